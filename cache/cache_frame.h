@@ -1,0 +1,32 @@
+// CacheFrame: one resident page of a PageCache: its id, bytes, pin count and the intrusive hooks
+// that put it in the cache's lookup table and (when unpinned) its LRU list.
+//
+// Thread-safety: guarded by the owning PageCache's mutex, except data and page_id, which are
+// immutable while the frame is pinned.
+#pragma once
+
+#include <boost/intrusive/list.hpp>
+#include <boost/intrusive/unordered_set.hpp>
+#include <cstdint>
+#include <memory>
+
+#include "store/ids.h"
+
+namespace xtfq {
+
+namespace bi = boost::intrusive;
+
+using LruHook = bi::list_base_hook<bi::link_mode<bi::safe_link>>;
+using TableHook = bi::unordered_set_base_hook<bi::link_mode<bi::safe_link>, bi::store_hash<true>>;
+
+struct CacheFrame : LruHook, TableHook {
+  PageId page_id;
+  uint32_t pins = 0;
+  const std::byte* data = nullptr;    // buffer.get(), or the page in a mapped file
+  std::unique_ptr<std::byte[]> buffer;  // owned copy (pread backend)
+
+  friend bool operator==(const CacheFrame& a, const CacheFrame& b) { return a.page_id == b.page_id; }
+  friend size_t hash_value(const CacheFrame& f) { return std::hash<uint32_t>()(f.page_id.value); }
+};
+
+}  // namespace xtfq

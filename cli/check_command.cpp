@@ -1,0 +1,34 @@
+#include "cli/check_command.h"
+
+#include <fmt/format.h>
+
+#include "store/store.h"
+#include "store/store_checker.h"
+
+namespace xtfq::cli {
+
+CLI::App* CheckCommand::Register(CLI::App& parent) {
+  CLI::App* app = parent.add_subcommand("check", "Verify every page checksum and format invariant of a store");
+  app->add_option("STORE", store_, "store file")->required();
+  app->add_option("--max-problems", max_problems_, "stop listing after this many problems")->check(CLI::PositiveNumber);
+  return app;
+}
+
+int CheckCommand::Run() {
+  auto opened = Store::OpenPath(store_);
+  if (!opened.ok()) return Fail("check", opened.error());
+  StoreChecker checker(**opened, max_problems_);
+  StoreChecker::Report r = checker.Run();
+  for (const std::string& n : r.notes) fmt::print("note: {}\n", n);
+  for (const Error& e : r.problems) fmt::print(stderr, "xtfq check: {}\n", e.message());
+  if (!r.ok()) {
+    fmt::print(stderr, "xtfq check: {}: {}{} problem(s) found\n", store_, r.problems.size(),
+               r.problems.size() >= max_problems_ ? " or more" : "");
+    return kExitFailure;
+  }
+  fmt::print("ok: {} at generation {}: {} pages, {} read and verified\n", store_,
+             (*opened)->generation(), (*opened)->page_count(), r.pages_read);
+  return kExitOk;
+}
+
+}  // namespace xtfq::cli

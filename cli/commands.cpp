@@ -1,0 +1,52 @@
+#include "cli/commands.h"
+
+#include <fmt/format.h>
+
+#include <memory>
+#include <vector>
+
+#include "cli/check_command.h"
+#include "cli/command.h"
+#include "cli/gen_command.h"
+#include "cli/import_command.h"
+#include "cli/info_command.h"
+
+namespace xtfq::cli {
+
+int Fail(std::string_view command, const Error& error) {
+  fmt::print(stderr, "xtfq {}: {}\n", command, error.message());
+  return kExitFailure;
+}
+
+int RunCli(int argc, char** argv) {
+  CLI::App app("xtfq: an indexed trace store and query engine for HPC I/O data (Darshan, Lustre job_stats)",
+               "xtfq");
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "xtfq 0.1.0");
+  std::vector<std::unique_ptr<Command>> commands;
+  commands.push_back(std::make_unique<InfoCommand>());
+  commands.push_back(std::make_unique<CheckCommand>());
+  commands.push_back(std::make_unique<GenCommand>());
+  commands.push_back(std::make_unique<ImportCommand>());
+  std::vector<CLI::App*> subs;
+  for (auto& c : commands) subs.push_back(c->Register(app));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::string msg = e.what();
+    fmt::print(stderr, "xtfq: {}; see 'xtfq --help'\n", msg);
+    return kExitUsage;
+  }
+  for (size_t i = 0; i < commands.size(); ++i) {
+    if (subs[i]->parsed()) return commands[i]->Run();
+  }
+  return kExitUsage;
+}
+
+}  // namespace xtfq::cli

@@ -1,0 +1,28 @@
+// ImportCommand: `xtfq import [-o STORE] [--format auto|events] INPUT...`: reads inputs into a
+// store, creating it if it does not exist, and commits once at the end, so a failed import leaves
+// the store at its previous generation.
+//
+// Thread-safety: as Command.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "cli/command.h"
+
+namespace xtfq::cli {
+
+class ImportCommand final : public Command {
+ public:
+  CLI::App* Register(CLI::App& parent) override;
+  int Run() override;
+
+ private:
+  std::vector<std::string> inputs_;
+  std::string out_;
+  std::string format_ = "auto";
+  std::string array_ = "events";
+  uint32_t page_size_ = 4096;
+};
+
+}  // namespace xtfq::cli

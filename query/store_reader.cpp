@@ -1,0 +1,39 @@
+#include "query/store_reader.h"
+
+#include <fmt/format.h>
+
+#include "index/string_heap_reader.h"
+#include "store/posix_file.h"
+
+namespace xtfq {
+
+Result<std::unique_ptr<StoreReader>> StoreReader::Open(const std::string& path, ReaderOptions options) {
+  XTFQ_ASSIGN_OR_RETURN(auto file, PosixFile::Open(path, PosixFile::Mode::kRead));
+  return Open(std::move(file), options);
+}
+
+Result<std::unique_ptr<StoreReader>> StoreReader::Open(std::unique_ptr<File> file, ReaderOptions options) {
+  std::unique_ptr<StoreReader> r(new StoreReader());
+  XTFQ_ASSIGN_OR_RETURN(r->store_, Store::Open(std::move(file)));
+  XTFQ_ASSIGN_OR_RETURN(r->source_, r->store_->MakeSource(options.backend));
+  r->cache_ = std::make_unique<PageCache>(*r->source_, options.cache_bytes);
+  return r;
+}
+
+Result<const ArrayDesc*> StoreReader::Array(std::string_view name) const {
+  if (const ArrayDesc* a = store_->catalogue().Find(name)) return a;
+  std::string names;
+  for (const ArrayDesc& a : store_->catalogue().arrays) names += (names.empty() ? "" : ", ") + a.name;
+  return Error(ErrorCode::kNotFound, fmt::format("{}: no array '{}' (arrays: {})", store_->name(), name,
+                                                 names.empty() ? "none" : names));
+}
+
+ChainCursor StoreReader::Records(const ArrayDesc& array) {
+  return ChainCursor(*cache_, array.levels[0], PageKind::kData, array.id, array.schema.record_width());
+}
+
+Result<std::string> StoreReader::String(StringRef ref) {
+  return StringHeapReader(*cache_, store_->catalogue().heap).Read(ref);
+}
+
+}  // namespace xtfq

@@ -1,0 +1,44 @@
+// StoreReader: an opened store ready for queries: the committed snapshot (Store), a page source
+// for the chosen backend and the page cache over it.
+//
+// Thread-safety: the cache may be shared by several reader threads; each thread uses its own
+// cursors.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "cache/page_cache.h"
+#include "index/chain_cursor.h"
+#include "store/store.h"
+
+namespace xtfq {
+
+struct ReaderOptions {
+  Backend backend = Backend::kPread;
+  size_t cache_bytes = size_t{256} << 20;
+};
+
+class StoreReader {
+ public:
+  static Result<std::unique_ptr<StoreReader>> Open(const std::string& path, ReaderOptions options = {});
+  static Result<std::unique_ptr<StoreReader>> Open(std::unique_ptr<File> file, ReaderOptions options = {});
+
+  Store& store() { return *store_; }
+  PageCache& cache() { return *cache_; }
+  // The array called `name`; ErrorCode::kNotFound lists the arrays there are.
+  Result<const ArrayDesc*> Array(std::string_view name) const;
+  // A cursor over the records of `array` in append order.
+  ChainCursor Records(const ArrayDesc& array);
+  Result<std::string> String(StringRef ref);
+
+ private:
+  StoreReader() = default;
+
+  std::unique_ptr<Store> store_;
+  std::unique_ptr<PageSource> source_;
+  std::unique_ptr<PageCache> cache_;
+};
+
+}  // namespace xtfq

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package that xtfq's build, tests and benchmarks need.
+# Idempotent: packages already present are skipped; safe to run again.
+set -euo pipefail
+pkgs=(
+  build-essential cmake ninja-build pkg-config git
+  clang-14 libclang-rt-14-dev             # sanitizer builds and libFuzzer targets
+  libboost-dev                            # Boost.Intrusive (cache), Boost.Interprocess (mmap), Boost.CRC
+  liblz4-dev zlib1g-dev libbz2-dev        # page compression, Darshan log regions
+  libfmt-dev libcli11-dev nlohmann-json3-dev
+  doctest-dev libbenchmark-dev
+)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,165 @@
+#include "store/catalogue.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <set>
+#include <unordered_set>
+
+#include "store/byte_reader.h"
+#include "store/endian.h"
+#include "store/format.h"
+
+namespace xtfq {
+
+namespace f = format;
+
+size_t Catalogue::EncodedSize() const {
+  size_t n = f::kCatalogueHeaderSize + 4 * free_pages.size();
+  for (const ArrayDesc& a : arrays) {
+    n += f::kArrayFixedSize + a.name.size() + 2 * a.schema.aggregates().size() +
+         f::kChainSize * a.levels.size();
+    for (const Field& fd : a.schema.fields()) n += f::kFieldFixedSize + fd.name.size();
+  }
+  return n;
+}
+
+std::vector<std::byte> Catalogue::Encode() const {
+  std::vector<std::byte> out(EncodedSize());
+  std::byte* p = out.data();
+  StoreLe<uint32_t>(p + f::kCatArrayCount, static_cast<uint32_t>(arrays.size()));
+  StoreLe<uint32_t>(p + f::kCatFreeCount, static_cast<uint32_t>(free_pages.size()));
+  heap.Encode(p + f::kCatHeapChain);
+  p += f::kCatalogueHeaderSize;
+  auto put_bytes = [&](std::string_view s) {
+    std::memcpy(p, s.data(), s.size());
+    p += s.size();
+  };
+  for (const ArrayDesc& a : arrays) {
+    StoreLe<uint32_t>(p + f::kArId, a.id.value);
+    StoreLe<uint16_t>(p + f::kArNameLength, static_cast<uint16_t>(a.name.size()));
+    StoreLe<uint16_t>(p + f::kArFieldCount, static_cast<uint16_t>(a.schema.fields().size()));
+    StoreLe<uint16_t>(p + f::kArAggregateCount, static_cast<uint16_t>(a.schema.aggregates().size()));
+    StoreLe<uint16_t>(p + f::kArLevelCount, static_cast<uint16_t>(a.levels.size()));
+    p += f::kArrayFixedSize;
+    put_bytes(a.name);
+    for (const Field& fd : a.schema.fields()) {
+      StoreLe<uint8_t>(p + f::kFdType, static_cast<uint8_t>(fd.type));
+      StoreLe<uint8_t>(p + f::kFdNameLength, static_cast<uint8_t>(fd.name.size()));
+      p += f::kFieldFixedSize;
+      put_bytes(fd.name);
+    }
+    for (uint16_t g : a.schema.aggregates()) {
+      StoreLe<uint16_t>(p, g);
+      p += 2;
+    }
+    for (const ChainDesc& c : a.levels) {
+      c.Encode(p);
+      p += f::kChainSize;
+    }
+  }
+  for (PageId id : free_pages) {
+    StoreLe<uint32_t>(p, id.value);
+    p += 4;
+  }
+  return out;
+}
+
+Result<Catalogue> Catalogue::Decode(std::span<const std::byte> bytes, std::string_view where) {
+  ByteReader r(bytes, std::string(where));
+  Catalogue c;
+  XTFQ_ASSIGN_OR_RETURN(uint32_t array_count, r.Read<uint32_t>("array count"));
+  XTFQ_ASSIGN_OR_RETURN(uint32_t free_count, r.Read<uint32_t>("free page count"));
+  XTFQ_ASSIGN_OR_RETURN(auto heap, r.Take(f::kChainSize, "heap chain"));
+  c.heap = ChainDesc::Decode(heap.data());
+  // The smallest array descriptor is a fixed part, a one-byte name and one one-byte field.
+  if (array_count > r.remaining() / (f::kArrayFixedSize + 1 + f::kFieldFixedSize + 1 + f::kChainSize)) {
+    return r.Corrupt(fmt::format("{} arrays cannot fit in {} bytes", array_count, r.remaining()));
+  }
+  std::set<std::string> names;
+  for (uint32_t i = 0; i < array_count; ++i) {
+    const size_t start = r.offset();
+    XTFQ_ASSIGN_OR_RETURN(auto fixed, r.Take(f::kArrayFixedSize, "array descriptor"));
+    ArrayDesc a;
+    a.id = ArrayId(LoadLe<uint32_t>(fixed.data() + f::kArId));
+    const uint16_t name_len = LoadLe<uint16_t>(fixed.data() + f::kArNameLength);
+    const uint16_t field_count = LoadLe<uint16_t>(fixed.data() + f::kArFieldCount);
+    const uint16_t agg_count = LoadLe<uint16_t>(fixed.data() + f::kArAggregateCount);
+    const uint16_t level_count = LoadLe<uint16_t>(fixed.data() + f::kArLevelCount);
+    auto bad = [&](const std::string& m) {
+      return Error(ErrorCode::kCorrupt, fmt::format("{} byte {}: array {}: {}", where, start, i + 1, m));
+    };
+    if (a.id.value != i + 1) return bad(fmt::format("array id {} where {} was expected", a.id.value, i + 1));
+    if (name_len == 0 || name_len > f::kMaxNameLength) return bad(fmt::format("name length {}", name_len));
+    if (level_count != 1) return bad(fmt::format("{} levels (format version 1 has exactly 1)", level_count));
+    XTFQ_ASSIGN_OR_RETURN(a.name, r.ReadString(name_len, "array name"));
+    if (!names.insert(a.name).second) return bad(fmt::format("name '{}' used twice", a.name));
+    std::vector<std::pair<std::string, FieldType>> fields;
+    for (uint16_t k = 0; k < field_count; ++k) {
+      XTFQ_ASSIGN_OR_RETURN(uint8_t type, r.Read<uint8_t>("field type"));
+      XTFQ_ASSIGN_OR_RETURN(uint8_t len, r.Read<uint8_t>("field name length"));
+      if (!ValidFieldType(type)) return bad(fmt::format("field {} has unknown type {}", k, type));
+      XTFQ_ASSIGN_OR_RETURN(std::string fname, r.ReadString(len, "field name"));
+      fields.emplace_back(std::move(fname), static_cast<FieldType>(type));
+    }
+    std::vector<uint16_t> aggs;
+    for (uint16_t k = 0; k < agg_count; ++k) {
+      XTFQ_ASSIGN_OR_RETURN(uint16_t g, r.Read<uint16_t>("aggregate field"));
+      aggs.push_back(g);
+    }
+    Result<Schema> schema = Schema::FromIndexes(fields, aggs);
+    if (!schema.ok()) return bad(schema.error().message());
+    a.schema = std::move(*schema);
+    a.levels.clear();
+    for (uint16_t k = 0; k < level_count; ++k) {
+      XTFQ_ASSIGN_OR_RETURN(auto chain, r.Take(f::kChainSize, "level chain"));
+      a.levels.push_back(ChainDesc::Decode(chain.data()));
+    }
+    c.arrays.push_back(std::move(a));
+  }
+  if (free_count != r.remaining() / 4 || r.remaining() % 4 != 0) {
+    return r.Corrupt(fmt::format("{} free pages announced, {} bytes left", free_count, r.remaining()));
+  }
+  for (uint32_t i = 0; i < free_count; ++i) {
+    XTFQ_ASSIGN_OR_RETURN(uint32_t id, r.Read<uint32_t>("free page"));
+    c.free_pages.emplace_back(id);
+  }
+  return c;
+}
+
+Status Catalogue::Validate(uint32_t page_size, uint32_t page_count, std::string_view where) const {
+  XTFQ_TRY(heap.Validate(PageCapacity(page_size, 1), page_count, fmt::format("{}: heap chain", where)));
+  for (const ArrayDesc& a : arrays) {
+    if (a.schema.record_width() > page_size - f::kPageHeaderSize) {
+      return Error(ErrorCode::kCorrupt, fmt::format("{}: array '{}': records of {} bytes do not fit a page",
+                                                    where, a.name, a.schema.record_width()));
+    }
+    XTFQ_TRY(a.levels[0].Validate(PageCapacity(page_size, a.schema.record_width()), page_count,
+                                  fmt::format("{}: array '{}' level 0", where, a.name)));
+  }
+  std::unordered_set<uint32_t> seen;
+  for (PageId id : free_pages) {
+    if (id.value < f::kFirstDataPage || id.value >= page_count) {
+      return Error(ErrorCode::kCorrupt, fmt::format("{}: free page {} outside pages 2..{}", where,
+                                                    id.value, page_count - 1));
+    }
+    if (!seen.insert(id.value).second) {
+      return Error(ErrorCode::kCorrupt, fmt::format("{}: page {} is free twice", where, id.value));
+    }
+  }
+  return Ok();
+}
+
+const ArrayDesc* Catalogue::Find(std::string_view name) const {
+  for (const ArrayDesc& a : arrays) {
+    if (a.name == name) return &a;
+  }
+  return nullptr;
+}
+
+const ArrayDesc* Catalogue::Get(ArrayId id) const {
+  if (id.value == 0 || id.value > arrays.size()) return nullptr;
+  return &arrays[id.value - 1];
+}
+
+}  // namespace xtfq

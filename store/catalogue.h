@@ -1,0 +1,39 @@
+// Catalogue: everything a committed state holds besides its pages' contents: the record arrays
+// (names, schemas, chains), the string heap's chain and the free pages (docs/format.md,
+// "Catalogue"). It is encoded as one byte stream spread over catalogue pages, written afresh at
+// every commit.
+//
+// Decode() checks lengths and names; Validate() checks every chain against the page size and page
+// count and that no page is named twice among chain pages and free pages (the checker goes on to
+// read the pages themselves).
+//
+// Thread-safety: value type.
+#pragma once
+
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "store/array_desc.h"
+#include "store/chain_desc.h"
+#include "store/ids.h"
+#include "store/result.h"
+
+namespace xtfq {
+
+class Catalogue {
+ public:
+  std::vector<ArrayDesc> arrays;
+  ChainDesc heap;
+  std::vector<PageId> free_pages;
+
+  size_t EncodedSize() const;
+  std::vector<std::byte> Encode() const;
+  static Result<Catalogue> Decode(std::span<const std::byte> bytes, std::string_view where);
+  Status Validate(uint32_t page_size, uint32_t page_count, std::string_view where) const;
+
+  const ArrayDesc* Find(std::string_view name) const;
+  const ArrayDesc* Get(ArrayId id) const;
+};
+
+}  // namespace xtfq

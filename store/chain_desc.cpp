@@ -1,0 +1,65 @@
+#include "store/chain_desc.h"
+
+#include <fmt/format.h>
+
+#include "store/endian.h"
+#include "store/format.h"
+
+namespace xtfq {
+
+namespace f = format;
+
+uint32_t PageCapacity(uint32_t page_size, uint32_t width) {
+  return (page_size - f::kPageHeaderSize) / width;
+}
+
+void ChainDesc::Encode(std::byte* p) const {
+  StoreLe<uint32_t>(p + f::kChHead, head.value);
+  StoreLe<uint32_t>(p + f::kChLastFull, last_full.value);
+  StoreLe<uint32_t>(p + f::kChOpen, open.value);
+  StoreLe<uint32_t>(p + f::kChShadow, shadow.value);
+  StoreLe<uint64_t>(p + f::kChEntries, entries);
+}
+
+ChainDesc ChainDesc::Decode(const std::byte* p) {
+  ChainDesc c;
+  c.head = PageId(LoadLe<uint32_t>(p + f::kChHead));
+  c.last_full = PageId(LoadLe<uint32_t>(p + f::kChLastFull));
+  c.open = PageId(LoadLe<uint32_t>(p + f::kChOpen));
+  c.shadow = PageId(LoadLe<uint32_t>(p + f::kChShadow));
+  c.entries = LoadLe<uint64_t>(p + f::kChEntries);
+  return c;
+}
+
+Status ChainDesc::Validate(uint32_t capacity, uint32_t page_count, std::string_view where) const {
+  auto bad = [&](const std::string& m) {
+    return Error(ErrorCode::kCorrupt, fmt::format("{}: {}", where, m));
+  };
+  for (PageId id : {head, last_full, open, shadow}) {
+    if (id != kNoPage && (id.value < f::kFirstDataPage || id.value >= page_count)) {
+      return bad(fmt::format("page {} outside pages 2..{}", id.value, page_count - 1));
+    }
+  }
+  if (entries == 0) {
+    if (head != kNoPage || last_full != kNoPage || open != kNoPage || shadow != kNoPage) {
+      return bad("an empty chain names pages");
+    }
+    return Ok();
+  }
+  if (capacity == 0) return bad("entries wider than a page");
+  const uint64_t full = FullPages(capacity);
+  if (full > page_count) return bad(fmt::format("{} entries need {} full pages, the file has {}", entries, full, page_count));
+  if (head == kNoPage || open == kNoPage) return bad("a non-empty chain lacks its head or open page");
+  if ((full == 0) != (head == open)) return bad("head and open page disagree with the entry count");
+  if ((full == 0) != (last_full == kNoPage)) return bad("last full page disagrees with the entry count");
+  if ((OpenEntries(capacity) == 0) != (shadow == kNoPage)) {
+    return bad("shadow page disagrees with the entries of the open page");
+  }
+  if (shadow != kNoPage && (shadow == open || shadow == head || shadow == last_full)) {
+    return bad(fmt::format("shadow page {} is also a chain page", shadow.value));
+  }
+  if (open == last_full) return bad("open page is also the last full page");
+  return Ok();
+}
+
+}  // namespace xtfq

@@ -1,0 +1,44 @@
+// ChainDesc: where a chain of pages is (docs/format.md, "Chain descriptor").
+//
+// A chain is the sequence of pages holding one level of an array, or the string heap. All its
+// pages are full except the last, the open page. Full pages are written once, at an id reserved
+// for them when the page before filled, and never change. The open page's committed entries live
+// in a shadow page, a fresh page each commit, so a commit never overwrites committed bytes; its
+// reserved id (`open`) is where it will be written when full. A reader maps `open` to `shadow`
+// (Resolve). The number of full pages and of entries in the open page follow from `entries`.
+//
+// Thread-safety: value type.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "store/ids.h"
+#include "store/result.h"
+
+namespace xtfq {
+
+// Entries of `width` bytes that fit in one page after its header.
+uint32_t PageCapacity(uint32_t page_size, uint32_t width);
+
+struct ChainDesc {
+  PageId head;       // first page (logical id); 0 when the chain is empty
+  PageId last_full;  // last full page; 0 when there is none
+  PageId open;       // reserved id of the open page; 0 when the chain is empty
+  PageId shadow;     // page holding the open page's entries; 0 when it has none
+  uint64_t entries = 0;
+
+  uint64_t FullPages(uint32_t capacity) const { return entries / capacity; }
+  uint32_t OpenEntries(uint32_t capacity) const { return static_cast<uint32_t>(entries % capacity); }
+  // The physical page holding logical page `id` (the shadow for the open page, which is 0 when
+  // the open page holds no entries).
+  PageId Resolve(PageId id) const { return id == open ? shadow : id; }
+
+  void Encode(std::byte* out) const;
+  static ChainDesc Decode(const std::byte* in);
+  // The invariants of docs/format.md that a descriptor can check alone.
+  Status Validate(uint32_t capacity, uint32_t page_count, std::string_view where) const;
+  bool operator==(const ChainDesc&) const = default;
+};
+
+}  // namespace xtfq

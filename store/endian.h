@@ -1,0 +1,51 @@
+// Little-endian fixed-width encoding of integers and doubles, the only way bytes reach the disk.
+//
+// LoadLe<T>/StoreLe<T> read and write a T at an unaligned address in little-endian order whatever the
+// host's byte order (docs/format.md: "little-endian, fixed width"). No in-memory struct is ever
+// written to disk as it is.
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+namespace xtfq {
+
+template <class T>
+T LoadLe(const std::byte* p) {
+  static_assert(std::is_trivially_copyable_v<T> && (sizeof(T) == 1 || sizeof(T) == 2 ||
+                                                    sizeof(T) == 4 || sizeof(T) == 8));
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  if constexpr (std::endian::native == std::endian::big && sizeof(T) > 1) {
+    using U = std::conditional_t<sizeof(T) == 2, uint16_t,
+                                 std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>;
+    U u = std::bit_cast<U>(v);
+    if constexpr (sizeof(T) == 2) u = __builtin_bswap16(u);
+    if constexpr (sizeof(T) == 4) u = __builtin_bswap32(u);
+    if constexpr (sizeof(T) == 8) u = __builtin_bswap64(u);
+    v = std::bit_cast<T>(u);
+  }
+  return v;
+}
+
+template <class T>
+void StoreLe(std::byte* p, T v) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  if constexpr (std::endian::native == std::endian::big && sizeof(T) > 1) {
+    using U = std::conditional_t<sizeof(T) == 2, uint16_t,
+                                 std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>;
+    U u = std::bit_cast<U>(v);
+    if constexpr (sizeof(T) == 2) u = __builtin_bswap16(u);
+    if constexpr (sizeof(T) == 4) u = __builtin_bswap32(u);
+    if constexpr (sizeof(T) == 8) u = __builtin_bswap64(u);
+    v = std::bit_cast<T>(u);
+  }
+  std::memcpy(p, &v, sizeof(T));
+}
+
+}  // namespace xtfq

@@ -1,0 +1,44 @@
+// File: the byte-addressed file under a store, and ReadExact(), the loop every reader uses.
+//
+// Implementations: PosixFile (pread/pwrite/fdatasync), MemFile (in memory, with a crash model) and
+// FaultFile (wraps another File and injects EIO, short reads and torn writes). Everything above
+// store/ reaches the disk only through this interface, so every failure path can be tested in
+// memory.
+//
+// Contract: ReadAt may return fewer bytes than asked (a short read), 0 only at end of file.
+// WriteAt writes every byte or fails; after a failure an unknown prefix may have been written.
+// Sync makes all earlier writes durable. Errors name the file and the byte offset.
+//
+// Thread-safety: ReadAt and Size may be called from several threads at once; WriteAt, Sync and
+// Truncate need external serialisation (the single writer).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "store/result.h"
+
+namespace xtfq {
+
+class File {
+ public:
+  virtual ~File() = default;
+
+  // The name errors use: the path for files on disk.
+  virtual const std::string& name() const = 0;
+  virtual Result<size_t> ReadAt(uint64_t offset, std::span<std::byte> out) = 0;
+  virtual Status WriteAt(uint64_t offset, std::span<const std::byte> data) = 0;
+  virtual Status Sync() = 0;
+  virtual Result<uint64_t> Size() = 0;
+  virtual Status Truncate(uint64_t size) = 0;
+  // The path on disk, for the mmap backend; empty when the file is not on disk.
+  virtual std::string path() const { return {}; }
+};
+
+// Reads exactly out.size() bytes at `offset`, looping over short reads. End of file before the
+// last byte is an ErrorCode::kCorrupt error naming the file, the offset and the bytes missing.
+Status ReadExact(File& file, uint64_t offset, std::span<std::byte> out);
+
+}  // namespace xtfq

@@ -1,0 +1,155 @@
+// The constants of the on-disk format, all in one place. docs/format.md is the prose form of this
+// header; format_doc_test.cpp parses that document's OFFSET/SIZE tables and compares every row with
+// kLayout below, so the two cannot drift apart.
+//
+// All integers are little-endian and fixed width (endian.h). Sections named "docs/format.md: X"
+// below refer to headings of that document.
+//
+// Thread-safety: constants only.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+namespace xtfq::format {
+
+// docs/format.md: "The file"
+inline constexpr std::string_view kMagic = "XTFQSTOR";  // 8 bytes, no terminator
+inline constexpr uint32_t kFormatVersion = 1;
+inline constexpr uint32_t kMinPageSize = 4096;
+inline constexpr uint32_t kMaxPageSize = 65536;
+inline constexpr uint32_t kDefaultPageSize = 4096;
+inline constexpr uint32_t kSuperblockSlots = 2;  // pages 0 and 1
+inline constexpr uint32_t kFirstDataPage = 2;
+inline constexpr uint32_t kMaxPages = 0xFFFFFFFFu;
+
+// docs/format.md: "Superblock"
+inline constexpr uint32_t kSbMagic = 0;
+inline constexpr uint32_t kSbVersion = 8;
+inline constexpr uint32_t kSbPageSize = 12;
+inline constexpr uint32_t kSbGeneration = 16;
+inline constexpr uint32_t kSbPageCount = 24;
+inline constexpr uint32_t kSbCatalogueHead = 28;
+inline constexpr uint32_t kSbCataloguePages = 32;
+inline constexpr uint32_t kSbCatalogueBytes = 36;
+inline constexpr uint32_t kSbCommitTime = 40;
+inline constexpr uint32_t kSbReserved = 48;
+inline constexpr uint32_t kSbChecksum = 52;
+inline constexpr uint32_t kSuperblockSize = 56;
+
+// docs/format.md: "Page header"
+inline constexpr uint32_t kPhChecksum = 0;
+inline constexpr uint32_t kPhPageId = 4;
+inline constexpr uint32_t kPhKind = 8;
+inline constexpr uint32_t kPhLevel = 9;
+inline constexpr uint32_t kPhFlags = 10;
+inline constexpr uint32_t kPhReserved = 11;
+inline constexpr uint32_t kPhArrayId = 12;
+inline constexpr uint32_t kPhEntryCount = 16;
+inline constexpr uint32_t kPhPrev = 20;
+inline constexpr uint32_t kPhNext = 24;
+inline constexpr uint32_t kPhLogicalId = 28;
+inline constexpr uint32_t kPageHeaderSize = 32;
+
+// Page flags (byte kPhFlags).
+inline constexpr uint8_t kFlagShadow = 0x01;  // a committed copy of an open page
+inline constexpr uint8_t kKnownFlags = kFlagShadow;
+
+// docs/format.md: "Catalogue header"
+inline constexpr uint32_t kCatArrayCount = 0;
+inline constexpr uint32_t kCatFreeCount = 4;
+inline constexpr uint32_t kCatHeapChain = 8;
+inline constexpr uint32_t kCatalogueHeaderSize = 32;
+
+// docs/format.md: "Chain descriptor"
+inline constexpr uint32_t kChHead = 0;
+inline constexpr uint32_t kChLastFull = 4;
+inline constexpr uint32_t kChOpen = 8;
+inline constexpr uint32_t kChShadow = 12;
+inline constexpr uint32_t kChEntries = 16;
+inline constexpr uint32_t kChainSize = 24;
+
+// docs/format.md: "Array descriptor"
+inline constexpr uint32_t kArId = 0;
+inline constexpr uint32_t kArNameLength = 4;
+inline constexpr uint32_t kArFieldCount = 6;
+inline constexpr uint32_t kArAggregateCount = 8;
+inline constexpr uint32_t kArLevelCount = 10;
+inline constexpr uint32_t kArrayFixedSize = 12;
+
+// docs/format.md: "Field descriptor"
+inline constexpr uint32_t kFdType = 0;
+inline constexpr uint32_t kFdNameLength = 1;
+inline constexpr uint32_t kFieldFixedSize = 2;
+
+// docs/format.md: "String heap"
+inline constexpr uint32_t kStrLength = 0;
+inline constexpr uint32_t kStringPrefixSize = 4;
+
+// Limits a decoder enforces (docs/format.md: "Invariants").
+inline constexpr uint32_t kMaxNameLength = 255;
+inline constexpr uint32_t kMaxFields = 1024;
+inline constexpr uint32_t kMaxLevels = 16;
+
+// One row of an OFFSET/SIZE table of docs/format.md.
+struct LayoutRow {
+  std::string_view table;  // the heading of the table in docs/format.md
+  std::string_view name;   // the field name, as written in backquotes in the document
+  uint32_t offset;
+  uint32_t size;
+};
+
+inline constexpr std::array kLayout = {
+    LayoutRow{"Superblock", "magic", kSbMagic, 8},
+    LayoutRow{"Superblock", "version", kSbVersion, 4},
+    LayoutRow{"Superblock", "page_size", kSbPageSize, 4},
+    LayoutRow{"Superblock", "generation", kSbGeneration, 8},
+    LayoutRow{"Superblock", "page_count", kSbPageCount, 4},
+    LayoutRow{"Superblock", "catalogue_head", kSbCatalogueHead, 4},
+    LayoutRow{"Superblock", "catalogue_pages", kSbCataloguePages, 4},
+    LayoutRow{"Superblock", "catalogue_bytes", kSbCatalogueBytes, 4},
+    LayoutRow{"Superblock", "commit_time", kSbCommitTime, 8},
+    LayoutRow{"Superblock", "reserved", kSbReserved, 4},
+    LayoutRow{"Superblock", "checksum", kSbChecksum, 4},
+    LayoutRow{"Page header", "checksum", kPhChecksum, 4},
+    LayoutRow{"Page header", "page_id", kPhPageId, 4},
+    LayoutRow{"Page header", "kind", kPhKind, 1},
+    LayoutRow{"Page header", "level", kPhLevel, 1},
+    LayoutRow{"Page header", "flags", kPhFlags, 1},
+    LayoutRow{"Page header", "reserved", kPhReserved, 1},
+    LayoutRow{"Page header", "array_id", kPhArrayId, 4},
+    LayoutRow{"Page header", "entry_count", kPhEntryCount, 4},
+    LayoutRow{"Page header", "prev", kPhPrev, 4},
+    LayoutRow{"Page header", "next", kPhNext, 4},
+    LayoutRow{"Page header", "logical_id", kPhLogicalId, 4},
+    LayoutRow{"Catalogue header", "array_count", kCatArrayCount, 4},
+    LayoutRow{"Catalogue header", "free_count", kCatFreeCount, 4},
+    LayoutRow{"Catalogue header", "heap", kCatHeapChain, kChainSize},
+    LayoutRow{"Chain descriptor", "head", kChHead, 4},
+    LayoutRow{"Chain descriptor", "last_full", kChLastFull, 4},
+    LayoutRow{"Chain descriptor", "open", kChOpen, 4},
+    LayoutRow{"Chain descriptor", "shadow", kChShadow, 4},
+    LayoutRow{"Chain descriptor", "entries", kChEntries, 8},
+    LayoutRow{"Array descriptor", "array_id", kArId, 4},
+    LayoutRow{"Array descriptor", "name_length", kArNameLength, 2},
+    LayoutRow{"Array descriptor", "field_count", kArFieldCount, 2},
+    LayoutRow{"Array descriptor", "aggregate_count", kArAggregateCount, 2},
+    LayoutRow{"Array descriptor", "level_count", kArLevelCount, 2},
+    LayoutRow{"Field descriptor", "type", kFdType, 1},
+    LayoutRow{"Field descriptor", "name_length", kFdNameLength, 1},
+    LayoutRow{"String heap", "length", kStrLength, 4},
+};
+
+// Sizes of the fixed parts, checked against the document's "N bytes" statements.
+inline constexpr std::array<std::pair<std::string_view, uint32_t>, 7> kFixedSizes = {{
+    {"Superblock", kSuperblockSize},
+    {"Page header", kPageHeaderSize},
+    {"Catalogue header", kCatalogueHeaderSize},
+    {"Chain descriptor", kChainSize},
+    {"Array descriptor", kArrayFixedSize},
+    {"Field descriptor", kFieldFixedSize},
+    {"String heap", kStringPrefixSize},
+}};
+
+}  // namespace xtfq::format

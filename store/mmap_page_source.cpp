@@ -1,0 +1,42 @@
+#include "store/mmap_page_source.h"
+
+#include <fmt/format.h>
+
+#include <boost/interprocess/exceptions.hpp>
+#include <cstring>
+
+namespace xtfq {
+
+namespace bip = boost::interprocess;
+
+Result<std::unique_ptr<MmapPageSource>> MmapPageSource::Open(const std::string& path,
+                                                             uint32_t page_size,
+                                                             uint32_t page_count) {
+  if (path.empty()) {
+    return Error(ErrorCode::kInvalidArgument, "the mmap backend needs a file on disk");
+  }
+  std::unique_ptr<MmapPageSource> s(new MmapPageSource(path, page_size, page_count));
+  try {
+    s->mapping_ = bip::file_mapping(path.c_str(), bip::read_only);
+    s->region_ = bip::mapped_region(s->mapping_, bip::read_only, 0,
+                                    static_cast<size_t>(page_size) * page_count);
+  } catch (const bip::interprocess_exception& e) {
+    return Error(ErrorCode::kIo, fmt::format("{}: cannot map {} pages: {}", path, page_count, e.what()));
+  }
+  return s;
+}
+
+const std::byte* MmapPageSource::mapped() const {
+  return static_cast<const std::byte*>(region_.get_address());
+}
+
+Status MmapPageSource::Read(PageId id, std::span<std::byte> out) {
+  if (id.value >= page_count_) {
+    return Error(ErrorCode::kCorrupt, fmt::format("{}: page {} is beyond the last page {}", path_,
+                                                  id.value, page_count_ - 1));
+  }
+  std::memcpy(out.data(), mapped() + uint64_t{id.value} * page_size_, page_size_);
+  return Ok();
+}
+
+}  // namespace xtfq

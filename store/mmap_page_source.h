@@ -1,0 +1,40 @@
+// MmapPageSource: the file mapped read-only with Boost.Interprocess; pages are used in place.
+// Opt-in: mmap on Lustre or NFS turns a server hiccup into SIGBUS, which pread reports as an
+// error instead (LMDB's caveat).
+//
+// Thread-safety: as PageSource; the mapping is immutable.
+#pragma once
+
+#include <boost/interprocess/file_mapping.hpp>
+#include <boost/interprocess/mapped_region.hpp>
+#include <memory>
+#include <string>
+
+#include "store/page_source.h"
+
+namespace xtfq {
+
+class MmapPageSource final : public PageSource {
+ public:
+  // Maps the first page_count pages of the file at `path`.
+  static Result<std::unique_ptr<MmapPageSource>> Open(const std::string& path, uint32_t page_size,
+                                                      uint32_t page_count);
+
+  const std::string& name() const override { return path_; }
+  uint32_t page_size() const override { return page_size_; }
+  uint32_t page_count() const override { return page_count_; }
+  const std::byte* mapped() const override;
+  Status Read(PageId id, std::span<std::byte> out) override;
+
+ private:
+  MmapPageSource(std::string path, uint32_t page_size, uint32_t page_count)
+      : path_(std::move(path)), page_size_(page_size), page_count_(page_count) {}
+
+  std::string path_;
+  uint32_t page_size_;
+  uint32_t page_count_;
+  boost::interprocess::file_mapping mapping_;
+  boost::interprocess::mapped_region region_;
+};
+
+}  // namespace xtfq

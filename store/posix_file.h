@@ -1,0 +1,48 @@
+// PosixFile: a File on disk through pread, pwrite, fdatasync and ftruncate.
+//
+// Opening for writing takes an exclusive, non-blocking flock(2) on the file, so a second writer
+// gets ErrorCode::kBusy instead of corrupting the store; readers take no lock. pread and pwrite
+// are safe on Lustre and NFS, unlike mmap.
+//
+// Thread-safety: as File.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "store/file.h"
+
+namespace xtfq {
+
+class PosixFile final : public File {
+ public:
+  enum class Mode : uint8_t {
+    kRead = 0,       // existing file, read only
+    kWrite = 1,      // existing file, read and write, exclusive writer lock
+    kCreateNew = 2,  // new file (fails if it exists), read and write, exclusive writer lock
+  };
+
+  static Result<std::unique_ptr<PosixFile>> Open(const std::string& path, Mode mode);
+  ~PosixFile() override;
+  PosixFile(const PosixFile&) = delete;
+  PosixFile& operator=(const PosixFile&) = delete;
+
+  const std::string& name() const override { return path_; }
+  Result<size_t> ReadAt(uint64_t offset, std::span<std::byte> out) override;
+  Status WriteAt(uint64_t offset, std::span<const std::byte> data) override;
+  Status Sync() override;
+  Result<uint64_t> Size() override;
+  Status Truncate(uint64_t size) override;
+  std::string path() const override { return path_; }
+
+  int fd() const { return fd_; }
+
+ private:
+  PosixFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  Error Errno(std::string_view what, uint64_t offset) const;
+
+  std::string path_;
+  int fd_;
+};
+
+}  // namespace xtfq

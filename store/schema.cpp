@@ -1,0 +1,117 @@
+#include "store/schema.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "store/endian.h"
+#include "store/format.h"
+
+namespace xtfq {
+
+Result<Schema> Schema::Make(const std::vector<std::pair<std::string, FieldType>>& fields,
+                            const std::vector<std::string>& aggregates) {
+  std::vector<uint16_t> idx;
+  for (const std::string& a : aggregates) {
+    auto it = std::find_if(fields.begin(), fields.end(), [&](const auto& f) { return f.first == a; });
+    if (it == fields.end()) {
+      return Error(ErrorCode::kInvalidArgument, fmt::format("aggregate field '{}' is not a field", a));
+    }
+    idx.push_back(static_cast<uint16_t>(it - fields.begin()));
+  }
+  return FromIndexes(fields, idx);
+}
+
+Result<Schema> Schema::FromIndexes(const std::vector<std::pair<std::string, FieldType>>& fields,
+                                   const std::vector<uint16_t>& aggregates) {
+  auto bad = [](const std::string& m) { return Error(ErrorCode::kInvalidArgument, m); };
+  if (fields.empty() || fields.size() > format::kMaxFields) {
+    return bad(fmt::format("a schema needs 1 to {} fields, not {}", format::kMaxFields, fields.size()));
+  }
+  Schema s;
+  std::set<std::string_view> names;
+  for (const auto& [name, type] : fields) {
+    if (name.empty() || name.size() > format::kMaxNameLength) {
+      return bad(fmt::format("field name '{}' must have 1 to {} bytes", name, format::kMaxNameLength));
+    }
+    if (!names.insert(name).second) return bad(fmt::format("field '{}' declared twice", name));
+    if (!ValidFieldType(static_cast<uint8_t>(type))) {
+      return bad(fmt::format("field '{}' has unknown type {}", name, static_cast<int>(type)));
+    }
+    s.fields_.push_back(Field{name, type, s.width_});
+    s.width_ += FieldWidth(type);
+  }
+  std::set<uint16_t> seen;
+  for (uint16_t a : aggregates) {
+    if (a >= fields.size()) return bad(fmt::format("aggregate field index {} out of range", a));
+    if (!seen.insert(a).second) return bad(fmt::format("field '{}' aggregated twice", fields[a].first));
+    s.aggregates_.push_back(a);
+  }
+  return s;
+}
+
+std::optional<size_t> Schema::Find(std::string_view name) const {
+  for (size_t i = 0; i < fields_.size(); ++i) {
+    if (fields_[i].name == name) return i;
+  }
+  return std::nullopt;
+}
+
+Value Schema::Get(const std::byte* r, size_t i) const {
+  const std::byte* p = r + fields_[i].offset;
+  switch (fields_[i].type) {
+    case FieldType::kI8: return int64_t{LoadLe<int8_t>(p)};
+    case FieldType::kI16: return int64_t{LoadLe<int16_t>(p)};
+    case FieldType::kI32: return int64_t{LoadLe<int32_t>(p)};
+    case FieldType::kI64: return LoadLe<int64_t>(p);
+    case FieldType::kU8: return uint64_t{LoadLe<uint8_t>(p)};
+    case FieldType::kU16: return uint64_t{LoadLe<uint16_t>(p)};
+    case FieldType::kU32: return uint64_t{LoadLe<uint32_t>(p)};
+    case FieldType::kU64: return LoadLe<uint64_t>(p);
+    case FieldType::kF64: return LoadLe<double>(p);
+  }
+  return int64_t{0};
+}
+
+double Schema::GetDouble(const std::byte* r, size_t i) const {
+  return std::visit([](auto v) { return static_cast<double>(v); }, Get(r, i));
+}
+
+void Schema::Set(std::byte* r, size_t i, Value v) const {
+  std::byte* p = r + fields_[i].offset;
+  auto as = [&](auto tag) { return std::visit([](auto x) { return static_cast<decltype(tag)>(x); }, v); };
+  switch (fields_[i].type) {
+    case FieldType::kI8: StoreLe<int8_t>(p, as(int8_t{})); break;
+    case FieldType::kI16: StoreLe<int16_t>(p, as(int16_t{})); break;
+    case FieldType::kI32: StoreLe<int32_t>(p, as(int32_t{})); break;
+    case FieldType::kI64: StoreLe<int64_t>(p, as(int64_t{})); break;
+    case FieldType::kU8: StoreLe<uint8_t>(p, as(uint8_t{})); break;
+    case FieldType::kU16: StoreLe<uint16_t>(p, as(uint16_t{})); break;
+    case FieldType::kU32: StoreLe<uint32_t>(p, as(uint32_t{})); break;
+    case FieldType::kU64: StoreLe<uint64_t>(p, as(uint64_t{})); break;
+    case FieldType::kF64: StoreLe<double>(p, as(double{})); break;
+  }
+}
+
+std::string Schema::Describe() const {
+  std::string out;
+  for (size_t i = 0; i < fields_.size(); ++i) {
+    if (i > 0) out += ' ';
+    out += fields_[i].name;
+    out += ':';
+    out += FieldTypeName(fields_[i].type);
+    if (std::find(aggregates_.begin(), aggregates_.end(), i) != aggregates_.end()) out += '*';
+  }
+  return out;
+}
+
+bool Schema::operator==(const Schema& o) const {
+  if (fields_.size() != o.fields_.size() || aggregates_ != o.aggregates_) return false;
+  for (size_t i = 0; i < fields_.size(); ++i) {
+    if (fields_[i].name != o.fields_[i].name || fields_[i].type != o.fields_[i].type) return false;
+  }
+  return true;
+}
+
+}  // namespace xtfq

@@ -1,0 +1,62 @@
+// Schema: the named fixed-width fields of an array's records and which of them are aggregated.
+//
+// Fields are packed in declaration order without padding, little-endian, so a record is
+// record_width() bytes and field i starts at offset(i). Aggregate fields are the ones whose
+// count, sum, min, max and sum of squares the index keeps (docs/format.md, "Array descriptor").
+// Make() validates: 1..kMaxFields fields, names of 1..255 bytes, unique; aggregates name existing
+// fields, at most once each.
+//
+// Thread-safety: immutable after Make().
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "store/field_type.h"
+#include "store/result.h"
+
+namespace xtfq {
+
+struct Field {
+  std::string name;
+  FieldType type = FieldType::kI64;
+  uint32_t offset = 0;
+};
+
+// A field's value: signed integers as int64_t, unsigned as uint64_t, f64 as double.
+using Value = std::variant<int64_t, uint64_t, double>;
+
+class Schema {
+ public:
+  Schema() = default;
+  static Result<Schema> Make(const std::vector<std::pair<std::string, FieldType>>& fields,
+                             const std::vector<std::string>& aggregates);
+  // Same, with aggregates given as field indexes (as the catalogue stores them).
+  static Result<Schema> FromIndexes(const std::vector<std::pair<std::string, FieldType>>& fields,
+                                    const std::vector<uint16_t>& aggregates);
+
+  const std::vector<Field>& fields() const { return fields_; }
+  const std::vector<uint16_t>& aggregates() const { return aggregates_; }
+  uint32_t record_width() const { return width_; }
+  std::optional<size_t> Find(std::string_view name) const;
+
+  Value Get(const std::byte* record, size_t field) const;
+  double GetDouble(const std::byte* record, size_t field) const;
+  // Stores v converted to the field's type (C++ conversion rules).
+  void Set(std::byte* record, size_t field, Value v) const;
+
+  // "t:i64 bytes:i64 ..." with "*" after aggregated fields.
+  std::string Describe() const;
+  bool operator==(const Schema& other) const;
+
+ private:
+  std::vector<Field> fields_;
+  std::vector<uint16_t> aggregates_;
+  uint32_t width_ = 0;
+};
+
+}  // namespace xtfq

@@ -1,0 +1,19 @@
+// StoreOptions: the choices made when a store is created or opened for writing.
+//
+// Thread-safety: value type.
+#pragma once
+
+#include <cstdint>
+
+#include "store/format.h"
+
+namespace xtfq {
+
+struct StoreOptions {
+  // Page size of a new store: a power of two from 4 KiB to 64 KiB. Ignored when opening.
+  uint32_t page_size = format::kDefaultPageSize;
+  // Full pages with consecutive ids are gathered into one write of up to this many pages.
+  uint32_t write_batch_pages = 256;
+};
+
+}  // namespace xtfq

@@ -1,0 +1,385 @@
+#include "store/store_writer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <functional>
+#include <unordered_set>
+
+#include "store/endian.h"
+#include "store/posix_file.h"
+#include "store/store.h"
+#include "store/superblock.h"
+
+namespace xtfq {
+
+namespace f = format;
+
+StoreWriter::StoreWriter(std::unique_ptr<File> file, StoreOptions options, uint32_t page_size)
+    : file_(std::move(file)), options_(options), page_size_(page_size) {
+  options_.write_batch_pages = std::max<uint32_t>(1, options_.write_batch_pages);
+  batch_.resize(size_t{options_.write_batch_pages} * page_size_);
+  heap_ = MakeChain(PageKind::kHeap, ArrayId(0), 1);
+}
+
+StoreWriter::Chain StoreWriter::MakeChain(PageKind kind, ArrayId array, uint32_t width) const {
+  Chain c;
+  c.kind = kind;
+  c.array = array;
+  c.width = width;
+  c.capacity = PageCapacity(page_size_, width);
+  c.page.assign(page_size_, std::byte{0});
+  return c;
+}
+
+Result<std::unique_ptr<StoreWriter>> StoreWriter::Create(std::unique_ptr<File> file, StoreOptions options) {
+  if (!ValidPageSize(options.page_size)) {
+    return Error(ErrorCode::kInvalidArgument,
+                 fmt::format("page size {} is not a power of two from {} to {}", options.page_size,
+                             f::kMinPageSize, f::kMaxPageSize));
+  }
+  XTFQ_ASSIGN_OR_RETURN(uint64_t size, file->Size());
+  if (size != 0) {
+    return Error(ErrorCode::kInvalidArgument,
+                 fmt::format("{}: exists and is not empty ({} bytes); refusing to overwrite it", file->name(), size));
+  }
+  std::unique_ptr<StoreWriter> w(new StoreWriter(std::move(file), options, options.page_size));
+  XTFQ_TRY(w->Commit());
+  XTFQ_TRY(w->Commit());
+  return w;
+}
+
+Result<std::unique_ptr<StoreWriter>> StoreWriter::CreatePath(const std::string& path, StoreOptions options) {
+  XTFQ_ASSIGN_OR_RETURN(auto file, PosixFile::Open(path, PosixFile::Mode::kCreateNew));
+  return Create(std::move(file), options);
+}
+
+Result<std::unique_ptr<StoreWriter>> StoreWriter::OpenPath(const std::string& path, StoreOptions options) {
+  XTFQ_ASSIGN_OR_RETURN(auto file, PosixFile::Open(path, PosixFile::Mode::kWrite));
+  return Open(std::move(file), options);
+}
+
+Result<std::unique_ptr<StoreWriter>> StoreWriter::Open(std::unique_ptr<File> file, StoreOptions options) {
+  XTFQ_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, Store::Open(std::move(file)));
+  const Superblock& sb = store->superblock();
+  const Catalogue& cat = store->catalogue();
+  // The writer's file is the store's; the store object is only used for reading until the end.
+  std::unique_ptr<StoreWriter> w(new StoreWriter(nullptr, options, sb.page_size));
+  w->generation_ = sb.generation;
+  w->page_count_ = sb.page_count;
+  w->catalogue_pages_ = store->catalogue_pages();
+  w->free_ = cat.free_pages;
+  std::sort(w->free_.begin(), w->free_.end(), std::greater<>());
+  w->heap_.desc = cat.heap;
+  XTFQ_TRY(w->LoadOpenPage(*store, w->heap_, "string heap"));
+  for (const ArrayDesc& a : cat.arrays) {
+    w->arrays_.push_back(a);
+    Chain c = w->MakeChain(PageKind::kData, a.id, a.schema.record_width());
+    c.desc = a.levels[0];
+    XTFQ_TRY(w->LoadOpenPage(*store, c, fmt::format("array '{}'", a.name)));
+    w->chains_.push_back(std::move(c));
+  }
+  w->file_ = store->ReleaseFile();
+  // Pages beyond the committed generation are what a crashed writer left; drop them.
+  const uint64_t committed = uint64_t{w->page_count_} * w->page_size_;
+  if (store->file_size() > committed) XTFQ_TRY(w->file_->Truncate(committed));
+  return w;
+}
+
+Status StoreWriter::LoadOpenPage(Store& store, Chain& c, std::string_view what) {
+  c.count = c.desc.OpenEntries(c.capacity);
+  if (c.desc.shadow == kNoPage) return Ok();
+  XTFQ_TRY(store.ReadPage(c.desc.shadow, c.page));
+  PageHeader want;
+  want.kind = c.kind;
+  want.level = c.level;
+  want.flags = f::kFlagShadow;
+  want.array = c.array;
+  want.entry_count = c.count;
+  want.prev = c.desc.last_full;
+  want.logical = c.desc.open;
+  return ExpectHeader(PageHeader::Decode(c.page.data()), want,
+                      fmt::format("{}: page {}: shadow of the open page of the {}", store.name(),
+                                  c.desc.shadow.value, what));
+}
+
+Result<ArrayId> StoreWriter::CreateArray(std::string_view name, const Schema& schema) {
+  XTFQ_TRY(Failed());
+  if (name.empty() || name.size() > f::kMaxNameLength) {
+    return Error(ErrorCode::kInvalidArgument, fmt::format("array name '{}' must have 1 to {} bytes", name, f::kMaxNameLength));
+  }
+  if (FindArray(name) != nullptr) {
+    return Error(ErrorCode::kInvalidArgument, fmt::format("array '{}' already exists", name));
+  }
+  if (schema.record_width() == 0 || schema.record_width() > page_size_ - f::kPageHeaderSize) {
+    return Error(ErrorCode::kInvalidArgument,
+                 fmt::format("records of {} bytes do not fit a {}-byte page", schema.record_width(), page_size_));
+  }
+  ArrayDesc a;
+  a.id = ArrayId(static_cast<uint32_t>(arrays_.size() + 1));
+  a.name = std::string(name);
+  a.schema = schema;
+  arrays_.push_back(a);
+  chains_.push_back(MakeChain(PageKind::kData, a.id, schema.record_width()));
+  return a.id;
+}
+
+const ArrayDesc* StoreWriter::FindArray(std::string_view name) const {
+  for (const ArrayDesc& a : arrays_) {
+    if (a.name == name) return &a;
+  }
+  return nullptr;
+}
+
+Status StoreWriter::Append(ArrayId array, std::span<const std::byte> record) {
+  XTFQ_TRY(Failed());
+  if (array.value == 0 || array.value > chains_.size()) {
+    return Error(ErrorCode::kInvalidArgument, fmt::format("no array with id {}", array.value));
+  }
+  Chain& c = chains_[array.value - 1];
+  if (record.size() != c.width) {
+    return Error(ErrorCode::kInvalidArgument,
+                 fmt::format("record of {} bytes for array '{}' of {}-byte records", record.size(),
+                             arrays_[array.value - 1].name, c.width));
+  }
+  if (c.desc.open != kNoPage && c.count + 1 < c.capacity) {  // the common case: no page boundary
+    std::memcpy(c.page.data() + f::kPageHeaderSize + size_t{c.count} * c.width, record.data(), c.width);
+    ++c.count;
+    ++c.desc.entries;
+    c.dirty = true;
+    return Ok();
+  }
+  return Poison(AppendBytes(c, record));
+}
+
+Result<StringRef> StoreWriter::AddString(std::string_view s) {
+  XTFQ_TRY(Failed());
+  if (s.size() > UINT32_MAX) return Error(ErrorCode::kInvalidArgument, "string longer than 4 GiB");
+  XTFQ_TRY(Poison(EnsureOpen(heap_)));
+  const StringRef ref{heap_.desc.open, static_cast<uint16_t>(heap_.count)};
+  std::byte len[f::kStringPrefixSize];
+  StoreLe<uint32_t>(len, static_cast<uint32_t>(s.size()));
+  XTFQ_TRY(Poison(AppendBytes(heap_, len)));
+  XTFQ_TRY(Poison(AppendBytes(heap_, std::as_bytes(std::span(s.data(), s.size())))));
+  return ref;
+}
+
+Status StoreWriter::AppendBytes(Chain& c, std::span<const std::byte> bytes) {
+  // Whole entries for arrays; any run of bytes for the heap (width 1).
+  while (!bytes.empty()) {
+    XTFQ_TRY(EnsureOpen(c));
+    const size_t room = size_t{c.capacity - c.count} * c.width;
+    const size_t n = std::min(room, bytes.size());
+    std::memcpy(c.page.data() + f::kPageHeaderSize + size_t{c.count} * c.width, bytes.data(), n);
+    c.count += static_cast<uint32_t>(n / c.width);
+    c.desc.entries += n / c.width;
+    c.dirty = true;
+    bytes = bytes.subspan(n);
+    if (c.count == c.capacity) XTFQ_TRY(Roll(c));
+  }
+  return Ok();
+}
+
+Status StoreWriter::EnsureOpen(Chain& c) {
+  if (c.desc.open != kNoPage) return Ok();
+  XTFQ_ASSIGN_OR_RETURN(PageId id, Allocate());
+  c.desc.open = c.desc.head = id;
+  return Ok();
+}
+
+Status StoreWriter::Roll(Chain& c) {
+  XTFQ_ASSIGN_OR_RETURN(PageId next, Allocate());
+  PageHeader h;
+  h.page_id = h.logical = c.desc.open;
+  h.kind = c.kind;
+  h.level = c.level;
+  h.array = c.array;
+  h.entry_count = c.count;
+  h.prev = c.desc.last_full;
+  h.next = next;
+  h.Encode(c.page.data());
+  SealPage(c.page);
+  XTFQ_TRY(QueueWrite(c.desc.open, c.page));
+  if (c.desc.shadow != kNoPage) {
+    pending_free_.push_back(c.desc.shadow);
+    c.desc.shadow = kNoPage;
+  }
+  c.desc.last_full = c.desc.open;
+  c.desc.open = next;
+  c.count = 0;
+  std::fill(c.page.begin() + f::kPageHeaderSize, c.page.end(), std::byte{0});
+  return Ok();
+}
+
+Status StoreWriter::WriteShadow(Chain& c) {
+  if (!c.dirty) return Ok();
+  c.dirty = false;
+  if (c.count == 0) return Ok();  // the open page is empty; Roll already released its shadow
+  XTFQ_ASSIGN_OR_RETURN(PageId s, Allocate());
+  PageHeader h;
+  h.page_id = s;
+  h.logical = c.desc.open;
+  h.kind = c.kind;
+  h.level = c.level;
+  h.flags = f::kFlagShadow;
+  h.array = c.array;
+  h.entry_count = c.count;
+  h.prev = c.desc.last_full;
+  h.Encode(c.page.data());
+  SealPage(c.page);
+  XTFQ_TRY(QueueWrite(s, c.page));
+  if (c.desc.shadow != kNoPage) pending_free_.push_back(c.desc.shadow);
+  c.desc.shadow = s;
+  return Ok();
+}
+
+Result<PageId> StoreWriter::Allocate() {
+  if (!free_.empty()) {
+    PageId id = free_.back();
+    free_.pop_back();
+    return id;
+  }
+  if (page_count_ == f::kMaxPages) {
+    return Error(ErrorCode::kInvalidArgument, fmt::format("{}: the store has reached {} pages", name(), f::kMaxPages));
+  }
+  return PageId(page_count_++);
+}
+
+Status StoreWriter::QueueWrite(PageId id, std::span<const std::byte> page) {
+  if (batch_pages_ > 0 &&
+      (id.value != batch_first_.value + batch_pages_ || batch_pages_ == options_.write_batch_pages)) {
+    XTFQ_TRY(Flush());
+  }
+  if (batch_pages_ == 0) batch_first_ = id;
+  std::memcpy(batch_.data() + size_t{batch_pages_} * page_size_, page.data(), page_size_);
+  ++batch_pages_;
+  return Ok();
+}
+
+Status StoreWriter::Flush() {
+  if (batch_pages_ == 0) return Ok();
+  const size_t n = size_t{batch_pages_} * page_size_;
+  batch_pages_ = 0;
+  return file_->WriteAt(uint64_t{batch_first_.value} * page_size_, std::span(batch_).first(n));
+}
+
+Catalogue StoreWriter::Pending() const {
+  Catalogue cat;
+  cat.arrays = arrays_;
+  for (size_t i = 0; i < arrays_.size(); ++i) cat.arrays[i].levels[0] = chains_[i].desc;
+  cat.heap = heap_.desc;
+  return cat;
+}
+
+Status StoreWriter::Commit() {
+  XTFQ_TRY(Failed());
+  return Poison(DoCommit());
+}
+
+Status StoreWriter::DoCommit() {
+  XTFQ_TRY(WriteShadow(heap_));
+  for (Chain& c : chains_) XTFQ_TRY(WriteShadow(c));
+
+  // The new catalogue goes to fresh pages; the committed one is freed by this commit.
+  pending_free_.insert(pending_free_.end(), catalogue_pages_.begin(), catalogue_pages_.end());
+  Catalogue cat = Pending();
+  const uint32_t cap = page_size_ - f::kPageHeaderSize;
+  auto all_free = [&] {
+    std::vector<PageId> v(free_.rbegin(), free_.rend());
+    v.insert(v.end(), pending_free_.begin(), pending_free_.end());
+    return v;
+  };
+  cat.free_pages = all_free();
+  // Taking pages off the free list only shortens the catalogue, so this many pages suffice.
+  const size_t npages = std::max<size_t>(1, (cat.EncodedSize() + cap - 1) / cap);
+  std::vector<PageId> pages;
+  for (size_t i = 0; i < npages; ++i) {
+    XTFQ_ASSIGN_OR_RETURN(PageId id, Allocate());
+    pages.push_back(id);
+  }
+  cat.free_pages = all_free();
+  const std::vector<std::byte> bytes = cat.Encode();
+  std::vector<std::byte> page(page_size_);
+  size_t done = 0;
+  for (size_t i = 0; i < pages.size(); ++i) {
+    const auto n = static_cast<uint32_t>(std::min<size_t>(cap, bytes.size() - done));
+    std::fill(page.begin(), page.end(), std::byte{0});
+    PageHeader h;
+    h.page_id = h.logical = pages[i];
+    h.kind = PageKind::kCatalogue;
+    h.entry_count = n;
+    h.prev = i > 0 ? pages[i - 1] : kNoPage;
+    h.next = i + 1 < pages.size() ? pages[i + 1] : kNoPage;
+    h.Encode(page.data());
+    std::memcpy(page.data() + f::kPageHeaderSize, bytes.data() + done, n);
+    done += n;
+    SealPage(page);
+    XTFQ_TRY(QueueWrite(pages[i], page));
+  }
+  XTFQ_TRY(Flush());
+
+  // Reserved open pages may lie beyond the last page written: the file must cover them.
+  const uint64_t need = uint64_t{page_count_} * page_size_;
+  XTFQ_ASSIGN_OR_RETURN(uint64_t size, file_->Size());
+  if (size < need) XTFQ_TRY(file_->Truncate(need));
+  XTFQ_TRY(file_->Sync());
+
+  Superblock sb;
+  sb.page_size = page_size_;
+  sb.generation = generation_ + 1;
+  sb.page_count = page_count_;
+  sb.catalogue_head = pages.front();
+  sb.catalogue_pages = static_cast<uint32_t>(pages.size());
+  sb.catalogue_bytes = static_cast<uint32_t>(bytes.size());
+  sb.commit_time_ns = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+  const auto sbytes = sb.Encode();
+  XTFQ_TRY(file_->WriteAt(uint64_t{Superblock::Slot(sb.generation)} * page_size_, sbytes));
+  XTFQ_TRY(file_->Sync());
+
+  generation_ = sb.generation;
+  catalogue_pages_ = std::move(pages);
+  free_.insert(free_.end(), pending_free_.begin(), pending_free_.end());
+  pending_free_.clear();
+  std::sort(free_.begin(), free_.end(), std::greater<>());
+  return Ok();
+}
+
+Status StoreWriter::Failed() const {
+  if (!failed_) return Ok();
+  return Error(ErrorCode::kFailed,
+               fmt::format("{}: the writer failed earlier ({}); the store is at generation {}; reopen it",
+                           name(), failed_->message(), generation_));
+}
+
+Status StoreWriter::Poison(Status s) {
+  if (!s.ok() && !failed_) failed_ = s.error();
+  return s;
+}
+
+Status StoreWriter::CheckInvariants() const {
+  auto bad = [&](const std::string& m) { return Error(ErrorCode::kCorrupt, fmt::format("{}: writer invariant: {}", name(), m)); };
+  std::unordered_set<uint32_t> seen;
+  auto claim = [&](PageId id, std::string_view what) -> Status {
+    if (id == kNoPage) return Ok();
+    if (id.value < f::kFirstDataPage || id.value >= page_count_) return bad(fmt::format("{} page {} out of range", what, id.value));
+    if (!seen.insert(id.value).second) return bad(fmt::format("{} page {} is claimed twice", what, id.value));
+    return Ok();
+  };
+  for (PageId id : free_) XTFQ_TRY(claim(id, "free"));
+  for (PageId id : pending_free_) XTFQ_TRY(claim(id, "pending free"));
+  for (PageId id : catalogue_pages_) XTFQ_TRY(claim(id, "catalogue"));
+  auto chain = [&](const Chain& c, std::string_view what) -> Status {
+    if (c.desc.entries % c.capacity != c.count) return bad(fmt::format("{}: {} entries but {} buffered", what, c.desc.entries, c.count));
+    if ((c.desc.entries == 0) != (c.desc.open == kNoPage)) return bad(fmt::format("{}: open page and entries disagree", what));
+    XTFQ_TRY(claim(c.desc.open, what));
+    return claim(c.desc.shadow, what);
+  };
+  XTFQ_TRY(chain(heap_, "heap"));
+  for (size_t i = 0; i < chains_.size(); ++i) XTFQ_TRY(chain(chains_[i], arrays_[i].name));
+  return Ok();
+}
+
+}  // namespace xtfq

@@ -1,0 +1,113 @@
+// StoreWriter: the single writer of a store. Appends records to arrays and strings to the heap;
+// Commit() makes everything appended so far durable and visible as one new generation.
+//
+// Commit protocol (docs/format.md, "Commit protocol"); numbered invariants, checked by
+// CheckInvariants():
+//  1. Committed bytes are never overwritten. Full pages go to ids reserved for them (free in the
+//     committed state); an open page's entries go to a fresh shadow page at every commit; the
+//     catalogue goes to fresh pages at every commit.
+//  2. A page that the committed generation references becomes free only in the catalogue of the
+//     next generation (pending_free_), so the previous superblock stays usable until the new one
+//     is durable, and a page freed by generation g is reused no earlier than while building g+1.
+//  3. Commit writes and syncs every page before it writes the superblock into slot
+//     (generation % 2), then syncs again. A crash at any point leaves either the old or the new
+//     generation readable.
+//  4. For every chain, entries % capacity equals the entries buffered in its open page, and a
+//     chain with entries has a reserved open page.
+//  5. Free pages, pending free pages, catalogue pages, reserved open pages and shadow pages are
+//     distinct and below page_count_.
+// An I/O error while writing leaves the writer failed: every later call returns ErrorCode::kFailed
+// and the store stays at its last commit; reopen to go on.
+//
+// Thread-safety: not thread-safe; one thread drives a writer. Opening takes an exclusive lock on
+// files on disk, so there is one writer per store.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "store/catalogue.h"
+#include "store/file.h"
+#include "store/page_header.h"
+#include "store/record_sink.h"
+#include "store/store_options.h"
+
+namespace xtfq {
+
+class Store;
+
+class StoreWriter final : public RecordSink {
+ public:
+  // A new store in an empty file; commits generations 1 and 2 (both superblock slots valid).
+  static Result<std::unique_ptr<StoreWriter>> Create(std::unique_ptr<File> file, StoreOptions options = {});
+  // Continues an existing store at its newest valid generation; drops pages beyond it.
+  static Result<std::unique_ptr<StoreWriter>> Open(std::unique_ptr<File> file, StoreOptions options = {});
+  static Result<std::unique_ptr<StoreWriter>> CreatePath(const std::string& path, StoreOptions options = {});
+  static Result<std::unique_ptr<StoreWriter>> OpenPath(const std::string& path, StoreOptions options = {});
+
+  // A new, empty array; written at the next commit. Names are 1..255 bytes and unique.
+  Result<ArrayId> CreateArray(std::string_view name, const Schema& schema) override;
+  const ArrayDesc* FindArray(std::string_view name) const;
+  // Appends one record. REQUIRES: record.size() == the array's record width.
+  Status Append(ArrayId array, std::span<const std::byte> record) override;
+  // Appends a string to the heap and returns where it is.
+  Result<StringRef> AddString(std::string_view s) override;
+  Status Commit();
+
+  const std::string& name() const { return file_->name(); }
+  uint64_t generation() const { return generation_; }
+  uint32_t page_size() const { return page_size_; }
+  uint32_t page_count() const { return page_count_; }
+  // The catalogue the next commit would write (free list aside).
+  Catalogue Pending() const;
+  Status CheckInvariants() const;
+
+ private:
+  struct Chain {
+    ChainDesc desc;
+    PageKind kind = PageKind::kData;
+    ArrayId array;
+    uint8_t level = 0;
+    uint32_t width = 1;
+    uint32_t capacity = 0;
+    std::vector<std::byte> page;  // the open page: header space, then `count` entries
+    uint32_t count = 0;
+    bool dirty = false;  // changed since the last commit
+  };
+
+  StoreWriter(std::unique_ptr<File> file, StoreOptions options, uint32_t page_size);
+  Chain MakeChain(PageKind kind, ArrayId array, uint32_t width) const;
+  Status LoadOpenPage(Store& store, Chain& c, std::string_view what);
+  Status EnsureOpen(Chain& c);
+  Status AppendBytes(Chain& c, std::span<const std::byte> bytes);
+  Status Roll(Chain& c);
+  Status WriteShadow(Chain& c);
+  Status DoCommit();
+  Result<PageId> Allocate();
+  Status QueueWrite(PageId id, std::span<const std::byte> page);
+  Status Flush();
+  Status Failed() const;
+  Status Poison(Status s);
+
+  std::unique_ptr<File> file_;
+  StoreOptions options_;
+  uint32_t page_size_;
+  uint64_t generation_ = 0;
+  uint32_t page_count_ = format::kFirstDataPage;
+  std::vector<PageId> free_;          // reusable now, sorted so that back() is the lowest id
+  std::vector<PageId> pending_free_;  // referenced by the committed generation, free after the next
+  std::vector<PageId> catalogue_pages_;
+  std::vector<ArrayDesc> arrays_;     // their level descriptors live in chains_
+  std::vector<Chain> chains_;         // level 0 of arrays_[i] is chains_[i]
+  Chain heap_;
+  std::vector<std::byte> batch_;
+  PageId batch_first_;
+  uint32_t batch_pages_ = 0;
+  std::optional<Error> failed_;
+};
+
+}  // namespace xtfq
