@@ -19,7 +19,7 @@ int CheckCommand::Run() {
   if (!opened.ok()) return Fail("check", opened.error());
   StoreChecker checker(**opened, max_problems_);
   StoreChecker::Report r = checker.Run();
-  for (const std::string& n : r.notes) fmt::print("note: {}\n", n);
+  for (const std::string& w : r.warnings) fmt::print(stderr, "xtfq check: warning: {}\n", w);
   for (const Error& e : r.problems) fmt::print(stderr, "xtfq check: {}\n", e.message());
   if (!r.ok()) {
     fmt::print(stderr, "xtfq check: {}: {}{} problem(s) found\n", store_, r.problems.size(),

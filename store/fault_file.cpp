@@ -4,8 +4,18 @@
 
 namespace xtfq {
 
-bool FaultFile::Tick() {
-  const uint64_t n = ++calls_;
+std::vector<FaultFile::Call> FaultFile::log() const {
+  std::lock_guard lock(mu_);
+  return log_;
+}
+
+bool FaultFile::Tick(Op op, uint64_t offset, uint64_t size) {
+  uint64_t n;
+  {
+    std::lock_guard lock(mu_);
+    log_.push_back(Call{op, offset, size});
+    n = ++calls_;
+  }
   const bool fail = (plan_.fail_call != 0 && n == plan_.fail_call) ||
                     (plan_.fail_after && plan_.fail_call != 0 && n > plan_.fail_call);
   if (fail) injected_ = true;
@@ -18,20 +28,20 @@ Error FaultFile::Injected(std::string_view what, uint64_t offset) const {
 }
 
 Result<size_t> FaultFile::ReadAt(uint64_t offset, std::span<std::byte> out) {
-  if (Tick()) return Injected("read", offset);
+  if (Tick(Op::kRead, offset, out.size())) return Injected("read", offset);
   if (plan_.short_reads && out.size() > 1) {
-    std::lock_guard lock(rng_mu_);
+    std::lock_guard lock(mu_);
     out = out.first(1 + rng_() % out.size());
   }
   return base_->ReadAt(offset, out);
 }
 
 Status FaultFile::WriteAt(uint64_t offset, std::span<const std::byte> data) {
-  if (Tick()) {
+  if (Tick(Op::kWrite, offset, data.size())) {
     if (plan_.torn && !data.empty()) {
       size_t keep;
       {
-        std::lock_guard lock(rng_mu_);
+        std::lock_guard lock(mu_);
         keep = rng_() % data.size();
       }
       (void)base_->WriteAt(offset, data.first(keep)).ok();
@@ -42,17 +52,17 @@ Status FaultFile::WriteAt(uint64_t offset, std::span<const std::byte> data) {
 }
 
 Status FaultFile::Sync() {
-  if (Tick()) return Injected("fdatasync", 0);
+  if (Tick(Op::kSync, 0, 0)) return Injected("fdatasync", 0);
   return base_->Sync();
 }
 
 Result<uint64_t> FaultFile::Size() {
-  if (Tick()) return Injected("fstat", 0);
+  if (Tick(Op::kSize, 0, 0)) return Injected("fstat", 0);
   return base_->Size();
 }
 
 Status FaultFile::Truncate(uint64_t size) {
-  if (Tick()) return Injected("ftruncate", size);
+  if (Tick(Op::kTruncate, size, 0)) return Injected("ftruncate", size);
   return base_->Truncate(size);
 }
 

@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <random>
+#include <vector>
 
 #include "store/file.h"
 
@@ -38,20 +39,30 @@ class FaultFile final : public File {
   Result<uint64_t> Size() override;
   Status Truncate(uint64_t size) override;
 
+  // Every call so far, in order (call n is log()[n - 1]).
+  enum class Op : uint8_t { kRead = 0, kWrite = 1, kSync = 2, kSize = 3, kTruncate = 4 };
+  struct Call {
+    Op op;
+    uint64_t offset;
+    uint64_t size;
+  };
+  std::vector<Call> log() const;
+
   uint64_t calls() const { return calls_.load(); }
   bool injected() const { return injected_.load(); }
 
  private:
-  // Numbers the call; returns true when it must fail.
-  bool Tick();
+  // Numbers and logs the call; returns true when it must fail.
+  bool Tick(Op op, uint64_t offset, uint64_t size);
   Error Injected(std::string_view what, uint64_t offset) const;
 
   std::unique_ptr<File> base_;
   Plan plan_;
   std::atomic<uint64_t> calls_{0};
   std::atomic<bool> injected_{false};
-  std::mutex rng_mu_;
+  mutable std::mutex mu_;  // guards rng_ and log_
   std::mt19937_64 rng_;
+  std::vector<Call> log_;
 };
 
 }  // namespace xtfq

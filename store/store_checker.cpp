@@ -48,14 +48,16 @@ StoreChecker::Report StoreChecker::Run() {
   report_.roles.assign(sb.page_count, Role::kUnclaimed);
   report_.roles[0] = report_.roles[1] = Role::kSuperblock;
   if (store_.other_superblock()) {
-    Problem(Error(ErrorCode::kCorrupt,
-                  fmt::format("{} (a torn write of an interrupted commit, or corruption); the store is at "
-                              "generation {} from superblock {}; the next commit rewrites the other slot",
-                              store_.other_superblock()->message(), sb.generation, store_.superblock_slot())));
+    // An interrupted commit leaves exactly this; corruption of the newest superblock looks the
+    // same and rolls the store back one generation. Neither can be told from the other.
+    report_.warnings.push_back(fmt::format(
+        "{}; the store is at generation {} from superblock {}. An interrupted commit leaves this; if "
+        "none was interrupted, the newest generation was lost to damage. The next commit rewrites the slot",
+        store_.other_superblock()->message(), sb.generation, store_.superblock_slot()));
   }
   const uint64_t committed = uint64_t{sb.page_count} * sb.page_size;
   if (store_.file_size() > committed) {
-    report_.notes.push_back(fmt::format("{} bytes beyond the last committed page (left by an interrupted "
+    report_.warnings.push_back(fmt::format("{} bytes beyond the last committed page (left by an interrupted "
                                         "writer; the next writer drops them)", store_.file_size() - committed));
   }
   for (PageId id : store_.catalogue_pages()) Claim(id, Role::kCatalogue, "the catalogue");

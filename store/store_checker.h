@@ -31,8 +31,8 @@ class StoreChecker {
   };
 
   struct Report {
-    std::vector<Error> problems;    // each names the page or superblock
-    std::vector<std::string> notes; // facts that are not problems
+    std::vector<Error> problems;       // each names the page or superblock
+    std::vector<std::string> warnings; // what a crash leaves legitimately, and may also be damage
     uint64_t pages_read = 0;
     std::vector<Role> roles;        // by page id
     bool ok() const { return problems.empty(); }

@@ -1,0 +1,169 @@
+// Corruption sweep: a small store with every kind of page (data, heap, catalogue, shadow, free)
+// is damaged one byte at a time, and truncated at many lengths. Opening, checking and reading
+// must never crash and never return wrong records: either they fail with a corruption error that
+// names the page or superblock, or what they return equals the model of the generation opened.
+// A flip inside any live page must be reported by the checker naming that page.
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "query/store_reader.h"
+#include "store/mem_file.h"
+#include "store/store_checker.h"
+#include "store/store_writer.h"
+#include "tests/store_model.h"
+
+namespace xtfq::test {
+namespace {
+
+constexpr uint32_t kPage = 4096;
+
+struct Built {
+  std::vector<std::byte> bytes;
+  StoreModel previous, current;  // generations g-1 and g
+  uint64_t generation = 0;
+};
+
+Built Build() {
+  auto disk = std::make_shared<MemDisk>();
+  auto w = StoreWriter::Create(std::make_unique<MemFile>("s.xtfq", disk), StoreOptions{kPage, 8});
+  REQUIRE(w.ok());
+  const auto schemas = TestSchemas();
+  StoreModel m;
+  for (size_t a : {0, 3}) {
+    REQUIRE((*w)->CreateArray(schemas[a].first, schemas[a].second).ok());
+    m.arrays.push_back(ModelArray{schemas[a].first, schemas[a].second, {}});
+  }
+  auto append = [&](size_t a, int n) {
+    for (int i = 0; i < n; ++i) {
+      auto r = StoreModel::MakeRecord(m.arrays[a].schema, 11, a, m.arrays[a].records.size());
+      REQUIRE((*w)->Append(ArrayId(static_cast<uint32_t>(a + 1)), r).ok());
+      m.arrays[a].records.push_back(std::move(r));
+    }
+  };
+  auto str = [&](std::string s) {
+    auto ref = (*w)->AddString(s);
+    REQUIRE(ref.ok());
+    m.strings.emplace_back(*ref, std::move(s));
+  };
+  append(0, 200);
+  append(1, 50);
+  str("/lustre/scratch/run1/checkpoint.h5");
+  str(std::string(5000, 'z'));
+  REQUIRE((*w)->Commit().ok());
+  Built b;
+  b.previous = m;
+  append(0, 100);
+  append(1, 10);
+  str("job 4242");
+  REQUIRE((*w)->Commit().ok());
+  b.current = m;
+  b.generation = (*w)->generation();
+  b.bytes = disk->Contents();
+  return b;
+}
+
+struct Attempt {
+  Status open = Ok();
+  uint64_t generation = 0;
+  std::string diff;  // empty when the records read equal the model of the generation opened
+  StoreChecker::Report report;
+};
+
+Attempt Try(const Built& b, std::vector<std::byte> bytes) {
+  Attempt at;
+  auto disk = std::make_shared<MemDisk>();
+  disk->SetContents(std::move(bytes));
+  auto r = StoreReader::Open(std::make_unique<MemFile>("s.xtfq", disk), ReaderOptions{Backend::kPread, kPage});
+  if (!r.ok()) {
+    at.open = r.error();
+    return at;
+  }
+  at.generation = (*r)->store().generation();
+  at.report = StoreChecker((*r)->store()).Run();
+  const StoreModel* m = at.generation == b.generation ? &b.current : at.generation + 1 == b.generation ? &b.previous : nullptr;
+  at.diff = m == nullptr ? fmt::format("opened generation {}", at.generation) : m->Verify(**r);
+  return at;
+}
+
+bool Names(const std::string& msg, const std::string& what) { return msg.find(what) != std::string::npos; }
+
+TEST_CASE("corruption: every flipped byte is reported or harmless, never a crash or a wrong record") {
+  const Built b = Build();
+  const Attempt clean = Try(b, b.bytes);
+  REQUIRE(clean.open.ok());
+  REQUIRE(clean.diff == "");
+  REQUIRE(clean.report.ok());
+  REQUIRE(clean.report.warnings.empty());
+  const std::vector<StoreChecker::Role>& roles = clean.report.roles;
+  const uint32_t current_slot = static_cast<uint32_t>(b.generation % 2);
+  size_t flips = 0, detected = 0;
+  for (size_t off = 0; off < b.bytes.size(); ++off) {
+    const size_t in_page = off % kPage;
+    if (in_page >= 64 && off % 7 != 0) continue;  // every header byte, and a dense sample of the rest
+    ++flips;
+    std::vector<std::byte> bytes = b.bytes;
+    bytes[off] ^= std::byte{0x5A};
+    const Attempt at = Try(b, bytes);
+    const uint32_t page = static_cast<uint32_t>(off / kPage);
+    const StoreChecker::Role role = roles[page];
+    CAPTURE(off);
+    CAPTURE(page);
+    CAPTURE(RoleName(role));
+    if (!at.open.ok()) {
+      ++detected;
+      CHECK(at.open.error().code() == ErrorCode::kCorrupt);
+      const bool named = Names(at.open.error().message(), fmt::format("page {} ", page)) ||
+                         Names(at.open.error().message(), "superblock");
+      CHECK_MESSAGE(named, at.open.error().message());
+      continue;
+    }
+    // Whatever was returned is right for the generation opened, unless an error said otherwise.
+    const bool read_error = !at.diff.empty() && Names(at.diff, "page ");
+    CHECK_MESSAGE((at.diff.empty() || read_error), at.diff);
+    if (read_error) CHECK_FALSE(at.report.ok());
+    const bool live = role == StoreChecker::Role::kChainPage || role == StoreChecker::Role::kShadow ||
+                      role == StoreChecker::Role::kCatalogue;
+    if (role == StoreChecker::Role::kSuperblock) {
+      if (in_page < format::kSuperblockSize) {
+        // Either slot damaged: the store opens from the other, and the checker warns about it.
+        CHECK(at.generation == (page == current_slot ? b.generation - 1 : b.generation));
+        const bool warned = std::any_of(at.report.warnings.begin(), at.report.warnings.end(), [&](const std::string& w) {
+          return Names(w, fmt::format("superblock {}", page));
+        });
+        CHECK(warned);
+        ++detected;
+      } else {
+        CHECK(at.report.ok());  // the rest of a superblock page is unused
+      }
+    } else if (live) {
+      REQUIRE_FALSE(at.report.ok());
+      ++detected;
+      const std::string& msg = at.report.problems.front().message();
+      CHECK_MESSAGE(Names(msg, fmt::format("page {} ", page)), msg);
+    }
+  }
+  MESSAGE(flips << " flips, " << detected << " reported");
+  CHECK(flips > 3000);
+}
+
+TEST_CASE("corruption: a truncated store fails to open with an error that says so") {
+  const Built b = Build();
+  const size_t n = b.bytes.size();
+  for (size_t len : {size_t{0}, size_t{1}, size_t{55}, size_t{kPage - 1}, size_t{kPage}, size_t{kPage + 56},
+                     size_t{2 * kPage}, size_t{3 * kPage - 1}, n / 2, n - kPage, n - 1}) {
+    CAPTURE(len);
+    std::vector<std::byte> bytes(b.bytes.begin(), b.bytes.begin() + static_cast<long>(len));
+    const Attempt at = Try(b, bytes);
+    REQUIRE_FALSE(at.open.ok());
+    CHECK(at.open.error().code() == ErrorCode::kCorrupt);
+    const std::string& msg = at.open.error().message();
+    CHECK_MESSAGE((Names(msg, "truncated") || Names(msg, "superblock")), msg);
+    CHECK(Names(msg, "s.xtfq"));
+  }
+}
+
+}  // namespace
+}  // namespace xtfq::test
