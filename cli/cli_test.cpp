@@ -1,0 +1,120 @@
+// The command line as a user meets it: the built `xtfq` binary run as a process, its exit status
+// and what it prints on stdout and stderr.
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <sys/wait.h>
+
+#include "store/store.h"
+#include "tests/temp_dir.h"
+
+namespace xtfq {
+namespace {
+
+struct Run {
+  int status;
+  std::string out, err;
+};
+
+Run Xtfq(const test::TempDir& dir, const std::string& args) {
+  const std::string out = dir.File("stdout"), err = dir.File("stderr");
+  const std::string cmd = fmt::format("cd '{}' && '{}' {} > '{}' 2> '{}'", dir.path().string(), XTFQ_CLI_PATH, args, out, err);
+  const int rc = std::system(cmd.c_str());
+  auto slurp = [](const std::string& p) {
+    std::ifstream in(p);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  return Run{WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, slurp(out), slurp(err)};
+}
+
+size_t Lines(const std::string& s) { return static_cast<size_t>(std::count(s.begin(), s.end(), '\n')); }
+
+TEST_CASE("cli: gen, import, info and check on a fresh store") {
+  test::TempDir dir;
+  REQUIRE(Xtfq(dir, "gen events 5000 -o d.bin --ranks 8 --seed 3").status == 0);
+  Run imp = Xtfq(dir, "import d.bin -o s.xtfq");
+  REQUIRE_MESSAGE(imp.status == 0, imp.err);
+  Run info = Xtfq(dir, "info s.xtfq");
+  REQUIRE(info.status == 0);
+  // 5000 records of 32 bytes: 39 full pages of 127 and 47 in the open page.
+  CHECK(info.out.find("5000 records of 32 B (127 per page) in 39 full pages + 47 records in the open page") != std::string::npos);
+  CHECK(info.out.find("page size 4096 B") != std::string::npos);
+  CHECK(info.out.find("t:i64 bytes:i64* dur:f64* rank:i32 op:i32") != std::string::npos);
+  Run json = Xtfq(dir, "info s.xtfq --format json");
+  REQUIRE(json.status == 0);
+  CHECK(json.out.find("\"records\": 5000") != std::string::npos);
+  Run check = Xtfq(dir, "check s.xtfq");
+  CHECK(check.status == 0);
+  CHECK(check.out.rfind("ok: s.xtfq at generation 3", 0) == 0);
+}
+
+TEST_CASE("cli: errors are one line naming the file, with a non-zero exit") {
+  test::TempDir dir;
+  Run missing = Xtfq(dir, "info nope.xtfq");
+  CHECK(missing.status == 1);
+  CHECK(Lines(missing.err) == 1);
+  CHECK(missing.err.find("nope.xtfq") != std::string::npos);
+
+  Run usage = Xtfq(dir, "info");
+  CHECK(usage.status == 2);
+  CHECK(Lines(usage.err) == 1);
+  Run bad_flag = Xtfq(dir, "check --frobnicate x");
+  CHECK(bad_flag.status == 2);
+  CHECK(Lines(bad_flag.err) == 1);
+
+  Run help = Xtfq(dir, "check --help");
+  CHECK(help.status == 0);
+  CHECK(help.out.find("STORE") != std::string::npos);
+
+  {
+    std::ofstream junk(dir.File("junk.xtfq"));
+    junk << "this is not a store\n";
+  }
+  Run junk = Xtfq(dir, "check junk.xtfq");
+  CHECK(junk.status == 1);
+  CHECK(Lines(junk.err) == 1);
+  CHECK(junk.err.find("superblock") != std::string::npos);
+
+  // A truncated events file: the import fails naming the offset and leaves no store behind.
+  REQUIRE(Xtfq(dir, "gen events 100 -o d.bin").status == 0);
+  REQUIRE(std::system(fmt::format("truncate -s 3190 '{}'", dir.File("d.bin")).c_str()) == 0);
+  Run imp = Xtfq(dir, "import d.bin -o s.xtfq");
+  CHECK(imp.status == 1);
+  CHECK(imp.err.find("d.bin: offset 3168: 22 trailing bytes") != std::string::npos);
+  CHECK_FALSE(std::ifstream(dir.File("s.xtfq")).good());
+}
+
+TEST_CASE("cli: check names the damaged page; a failed import leaves the store at its generation") {
+  test::TempDir dir;
+  REQUIRE(Xtfq(dir, "gen events 1000 -o a.bin").status == 0);
+  REQUIRE(Xtfq(dir, "import a.bin -o s.xtfq --array first").status == 0);
+  // Damage byte 100 of page 2: the first page the import allocated, a data page of 'first'.
+  {
+    std::fstream f(dir.File("s.xtfq"), std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(2 * 4096 + 100);
+    f.put('\x7f');
+  }
+  Run check = Xtfq(dir, "check s.xtfq");
+  CHECK(check.status == 1);
+  CHECK(check.err.find("page 2 (offset 8192): checksum mismatch") != std::string::npos);
+
+  test::TempDir dir2;
+  REQUIRE(Xtfq(dir2, "gen events 1000 -o a.bin").status == 0);
+  REQUIRE(Xtfq(dir2, "import a.bin -o s.xtfq --array first").status == 0);
+  REQUIRE(Xtfq(dir2, "gen events 1000 -o b.bin --seed 9").status == 0);
+  REQUIRE(std::system(fmt::format("truncate -s 3000 '{}'", dir2.File("b.bin")).c_str()) == 0);
+  Run imp = Xtfq(dir2, "import b.bin -o s.xtfq --array second");
+  CHECK(imp.status == 1);
+  CHECK(imp.err.find("stays at generation 3") != std::string::npos);
+  auto store = Store::OpenPath(dir2.File("s.xtfq"));
+  REQUIRE(store.ok());
+  CHECK((*store)->generation() == 3);
+  CHECK((*store)->catalogue().arrays.size() == 1);
+  CHECK(Xtfq(dir2, "check s.xtfq").status == 0);
+}
+
+}  // namespace
+}  // namespace xtfq

@@ -1,0 +1,142 @@
+#include "store/catalogue.h"
+
+#include <doctest/doctest.h>
+
+#include "store/format.h"
+#include "store/superblock.h"
+
+namespace xtfq {
+namespace {
+
+Catalogue Sample() {
+  Catalogue c;
+  ArrayDesc a;
+  a.id = ArrayId(1);
+  a.name = "events";
+  a.schema = *Schema::Make({{"t", FieldType::kI64}, {"bytes", FieldType::kI64}, {"x", FieldType::kU8}}, {"bytes"});
+  a.levels[0] = ChainDesc{PageId(4), PageId(9), PageId(11), PageId(12), 3 * 239 + 5};  // 17-byte records: 239 per page
+  c.arrays.push_back(a);
+  ArrayDesc b;
+  b.id = ArrayId(2);
+  b.name = "empty";
+  b.schema = *Schema::Make({{"v", FieldType::kF64}}, {});
+  c.arrays.push_back(b);
+  c.heap = ChainDesc{PageId(3), kNoPage, PageId(3), PageId(13), 100};
+  c.free_pages = {PageId(2), PageId(14)};
+  return c;
+}
+
+TEST_CASE("catalogue: encodes to the documented size and decodes to the same catalogue") {
+  const Catalogue c = Sample();
+  const auto bytes = c.Encode();
+  // Header 32; array 1: 12 + 6 + (2+1)+(2+5)+(2+1) + 2 + 24; array 2: 12 + 5 + (2+1) + 24; free: 8.
+  CHECK(bytes.size() == 32 + (12 + 6 + 3 + 7 + 3 + 2 + 24) + (12 + 5 + 3 + 24) + 8);
+  CHECK(bytes.size() == c.EncodedSize());
+  Result<Catalogue> d = Catalogue::Decode(bytes, "test");
+  REQUIRE(d.ok());
+  REQUIRE(d->arrays.size() == 2);
+  CHECK(d->arrays[0].name == "events");
+  CHECK(d->arrays[0].schema == c.arrays[0].schema);
+  CHECK(d->arrays[0].schema.record_width() == 17);
+  CHECK(d->arrays[0].levels[0] == c.arrays[0].levels[0]);
+  CHECK(d->arrays[1].schema == c.arrays[1].schema);
+  CHECK(d->heap == c.heap);
+  CHECK(d->free_pages == c.free_pages);
+  CHECK(d->Validate(4096, 20, "test").ok());
+}
+
+TEST_CASE("catalogue: every truncation and bad field is an error naming the byte") {
+  const auto bytes = Sample().Encode();
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    Result<Catalogue> d = Catalogue::Decode(std::span(bytes).first(n), "cat");
+    REQUIRE_FALSE(d.ok());
+    CHECK(d.error().code() == ErrorCode::kCorrupt);
+    CHECK(d.error().message().rfind("cat byte ", 0) == 0);
+  }
+  auto bad = bytes;
+  bad[32 + format::kArNameLength] = std::byte{0};  // empty array name
+  CHECK_FALSE(Catalogue::Decode(bad, "cat").ok());
+  bad = bytes;
+  bad[32 + 12 + 6] = std::byte{42};  // unknown field type of the first field
+  CHECK_FALSE(Catalogue::Decode(bad, "cat").ok());
+  bad = bytes;
+  bad[32 + format::kArLevelCount] = std::byte{2};  // version 1 has exactly one level
+  CHECK_FALSE(Catalogue::Decode(bad, "cat").ok());
+}
+
+TEST_CASE("catalogue: validation catches chains that contradict their counts or the file") {
+  Catalogue c = Sample();
+  CHECK_FALSE(c.Validate(4096, 12, "t").ok());  // page 12, 13, 14 beyond 12 pages
+  c = Sample();
+  c.arrays[0].levels[0].shadow = kNoPage;  // 5 records in the open page need a shadow
+  CHECK_FALSE(c.Validate(4096, 20, "t").ok());
+  c = Sample();
+  c.arrays[0].levels[0].entries = 3 * 239;  // no open entries, but a shadow is named
+  CHECK_FALSE(c.Validate(4096, 20, "t").ok());
+  c = Sample();
+  c.free_pages.push_back(PageId(2));
+  CHECK_FALSE(c.Validate(4096, 20, "t").ok());
+}
+
+TEST_CASE("superblock: round trip, and each bad field is rejected") {
+  Superblock s;
+  s.page_size = 8192;
+  s.generation = 7;
+  s.page_count = 40;
+  s.catalogue_head = PageId(5);
+  s.catalogue_pages = 1;
+  s.catalogue_bytes = 100;
+  auto b = s.Encode();
+  Result<Superblock> d = Superblock::Decode(b, "sb");
+  REQUIRE(d.ok());
+  CHECK(d->generation == 7);
+  CHECK(d->page_size == 8192);
+  CHECK(d->catalogue_head == PageId(5));
+  for (size_t i = 0; i < b.size(); ++i) {
+    auto flipped = b;
+    flipped[i] ^= std::byte{1};
+    CHECK_FALSE(Superblock::Decode(flipped, "sb").ok());
+  }
+  Superblock v = s;
+  v.version = 9;
+  auto vb = v.Encode();
+  Result<Superblock> dv = Superblock::Decode(vb, "sb");
+  REQUIRE_FALSE(dv.ok());
+  CHECK(dv.error().code() == ErrorCode::kUnsupported);
+  for (uint32_t p : {0u, 1000u, 2048u, 131072u}) {
+    Superblock bad = s;
+    bad.page_size = p;
+    auto bb = bad.Encode();
+    CHECK_FALSE(Superblock::Decode(bb, "sb").ok());
+  }
+}
+
+TEST_CASE("schema: widths, offsets, value round trips and validation") {
+  Result<Schema> s = Schema::Make({{"a", FieldType::kI8}, {"b", FieldType::kU16}, {"c", FieldType::kF64},
+                                   {"d", FieldType::kI32}, {"e", FieldType::kU64}},
+                                  {"c", "e"});
+  REQUIRE(s.ok());
+  CHECK(s->record_width() == 1 + 2 + 8 + 4 + 8);
+  CHECK(s->fields()[3].offset == 11);
+  CHECK(s->Describe() == "a:i8 b:u16 c:f64* d:i32 e:u64*");
+  std::vector<std::byte> r(s->record_width());
+  s->Set(r.data(), 0, int64_t{-5});
+  s->Set(r.data(), 1, uint64_t{65535});
+  s->Set(r.data(), 2, 2.5);
+  s->Set(r.data(), 3, int64_t{-123456});
+  s->Set(r.data(), 4, uint64_t{1} << 63);
+  CHECK(std::get<int64_t>(s->Get(r.data(), 0)) == -5);
+  CHECK(std::get<uint64_t>(s->Get(r.data(), 1)) == 65535);
+  CHECK(std::get<double>(s->Get(r.data(), 2)) == 2.5);
+  CHECK(std::get<int64_t>(s->Get(r.data(), 3)) == -123456);
+  CHECK(std::get<uint64_t>(s->Get(r.data(), 4)) == uint64_t{1} << 63);
+  CHECK(r[11] == std::byte{0xC0});  // -123456 = 0xFFFE1DC0, little-endian
+  CHECK_FALSE(Schema::Make({}, {}).ok());
+  CHECK_FALSE(Schema::Make({{"a", FieldType::kI8}, {"a", FieldType::kI8}}, {}).ok());
+  CHECK_FALSE(Schema::Make({{"a", FieldType::kI8}}, {"b"}).ok());
+  CHECK_FALSE(Schema::Make({{"a", FieldType::kI8}}, {"a", "a"}).ok());
+  CHECK_FALSE(Schema::Make({{"", FieldType::kI8}}, {}).ok());
+}
+
+}  // namespace
+}  // namespace xtfq

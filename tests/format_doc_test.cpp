@@ -1,0 +1,91 @@
+// Keeps docs/format.md and store/format.h in step: every OFFSET/SIZE table row of the document
+// must equal a row of format::kLayout under the same heading and the other way round, every
+// "Size: N bytes." must equal the fixed size in the header, and the magic, page sizes and latest
+// version must be the header's.
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include "store/format.h"
+
+namespace xtfq {
+namespace {
+
+struct Doc {
+  std::map<std::string, std::set<std::tuple<std::string, uint32_t, uint32_t>>> rows;  // heading -> (name, off, size)
+  std::map<std::string, uint32_t> sizes;
+  std::string text;
+  std::string last_version_row;
+};
+
+Doc ParseDoc() {
+  std::ifstream in(std::string(XTFQ_SOURCE_DIR) + "/docs/format.md");
+  REQUIRE_MESSAGE(in.good(), "docs/format.md is missing");
+  Doc d;
+  std::string line, heading;
+  const std::regex head(R"(^#{2,3} (.+)$)");
+  const std::regex row(R"(^\| (\d+) \| (\d+) \| `([a-z_]+)` \|)");
+  const std::regex size(R"(^Size: (\d+) bytes\.$)");
+  const std::regex version(R"(^\| (\d+) \| .*\|$)");
+  std::smatch m;
+  bool in_versions = false;
+  while (std::getline(in, line)) {
+    d.text += line + "\n";
+    if (std::regex_match(line, m, head)) {
+      heading = m[1];
+      in_versions = heading == "Version history";
+    } else if (std::regex_search(line, m, row)) {
+      d.rows[heading].emplace(m[3], std::stoul(m[1]), std::stoul(m[2]));
+    } else if (std::regex_match(line, m, size)) {
+      d.sizes[heading] = static_cast<uint32_t>(std::stoul(m[1]));
+    } else if (in_versions && std::regex_match(line, m, version)) {
+      d.last_version_row = m[1];
+    }
+  }
+  return d;
+}
+
+TEST_CASE("format doc: every table row of docs/format.md equals store/format.h") {
+  const Doc d = ParseDoc();
+  std::map<std::string, std::set<std::tuple<std::string, uint32_t, uint32_t>>> header;
+  for (const format::LayoutRow& r : format::kLayout) {
+    header[std::string(r.table)].emplace(std::string(r.name), r.offset, r.size);
+  }
+  CHECK(d.rows.size() == header.size());
+  for (const auto& [table, rows] : header) {
+    CAPTURE(table);
+    REQUIRE(d.rows.count(table) == 1);
+    CHECK(d.rows.at(table) == rows);
+    // Fields tile the fixed part: each starts where the previous one ends.
+    uint32_t end = 0;
+    for (const auto& r : rows) end = std::max(end, std::get<1>(r) + std::get<2>(r));
+    uint32_t sum = 0;
+    for (const auto& r : rows) sum += std::get<2>(r);
+    CHECK(sum == end);
+  }
+  for (const auto& [table, size] : format::kFixedSizes) {
+    CAPTURE(table);
+    REQUIRE(d.sizes.count(std::string(table)) == 1);
+    CHECK(d.sizes.at(std::string(table)) == size);
+    uint32_t end = 0;
+    for (const auto& r : header.at(std::string(table))) end = std::max(end, std::get<1>(r) + std::get<2>(r));
+    CHECK(end == size);
+  }
+}
+
+TEST_CASE("format doc: magic, page sizes and version are the header's") {
+  const Doc d = ParseDoc();
+  CHECK(d.text.find(fmt::format("`{}`", format::kMagic)) != std::string::npos);
+  CHECK(d.text.find(fmt::format("from {} to {}", format::kMinPageSize, format::kMaxPageSize)) != std::string::npos);
+  CHECK(d.text.find(fmt::format("({} by default)", format::kDefaultPageSize)) != std::string::npos);
+  CHECK(d.last_version_row == std::to_string(format::kFormatVersion));
+}
+
+}  // namespace
+}  // namespace xtfq
