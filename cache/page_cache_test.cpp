@@ -50,7 +50,7 @@ class FakeSource final : public PageSource {
 
 uint32_t Payload(const PageRef& r) { return LoadLe<uint32_t>(r.data() + format::kPageHeaderSize); }
 
-TEST_CASE("cache: exact hit, miss and eviction counts for a scripted LRU pattern") {
+TEST_CASE("cache: exact hit and miss and eviction counts for a scripted LRU pattern") {
   FakeSource src(10, 4096);
   PageCache cache(src, 3 * 4096);
   auto touch = [&](uint32_t id) {

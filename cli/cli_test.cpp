@@ -32,7 +32,7 @@ Run Xtfq(const test::TempDir& dir, const std::string& args) {
 
 size_t Lines(const std::string& s) { return static_cast<size_t>(std::count(s.begin(), s.end(), '\n')); }
 
-TEST_CASE("cli: gen, import, info and check on a fresh store") {
+TEST_CASE("cli: gen and import then info and check on a fresh store") {
   test::TempDir dir;
   REQUIRE(Xtfq(dir, "gen events 5000 -o d.bin --ranks 8 --seed 3").status == 0);
   Run imp = Xtfq(dir, "import d.bin -o s.xtfq");
@@ -51,7 +51,7 @@ TEST_CASE("cli: gen, import, info and check on a fresh store") {
   CHECK(check.out.rfind("ok: s.xtfq at generation 3", 0) == 0);
 }
 
-TEST_CASE("cli: errors are one line naming the file, with a non-zero exit") {
+TEST_CASE("cli: errors are one line naming the file with a non-zero exit") {
   test::TempDir dir;
   Run missing = Xtfq(dir, "info nope.xtfq");
   CHECK(missing.status == 1);
@@ -87,7 +87,7 @@ TEST_CASE("cli: errors are one line naming the file, with a non-zero exit") {
   CHECK_FALSE(std::ifstream(dir.File("s.xtfq")).good());
 }
 
-TEST_CASE("cli: check names the damaged page; a failed import leaves the store at its generation") {
+TEST_CASE("cli: check names the damaged page and a failed import leaves the store at its generation") {
   test::TempDir dir;
   REQUIRE(Xtfq(dir, "gen events 1000 -o a.bin").status == 0);
   REQUIRE(Xtfq(dir, "import a.bin -o s.xtfq --array first").status == 0);

@@ -97,7 +97,7 @@ TEST_CASE("events: the generator writes the shared generator's bytes") {
 #endif
 }
 
-TEST_CASE("events: import appends every event; bad files are errors naming file and offset") {
+TEST_CASE("events: import appends every event and bad files are errors naming file and offset") {
   EventsGenerator g(16, 3);
   std::vector<EventRecord> ev;
   for (int i = 0; i < 1000; ++i) ev.push_back(g.Next());

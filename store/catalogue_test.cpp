@@ -78,7 +78,7 @@ TEST_CASE("catalogue: validation catches chains that contradict their counts or 
   CHECK_FALSE(c.Validate(4096, 20, "t").ok());
 }
 
-TEST_CASE("superblock: round trip, and each bad field is rejected") {
+TEST_CASE("superblock: round trip and each bad field is rejected") {
   Superblock s;
   s.page_size = 8192;
   s.generation = 7;
@@ -111,7 +111,7 @@ TEST_CASE("superblock: round trip, and each bad field is rejected") {
   }
 }
 
-TEST_CASE("schema: widths, offsets, value round trips and validation") {
+TEST_CASE("schema: widths and offsets and value round trips and validation") {
   Result<Schema> s = Schema::Make({{"a", FieldType::kI8}, {"b", FieldType::kU16}, {"c", FieldType::kF64},
                                    {"d", FieldType::kI32}, {"e", FieldType::kU64}},
                                   {"c", "e"});

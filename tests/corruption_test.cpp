@@ -90,7 +90,7 @@ Attempt Try(const Built& b, std::vector<std::byte> bytes) {
 
 bool Names(const std::string& msg, const std::string& what) { return msg.find(what) != std::string::npos; }
 
-TEST_CASE("corruption: every flipped byte is reported or harmless, never a crash or a wrong record") {
+TEST_CASE("corruption: every flipped byte is reported or harmless and never a crash or a wrong record") {
   const Built b = Build();
   const Attempt clean = Try(b, b.bytes);
   REQUIRE(clean.open.ok());

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <random>
@@ -20,6 +21,7 @@
 #include "store/store_writer.h"
 #include "tests/store_model.h"
 #include "tests/temp_dir.h"
+#include "tests/why.h"
 
 namespace xtfq::test {
 namespace {
@@ -67,13 +69,10 @@ TEST_CASE("crash: SIGKILL at 120 random moments leaves the last committed genera
     REQUIRE((*w)->Commit().ok());
     base_gen = (*w)->generation();
   }
-  std::mt19937_64 rng(2026);
-  uint64_t committed = base_gen;
-  StoreModel model;  // grows with the generations; a generation never goes back
-  for (int a = 0; a < kArrays; ++a) model.arrays.push_back(ModelArray{schemas[a].first, schemas[a].second, {}});
-  int reopened_in_flight = 0;
-  for (int kill_no = 0; kill_no < 120; ++kill_no) {
-    int fds[2];
+  // The kill window: twice what one child takes here to open the store and make its first commit
+  // (sanitizer builds are several times slower than release builds), so kills land before, during
+  // and after the first and second commits of each child.
+  auto spawn = [&](int fds[2]) {
     REQUIRE(pipe(fds) == 0);
     const pid_t pid = fork();
     REQUIRE(pid >= 0);
@@ -82,15 +81,43 @@ TEST_CASE("crash: SIGKILL at 120 random moments leaves the last committed genera
       Child(path, fds[1]);
     }
     close(fds[1]);
-    std::this_thread::sleep_for(std::chrono::microseconds(rng() % 15000));
+    return pid;
+  };
+  auto drain = [](int fd) {
+    std::string log;
+    char buf[4096];
+    for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) log.append(buf, static_cast<size_t>(n));
+    close(fd);
+    return log;
+  };
+  int64_t window_us;
+  {
+    int fds[2];
+    const auto t0 = std::chrono::steady_clock::now();
+    const pid_t pid = spawn(fds);
+    std::string seen;
+    char c;
+    while (std::count(seen.begin(), seen.end(), 'C') < 1 && read(fds[0], &c, 1) == 1) seen += c;
+    window_us = 2 * std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+    drain(fds[0]);
+  }
+  MESSAGE("kill window " << window_us << " us");
+  std::mt19937_64 rng(2026);
+  uint64_t committed = StoreReader::Open(path).value()->store().generation();
+  StoreModel model;  // grows with the generations; a generation never goes back
+  for (int a = 0; a < kArrays; ++a) model.arrays.push_back(ModelArray{schemas[a].first, schemas[a].second, {}});
+  int reopened_in_flight = 0;
+  for (int kill_no = 0; kill_no < 120; ++kill_no) {
+    int fds[2];
+    const pid_t pid = spawn(fds);
+    std::this_thread::sleep_for(std::chrono::microseconds(rng() % static_cast<uint64_t>(window_us)));
     kill(pid, SIGKILL);
     int status = 0;
     waitpid(pid, &status, 0);
     REQUIRE_MESSAGE(WIFSIGNALED(status), "child exited by itself with status " << WEXITSTATUS(status));
-    std::string log;
-    char buf[4096];
-    for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) log.append(buf, static_cast<size_t>(n));
-    close(fds[0]);
+    const std::string log = drain(fds[0]);
     uint64_t in_flight = 0;
     for (size_t pos = 0; pos < log.size();) {
       const size_t end = log.find('\n', pos);
@@ -100,7 +127,7 @@ TEST_CASE("crash: SIGKILL at 120 random moments leaves the last committed genera
       pos = end + 1;
     }
     auto reader = StoreReader::Open(path);
-    REQUIRE_MESSAGE(reader.ok(), reader.error().message());
+    REQUIRE_MESSAGE(reader.ok(), Why(reader));
     const uint64_t gen = (*reader)->store().generation();
     CAPTURE(kill_no);
     CAPTURE(committed);
@@ -119,7 +146,7 @@ TEST_CASE("crash: SIGKILL at 120 random moments leaves the last committed genera
     }
     REQUIRE(model.Verify(**reader) == "");
     StoreChecker::Report rep = StoreChecker((*reader)->store()).Run();
-    REQUIRE_MESSAGE(rep.ok(), (rep.ok() ? "" : rep.problems.front().message()));
+    REQUIRE_MESSAGE(rep.ok(), Why(rep));
   }
   MESSAGE("final generation " << committed << "; " << reopened_in_flight << " kills landed between superblock and report");
   CHECK(committed > base_gen + 20);

@@ -79,7 +79,7 @@ TEST_CASE("format doc: every table row of docs/format.md equals store/format.h")
   }
 }
 
-TEST_CASE("format doc: magic, page sizes and version are the header's") {
+TEST_CASE("format doc: magic and page sizes and version are the header's") {
   const Doc d = ParseDoc();
   CHECK(d.text.find(fmt::format("`{}`", format::kMagic)) != std::string::npos);
   CHECK(d.text.find(fmt::format("from {} to {}", format::kMinPageSize, format::kMaxPageSize)) != std::string::npos);

@@ -9,6 +9,7 @@
 #include "store/store_checker.h"
 #include "tests/store_model.h"
 #include "tests/temp_dir.h"
+#include "tests/why.h"
 
 namespace xtfq::test {
 namespace {
@@ -71,7 +72,7 @@ void RunModel(const Config& cfg, uint64_t seed) {
       CHECK((*reader)->cache().CheckInvariants().ok());
       CHECK((*reader)->cache().pinned_pages() == 0);
       StoreChecker::Report rep = StoreChecker((*reader)->store()).Run();
-      CHECK_MESSAGE(rep.ok(), (rep.ok() ? "" : rep.problems.front().message()));
+      CHECK_MESSAGE(rep.ok(), Why(rep));
     } else {
       // The writer goes away without committing: what it appended since the last commit is gone.
       writer = Error(ErrorCode::kFailed, "closed");
@@ -80,7 +81,7 @@ void RunModel(const Config& cfg, uint64_t seed) {
       model = committed;
     }
     Status inv = (*writer)->CheckInvariants();
-    CHECK_MESSAGE(inv.ok(), (inv.ok() ? "" : inv.error().message()));
+    CHECK_MESSAGE(inv.ok(), Why(inv));
   }
   REQUIRE((*writer)->Commit().ok());
   auto reader = StoreReader::Open(path, ropts);
@@ -88,7 +89,7 @@ void RunModel(const Config& cfg, uint64_t seed) {
   CHECK(model.Verify(**reader) == "");
 }
 
-TEST_CASE("model: random appends, strings, commits and restarts over every backend and cache budget") {
+TEST_CASE("model: random appends and strings and commits and restarts over every backend and cache budget") {
   const std::vector<Config> configs = {
       {Backend::kPread, 1, 4096},  {Backend::kPread, 16, 4096},  {Backend::kPread, 0, 4096},
       {Backend::kMmap, 1, 4096},   {Backend::kMmap, 16, 4096},   {Backend::kMmap, 0, 4096},

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Builds and runs the whole test suite twice: the release build, then the same tests under
+# AddressSanitizer and UndefinedBehaviorSanitizer. Tests that need ../shared/data skip with a
+# message when it is absent. Long stress and scale runs are opt-in: XTFQ_STRESS=1.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc 2>/dev/null || echo 2)
+cmake --preset default >/dev/null
+cmake --build --preset default -j "$jobs"
+ctest --preset default
+cmake --preset asan >/dev/null
+cmake --build --preset asan -j "$jobs"
+ctest --preset asan
+echo "all tests passed (release and ASan/UBSan)"
