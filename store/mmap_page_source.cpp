@@ -20,6 +20,8 @@ Result<std::unique_ptr<MmapPageSource>> MmapPageSource::Open(const std::string& 
     s->mapping_ = bip::file_mapping(path.c_str(), bip::read_only);
     s->region_ = bip::mapped_region(s->mapping_, bip::read_only, 0,
                                     static_cast<size_t>(page_size) * page_count);
+    // Index lookups touch pages at random: a fault should read its page, not a readahead window.
+    s->region_.advise(bip::mapped_region::advice_random);
   } catch (const bip::interprocess_exception& e) {
     return Error(ErrorCode::kIo, fmt::format("{}: cannot map {} pages: {}", path, page_count, e.what()));
   }
