@@ -15,12 +15,11 @@
 
 namespace xtfq {
 
+// Reverses the bytes of v on a big-endian host; the identity on a little-endian one.
 template <class T>
-T LoadLe(const std::byte* p) {
+T ToFromLittle(T v) {
   static_assert(std::is_trivially_copyable_v<T> && (sizeof(T) == 1 || sizeof(T) == 2 ||
                                                     sizeof(T) == 4 || sizeof(T) == 8));
-  T v;
-  std::memcpy(&v, p, sizeof(T));
   if constexpr (std::endian::native == std::endian::big && sizeof(T) > 1) {
     using U = std::conditional_t<sizeof(T) == 2, uint16_t,
                                  std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>;
@@ -34,17 +33,15 @@ T LoadLe(const std::byte* p) {
 }
 
 template <class T>
+T LoadLe(const std::byte* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return ToFromLittle(v);
+}
+
+template <class T>
 void StoreLe(std::byte* p, T v) {
-  static_assert(std::is_trivially_copyable_v<T>);
-  if constexpr (std::endian::native == std::endian::big && sizeof(T) > 1) {
-    using U = std::conditional_t<sizeof(T) == 2, uint16_t,
-                                 std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>;
-    U u = std::bit_cast<U>(v);
-    if constexpr (sizeof(T) == 2) u = __builtin_bswap16(u);
-    if constexpr (sizeof(T) == 4) u = __builtin_bswap32(u);
-    if constexpr (sizeof(T) == 8) u = __builtin_bswap64(u);
-    v = std::bit_cast<T>(u);
-  }
+  v = ToFromLittle(v);
   std::memcpy(p, &v, sizeof(T));
 }
 

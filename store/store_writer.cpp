@@ -92,15 +92,7 @@ Status StoreWriter::LoadOpenPage(Store& store, Chain& c, std::string_view what) 
   c.count = c.desc.OpenEntries(c.capacity);
   if (c.desc.shadow == kNoPage) return Ok();
   XTFQ_TRY(store.ReadPage(c.desc.shadow, c.page));
-  PageHeader want;
-  want.kind = c.kind;
-  want.level = c.level;
-  want.flags = f::kFlagShadow;
-  want.array = c.array;
-  want.entry_count = c.count;
-  want.prev = c.desc.last_full;
-  want.logical = c.desc.open;
-  return ExpectHeader(PageHeader::Decode(c.page.data()), want,
+  return ExpectHeader(PageHeader::Decode(c.page.data()), ShadowHeader(c, c.desc.shadow),
                       fmt::format("{}: page {}: shadow of the open page of the {}", store.name(),
                                   c.desc.shadow.value, what));
 }
@@ -213,13 +205,9 @@ Status StoreWriter::Roll(Chain& c) {
   return Ok();
 }
 
-Status StoreWriter::WriteShadow(Chain& c) {
-  if (!c.dirty) return Ok();
-  c.dirty = false;
-  if (c.count == 0) return Ok();  // the open page is empty; Roll already released its shadow
-  XTFQ_ASSIGN_OR_RETURN(PageId s, Allocate());
+PageHeader StoreWriter::ShadowHeader(const Chain& c, PageId at) {
   PageHeader h;
-  h.page_id = s;
+  h.page_id = at;
   h.logical = c.desc.open;
   h.kind = c.kind;
   h.level = c.level;
@@ -227,7 +215,15 @@ Status StoreWriter::WriteShadow(Chain& c) {
   h.array = c.array;
   h.entry_count = c.count;
   h.prev = c.desc.last_full;
-  h.Encode(c.page.data());
+  return h;
+}
+
+Status StoreWriter::WriteShadow(Chain& c) {
+  if (!c.dirty) return Ok();
+  c.dirty = false;
+  if (c.count == 0) return Ok();  // the open page is empty; Roll already released its shadow
+  XTFQ_ASSIGN_OR_RETURN(PageId s, Allocate());
+  ShadowHeader(c, s).Encode(c.page.data());
   SealPage(c.page);
   XTFQ_TRY(QueueWrite(s, c.page));
   if (c.desc.shadow != kNoPage) pending_free_.push_back(c.desc.shadow);

@@ -85,6 +85,8 @@ class StoreWriter final : public RecordSink {
   Status EnsureOpen(Chain& c);
   Status AppendBytes(Chain& c, std::span<const std::byte> bytes);
   Status Roll(Chain& c);
+  // The header of the shadow page at `at` holding c's open page as it is now.
+  static PageHeader ShadowHeader(const Chain& c, PageId at);
   Status WriteShadow(Chain& c);
   Status DoCommit();
   Result<PageId> Allocate();
