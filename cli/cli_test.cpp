@@ -42,7 +42,7 @@ TEST_CASE("cli: gen and import then info and check on a fresh store") {
   // 5000 records of 32 bytes: 39 full pages of 127 and 47 in the open page.
   CHECK(info.out.find("5000 records of 32 B (127 per page) in 39 full pages + 47 records in the open page") != std::string::npos);
   CHECK(info.out.find("page size 4096 B") != std::string::npos);
-  CHECK(info.out.find("t:i64 bytes:i64* dur:f64* rank:i32 op:i32") != std::string::npos);
+  CHECK(info.out.find("t:i64@time bytes:i64* dur:f64* rank:i32@process op:i32") != std::string::npos);
   Run json = Xtfq(dir, "info s.xtfq --format json");
   REQUIRE(json.status == 0);
   CHECK(json.out.find("\"records\": 5000") != std::string::npos);

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "store/format.h"
+#include "store/index_entry.h"
 #include "store/store.h"
 
 namespace xtfq::cli {
@@ -52,13 +53,28 @@ int InfoCommand::Run() {
   const uint64_t p = sb.page_size;
 
   ChainPages heap = Count(cat.heap, sb.page_size, 1);
-  uint64_t data_pages = 0, shadows = heap.shadow, opens = heap.open;
+  uint64_t data_pages = 0, index_pages = 0, shadows = heap.shadow, opens = heap.open;
   nlohmann::json arrays = nlohmann::json::array();
   for (const ArrayDesc& a : cat.arrays) {
     ChainPages c = Count(a.levels[0], sb.page_size, a.schema.record_width());
     data_pages += c.full;
     shadows += c.shadow;
     opens += c.open;
+    // Pages per level, counting each level's open page (its shadow) once.
+    nlohmann::json levels = nlohmann::json::array();
+    uint64_t array_index = 0;
+    for (size_t l = 0; l < a.levels.size(); ++l) {
+      const uint32_t width = l == 0 ? a.schema.record_width() : IndexEntry::Width(a.schema);
+      ChainPages lc = Count(a.levels[l], sb.page_size, width);
+      if (l > 0) {
+        index_pages += lc.full;
+        shadows += lc.shadow;
+        opens += lc.open;
+        array_index += lc.full + lc.shadow;
+      }
+      levels.push_back({{"level", l}, {"pages", lc.full + lc.shadow}, {"entries_per_page", PageCapacity(sb.page_size, width)}});
+    }
+    const uint64_t array_data = c.full + c.shadow;
     nlohmann::json fields = nlohmann::json::array();
     for (const Field& fd : a.schema.fields()) {
       fields.push_back({{"name", fd.name}, {"type", FieldTypeName(fd.type)}, {"offset", fd.offset}});
@@ -73,7 +89,11 @@ int InfoCommand::Run() {
                       {"full_pages", c.full},
                       {"open_page_records", a.levels[0].OpenEntries(PageCapacity(sb.page_size, a.schema.record_width()))},
                       {"fields", fields},
-                      {"aggregates", aggs}});
+                      {"aggregates", aggs},
+                      {"height", a.levels.size()},
+                      {"levels", levels},
+                      {"index_pages", array_index},
+                      {"index_overhead", array_data == 0 ? 0.0 : static_cast<double>(array_index) / static_cast<double>(array_data)}});
   }
   const uint64_t free_pages = cat.free_pages.size();
   nlohmann::json j = {
@@ -89,6 +109,7 @@ int InfoCommand::Run() {
        {{"superblock", format::kSuperblockSlots},
         {"catalogue", sb.catalogue_pages},
         {"data", data_pages},
+        {"index", index_pages},
         {"heap", heap.full},
         {"shadow", shadows},
         {"open_reserved", opens},
@@ -107,9 +128,9 @@ int InfoCommand::Run() {
   fmt::print("format       version {}, page size {} B\n", sb.version, sb.page_size);
   fmt::print("generation   {} (superblock {}, committed {:%Y-%m-%dT%H:%M:%SZ})\n", sb.generation,
              s.superblock_slot(), when);
-  fmt::print("pages        {} ({}): {} data, {} heap, {} catalogue, {} shadow, {} open (reserved), {} free, {} superblock\n",
-             sb.page_count, Bytes(sb.page_count * p), data_pages, heap.full, sb.catalogue_pages, shadows, opens,
-             free_pages, format::kSuperblockSlots);
+  fmt::print("pages        {} ({}): {} data, {} index, {} heap, {} catalogue, {} shadow, {} open (reserved), {} free, {} superblock\n",
+             sb.page_count, Bytes(sb.page_count * p), data_pages, index_pages, heap.full, sb.catalogue_pages, shadows,
+             opens, free_pages, format::kSuperblockSlots);
   fmt::print("free space   {} in {} free pages\n", Bytes(free_pages * p), free_pages);
   fmt::print("string heap  {}\n", Bytes(cat.heap.entries));
   fmt::print("arrays       {}\n", cat.arrays.size());
@@ -119,6 +140,13 @@ int InfoCommand::Run() {
                a["records_per_page"].get<uint32_t>(), a["full_pages"].get<uint64_t>(),
                a["open_page_records"].get<uint32_t>());
     fmt::print("  {:<12} fields {}\n", "", cat.Find(a["name"].get<std::string>())->schema.Describe());
+    std::string per_level;
+    for (const auto& l : a["levels"]) {
+      per_level += fmt::format("{}{}", per_level.empty() ? "" : " / ", l["pages"].get<uint64_t>());
+    }
+    fmt::print("  {:<12} TN tree height {}, pages per level (leaves first) {}, index {} pages = {:.2f}% of data pages\n",
+               "", a["height"].get<size_t>(), per_level, a["index_pages"].get<uint64_t>(),
+               100.0 * a["index_overhead"].get<double>());
   }
   if (!cat.arrays.empty()) fmt::print("(* marks aggregated fields)\n");
   return kExitOk;

@@ -21,7 +21,7 @@ const Schema& EventRecord::StoreSchema() {
   static const Schema schema = *Schema::Make(
       {{"t", FieldType::kI64}, {"bytes", FieldType::kI64}, {"dur", FieldType::kF64},
        {"rank", FieldType::kI32}, {"op", FieldType::kI32}},
-      {"bytes", "dur"});
+      {"bytes", "dur"}, "t", "rank");
   return schema;
 }
 

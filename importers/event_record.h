@@ -21,7 +21,7 @@ struct EventRecord {
   static constexpr uint32_t kSize = 32;
   void Encode(std::byte* out) const;
   static EventRecord Decode(const std::byte* in);
-  // t:i64 bytes:i64* dur:f64* rank:i32 op:i32 (aggregates: bytes, dur).
+  // t:i64 bytes:i64* dur:f64* rank:i32 op:i32: aggregates bytes and dur, time t, process rank.
   static const Schema& StoreSchema();
   bool operator==(const EventRecord&) const = default;
 };

@@ -46,7 +46,7 @@ std::shared_ptr<MemDisk> Disk(const std::vector<EventRecord>& ev, size_t extra =
 TEST_CASE("events: the store schema is the 32-byte layout of the bench format") {
   const Schema& s = EventRecord::StoreSchema();
   CHECK(s.record_width() == 32);
-  CHECK(s.Describe() == "t:i64 bytes:i64* dur:f64* rank:i32 op:i32");
+  CHECK(s.Describe() == "t:i64@time bytes:i64* dur:f64* rank:i32@process op:i32");
   EventRecord e{123, 4096, 0.25, 17, 1};
   std::vector<std::byte> b(32);
   e.Encode(b.data());

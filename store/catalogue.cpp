@@ -9,6 +9,7 @@
 #include "store/byte_reader.h"
 #include "store/endian.h"
 #include "store/format.h"
+#include "store/index_entry.h"
 
 namespace xtfq {
 
@@ -41,6 +42,9 @@ std::vector<std::byte> Catalogue::Encode() const {
     StoreLe<uint16_t>(p + f::kArFieldCount, static_cast<uint16_t>(a.schema.fields().size()));
     StoreLe<uint16_t>(p + f::kArAggregateCount, static_cast<uint16_t>(a.schema.aggregates().size()));
     StoreLe<uint16_t>(p + f::kArLevelCount, static_cast<uint16_t>(a.levels.size()));
+    StoreLe<uint16_t>(p + f::kArTimeField, a.schema.time_field() ? static_cast<uint16_t>(*a.schema.time_field()) : f::kNoField);
+    StoreLe<uint16_t>(p + f::kArProcessField,
+                      a.schema.process_field() ? static_cast<uint16_t>(*a.schema.process_field()) : f::kNoField);
     p += f::kArrayFixedSize;
     put_bytes(a.name);
     for (const Field& fd : a.schema.fields()) {
@@ -86,12 +90,14 @@ Result<Catalogue> Catalogue::Decode(std::span<const std::byte> bytes, std::strin
     const uint16_t field_count = LoadLe<uint16_t>(fixed.data() + f::kArFieldCount);
     const uint16_t agg_count = LoadLe<uint16_t>(fixed.data() + f::kArAggregateCount);
     const uint16_t level_count = LoadLe<uint16_t>(fixed.data() + f::kArLevelCount);
+    const uint16_t time_field = LoadLe<uint16_t>(fixed.data() + f::kArTimeField);
+    const uint16_t process_field = LoadLe<uint16_t>(fixed.data() + f::kArProcessField);
     auto bad = [&](const std::string& m) {
       return Error(ErrorCode::kCorrupt, fmt::format("{} byte {}: array {}: {}", where, start, i + 1, m));
     };
     if (a.id.value != i + 1) return bad(fmt::format("array id {} where {} was expected", a.id.value, i + 1));
     if (name_len == 0 || name_len > f::kMaxNameLength) return bad(fmt::format("name length {}", name_len));
-    if (level_count != 1) return bad(fmt::format("{} levels (format version 1 has exactly 1)", level_count));
+    if (level_count < 1 || level_count > f::kMaxLevels) return bad(fmt::format("{} levels (1 to {} allowed)", level_count, f::kMaxLevels));
     XTFQ_ASSIGN_OR_RETURN(a.name, r.ReadString(name_len, "array name"));
     if (!names.insert(a.name).second) return bad(fmt::format("name '{}' used twice", a.name));
     std::vector<std::pair<std::string, FieldType>> fields;
@@ -107,7 +113,7 @@ Result<Catalogue> Catalogue::Decode(std::span<const std::byte> bytes, std::strin
       XTFQ_ASSIGN_OR_RETURN(uint16_t g, r.Read<uint16_t>("aggregate field"));
       aggs.push_back(g);
     }
-    Result<Schema> schema = Schema::FromIndexes(fields, aggs);
+    Result<Schema> schema = Schema::FromIndexes(fields, aggs, time_field, process_field);
     if (!schema.ok()) return bad(schema.error().message());
     a.schema = std::move(*schema);
     a.levels.clear();
@@ -134,8 +140,26 @@ Status Catalogue::Validate(uint32_t page_size, uint32_t page_count, std::string_
       return Error(ErrorCode::kCorrupt, fmt::format("{}: array '{}': records of {} bytes do not fit a page",
                                                     where, a.name, a.schema.record_width()));
     }
-    XTFQ_TRY(a.levels[0].Validate(PageCapacity(page_size, a.schema.record_width()), page_count,
-                                  fmt::format("{}: array '{}' level 0", where, a.name)));
+    for (size_t l = 0; l < a.levels.size(); ++l) {
+      const uint32_t width = l == 0 ? a.schema.record_width() : IndexEntry::Width(a.schema);
+      const uint32_t cap = PageCapacity(page_size, width);
+      const std::string at = fmt::format("{}: array '{}' level {}", where, a.name, l);
+      if (cap < (l == 0 ? 1u : 2u)) return Error(ErrorCode::kCorrupt, at + ": too few entries fit a page");
+      XTFQ_TRY(a.levels[l].Validate(cap, page_count, at, l > 0));
+      if (l > 0) {
+        // One entry per full page of the level below; the top level has no full page.
+        const uint64_t below = a.levels[l - 1].FullPages(PageCapacity(page_size, l == 1 ? a.schema.record_width() : width));
+        if (a.levels[l].entries != below) {
+          return Error(ErrorCode::kCorrupt, fmt::format("{}: {} entries for {} full pages below", at, a.levels[l].entries, below));
+        }
+      }
+      if (l + 1 == a.levels.size() && a.levels[l].FullPages(cap) != 0) {
+        return Error(ErrorCode::kCorrupt, at + ": the top level has full pages (it must be one open page)");
+      }
+      if (l + 1 < a.levels.size() && a.levels[l].FullPages(cap) == 0) {
+        return Error(ErrorCode::kCorrupt, at + ": a level below the top has no full page");
+      }
+    }
   }
   std::unordered_set<uint32_t> seen;
   for (PageId id : free_pages) {

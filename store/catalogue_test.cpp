@@ -13,8 +13,10 @@ Catalogue Sample() {
   ArrayDesc a;
   a.id = ArrayId(1);
   a.name = "events";
-  a.schema = *Schema::Make({{"t", FieldType::kI64}, {"bytes", FieldType::kI64}, {"x", FieldType::kU8}}, {"bytes"});
-  a.levels[0] = ChainDesc{PageId(4), PageId(9), PageId(11), PageId(12), 3 * 239 + 5};  // 17-byte records: 239 per page
+  a.schema = *Schema::Make({{"t", FieldType::kI64}, {"bytes", FieldType::kI64}, {"x", FieldType::kU8}}, {"bytes"}, "t");
+  // 17-byte records: 239 per page; three full pages under one index page of 52-byte entries.
+  a.levels[0] = ChainDesc{PageId(4), PageId(9), PageId(11), PageId(12), 3 * 239 + 5};
+  a.levels.push_back(ChainDesc{PageId(15), kNoPage, PageId(15), PageId(16), 3});
   c.arrays.push_back(a);
   ArrayDesc b;
   b.id = ArrayId(2);
@@ -29,8 +31,8 @@ Catalogue Sample() {
 TEST_CASE("catalogue: encodes to the documented size and decodes to the same catalogue") {
   const Catalogue c = Sample();
   const auto bytes = c.Encode();
-  // Header 32; array 1: 12 + 6 + (2+1)+(2+5)+(2+1) + 2 + 24; array 2: 12 + 5 + (2+1) + 24; free: 8.
-  CHECK(bytes.size() == 32 + (12 + 6 + 3 + 7 + 3 + 2 + 24) + (12 + 5 + 3 + 24) + 8);
+  // Header 32; array 1: 16 + 6 + (2+1)+(2+5)+(2+1) + 2 + 2 * 24; array 2: 16 + 5 + (2+1) + 24; free: 8.
+  CHECK(bytes.size() == 32 + (16 + 6 + 3 + 7 + 3 + 2 + 48) + (16 + 5 + 3 + 24) + 8);
   CHECK(bytes.size() == c.EncodedSize());
   Result<Catalogue> d = Catalogue::Decode(bytes, "test");
   REQUIRE(d.ok());
@@ -38,7 +40,8 @@ TEST_CASE("catalogue: encodes to the documented size and decodes to the same cat
   CHECK(d->arrays[0].name == "events");
   CHECK(d->arrays[0].schema == c.arrays[0].schema);
   CHECK(d->arrays[0].schema.record_width() == 17);
-  CHECK(d->arrays[0].levels[0] == c.arrays[0].levels[0]);
+  CHECK(d->arrays[0].levels == c.arrays[0].levels);
+  CHECK(d->arrays[0].schema.time_field() == 0);
   CHECK(d->arrays[1].schema == c.arrays[1].schema);
   CHECK(d->heap == c.heap);
   CHECK(d->free_pages == c.free_pages);
@@ -57,16 +60,22 @@ TEST_CASE("catalogue: every truncation and bad field is an error naming the byte
   bad[32 + format::kArNameLength] = std::byte{0};  // empty array name
   CHECK_FALSE(Catalogue::Decode(bad, "cat").ok());
   bad = bytes;
-  bad[32 + 12 + 6] = std::byte{42};  // unknown field type of the first field
+  bad[32 + 16 + 6] = std::byte{42};  // unknown field type of the first field
   CHECK_FALSE(Catalogue::Decode(bad, "cat").ok());
   bad = bytes;
-  bad[32 + format::kArLevelCount] = std::byte{2};  // version 1 has exactly one level
+  bad[32 + format::kArLevelCount] = std::byte{0};  // an array has at least one level
   CHECK_FALSE(Catalogue::Decode(bad, "cat").ok());
 }
 
 TEST_CASE("catalogue: validation catches chains that contradict their counts or the file") {
   Catalogue c = Sample();
-  CHECK_FALSE(c.Validate(4096, 12, "t").ok());  // page 12, 13, 14 beyond 12 pages
+  CHECK_FALSE(c.Validate(4096, 12, "t").ok());  // pages 12 to 16 beyond 12 pages
+  c = Sample();
+  c.arrays[0].levels[1].entries = 2;  // three full pages below need three entries
+  CHECK_FALSE(c.Validate(4096, 20, "t").ok());
+  c = Sample();
+  c.arrays[0].levels.pop_back();  // the top level may not have full pages
+  CHECK_FALSE(c.Validate(4096, 20, "t").ok());
   c = Sample();
   c.arrays[0].levels[0].shadow = kNoPage;  // 5 records in the open page need a shadow
   CHECK_FALSE(c.Validate(4096, 20, "t").ok());
@@ -119,6 +128,11 @@ TEST_CASE("schema: widths and offsets and value round trips and validation") {
   CHECK(s->record_width() == 1 + 2 + 8 + 4 + 8);
   CHECK(s->fields()[3].offset == 11);
   CHECK(s->Describe() == "a:i8 b:u16 c:f64* d:i32 e:u64*");
+  Result<Schema> keyed = Schema::Make({{"t", FieldType::kI64}, {"p", FieldType::kI32}, {"v", FieldType::kF64}}, {"v"}, "t", "p");
+  REQUIRE(keyed.ok());
+  CHECK(keyed->Describe() == "t:i64@time p:i32@process v:f64*");
+  CHECK_FALSE(Schema::Make({{"t", FieldType::kF64}}, {}, "t").ok());  // a time key is an integer
+  CHECK_FALSE(Schema::Make({{"t", FieldType::kI64}}, {}, "x").ok());
   std::vector<std::byte> r(s->record_width());
   s->Set(r.data(), 0, int64_t{-5});
   s->Set(r.data(), 1, uint64_t{65535});

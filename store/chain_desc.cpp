@@ -31,7 +31,7 @@ ChainDesc ChainDesc::Decode(const std::byte* p) {
   return c;
 }
 
-Status ChainDesc::Validate(uint32_t capacity, uint32_t page_count, std::string_view where) const {
+Status ChainDesc::Validate(uint32_t capacity, uint32_t page_count, std::string_view where, bool index_level) const {
   auto bad = [&](const std::string& m) {
     return Error(ErrorCode::kCorrupt, fmt::format("{}: {}", where, m));
   };
@@ -52,7 +52,8 @@ Status ChainDesc::Validate(uint32_t capacity, uint32_t page_count, std::string_v
   if (head == kNoPage || open == kNoPage) return bad("a non-empty chain lacks its head or open page");
   if ((full == 0) != (head == open)) return bad("head and open page disagree with the entry count");
   if ((full == 0) != (last_full == kNoPage)) return bad("last full page disagrees with the entry count");
-  if ((OpenEntries(capacity) == 0) != (shadow == kNoPage)) {
+  if (OpenEntries(capacity) != 0 && shadow == kNoPage) return bad("the open page's entries have no shadow page");
+  if (OpenEntries(capacity) == 0 && shadow != kNoPage && !index_level) {
     return bad("shadow page disagrees with the entries of the open page");
   }
   if (shadow != kNoPage && (shadow == open || shadow == head || shadow == last_full)) {

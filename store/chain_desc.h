@@ -36,8 +36,10 @@ struct ChainDesc {
 
   void Encode(std::byte* out) const;
   static ChainDesc Decode(const std::byte* in);
-  // The invariants of docs/format.md that a descriptor can check alone.
-  Status Validate(uint32_t capacity, uint32_t page_count, std::string_view where) const;
+  // The invariants of docs/format.md that a descriptor can check alone. An index level
+  // (`index_level`) may have a shadow while its open page holds no entry of its own: the shadow
+  // then holds only the right-edge entry for the level below.
+  Status Validate(uint32_t capacity, uint32_t page_count, std::string_view where, bool index_level = false) const;
   bool operator==(const ChainDesc&) const = default;
 };
 

@@ -16,7 +16,7 @@ namespace xtfq::format {
 
 // docs/format.md: "The file"
 inline constexpr std::string_view kMagic = "XTFQSTOR";  // 8 bytes, no terminator
-inline constexpr uint32_t kFormatVersion = 1;
+inline constexpr uint32_t kFormatVersion = 2;
 inline constexpr uint32_t kMinPageSize = 4096;
 inline constexpr uint32_t kMaxPageSize = 65536;
 inline constexpr uint32_t kDefaultPageSize = 4096;
@@ -53,8 +53,9 @@ inline constexpr uint32_t kPhLogicalId = 28;
 inline constexpr uint32_t kPageHeaderSize = 32;
 
 // Page flags (byte kPhFlags).
-inline constexpr uint8_t kFlagShadow = 0x01;  // a committed copy of an open page
-inline constexpr uint8_t kKnownFlags = kFlagShadow;
+inline constexpr uint8_t kFlagShadow = 0x01;     // a committed copy of an open page
+inline constexpr uint8_t kFlagRightEdge = 0x02;  // index shadow: the last entry covers the open page below
+inline constexpr uint8_t kKnownFlags = kFlagShadow | kFlagRightEdge;
 
 // docs/format.md: "Catalogue header"
 inline constexpr uint32_t kCatArrayCount = 0;
@@ -76,7 +77,23 @@ inline constexpr uint32_t kArNameLength = 4;
 inline constexpr uint32_t kArFieldCount = 6;
 inline constexpr uint32_t kArAggregateCount = 8;
 inline constexpr uint32_t kArLevelCount = 10;
-inline constexpr uint32_t kArrayFixedSize = 12;
+inline constexpr uint32_t kArTimeField = 12;
+inline constexpr uint32_t kArProcessField = 14;
+inline constexpr uint32_t kArrayFixedSize = 16;
+inline constexpr uint16_t kNoField = 0xFFFF;
+
+// docs/format.md: "Index entry"
+inline constexpr uint32_t kIeKey = 0;
+inline constexpr uint32_t kIeChild = 8;
+inline constexpr uint32_t kIeCount = 12;
+inline constexpr uint32_t kIndexEntryFixedSize = 20;
+
+// docs/format.md: "Field statistics"
+inline constexpr uint32_t kFsSum = 0;
+inline constexpr uint32_t kFsMin = 8;
+inline constexpr uint32_t kFsMax = 16;
+inline constexpr uint32_t kFsSumSq = 24;
+inline constexpr uint32_t kFieldStatsSize = 32;
 
 // docs/format.md: "Field descriptor"
 inline constexpr uint32_t kFdType = 0;
@@ -136,13 +153,22 @@ inline constexpr std::array kLayout = {
     LayoutRow{"Array descriptor", "field_count", kArFieldCount, 2},
     LayoutRow{"Array descriptor", "aggregate_count", kArAggregateCount, 2},
     LayoutRow{"Array descriptor", "level_count", kArLevelCount, 2},
+    LayoutRow{"Array descriptor", "time_field", kArTimeField, 2},
+    LayoutRow{"Array descriptor", "process_field", kArProcessField, 2},
+    LayoutRow{"Index entry", "key", kIeKey, 8},
+    LayoutRow{"Index entry", "child", kIeChild, 4},
+    LayoutRow{"Index entry", "count", kIeCount, 8},
+    LayoutRow{"Field statistics", "sum", kFsSum, 8},
+    LayoutRow{"Field statistics", "min", kFsMin, 8},
+    LayoutRow{"Field statistics", "max", kFsMax, 8},
+    LayoutRow{"Field statistics", "sumsq", kFsSumSq, 8},
     LayoutRow{"Field descriptor", "type", kFdType, 1},
     LayoutRow{"Field descriptor", "name_length", kFdNameLength, 1},
     LayoutRow{"String heap", "length", kStrLength, 4},
 };
 
 // Sizes of the fixed parts, checked against the document's "N bytes" statements.
-inline constexpr std::array<std::pair<std::string_view, uint32_t>, 7> kFixedSizes = {{
+inline constexpr std::array<std::pair<std::string_view, uint32_t>, 9> kFixedSizes = {{
     {"Superblock", kSuperblockSize},
     {"Page header", kPageHeaderSize},
     {"Catalogue header", kCatalogueHeaderSize},
@@ -150,6 +176,8 @@ inline constexpr std::array<std::pair<std::string_view, uint32_t>, 7> kFixedSize
     {"Array descriptor", kArrayFixedSize},
     {"Field descriptor", kFieldFixedSize},
     {"String heap", kStringPrefixSize},
+    {"Index entry", kIndexEntryFixedSize},
+    {"Field statistics", kFieldStatsSize},
 }};
 
 }  // namespace xtfq::format

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <set>
+#include <tuple>
 
 #include "store/endian.h"
 #include "store/format.h"
@@ -11,7 +12,18 @@
 namespace xtfq {
 
 Result<Schema> Schema::Make(const std::vector<std::pair<std::string, FieldType>>& fields,
-                            const std::vector<std::string>& aggregates) {
+                            const std::vector<std::string>& aggregates, std::string_view time,
+                            std::string_view process) {
+  auto index_of = [&](std::string_view name, std::string_view role) -> Result<uint16_t> {
+    if (name.empty()) return format::kNoField;
+    auto it = std::find_if(fields.begin(), fields.end(), [&](const auto& f) { return f.first == name; });
+    if (it == fields.end()) {
+      return Error(ErrorCode::kInvalidArgument, fmt::format("{} field '{}' is not a field", role, name));
+    }
+    return static_cast<uint16_t>(it - fields.begin());
+  };
+  XTFQ_ASSIGN_OR_RETURN(uint16_t t, index_of(time, "time"));
+  XTFQ_ASSIGN_OR_RETURN(uint16_t p, index_of(process, "process"));
   std::vector<uint16_t> idx;
   for (const std::string& a : aggregates) {
     auto it = std::find_if(fields.begin(), fields.end(), [&](const auto& f) { return f.first == a; });
@@ -20,11 +32,11 @@ Result<Schema> Schema::Make(const std::vector<std::pair<std::string, FieldType>>
     }
     idx.push_back(static_cast<uint16_t>(it - fields.begin()));
   }
-  return FromIndexes(fields, idx);
+  return FromIndexes(fields, idx, t, p);
 }
 
 Result<Schema> Schema::FromIndexes(const std::vector<std::pair<std::string, FieldType>>& fields,
-                                   const std::vector<uint16_t>& aggregates) {
+                                   const std::vector<uint16_t>& aggregates, uint16_t time, uint16_t process) {
   auto bad = [](const std::string& m) { return Error(ErrorCode::kInvalidArgument, m); };
   if (fields.empty() || fields.size() > format::kMaxFields) {
     return bad(fmt::format("a schema needs 1 to {} fields, not {}", format::kMaxFields, fields.size()));
@@ -48,7 +60,25 @@ Result<Schema> Schema::FromIndexes(const std::vector<std::pair<std::string, Fiel
     if (!seen.insert(a).second) return bad(fmt::format("field '{}' aggregated twice", fields[a].first));
     s.aggregates_.push_back(a);
   }
+  for (auto [index, slot, role] : {std::tuple{time, &s.time_, "time"}, std::tuple{process, &s.process_, "process"}}) {
+    if (index == format::kNoField) continue;
+    if (index >= fields.size()) return bad(fmt::format("{} field index {} out of range", role, index));
+    if (fields[index].second == FieldType::kF64 || fields[index].second == FieldType::kU64) {
+      return bad(fmt::format("{} field '{}' must be a signed integer or a narrower unsigned one", role, fields[index].first));
+    }
+    *slot = index;
+  }
   return s;
+}
+
+int64_t Schema::Time(const std::byte* r) const {
+  const Value v = Get(r, *time_);
+  return std::holds_alternative<int64_t>(v) ? std::get<int64_t>(v) : static_cast<int64_t>(std::get<uint64_t>(v));
+}
+
+int64_t Schema::Process(const std::byte* r) const {
+  const Value v = Get(r, *process_);
+  return std::holds_alternative<int64_t>(v) ? std::get<int64_t>(v) : static_cast<int64_t>(std::get<uint64_t>(v));
 }
 
 std::optional<size_t> Schema::Find(std::string_view name) const {
@@ -102,12 +132,17 @@ std::string Schema::Describe() const {
     out += ':';
     out += FieldTypeName(fields_[i].type);
     if (std::find(aggregates_.begin(), aggregates_.end(), i) != aggregates_.end()) out += '*';
+    if (time_ == i) out += "@time";
+    if (process_ == i) out += "@process";
   }
   return out;
 }
 
 bool Schema::operator==(const Schema& o) const {
-  if (fields_.size() != o.fields_.size() || aggregates_ != o.aggregates_) return false;
+  if (fields_.size() != o.fields_.size() || aggregates_ != o.aggregates_ || time_ != o.time_ ||
+      process_ != o.process_) {
+    return false;
+  }
   for (size_t i = 0; i < fields_.size(); ++i) {
     if (fields_[i].name != o.fields_[i].name || fields_[i].type != o.fields_[i].type) return false;
   }

@@ -33,15 +33,24 @@ using Value = std::variant<int64_t, uint64_t, double>;
 class Schema {
  public:
   Schema() = default;
+  // `time` names the integer field that orders records (the TN tree's key), `process` the integer
+  // field that says which process a record belongs to; either may be empty (none).
   static Result<Schema> Make(const std::vector<std::pair<std::string, FieldType>>& fields,
-                             const std::vector<std::string>& aggregates);
-  // Same, with aggregates given as field indexes (as the catalogue stores them).
+                             const std::vector<std::string>& aggregates, std::string_view time = {},
+                             std::string_view process = {});
+  // Same, with fields given as indexes (as the catalogue stores them; format::kNoField for none).
   static Result<Schema> FromIndexes(const std::vector<std::pair<std::string, FieldType>>& fields,
-                                    const std::vector<uint16_t>& aggregates);
+                                    const std::vector<uint16_t>& aggregates, uint16_t time = 0xFFFF,
+                                    uint16_t process = 0xFFFF);
 
   const std::vector<Field>& fields() const { return fields_; }
   const std::vector<uint16_t>& aggregates() const { return aggregates_; }
   uint32_t record_width() const { return width_; }
+  std::optional<size_t> time_field() const { return time_; }
+  std::optional<size_t> process_field() const { return process_; }
+  // The record's time key (an integer field read as int64). REQUIRES: time_field().
+  int64_t Time(const std::byte* record) const;
+  int64_t Process(const std::byte* record) const;
   std::optional<size_t> Find(std::string_view name) const;
 
   Value Get(const std::byte* record, size_t field) const;
@@ -49,7 +58,7 @@ class Schema {
   // Stores v converted to the field's type (C++ conversion rules).
   void Set(std::byte* record, size_t field, Value v) const;
 
-  // "t:i64 bytes:i64 ..." with "*" after aggregated fields.
+  // "t:i64 bytes:i64 ..." with "*" after aggregated fields, "@time" and "@process" after those.
   std::string Describe() const;
   bool operator==(const Schema& other) const;
 
@@ -57,6 +66,8 @@ class Schema {
   std::vector<Field> fields_;
   std::vector<uint16_t> aggregates_;
   uint32_t width_ = 0;
+  std::optional<size_t> time_;
+  std::optional<size_t> process_;
 };
 
 }  // namespace xtfq

@@ -64,9 +64,24 @@ StoreChecker::Report StoreChecker::Run() {
   report_.pages_read += store_.catalogue_pages().size();
   for (PageId id : store_.catalogue().free_pages) Claim(id, Role::kFree, "the free list");
   const Catalogue& cat = store_.catalogue();
-  CheckChain(cat.heap, PageKind::kHeap, ArrayId(0), 1, "string heap");
+  CheckChain(cat.heap, PageKind::kHeap, ArrayId(0), 0, 1, nullptr, nullptr, "string heap");
   for (const ArrayDesc& a : cat.arrays) {
-    CheckChain(a.levels[0], PageKind::kData, a.id, a.schema.record_width(), fmt::format("array '{}'", a.name));
+    std::optional<std::vector<IndexEntry>> below;
+    for (size_t l = 0; l < a.levels.size(); ++l) {
+      const uint32_t width = l == 0 ? a.schema.record_width() : IndexEntry::Width(a.schema);
+      const std::string what = fmt::format("array '{}' level {}", a.name, l);
+      if (l > 0 && !below) {
+        // A problem below: the pages of this level are still claimed, but not compared.
+        CheckChain(a.levels[l], PageKind::kIndex, a.id, static_cast<uint8_t>(l), width, nullptr, nullptr, what);
+        continue;
+      }
+      below = CheckChain(a.levels[l], l == 0 ? PageKind::kData : PageKind::kIndex, a.id, static_cast<uint8_t>(l),
+                         width, &a.schema, l == 0 ? nullptr : &*below, what);
+    }
+    if (below && a.levels.size() > 1 && below->size() != 1) {
+      Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: array '{}': the top level holds {} pages, not one root",
+                                                     store_.name(), a.name, below->size())));
+    }
   }
   for (uint32_t p = f::kFirstDataPage; p < sb.page_count; ++p) {
     if (report_.roles[p] == Role::kUnclaimed) {
@@ -77,11 +92,15 @@ StoreChecker::Report StoreChecker::Run() {
   return std::move(report_);
 }
 
-void StoreChecker::CheckChain(const ChainDesc& chain, PageKind kind, ArrayId array, uint32_t width,
-                              const std::string& what) {
+std::optional<std::vector<IndexEntry>> StoreChecker::CheckChain(const ChainDesc& chain, PageKind kind, ArrayId array,
+                                                              uint8_t level, uint32_t width, const Schema* schema,
+                                                              const std::vector<IndexEntry>* below,
+                                                              const std::string& what) {
   const uint32_t cap = PageCapacity(store_.page_size(), width);
   const uint64_t full = chain.FullPages(cap);
   std::vector<std::byte> page(store_.page_size());
+  std::vector<IndexEntry> summaries;
+  bool failed = false;
   // The heap is a run of (u32 length, bytes) strings; track where the next one starts.
   uint64_t heap_pos = 0, next_string = 0;
   std::byte prefix[f::kStringPrefixSize];
@@ -102,7 +121,50 @@ void StoreChecker::CheckChain(const ChainDesc& chain, PageKind kind, ArrayId arr
       }
     }
   };
-  auto check_page = [&](PageId logical, PageId physical, const PageHeader& want, std::string_view role) -> bool {
+  // Index entries seen so far on this level, to match against `below` in order.
+  uint64_t entry_no = 0;
+  auto check_entries = [&](const std::byte* payload, const PageHeader& h, const std::string& where) {
+    IndexEntry sum;
+    sum.summary = Summary(*schema);
+    sum.child = h.logical;
+    for (uint32_t i = 0; i < h.entry_count; ++i) {
+      const std::byte* p = payload + size_t{i} * width;
+      if (level == 0) {
+        if (i == 0) sum.key = schema->time_field() ? schema->Time(p) : static_cast<int64_t>(entry_no);
+        if (schema->time_field() && i > 0 && schema->Time(p) < schema->Time(p - width)) {
+          Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: record {} has time {}, before the record ahead of it",
+                                                         where, i, schema->Time(p))));
+          failed = true;
+        }
+        sum.summary.Add(*schema, p);
+        ++entry_no;
+        continue;
+      }
+      const IndexEntry e = IndexEntry::DecodeFor(*schema, p);
+      const bool edge = (h.flags & f::kFlagRightEdge) != 0 && i + 1 == h.entry_count;
+      // Real entries cover the full pages below in order; a right-edge entry covers the open page.
+      const uint64_t want_no = edge ? below->size() - 1 : entry_no;
+      if (!edge) ++entry_no;
+      auto bad = [&](const std::string& m) {
+        Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: index entry {}: {}", where, i, m)));
+        failed = true;
+      };
+      if (want_no >= below->size() || (edge && below->size() == entry_no)) {
+        bad("has no page below it to cover");
+        continue;
+      }
+      const IndexEntry& w = (*below)[want_no];
+      if (e.child != w.child) bad(fmt::format("child is page {}, page {} expected", e.child.value, w.child.value));
+      else if (e.summary.count != w.summary.count) bad(fmt::format("count is {}, the subtree holds {}", e.summary.count, w.summary.count));
+      else if (e.key != w.key) bad(fmt::format("key is {}, the subtree starts at {}", e.key, w.key));
+      else if (!(e.summary == w.summary)) bad("aggregates differ from the subtree's");
+      if (i == 0) sum.key = e.key;
+      sum.summary.Merge(e.summary);
+    }
+    if (h.entry_count > 0) summaries.push_back(std::move(sum));
+  };
+  auto check_page = [&](PageId logical, PageId physical, const PageHeader& want, std::string_view role,
+                        bool edge_allowed) -> bool {
     const std::string where = fmt::format("{}: page {} (offset {}): {} page of the {}", store_.name(),
                                           physical.value, uint64_t{physical.value} * store_.page_size(), role, what);
     Status s = store_.ReadPage(physical, page);
@@ -114,32 +176,39 @@ void StoreChecker::CheckChain(const ChainDesc& chain, PageKind kind, ArrayId arr
     PageHeader h = PageHeader::Decode(page.data());
     PageHeader w = want;
     if (w.next == PageId(UINT32_MAX)) w.next = h.next;  // an inner link: any page, checked by the next step
+    if (edge_allowed && (h.flags & f::kFlagRightEdge) != 0) {
+      w.flags |= f::kFlagRightEdge;
+      ++w.entry_count;
+    }
     Status e = ExpectHeader(h, w, where);
     if (!e.ok()) {
       Problem(std::move(e).error());
       return false;
     }
-    if (kind == PageKind::kHeap) scan_heap(page.data() + f::kPageHeaderSize, h.entry_count, logical);
+    const std::byte* payload = page.data() + f::kPageHeaderSize;
+    if (kind == PageKind::kHeap) scan_heap(payload, h.entry_count, logical);
+    if (schema != nullptr) check_entries(payload, h, where);
     return true;
   };
 
   PageHeader want;
   want.kind = kind;
+  want.level = level;
   want.array = array;
   PageId id = chain.head, prev = kNoPage;
   for (uint64_t i = 0; i < full; ++i) {
-    if (!Claim(id, Role::kChainPage, what)) return;
+    if (!Claim(id, Role::kChainPage, what)) return std::nullopt;
     want.entry_count = cap;
     want.prev = prev;
     want.next = i + 1 == full ? chain.open : PageId(UINT32_MAX);
     want.logical = id;
-    if (!check_page(id, id, want, "full")) return;
+    if (!check_page(id, id, want, "full", false)) return std::nullopt;
     prev = id;
     id = PageHeader::Decode(page.data()).next;
     if (id == kNoPage) {
       Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: page {}: {}: next link is 0 after {} of {} full pages",
                                                      store_.name(), prev.value, what, i + 1, full)));
-      return;
+      return std::nullopt;
     }
   }
   if (full > 0 && prev != chain.last_full) {
@@ -147,17 +216,31 @@ void StoreChecker::CheckChain(const ChainDesc& chain, PageKind kind, ArrayId arr
                                                    store_.name(), what, prev.value, chain.last_full.value)));
   }
   if (chain.open != kNoPage) Claim(chain.open, Role::kOpenPage, what);
+  // The level below has an open page with entries: this level's shadow must end in its right edge.
+  const bool below_open = level > 0 && below != nullptr && below->size() == chain.entries + 1;
   if (chain.shadow != kNoPage && Claim(chain.shadow, Role::kShadow, what)) {
     want.flags = f::kFlagShadow;
     want.entry_count = chain.OpenEntries(cap);
     want.prev = chain.last_full;
     want.next = kNoPage;
     want.logical = chain.open;
-    check_page(chain.open, chain.shadow, want, "shadow (open)");
+    if (!check_page(chain.open, chain.shadow, want, "shadow (open)", level > 0)) return std::nullopt;
+  }
+  if (level > 0 && below != nullptr && !failed) {
+    // Every page below is covered: its full pages by real entries, its open page by a right edge.
+    const uint64_t covered = entry_no;
+    const bool edge_seen = chain.shadow != kNoPage && (PageHeader::Decode(page.data()).flags & f::kFlagRightEdge) != 0;
+    if (covered != chain.entries || below_open != edge_seen) {
+      Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: {}: {} entries and {} right edge cover {} pages below",
+                                                     store_.name(), what, covered, edge_seen ? "a" : "no", below->size())));
+      failed = true;
+    }
   }
   if (kind == PageKind::kHeap && prefix_got != 0) {
     Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: string heap ends inside a length prefix", store_.name())));
   }
+  if (failed) return std::nullopt;
+  return summaries;
 }
 
 }  // namespace xtfq

@@ -3,6 +3,9 @@
 // the heap's string framing, and that every page is accounted for exactly once (superblock,
 // catalogue, chain page, reserved open page, shadow, or free). `xtfq check` prints its report.
 //
+// For every array's TN tree it also checks that each index entry's key, child, count and
+// aggregates equal what is below it, level by level (docs/format.md, invariants 11 to 13).
+//
 // The checker collects problems instead of stopping at the first, up to a limit, and never
 // trusts a page before its checksum passed.
 //
@@ -10,9 +13,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "store/index_entry.h"
 #include "store/store.h"
 
 namespace xtfq {
@@ -46,7 +51,12 @@ class StoreChecker {
  private:
   void Problem(Error e);
   bool Claim(PageId id, Role role, std::string_view what);
-  void CheckChain(const ChainDesc& chain, PageKind kind, ArrayId array, uint32_t width, const std::string& what);
+  // Checks one chain. For an array level, returns one entry per page (its full pages, then its
+  // open page if it has entries) summarizing it, for the level above to be checked against;
+  // `below` is that list for the level underneath (index levels only). nullopt after a problem.
+  std::optional<std::vector<IndexEntry>> CheckChain(const ChainDesc& chain, PageKind kind, ArrayId array,
+                                                    uint8_t level, uint32_t width, const Schema* schema,
+                                                    const std::vector<IndexEntry>* below, const std::string& what);
 
   Store& store_;
   size_t max_problems_;

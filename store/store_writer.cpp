@@ -21,13 +21,14 @@ StoreWriter::StoreWriter(std::unique_ptr<File> file, StoreOptions options, uint3
     : file_(std::move(file)), options_(options), page_size_(page_size) {
   options_.write_batch_pages = std::max<uint32_t>(1, options_.write_batch_pages);
   batch_.resize(size_t{options_.write_batch_pages} * page_size_);
-  heap_ = MakeChain(PageKind::kHeap, ArrayId(0), 1);
+  heap_ = MakeChain(PageKind::kHeap, ArrayId(0), 0, 1);
 }
 
-StoreWriter::Chain StoreWriter::MakeChain(PageKind kind, ArrayId array, uint32_t width) const {
+StoreWriter::Chain StoreWriter::MakeChain(PageKind kind, ArrayId array, uint8_t level, uint32_t width) const {
   Chain c;
   c.kind = kind;
   c.array = array;
+  c.level = level;
   c.width = width;
   c.capacity = PageCapacity(page_size_, width);
   c.page.assign(page_size_, std::byte{0});
@@ -73,13 +74,13 @@ Result<std::unique_ptr<StoreWriter>> StoreWriter::Open(std::unique_ptr<File> fil
   w->free_ = cat.free_pages;
   std::sort(w->free_.begin(), w->free_.end(), std::greater<>());
   w->heap_.desc = cat.heap;
-  XTFQ_TRY(w->LoadOpenPage(*store, w->heap_, "string heap"));
-  for (const ArrayDesc& a : cat.arrays) {
-    w->arrays_.push_back(a);
-    Chain c = w->MakeChain(PageKind::kData, a.id, a.schema.record_width());
-    c.desc = a.levels[0];
-    XTFQ_TRY(w->LoadOpenPage(*store, c, fmt::format("array '{}'", a.name)));
-    w->chains_.push_back(std::move(c));
+  XTFQ_TRY(w->LoadOpenPage(*store, w->heap_, "string heap", false));
+  for (const ArrayDesc& d : cat.arrays) {
+    auto a = std::make_unique<ArrayState>();
+    a->desc = d;
+    a->levels.reserve(f::kMaxLevels);
+    XTFQ_TRY(w->LoadArray(*store, *a));
+    w->arrays_.push_back(std::move(a));
   }
   w->file_ = store->ReleaseFile();
   // Pages beyond the committed generation are what a crashed writer left; drop them.
@@ -88,13 +89,37 @@ Result<std::unique_ptr<StoreWriter>> StoreWriter::Open(std::unique_ptr<File> fil
   return w;
 }
 
-Status StoreWriter::LoadOpenPage(Store& store, Chain& c, std::string_view what) {
+Status StoreWriter::LoadOpenPage(Store& store, Chain& c, std::string_view what, bool index_level) {
   c.count = c.desc.OpenEntries(c.capacity);
   if (c.desc.shadow == kNoPage) return Ok();
   XTFQ_TRY(store.ReadPage(c.desc.shadow, c.page));
-  return ExpectHeader(PageHeader::Decode(c.page.data()), ShadowHeader(c, c.desc.shadow),
+  const PageHeader h = PageHeader::Decode(c.page.data());
+  const bool edge = index_level && (h.flags & f::kFlagRightEdge) != 0;
+  return ExpectHeader(h, ShadowHeader(c, c.desc.shadow, c.count + (edge ? 1 : 0), edge ? f::kFlagRightEdge : 0),
                       fmt::format("{}: page {}: shadow of the open page of the {}", store.name(),
                                   c.desc.shadow.value, what));
+}
+
+Status StoreWriter::LoadArray(Store& store, ArrayState& a) {
+  for (size_t l = 0; l < a.desc.levels.size(); ++l) {
+    const uint32_t width = l == 0 ? a.desc.schema.record_width() : IndexEntry::Width(a.desc.schema);
+    Chain c = MakeChain(l == 0 ? PageKind::kData : PageKind::kIndex, a.desc.id, static_cast<uint8_t>(l), width);
+    c.desc = a.desc.levels[l];
+    XTFQ_TRY(LoadOpenPage(store, c, fmt::format("array '{}' level {}", a.desc.name, l), l > 0));
+    a.levels.push_back(std::move(c));
+  }
+  // The time of the last record, so that appends stay in time order across reopens.
+  const Schema& schema = a.desc.schema;
+  const Chain& leaf = a.levels[0];
+  if (!schema.time_field() || leaf.desc.entries == 0) return Ok();
+  if (leaf.count > 0) {
+    a.last_time = schema.Time(leaf.page.data() + f::kPageHeaderSize + size_t{leaf.count - 1} * leaf.width);
+    return Ok();
+  }
+  std::vector<std::byte> page(page_size_);
+  XTFQ_TRY(store.ReadPage(leaf.desc.last_full, page));
+  a.last_time = schema.Time(page.data() + f::kPageHeaderSize + size_t{leaf.capacity - 1} * leaf.width);
+  return Ok();
 }
 
 Result<ArrayId> StoreWriter::CreateArray(std::string_view name, const Schema& schema) {
@@ -109,33 +134,50 @@ Result<ArrayId> StoreWriter::CreateArray(std::string_view name, const Schema& sc
     return Error(ErrorCode::kInvalidArgument,
                  fmt::format("records of {} bytes do not fit a {}-byte page", schema.record_width(), page_size_));
   }
-  ArrayDesc a;
-  a.id = ArrayId(static_cast<uint32_t>(arrays_.size() + 1));
-  a.name = std::string(name);
-  a.schema = schema;
-  arrays_.push_back(a);
-  chains_.push_back(MakeChain(PageKind::kData, a.id, schema.record_width()));
-  return a.id;
+  if (PageCapacity(page_size_, IndexEntry::Width(schema)) < 2) {
+    return Error(ErrorCode::kInvalidArgument,
+                 fmt::format("{} aggregate fields make index entries of {} bytes; two must fit a {}-byte page",
+                             schema.aggregates().size(), IndexEntry::Width(schema), page_size_));
+  }
+  auto a = std::make_unique<ArrayState>();
+  a->desc.id = ArrayId(static_cast<uint32_t>(arrays_.size() + 1));
+  a->desc.name = std::string(name);
+  a->desc.schema = schema;
+  a->levels.reserve(f::kMaxLevels);
+  a->levels.push_back(MakeChain(PageKind::kData, a->desc.id, 0, schema.record_width()));
+  a->dirty = true;
+  arrays_.push_back(std::move(a));
+  return arrays_.back()->desc.id;
 }
 
 const ArrayDesc* StoreWriter::FindArray(std::string_view name) const {
-  for (const ArrayDesc& a : arrays_) {
-    if (a.name == name) return &a;
+  for (const auto& a : arrays_) {
+    if (a->desc.name == name) return &a->desc;
   }
   return nullptr;
 }
 
 Status StoreWriter::Append(ArrayId array, std::span<const std::byte> record) {
   XTFQ_TRY(Failed());
-  if (array.value == 0 || array.value > chains_.size()) {
+  if (array.value == 0 || array.value > arrays_.size()) {
     return Error(ErrorCode::kInvalidArgument, fmt::format("no array with id {}", array.value));
   }
-  Chain& c = chains_[array.value - 1];
+  ArrayState& a = *arrays_[array.value - 1];
+  Chain& c = a.levels[0];
   if (record.size() != c.width) {
     return Error(ErrorCode::kInvalidArgument,
-                 fmt::format("record of {} bytes for array '{}' of {}-byte records", record.size(),
-                             arrays_[array.value - 1].name, c.width));
+                 fmt::format("record of {} bytes for array '{}' of {}-byte records", record.size(), a.desc.name, c.width));
   }
+  if (a.desc.schema.time_field()) {
+    const int64_t t = a.desc.schema.Time(record.data());
+    if (t < a.last_time) {
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("array '{}' record {}: time {} is before the previous record's {}", a.desc.name,
+                               c.desc.entries, t, a.last_time));
+    }
+    a.last_time = t;
+  }
+  a.dirty = true;
   if (c.desc.open != kNoPage && c.count + 1 < c.capacity) {  // the common case: no page boundary
     std::memcpy(c.page.data() + f::kPageHeaderSize + size_t{c.count} * c.width, record.data(), c.width);
     ++c.count;
@@ -198,22 +240,66 @@ Status StoreWriter::Roll(Chain& c) {
     pending_free_.push_back(c.desc.shadow);
     c.desc.shadow = kNoPage;
   }
+  // The filled page's entry for the level above (its first key, id and summary), taken while
+  // the page is still the open one.
+  std::optional<IndexEntry> parent;
+  if (c.kind != PageKind::kHeap) parent = SummarizeOpen(*arrays_[c.array.value - 1], c, std::nullopt);
   c.desc.last_full = c.desc.open;
   c.desc.open = next;
   c.count = 0;
   std::fill(c.page.begin() + f::kPageHeaderSize, c.page.end(), std::byte{0});
-  return Ok();
+  if (!parent) return Ok();
+  return AddParentEntry(*arrays_[c.array.value - 1], c.level, *parent);
 }
 
-PageHeader StoreWriter::ShadowHeader(const Chain& c, PageId at) {
+IndexEntry StoreWriter::SummarizeOpen(const ArrayState& a, const Chain& c, const std::optional<IndexEntry>& edge) const {
+  // Summarizes the c.count entries of the open page and the right-edge entry from the level
+  // below, if any; the entry's child is the open page.
+  const uint32_t n = c.count;
+  const Schema& schema = a.desc.schema;
+  IndexEntry e;
+  e.summary = Summary(schema);
+  e.child = c.desc.open;
+  const std::byte* base = c.page.data() + f::kPageHeaderSize;
+  for (uint32_t i = 0; i < n; ++i) {
+    const std::byte* p = base + size_t{i} * c.width;
+    if (c.level == 0) {
+      if (i == 0) e.key = schema.time_field() ? schema.Time(p) : static_cast<int64_t>(c.desc.entries - c.count);
+      e.summary.Add(schema, p);
+    } else {
+      IndexEntry child = IndexEntry::DecodeFor(schema, p);
+      if (i == 0) e.key = child.key;
+      e.summary.Merge(child.summary);
+    }
+  }
+  if (edge) {
+    if (n == 0) e.key = edge->key;
+    e.summary.Merge(edge->summary);
+  }
+  return e;
+}
+
+Status StoreWriter::AddParentEntry(ArrayState& a, uint8_t level, const IndexEntry& entry) {
+  if (static_cast<size_t>(level) + 1 == a.levels.size()) {
+    if (a.levels.size() == f::kMaxLevels) {
+      return Error(ErrorCode::kInvalidArgument, fmt::format("array '{}' needs more than {} levels", a.desc.name, f::kMaxLevels));
+    }
+    a.levels.push_back(MakeChain(PageKind::kIndex, a.desc.id, static_cast<uint8_t>(level + 1), IndexEntry::Width(a.desc.schema)));
+  }
+  std::vector<std::byte> bytes(IndexEntry::Width(a.desc.schema));
+  entry.Encode(bytes.data());
+  return AppendBytes(a.levels[level + 1], bytes);
+}
+
+PageHeader StoreWriter::ShadowHeader(const Chain& c, PageId at, uint32_t entries, uint8_t extra_flags) {
   PageHeader h;
   h.page_id = at;
   h.logical = c.desc.open;
   h.kind = c.kind;
   h.level = c.level;
-  h.flags = f::kFlagShadow;
+  h.flags = f::kFlagShadow | extra_flags;
   h.array = c.array;
-  h.entry_count = c.count;
+  h.entry_count = entries;
   h.prev = c.desc.last_full;
   return h;
 }
@@ -221,13 +307,45 @@ PageHeader StoreWriter::ShadowHeader(const Chain& c, PageId at) {
 Status StoreWriter::WriteShadow(Chain& c) {
   if (!c.dirty) return Ok();
   c.dirty = false;
-  if (c.count == 0) return Ok();  // the open page is empty; Roll already released its shadow
+  if (c.count == 0) {  // the open page is empty; Roll already released its shadow
+    if (c.desc.shadow != kNoPage) pending_free_.push_back(c.desc.shadow);
+    c.desc.shadow = kNoPage;
+    return Ok();
+  }
+  return WriteShadowImage(c, c.count, 0);
+}
+
+Status StoreWriter::WriteShadowImage(Chain& c, uint32_t entries, uint8_t extra_flags) {
   XTFQ_ASSIGN_OR_RETURN(PageId s, Allocate());
-  ShadowHeader(c, s).Encode(c.page.data());
+  ShadowHeader(c, s, entries, extra_flags).Encode(c.page.data());
   SealPage(c.page);
   XTFQ_TRY(QueueWrite(s, c.page));
   if (c.desc.shadow != kNoPage) pending_free_.push_back(c.desc.shadow);
   c.desc.shadow = s;
+  return Ok();
+}
+
+Status StoreWriter::CommitArray(ArrayState& a) {
+  if (!a.dirty) return Ok();
+  a.dirty = false;
+  // Bottom-up: each open page's summary becomes the right-edge entry of the level above.
+  std::optional<IndexEntry> edge;
+  for (size_t l = 0; l < a.levels.size(); ++l) {
+    Chain& c = a.levels[l];
+    c.dirty = false;
+    const bool has_edge = l > 0 && edge.has_value();
+    const uint32_t total = c.count + (has_edge ? 1 : 0);
+    std::optional<IndexEntry> next;
+    if (total > 0 && l + 1 < a.levels.size()) next = SummarizeOpen(a, c, has_edge ? edge : std::nullopt);
+    if (total == 0) {
+      if (c.desc.shadow != kNoPage) pending_free_.push_back(c.desc.shadow);
+      c.desc.shadow = kNoPage;
+    } else {
+      if (has_edge) edge->Encode(c.page.data() + f::kPageHeaderSize + size_t{c.count} * c.width);
+      XTFQ_TRY(WriteShadowImage(c, total, has_edge ? f::kFlagRightEdge : 0));
+    }
+    edge = std::move(next);
+  }
   return Ok();
 }
 
@@ -263,8 +381,12 @@ Status StoreWriter::Flush() {
 
 Catalogue StoreWriter::Pending() const {
   Catalogue cat;
-  cat.arrays = arrays_;
-  for (size_t i = 0; i < arrays_.size(); ++i) cat.arrays[i].levels[0] = chains_[i].desc;
+  for (const auto& a : arrays_) {
+    ArrayDesc d = a->desc;
+    d.levels.clear();
+    for (const Chain& c : a->levels) d.levels.push_back(c.desc);
+    cat.arrays.push_back(std::move(d));
+  }
   cat.heap = heap_.desc;
   return cat;
 }
@@ -276,7 +398,7 @@ Status StoreWriter::Commit() {
 
 Status StoreWriter::DoCommit() {
   XTFQ_TRY(WriteShadow(heap_));
-  for (Chain& c : chains_) XTFQ_TRY(WriteShadow(c));
+  for (auto& a : arrays_) XTFQ_TRY(CommitArray(*a));
 
   // The new catalogue goes to fresh pages; the committed one is freed by this commit.
   pending_free_.insert(pending_free_.end(), catalogue_pages_.begin(), catalogue_pages_.end());
@@ -374,7 +496,14 @@ Status StoreWriter::CheckInvariants() const {
     return claim(c.desc.shadow, what);
   };
   XTFQ_TRY(chain(heap_, "heap"));
-  for (size_t i = 0; i < chains_.size(); ++i) XTFQ_TRY(chain(chains_[i], arrays_[i].name));
+  for (const auto& a : arrays_) {
+    for (size_t l = 0; l < a->levels.size(); ++l) {
+      XTFQ_TRY(chain(a->levels[l], fmt::format("{} level {}", a->desc.name, l)));
+      if (l > 0 && a->levels[l].desc.entries != a->levels[l - 1].desc.FullPages(a->levels[l - 1].capacity)) {
+        return bad(fmt::format("{} level {}: one entry per full page below is broken", a->desc.name, l));
+      }
+    }
+  }
   return Ok();
 }
 

@@ -14,6 +14,11 @@
 //     generation readable.
 //  4. For every chain, entries % capacity equals the entries buffered in its open page, and a
 //     chain with entries has a reserved open page.
+//  6. Each array's levels form a TN tree built bottom-up: level L+1 has one entry per full page of
+//     level L (first key, child, summary), and the top level is a single open page. At commit,
+//     each open page's summary goes into the shadow of the level above as a right-edge entry, so
+//     the committed tree covers every record. Records of an array with a time field are appended
+//     in time order (equal times keep append order).
 //  5. Free pages, pending free pages, catalogue pages, reserved open pages and shadow pages are
 //     distinct and below page_count_.
 // An I/O error while writing leaves the writer failed: every later call returns ErrorCode::kFailed
@@ -24,6 +29,7 @@
 #pragma once
 
 #include <memory>
+#include <climits>
 #include <optional>
 #include <span>
 #include <string>
@@ -31,6 +37,7 @@
 #include <vector>
 
 #include "store/catalogue.h"
+#include "store/index_entry.h"
 #include "store/file.h"
 #include "store/page_header.h"
 #include "store/record_sink.h"
@@ -49,10 +56,12 @@ class StoreWriter final : public RecordSink {
   static Result<std::unique_ptr<StoreWriter>> CreatePath(const std::string& path, StoreOptions options = {});
   static Result<std::unique_ptr<StoreWriter>> OpenPath(const std::string& path, StoreOptions options = {});
 
-  // A new, empty array; written at the next commit. Names are 1..255 bytes and unique.
+  // A new, empty array; written at the next commit. Names are 1..255 bytes and unique; at least two
+  // index entries (20 + 32 bytes per aggregate field) must fit a page.
   Result<ArrayId> CreateArray(std::string_view name, const Schema& schema) override;
   const ArrayDesc* FindArray(std::string_view name) const;
-  // Appends one record. REQUIRES: record.size() == the array's record width.
+  // Appends one record; a record earlier than the array's last in time is refused
+  // (kInvalidArgument). REQUIRES: record.size() == the array's record width.
   Status Append(ArrayId array, std::span<const std::byte> record) override;
   // Appends a string to the heap and returns where it is.
   Result<StringRef> AddString(std::string_view s) override;
@@ -80,13 +89,26 @@ class StoreWriter final : public RecordSink {
   };
 
   StoreWriter(std::unique_ptr<File> file, StoreOptions options, uint32_t page_size);
-  Chain MakeChain(PageKind kind, ArrayId array, uint32_t width) const;
-  Status LoadOpenPage(Store& store, Chain& c, std::string_view what);
+  struct ArrayState {
+    ArrayDesc desc;            // levels live in `levels`
+    std::vector<Chain> levels;  // reserved to kMaxLevels: references stay valid as levels grow
+    int64_t last_time = INT64_MIN;
+    bool dirty = false;
+  };
+
+  Chain MakeChain(PageKind kind, ArrayId array, uint8_t level, uint32_t width) const;
+  Status LoadArray(Store& store, ArrayState& a);
+  // Emits the entry for a page of `level` that just filled, into level + 1.
+  Status AddParentEntry(ArrayState& a, uint8_t level, const IndexEntry& entry);
+  IndexEntry SummarizeOpen(const ArrayState& a, const Chain& c, const std::optional<IndexEntry>& edge) const;
+  Status CommitArray(ArrayState& a);
+  Status WriteShadowImage(Chain& c, uint32_t entries, uint8_t extra_flags);
+  Status LoadOpenPage(Store& store, Chain& c, std::string_view what, bool index_level);
   Status EnsureOpen(Chain& c);
   Status AppendBytes(Chain& c, std::span<const std::byte> bytes);
   Status Roll(Chain& c);
-  // The header of the shadow page at `at` holding c's open page as it is now.
-  static PageHeader ShadowHeader(const Chain& c, PageId at);
+  // The header of the shadow page at `at` holding c's open page with `entries` entries.
+  static PageHeader ShadowHeader(const Chain& c, PageId at, uint32_t entries, uint8_t extra_flags);
   Status WriteShadow(Chain& c);
   Status DoCommit();
   Result<PageId> Allocate();
@@ -103,8 +125,7 @@ class StoreWriter final : public RecordSink {
   std::vector<PageId> free_;          // reusable now, sorted so that back() is the lowest id
   std::vector<PageId> pending_free_;  // referenced by the committed generation, free after the next
   std::vector<PageId> catalogue_pages_;
-  std::vector<ArrayDesc> arrays_;     // their level descriptors live in chains_
-  std::vector<Chain> chains_;         // level 0 of arrays_[i] is chains_[i]
+  std::vector<std::unique_ptr<ArrayState>> arrays_;
   Chain heap_;
   std::vector<std::byte> batch_;
   PageId batch_first_;

@@ -12,7 +12,7 @@ std::vector<std::pair<std::string, Schema>> TestSchemas() {
   return {
       {"events", *Schema::Make({{"t", FieldType::kI64}, {"bytes", FieldType::kI64}, {"dur", FieldType::kF64},
                                 {"rank", FieldType::kI32}, {"op", FieldType::kI32}},
-                               {"bytes", "dur"})},
+                               {"bytes", "dur"}, "t", "rank")},
       {"tiny", *Schema::Make({{"b", FieldType::kU8}}, {"b"})},
       {"wide", *Schema::Make(wide, {"c0", "c99"})},
       {"mixed", *Schema::Make({{"a", FieldType::kI8}, {"b", FieldType::kI16}, {"c", FieldType::kU16},
@@ -33,6 +33,8 @@ std::vector<std::byte> StoreModel::MakeRecord(const Schema& schema, uint64_t see
       default: schema.Set(r.data(), i, v); break;
     }
   }
+  // Time keys do not decrease: runs of three equal times, then a step.
+  if (schema.time_field()) schema.Set(r.data(), *schema.time_field(), static_cast<int64_t>(index / 3 * 7));
   return r;
 }
 

@@ -1,0 +1,58 @@
+// Summary: count, and sum, min, max and sum of squares of each aggregate field, over a set of
+// records. It is what an index entry stores for its subtree (docs/format.md, "Index entry") and
+// what the aggregate primitives return.
+//
+// Integer fields (signed or unsigned, read as int64) keep an int64 sum, min and max; the sum wraps
+// modulo 2^64 on overflow. f64 fields keep double sum, min and max. Every field keeps a double sum
+// of squares. Merging is associative; sums of doubles depend on the order of merging, so the
+// builder and the checker merge in the same order (records in order, then entries in order).
+//
+// Thread-safety: value type.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "store/format.h"
+#include "store/schema.h"
+
+namespace xtfq {
+
+struct FieldStats {
+  bool is_float = false;
+  int64_t i_sum = 0;
+  int64_t i_min = std::numeric_limits<int64_t>::max();
+  int64_t i_max = std::numeric_limits<int64_t>::min();
+  double f_sum = 0;
+  double f_min = std::numeric_limits<double>::infinity();
+  double f_max = -std::numeric_limits<double>::infinity();
+  double sumsq = 0;
+
+  double Sum() const { return is_float ? f_sum : static_cast<double>(i_sum); }
+  double Min() const { return is_float ? f_min : static_cast<double>(i_min); }
+  double Max() const { return is_float ? f_max : static_cast<double>(i_max); }
+  bool operator==(const FieldStats& o) const;
+};
+
+class Summary {
+ public:
+  Summary() = default;
+  // An empty summary of `schema`'s aggregate fields.
+  explicit Summary(const Schema& schema);
+
+  uint64_t count = 0;
+  std::vector<FieldStats> fields;  // one per aggregate field, in schema order
+
+  void Add(const Schema& schema, const std::byte* record);
+  void Merge(const Summary& other);
+  bool operator==(const Summary& o) const { return count == o.count && fields == o.fields; }
+
+  // Bytes of one field's statistics on disk: sum, min, max, sum of squares.
+  static constexpr uint32_t kFieldBytes = format::kFieldStatsSize;
+  void EncodeFields(std::byte* out) const;
+  // REQUIRES: `fields` has the schema's aggregate count (use Summary(schema)).
+  void DecodeFields(const std::byte* in);
+};
+
+}  // namespace xtfq
