@@ -1,0 +1,136 @@
+#include "index/tn_tree.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "store/endian.h"
+#include "store/format.h"
+#include "store/page_header.h"
+
+namespace xtfq {
+
+namespace f = format;
+
+TnTree::TnTree(PageCache& cache, const ArrayDesc& array)
+    : cache_(cache), array_(array), entry_width_(IndexEntry::Width(array.schema)) {}
+
+Result<PageRef> TnTree::Fetch(size_t level, PageId id) {
+  const PageId physical = array_.levels[level].Resolve(id);
+  auto bad = [&](const std::string& m) {
+    return Error(ErrorCode::kCorrupt, fmt::format("{}: page {} (logical {}): array '{}' level {}: {}", cache_.source().name(),
+                                                  physical.value, id.value, array_.name, level, m));
+  };
+  if (physical == kNoPage) return bad("the tree leads to an empty open page");
+  XTFQ_ASSIGN_OR_RETURN(PageRef page, cache_.Fetch(physical));
+  const PageHeader h = PageHeader::Decode(page.data());
+  const PageKind kind = level == 0 ? PageKind::kData : PageKind::kIndex;
+  if (h.kind != kind || h.level != level || h.array != array_.id || h.logical != id) {
+    return bad(fmt::format("holds a {} page of level {} of array {} for logical page {}", PageKindName(h.kind), h.level,
+                           h.array.value, h.logical.value));
+  }
+  const uint32_t width = level == 0 ? array_.schema.record_width() : entry_width_;
+  if (h.entry_count == 0 || h.entry_count > PageCapacity(cache_.page_size(), width)) {
+    return bad(fmt::format("{} entries", h.entry_count));
+  }
+  return page;
+}
+
+Result<uint64_t> TnTree::LowerBound(int64_t t) {
+  if (size() == 0) return uint64_t{0};
+  const Schema& schema = array_.schema;
+  uint64_t pos = 0;
+  PageId id = Root();
+  for (size_t level = height() - 1;; --level) {
+    XTFQ_ASSIGN_OR_RETURN(PageRef page, Fetch(level, id));
+    const uint32_t n = PageHeader::Decode(page.data()).entry_count;
+    const std::byte* base = page.data() + f::kPageHeaderSize;
+    if (level == 0) {
+      // Records before the first whose key is >= t.
+      uint32_t lo = 0, hi = n;
+      while (lo < hi) {
+        const uint32_t mid = (lo + hi) / 2;
+        const std::byte* r = base + size_t{mid} * schema.record_width();
+        const int64_t key = schema.time_field() ? schema.Time(r) : static_cast<int64_t>(pos + mid);
+        if (key < t) lo = mid + 1; else hi = mid;
+      }
+      return pos + lo;
+    }
+    // The last entry whose first key is < t holds the answer, or its end does (first entry if none).
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+      const uint32_t mid = (lo + hi) / 2;
+      if (LoadLe<int64_t>(base + size_t{mid} * entry_width_ + f::kIeKey) < t) lo = mid + 1; else hi = mid;
+    }
+    const uint32_t child = lo == 0 ? 0 : lo - 1;
+    for (uint32_t i = 0; i < child; ++i) pos += LoadLe<uint64_t>(base + size_t{i} * entry_width_ + f::kIeCount);
+    id = PageId(LoadLe<uint32_t>(base + size_t{child} * entry_width_ + f::kIeChild));
+  }
+}
+
+Status TnTree::Record(uint64_t n, std::span<std::byte> out) {
+  if (n >= size()) {
+    return Error(ErrorCode::kInvalidArgument, fmt::format("record {} of array '{}', which has {}", n, array_.name, size()));
+  }
+  PageId id = Root();
+  for (size_t level = height() - 1;; --level) {
+    XTFQ_ASSIGN_OR_RETURN(PageRef page, Fetch(level, id));
+    const uint32_t entries = PageHeader::Decode(page.data()).entry_count;
+    const std::byte* base = page.data() + f::kPageHeaderSize;
+    if (level == 0) {
+      if (n >= entries) return Error(ErrorCode::kCorrupt, fmt::format("{}: page {}: counts above it promise more records", cache_.source().name(), page.id().value));
+      std::memcpy(out.data(), base + n * array_.schema.record_width(), array_.schema.record_width());
+      return Ok();
+    }
+    uint32_t i = 0;
+    for (;; ++i) {
+      if (i == entries) return Error(ErrorCode::kCorrupt, fmt::format("{}: page {}: counts below the total", cache_.source().name(), page.id().value));
+      const uint64_t count = LoadLe<uint64_t>(base + size_t{i} * entry_width_ + f::kIeCount);
+      if (n < count) break;
+      n -= count;
+    }
+    id = PageId(LoadLe<uint32_t>(base + size_t{i} * entry_width_ + f::kIeChild));
+  }
+}
+
+Result<Summary> TnTree::Aggregate(uint64_t lo, uint64_t hi) {
+  Summary out(array_.schema);
+  hi = std::min(hi, size());
+  if (lo >= hi) return out;
+  XTFQ_TRY(AggregateIn(height() - 1, Root(), 0, lo, hi, out));
+  return out;
+}
+
+Status TnTree::AggregateIn(size_t level, PageId id, uint64_t base_pos, uint64_t lo, uint64_t hi, Summary& out) {
+  XTFQ_ASSIGN_OR_RETURN(PageRef page, Fetch(level, id));
+  const uint32_t n = PageHeader::Decode(page.data()).entry_count;
+  const std::byte* base = page.data() + f::kPageHeaderSize;
+  if (level == 0) {
+    const uint64_t from = lo > base_pos ? lo - base_pos : 0;
+    const uint64_t to = std::min<uint64_t>(n, hi - base_pos);
+    for (uint64_t i = from; i < to; ++i) out.Add(array_.schema, base + i * array_.schema.record_width());
+    return Ok();
+  }
+  uint64_t start = base_pos;
+  for (uint32_t i = 0; i < n && start < hi; ++i) {
+    const std::byte* e = base + size_t{i} * entry_width_;
+    const uint64_t count = LoadLe<uint64_t>(e + f::kIeCount);
+    const uint64_t end = start + count;
+    if (end > lo) {
+      if (start >= lo && end <= hi) {
+        out.Merge(IndexEntry::DecodeFor(array_.schema, e).summary);
+      } else {
+        const PageId child(LoadLe<uint32_t>(e + f::kIeChild));
+        // Unpinned before the descent, so at most one page per level stays pinned.
+        if (i + 1 == n || end >= hi) page.Reset();
+        XTFQ_TRY(AggregateIn(level - 1, child, start, lo, hi, out));
+        if (!page.valid()) return Ok();
+      }
+    }
+    start = end;
+  }
+  return Ok();
+}
+
+}  // namespace xtfq

@@ -1,0 +1,231 @@
+// The TN tree against a naive model (a sorted vector of events): LowerBound, Record and Aggregate
+// over random keys and ranges inside, across and outside the data, with duplicate times, for
+// sizes 0, 1, a page's worth, a page plus one and larger ones, over both backends and cache
+// budgets of 1 page, 16 pages and unlimited. With a cold cache, page reads stay within the
+// bounds of a descent: H for LowerBound and Record, 2H for Aggregate. And xtfq's checker fails,
+// naming the page, when an index entry's count or aggregate is altered.
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "importers/event_record.h"
+#include "index/tn_tree.h"
+#include "query/store_reader.h"
+#include "store/endian.h"
+#include "store/format.h"
+#include "store/posix_file.h"
+#include "store/store_checker.h"
+#include "store/store_writer.h"
+#include "tests/temp_dir.h"
+#include "tests/why.h"
+
+namespace xtfq::test {
+namespace {
+
+std::vector<EventRecord> Events(uint64_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<EventRecord> v;
+  int64_t t = 1000;
+  for (uint64_t i = 0; i < n; ++i) {
+    t += (rng() % 4 == 0) ? 0 : static_cast<int64_t>(rng() % 50);  // a quarter repeat the time before
+    v.push_back(EventRecord{t, static_cast<int64_t>(rng() % 100000), static_cast<double>(rng() % 1000) / 64.0,
+                            static_cast<int32_t>(rng() % 16), static_cast<int32_t>(rng() % 2)});
+  }
+  return v;
+}
+
+// Writes the events with a few commits and a writer restart in between.
+void Build(const std::string& path, const std::vector<EventRecord>& ev, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto w = StoreWriter::CreatePath(path);
+  REQUIRE(w.ok());
+  REQUIRE((*w)->CreateArray("events", EventRecord::StoreSchema()).ok());
+  std::byte rec[32];
+  for (size_t i = 0; i < ev.size(); ++i) {
+    ev[i].Encode(rec);
+    Status s = (*w)->Append(ArrayId(1), rec);
+    if (!s.ok()) FAIL(s.error().message());
+    if (rng() % 5000 == 0) {
+      REQUIRE((*w)->Commit().ok());
+      if (rng() % 2 == 0) {
+        w = Error(ErrorCode::kFailed, "closed");
+        w = StoreWriter::OpenPath(path);
+        REQUIRE(w.ok());
+      }
+    }
+  }
+  REQUIRE((*w)->Commit().ok());
+}
+
+Summary Naive(const std::vector<EventRecord>& ev, uint64_t lo, uint64_t hi) {
+  Summary s(EventRecord::StoreSchema());
+  std::byte rec[32];
+  for (uint64_t i = lo; i < std::min<uint64_t>(hi, ev.size()); ++i) {
+    ev[i].Encode(rec);
+    s.Add(EventRecord::StoreSchema(), rec);
+  }
+  return s;
+}
+
+bool Close(double a, double b) { return std::fabs(a - b) <= 1e-9 * std::max(1.0, std::fabs(b)); }
+
+void Same(const Summary& got, const Summary& want) {
+  REQUIRE(got.count == want.count);
+  if (want.count == 0) return;
+  CHECK(got.fields[0].i_sum == want.fields[0].i_sum);  // bytes: integers, exact
+  CHECK(got.fields[0].i_min == want.fields[0].i_min);
+  CHECK(got.fields[0].i_max == want.fields[0].i_max);
+  CHECK(Close(got.fields[0].sumsq, want.fields[0].sumsq));
+  CHECK(Close(got.fields[1].f_sum, want.fields[1].f_sum));  // dur: doubles summed in another order
+  CHECK(got.fields[1].f_min == want.fields[1].f_min);
+  CHECK(got.fields[1].f_max == want.fields[1].f_max);
+}
+
+void RunTree(uint64_t n, uint64_t seed) {
+  TempDir dir;
+  const std::string path = dir.File("t.xtfq");
+  const auto ev = Events(n, seed);
+  Build(path, ev, seed);
+  std::vector<int64_t> times;
+  for (const auto& e : ev) times.push_back(e.t);
+  std::mt19937_64 rng(seed * 17);
+  const int64_t t_lo = times.empty() ? 0 : times.front(), t_hi = times.empty() ? 10 : times.back();
+  auto random_time = [&] { return t_lo - 20 + static_cast<int64_t>(rng() % static_cast<uint64_t>(t_hi - t_lo + 40)); };
+
+  for (Backend backend : {Backend::kPread, Backend::kMmap}) {
+    for (size_t pages : {size_t{1}, size_t{16}, size_t{0}}) {
+      CAPTURE(n);
+      CAPTURE(static_cast<int>(backend));
+      CAPTURE(pages);
+      auto reader = StoreReader::Open(path, ReaderOptions{backend, pages == 0 ? PageCache::kUnlimited : pages * 4096});
+      REQUIRE_MESSAGE(reader.ok(), Why(reader));
+      const ArrayDesc& a = *(*reader)->Array("events").value();
+      TnTree tree((*reader)->cache(), a);
+      REQUIRE(tree.size() == n);
+      for (int q = 0; q < 200; ++q) {
+        const int64_t t = q % 10 == 0 && !times.empty() ? times[rng() % times.size()] : random_time();
+        Result<uint64_t> lb = tree.LowerBound(t);
+        REQUIRE_MESSAGE(lb.ok(), Why(lb));
+        CHECK(*lb == static_cast<uint64_t>(std::lower_bound(times.begin(), times.end(), t) - times.begin()));
+        if (n > 0) {
+          const uint64_t k = rng() % n;
+          std::byte rec[32];
+          REQUIRE(tree.Record(k, rec).ok());
+          CHECK(EventRecord::Decode(rec) == ev[k]);
+        }
+        uint64_t lo = n == 0 ? 0 : rng() % (n + 2), hi = n == 0 ? 3 : rng() % (n + 2);
+        if (lo > hi) std::swap(lo, hi);
+        if (q % 7 == 0) { lo = 0; hi = n; }
+        Result<Summary> s = tree.Aggregate(lo, hi);
+        REQUIRE_MESSAGE(s.ok(), Why(s));
+        Same(*s, Naive(ev, lo, hi));
+      }
+      CHECK((*reader)->cache().pinned_pages() == 0);
+      CHECK((*reader)->cache().CheckInvariants().ok());
+    }
+  }
+  // Page reads from a cold cache: one descent per LowerBound or Record, two for Aggregate.
+  auto reader = StoreReader::Open(path, ReaderOptions{Backend::kPread, PageCache::kUnlimited});
+  REQUIRE(reader.ok());
+  const ArrayDesc& a = *(*reader)->Array("events").value();
+  const uint64_t h = a.levels.size();
+  for (int q = 0; q < 50; ++q) {
+
+    auto src = (*reader)->store().MakeSource(Backend::kPread);
+    REQUIRE(src.ok());
+    {
+      PageCache c(**src, PageCache::kUnlimited);
+      TnTree tree(c, a);
+      REQUIRE(tree.LowerBound(random_time()).ok());
+      CHECK(c.stats().pages_read <= h);
+    }
+    {
+      PageCache c(**src, PageCache::kUnlimited);
+      TnTree tree(c, a);
+      uint64_t lo = n == 0 ? 0 : rng() % n, hi = n == 0 ? 0 : rng() % (n + 1);
+      if (lo > hi) std::swap(lo, hi);
+      REQUIRE(tree.Aggregate(lo, hi).ok());
+      CHECK(c.stats().pages_read <= 2 * h);
+      if (n > 0) {
+        PageCache c2(**src, PageCache::kUnlimited);
+        TnTree t2(c2, a);
+        std::byte rec[32];
+        REQUIRE(t2.Record(rng() % n, rec).ok());
+        CHECK(c2.stats().pages_read <= h);
+      }
+    }
+
+  }
+  StoreChecker::Report rep = StoreChecker((*reader)->store()).Run();
+  CHECK_MESSAGE(rep.ok(), Why(rep));
+}
+
+TEST_CASE("tn tree: lower bound and record and aggregate equal a sorted vector at every size") {
+  const uint64_t page = PageCapacity(4096, 32);  // 127 records
+  for (uint64_t n : {uint64_t{0}, uint64_t{1}, page - 1, page, page + 1, 48 * page, 48 * page + 1, uint64_t{20000}}) {
+    RunTree(n, n + 1);
+  }
+}
+
+TEST_CASE("tn tree: a large tree of 300000 events") { RunTree(300000, 7); }
+
+TEST_CASE("tn tree: the writer refuses a record earlier than the last") {
+  TempDir dir;
+  auto w = StoreWriter::CreatePath(dir.File("o.xtfq"));
+  REQUIRE(w.ok());
+  REQUIRE((*w)->CreateArray("events", EventRecord::StoreSchema()).ok());
+  std::byte rec[32];
+  EventRecord{100, 1, 0.5, 0, 0}.Encode(rec);
+  REQUIRE((*w)->Append(ArrayId(1), rec).ok());
+  REQUIRE((*w)->Append(ArrayId(1), rec).ok());  // equal times are fine
+  EventRecord{99, 1, 0.5, 0, 0}.Encode(rec);
+  Status s = (*w)->Append(ArrayId(1), rec);
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().code() == ErrorCode::kInvalidArgument);
+  CHECK(s.error().message() == "array 'events' record 2: time 99 is before the previous record's 100");
+  REQUIRE((*w)->Commit().ok());  // a refused record is not a failure of the writer
+}
+
+TEST_CASE("tn tree: the checker names the page when an index entry's count or aggregate is altered") {
+  TempDir dir;
+  const std::string path = dir.File("alter.xtfq");
+  Build(path, Events(20000, 3), 3);
+  // Find the first full index page (level 1): the first entry of the root names a level-1 page.
+  uint32_t page_id = 0;
+  {
+    auto reader = StoreReader::Open(path);
+    REQUIRE(reader.ok());
+    const ArrayDesc& a = *(*reader)->Array("events").value();
+    REQUIRE(a.levels.size() >= 3);
+    page_id = a.levels[1].head.value;
+  }
+  for (uint32_t field_offset : {format::kIeCount, format::kIndexEntryFixedSize + format::kFsSum,
+                                format::kIndexEntryFixedSize + format::kFsMax, format::kIeKey}) {
+    CAPTURE(field_offset);
+    const std::string copy = dir.File("copy.xtfq");
+    std::filesystem::copy_file(path, copy, std::filesystem::copy_options::overwrite_existing);
+    {
+      auto f = PosixFile::Open(copy, PosixFile::Mode::kWrite);
+      REQUIRE(f.ok());
+      std::vector<std::byte> page(4096);
+      REQUIRE(ReadExact(**f, uint64_t{page_id} * 4096, page).ok());
+      std::byte* entry = page.data() + format::kPageHeaderSize + 2 * IndexEntry::Width(EventRecord::StoreSchema());
+      StoreLe<int64_t>(entry + field_offset, LoadLe<int64_t>(entry + field_offset) + 1);
+      SealPage(page);  // a consistent checksum: only the tree invariants can catch it
+      REQUIRE((*f)->WriteAt(uint64_t{page_id} * 4096, page).ok());
+    }
+    auto store = Store::OpenPath(copy);
+    REQUIRE(store.ok());
+    StoreChecker::Report rep = StoreChecker(**store).Run();
+    REQUIRE_FALSE(rep.ok());
+    const std::string& msg = rep.problems.front().message();
+    CHECK_MESSAGE(msg.find(fmt::format("page {} ", page_id)) != std::string::npos, msg);
+    CHECK_MESSAGE(msg.find("index entry 2") != std::string::npos, msg);
+  }
+}
+
+}  // namespace
+}  // namespace xtfq::test
