@@ -13,6 +13,7 @@
 
 #include "importers/event_record.h"
 #include "index/tn_tree.h"
+#include "query/primitives.h"
 #include "query/store_reader.h"
 #include "store/endian.h"
 #include "store/format.h"
@@ -171,6 +172,101 @@ TEST_CASE("tn tree: lower bound and record and aggregate equal a sorted vector a
 }
 
 TEST_CASE("tn tree: a large tree of 300000 events") { RunTree(300000, 7); }
+
+void RunPrimitives(uint64_t n, uint64_t seed) {
+  TempDir dir;
+  const std::string path = dir.File("p.xtfq");
+  const auto ev = Events(n, seed);
+  Build(path, ev, seed);
+  std::vector<int64_t> times;
+  for (const auto& e : ev) times.push_back(e.t);
+  std::mt19937_64 rng(seed * 31);
+  const int64_t t_lo = times.empty() ? 0 : times.front(), t_hi = times.empty() ? 10 : times.back();
+  auto random_time = [&] { return t_lo - 50 + static_cast<int64_t>(rng() % static_cast<uint64_t>(t_hi - t_lo + 100)); };
+  auto lower = [&](int64_t t) { return static_cast<uint64_t>(std::lower_bound(times.begin(), times.end(), t) - times.begin()); };
+  for (Backend backend : {Backend::kPread, Backend::kMmap}) {
+    for (size_t pages : {size_t{1}, size_t{16}, size_t{0}}) {
+      CAPTURE(n);
+      CAPTURE(static_cast<int>(backend));
+      CAPTURE(pages);
+      auto reader = StoreReader::Open(path, ReaderOptions{backend, pages == 0 ? PageCache::kUnlimited : pages * 4096});
+      REQUIRE(reader.ok());
+      Primitives p((*reader)->cache(), *(*reader)->Array("events").value());
+      for (int q = 0; q < 60; ++q) {
+        int64_t t1 = random_time(), t2 = random_time();
+        if (t1 > t2) std::swap(t1, t2);
+        if (q % 9 == 0) { t1 = INT64_MIN; t2 = INT64_MAX; }
+        const uint64_t lo = lower(t1), hi = lower(t2);
+        Result<uint64_t> size = p.Size(t1, t2);
+        REQUIRE(size.ok());
+        CHECK(*size == (t1 < t2 ? hi - lo : 0));
+        if (q % 4 == 0) CHECK(*p.ScanSize(t1, t2) == *size);
+        Result<Summary> agg = p.Aggregate(t1, t2);
+        REQUIRE(agg.ok());
+        Same(*agg, Naive(ev, lo, hi));
+        if (q % 4 == 0) Same(*p.ScanAggregate(t1, t2), Naive(ev, lo, hi));
+        Result<Cursor> c = p.Search(t1);
+        REQUIRE(c.ok());
+        CHECK(c->position == lo);
+        CHECK(c->at_end() == (lo == n));
+        if (!c->at_end()) CHECK(EventRecord::Decode(c->record.data()) == ev[lo]);
+        if (q % 4 == 0) CHECK(p.ScanSearch(t1)->position == lo);
+        const int64_t step = static_cast<int64_t>(rng() % (2 * n + 3)) - static_cast<int64_t>(n + 1);
+        Result<Cursor> nx = p.Next(*c, step);
+        REQUIRE(nx.ok());
+        const int64_t want = std::clamp<int64_t>(static_cast<int64_t>(lo) + step, 0, static_cast<int64_t>(n));
+        CHECK(nx->position == static_cast<uint64_t>(want));
+        if (!nx->at_end()) CHECK(EventRecord::Decode(nx->record.data()) == ev[static_cast<size_t>(want)]);
+        if (q % 10 == 0 && t1 < t2 && t1 > INT64_MIN) {
+          const uint32_t buckets = 1 + static_cast<uint32_t>(rng() % 40);
+          Result<std::vector<Summary>> h = p.Histogram(t1, t2, buckets);
+          Result<std::vector<Summary>> hs = p.ScanHistogram(t1, t2, buckets);
+          REQUIRE(h.ok());
+          REQUIRE(hs.ok());
+          REQUIRE(h->size() == buckets);
+          for (uint32_t b = 0; b < buckets; ++b) {
+            CAPTURE(b);
+            Same((*h)[b], (*hs)[b]);
+            // Bucket b holds exactly the records whose Bucket() is b.
+            const int64_t b0 = Primitives::BucketStart(b, t1, t2, buckets), b1 = Primitives::BucketStart(b + 1, t1, t2, buckets);
+            CHECK((*h)[b].count == lower(b1) - lower(b0));
+          }
+        }
+      }
+    }
+  }
+  // Page reads from a cold cache, whatever the window or step.
+  auto reader = StoreReader::Open(path);
+  REQUIRE(reader.ok());
+  const ArrayDesc& a = *(*reader)->Array("events").value();
+  const uint64_t h = a.levels.size();
+  auto src = (*reader)->store().MakeSource(Backend::kPread);
+  REQUIRE(src.ok());
+  for (int q = 0; q < 40; ++q) {
+    int64_t t1 = random_time(), t2 = random_time();
+    if (t1 > t2) std::swap(t1, t2);
+    auto reads = [&](auto&& op) {
+      PageCache c(**src, PageCache::kUnlimited);
+      Primitives p(c, a);
+      REQUIRE(op(p));
+      return c.stats().pages_read;
+    };
+    CHECK(reads([&](Primitives& p) { return p.Search(t1).ok(); }) <= 2 * h);  // descent, then the record
+    CHECK(reads([&](Primitives& p) { return p.Size(t1, t2).ok(); }) <= 2 * h + 2);
+    CHECK(reads([&](Primitives& p) { return p.Aggregate(t1, t2).ok(); }) <= 2 * h + 2);
+    const int64_t step = static_cast<int64_t>(rng() % (2 * n + 3)) - static_cast<int64_t>(n + 1);
+    CHECK(reads([&](Primitives& p) { return p.Next(Cursor{n / 2, {}}, step).ok(); }) <= 2 * h + 2);
+    if (t1 < t2) {
+      const uint32_t buckets = 1 + static_cast<uint32_t>(rng() % 100);
+      CHECK(reads([&](Primitives& p) { return p.Histogram(t1, t2, buckets).ok(); }) <= buckets * (2 * h + 2));
+    }
+  }
+}
+
+TEST_CASE("primitives: search and size and next and aggregate and histogram equal the scan and the model") {
+  const uint64_t page = PageCapacity(4096, 32);
+  for (uint64_t n : {uint64_t{0}, uint64_t{1}, page, page + 1, 48 * page + 1, uint64_t{30000}}) RunPrimitives(n, n + 5);
+}
 
 TEST_CASE("tn tree: the writer refuses a record earlier than the last") {
   TempDir dir;

@@ -1,0 +1,130 @@
+#include "query/primitives.h"
+
+#include <fmt/format.h>
+
+namespace xtfq {
+
+namespace {
+Error BadWindow(int64_t t1, int64_t t2) {
+  return Error(ErrorCode::kInvalidArgument, fmt::format("empty or reversed window {}:{} (T1 must be below T2)", t1, t2));
+}
+}  // namespace
+
+int64_t Primitives::TimeOf(const std::byte* record, uint64_t position) const {
+  const Schema& s = tree_.array().schema;
+  return s.time_field() ? s.Time(record) : static_cast<int64_t>(position);
+}
+
+uint32_t Primitives::Bucket(int64_t t, int64_t t1, int64_t t2, uint32_t buckets) {
+  const unsigned __int128 off = static_cast<unsigned __int128>(static_cast<__int128>(t) - t1);
+  const unsigned __int128 span = static_cast<unsigned __int128>(static_cast<__int128>(t2) - t1);
+  return static_cast<uint32_t>(off * buckets / span);
+}
+
+int64_t Primitives::BucketStart(uint32_t b, int64_t t1, int64_t t2, uint32_t buckets) {
+  // The least t with Bucket(t) >= b: ceil(b * span / buckets).
+  const unsigned __int128 span = static_cast<unsigned __int128>(static_cast<__int128>(t2) - t1);
+  const unsigned __int128 num = static_cast<unsigned __int128>(b) * span;
+  return static_cast<int64_t>(static_cast<__int128>(t1) + static_cast<__int128>((num + buckets - 1) / buckets));
+}
+
+Result<Cursor> Primitives::SearchAt(uint64_t n) {
+  Cursor c;
+  c.position = std::min(n, size());
+  if (c.position < size()) {
+    c.record.resize(array().schema.record_width());
+    XTFQ_TRY(tree_.Record(c.position, c.record));
+  }
+  return c;
+}
+
+Result<Cursor> Primitives::Search(int64_t t) {
+  XTFQ_ASSIGN_OR_RETURN(uint64_t pos, tree_.LowerBound(t));
+  return SearchAt(pos);
+}
+
+Result<uint64_t> Primitives::Size(int64_t t1, int64_t t2) {
+  if (t1 >= t2) return uint64_t{0};
+  XTFQ_ASSIGN_OR_RETURN(uint64_t lo, tree_.LowerBound(t1));
+  XTFQ_ASSIGN_OR_RETURN(uint64_t hi, tree_.LowerBound(t2));
+  return hi - lo;
+}
+
+Result<Cursor> Primitives::Next(const Cursor& from, int64_t step) {
+  const __int128 target = static_cast<__int128>(from.position) + step;
+  const uint64_t pos = target < 0 ? 0 : target > static_cast<__int128>(size()) ? size() : static_cast<uint64_t>(target);
+  return SearchAt(pos);
+}
+
+Result<Summary> Primitives::Aggregate(int64_t t1, int64_t t2) {
+  if (t1 >= t2) return Summary(array().schema);
+  XTFQ_ASSIGN_OR_RETURN(uint64_t lo, tree_.LowerBound(t1));
+  XTFQ_ASSIGN_OR_RETURN(uint64_t hi, tree_.LowerBound(t2));
+  return tree_.Aggregate(lo, hi);
+}
+
+Result<std::vector<Summary>> Primitives::Histogram(int64_t t1, int64_t t2, uint32_t buckets) {
+  if (t1 >= t2 || buckets == 0) return BadWindow(t1, t2);
+  std::vector<Summary> out;
+  out.reserve(buckets);
+  XTFQ_ASSIGN_OR_RETURN(uint64_t lo, tree_.LowerBound(t1));
+  for (uint32_t b = 0; b < buckets; ++b) {
+    XTFQ_ASSIGN_OR_RETURN(uint64_t hi, tree_.LowerBound(BucketStart(b + 1, t1, t2, buckets)));
+    XTFQ_ASSIGN_OR_RETURN(Summary s, tree_.Aggregate(lo, hi));
+    out.push_back(std::move(s));
+    lo = hi;
+  }
+  return out;
+}
+
+template <class F>
+Status Primitives::ScanAll(F&& visit) {
+  ChainCursor c(cache_, array().levels[0], PageKind::kData, array().id, array().schema.record_width());
+  uint64_t pos = 0;
+  for (Result<bool> more = c.First();; more = c.Next(), ++pos) {
+    if (!more.ok()) return std::move(more).error();
+    if (!*more || !visit(c.entry(), pos)) return Ok();
+  }
+}
+
+Result<Cursor> Primitives::ScanSearch(int64_t t) {
+  uint64_t found = size();
+  XTFQ_TRY(ScanAll([&](const std::byte* r, uint64_t pos) {
+    if (TimeOf(r, pos) >= t) { found = pos; return false; }
+    return true;
+  }));
+  return SearchAt(found);
+}
+
+Result<uint64_t> Primitives::ScanSize(int64_t t1, int64_t t2) {
+  uint64_t n = 0;
+  XTFQ_TRY(ScanAll([&](const std::byte* r, uint64_t pos) {
+    const int64_t t = TimeOf(r, pos);
+    n += t >= t1 && t < t2;
+    return true;
+  }));
+  return n;
+}
+
+Result<Summary> Primitives::ScanAggregate(int64_t t1, int64_t t2) {
+  Summary s(array().schema);
+  XTFQ_TRY(ScanAll([&](const std::byte* r, uint64_t pos) {
+    const int64_t t = TimeOf(r, pos);
+    if (t >= t1 && t < t2) s.Add(array().schema, r);
+    return true;
+  }));
+  return s;
+}
+
+Result<std::vector<Summary>> Primitives::ScanHistogram(int64_t t1, int64_t t2, uint32_t buckets) {
+  if (t1 >= t2 || buckets == 0) return BadWindow(t1, t2);
+  std::vector<Summary> out(buckets, Summary(array().schema));
+  XTFQ_TRY(ScanAll([&](const std::byte* r, uint64_t pos) {
+    const int64_t t = TimeOf(r, pos);
+    if (t >= t1 && t < t2) out[Bucket(t, t1, t2, buckets)].Add(array().schema, r);
+    return true;
+  }));
+  return out;
+}
+
+}  // namespace xtfq

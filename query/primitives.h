@@ -1,0 +1,69 @@
+// Primitives: the XTF access primitives over one array, answered from its TN tree
+// (docs/architecture.md, "Primitives"):
+//   Search(t)      the first record with time >= t        one descent
+//   SearchAt(n)    the n-th record                        one descent
+//   Size(t1, t2)   records with t1 <= t < t2              two descents, no iteration
+//   Next(c, step)  the record `step` positions away       one descent, via the counts
+//   Aggregate(t1, t2)  count, sum, min, max, sum of squares of each aggregate field
+//   Histogram(t1, t2, B)  the same per bucket, bucket b = [t1 + b(t2-t1)/B, t1 + (b+1)(t2-t1)/B)
+// Every answer also has a flat-scan twin (Scan*) that reads every record, for tests and
+// benchmarks. Windows are half-open. Arrays without a time field use the record number as time.
+//
+// Thread-safety: one Primitives per thread; several may share a cache.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "index/chain_cursor.h"
+#include "index/tn_tree.h"
+
+namespace xtfq {
+
+// A position in an array, with the record there (absent at the end).
+struct Cursor {
+  uint64_t position = 0;
+  std::vector<std::byte> record;  // empty when position == size
+  bool at_end() const { return record.empty(); }
+};
+
+class Primitives {
+ public:
+  Primitives(PageCache& cache, const ArrayDesc& array) : cache_(cache), tree_(cache, array) {}
+
+  const ArrayDesc& array() const { return tree_.array(); }
+  uint64_t size() const { return tree_.size(); }
+  size_t height() const { return tree_.height(); }
+
+  Result<Cursor> Search(int64_t t);
+  Result<Cursor> SearchAt(uint64_t n);
+  Result<uint64_t> Size(int64_t t1, int64_t t2);
+  // The cursor `step` records after (before, when negative) `from`; clamps to [0, size], and
+  // says so by the returned position.
+  Result<Cursor> Next(const Cursor& from, int64_t step);
+  Result<Summary> Aggregate(int64_t t1, int64_t t2);
+  Result<std::vector<Summary>> Histogram(int64_t t1, int64_t t2, uint32_t buckets);
+
+  Result<Cursor> ScanSearch(int64_t t);
+  Result<uint64_t> ScanSize(int64_t t1, int64_t t2);
+  Result<Summary> ScanAggregate(int64_t t1, int64_t t2);
+  Result<std::vector<Summary>> ScanHistogram(int64_t t1, int64_t t2, uint32_t buckets);
+
+  // The bucket of time t in a histogram of [t1, t2) with `buckets` buckets, computed without
+  // overflow. REQUIRES: t1 <= t < t2.
+  static uint32_t Bucket(int64_t t, int64_t t1, int64_t t2, uint32_t buckets);
+  // The first time of bucket b (b == buckets gives t2).
+  static int64_t BucketStart(uint32_t b, int64_t t1, int64_t t2, uint32_t buckets);
+
+ private:
+  int64_t TimeOf(const std::byte* record, uint64_t position) const;
+  // Visits every record in order with its position; stops early when `visit` returns false.
+  template <class F>
+  Status ScanAll(F&& visit);
+
+  PageCache& cache_;
+  TnTree tree_;
+};
+
+}  // namespace xtfq
