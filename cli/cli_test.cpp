@@ -51,6 +51,36 @@ TEST_CASE("cli: gen and import then info and check on a fresh store") {
   CHECK(check.out.rfind("ok: s.xtfq at generation 3", 0) == 0);
 }
 
+TEST_CASE("cli: search and size and next and query answer from the index as the scan does") {
+  test::TempDir dir;
+  REQUIRE(Xtfq(dir, "gen events 5000 -o d.bin --ranks 8 --seed 5").status == 0);
+  REQUIRE(Xtfq(dir, "import d.bin -o s.xtfq").status == 0);
+  CHECK(Xtfq(dir, "size s.xtfq --time :").out == "5000\n");
+  CHECK(Xtfq(dir, "size s.xtfq --time 0:0").out == "0\n");
+  for (const char* w : {"10000000:20000000", ":5000000", "30000000:", "-5:7"}) {
+    CAPTURE(w);
+    const Run idx = Xtfq(dir, fmt::format("size s.xtfq --time {}", w));
+    const Run scan = Xtfq(dir, fmt::format("size s.xtfq --time {} --scan", w));
+    REQUIRE(idx.status == 0);
+    CHECK(idx.out == scan.out);
+    CHECK(Xtfq(dir, fmt::format("query s.xtfq --time {}", w)).out == Xtfq(dir, fmt::format("query s.xtfq --time {} --scan", w)).out);
+  }
+  // Text prints doubles to 9 digits: the index sums per subtree, the scan record by record.
+  CHECK(Xtfq(dir, "query s.xtfq --time 0:50000000 --buckets 7").out ==
+        Xtfq(dir, "query s.xtfq --time 0:50000000 --buckets 7 --scan").out);
+  CHECK(Xtfq(dir, "query s.xtfq --time : --backend mmap").out == Xtfq(dir, "query s.xtfq --time :").out);
+  Run first = Xtfq(dir, "search s.xtfq --record 0 --format json");
+  CHECK(first.out.find("\"position\":0") != std::string::npos);
+  Run past = Xtfq(dir, "next s.xtfq --record 4990 --step 100");
+  CHECK(past.out == "position 5000 (the end: the array has 5000 records)\n");
+  Run back = Xtfq(dir, "next s.xtfq --record 10 --step -3");
+  CHECK(back.out.rfind("position 7 t=", 0) == 0);
+  CHECK(back.out == Xtfq(dir, "search s.xtfq --record 7").out);
+  Run bad = Xtfq(dir, "size s.xtfq --time 9:1");
+  CHECK(bad.status == 1);
+  CHECK(bad.err == "xtfq size: --time '9:1': the start is after the end\n");
+}
+
 TEST_CASE("cli: errors are one line naming the file with a non-zero exit") {
   test::TempDir dir;
   Run missing = Xtfq(dir, "info nope.xtfq");

@@ -10,6 +10,8 @@
 #include "cli/gen_command.h"
 #include "cli/import_command.h"
 #include "cli/info_command.h"
+#include "cli/primitive_command.h"
+#include "cli/query_command.h"
 
 namespace xtfq::cli {
 
@@ -28,6 +30,10 @@ int RunCli(int argc, char** argv) {
   commands.push_back(std::make_unique<CheckCommand>());
   commands.push_back(std::make_unique<GenCommand>());
   commands.push_back(std::make_unique<ImportCommand>());
+  commands.push_back(std::make_unique<PrimitiveCommand>(PrimitiveCommand::Kind::kSearch));
+  commands.push_back(std::make_unique<PrimitiveCommand>(PrimitiveCommand::Kind::kSize));
+  commands.push_back(std::make_unique<PrimitiveCommand>(PrimitiveCommand::Kind::kNext));
+  commands.push_back(std::make_unique<QueryCommand>());
   std::vector<CLI::App*> subs;
   for (auto& c : commands) subs.push_back(c->Register(app));
   try {

@@ -106,11 +106,17 @@ Result<uint64_t> Primitives::ScanSize(int64_t t1, int64_t t2) {
   return n;
 }
 
-Result<Summary> Primitives::ScanAggregate(int64_t t1, int64_t t2) {
+Result<Summary> Primitives::ScanAggregate(int64_t t1, int64_t t2, int64_t p1, int64_t p2) {
   Summary s(array().schema);
+  const bool by_process = array().schema.process_field() && (p1 != INT64_MIN || p2 != INT64_MAX);
   XTFQ_TRY(ScanAll([&](const std::byte* r, uint64_t pos) {
     const int64_t t = TimeOf(r, pos);
-    if (t >= t1 && t < t2) s.Add(array().schema, r);
+    if (t < t1 || t >= t2) return true;
+    if (by_process) {
+      const int64_t p = array().schema.Process(r);
+      if (p < p1 || p >= p2) return true;
+    }
+    s.Add(array().schema, r);
     return true;
   }));
   return s;

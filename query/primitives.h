@@ -47,7 +47,8 @@ class Primitives {
 
   Result<Cursor> ScanSearch(int64_t t);
   Result<uint64_t> ScanSize(int64_t t1, int64_t t2);
-  Result<Summary> ScanAggregate(int64_t t1, int64_t t2);
+  // With `p1 <= process < p2` as well when the array has a process field.
+  Result<Summary> ScanAggregate(int64_t t1, int64_t t2, int64_t p1 = INT64_MIN, int64_t p2 = INT64_MAX);
   Result<std::vector<Summary>> ScanHistogram(int64_t t1, int64_t t2, uint32_t buckets);
 
   // The bucket of time t in a histogram of [t1, t2) with `buckets` buckets, computed without

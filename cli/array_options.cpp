@@ -1,0 +1,54 @@
+#include "cli/array_options.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+
+namespace xtfq::cli {
+
+Result<Range> ParseRange(const std::string& text, std::string_view what) {
+  const size_t colon = text.find(':');
+  auto bad = [&] {
+    return Error(ErrorCode::kInvalidArgument,
+                 fmt::format("{} '{}': expected A:B with integers (half-open; either side may be empty)", what, text));
+  };
+  if (colon == std::string::npos) return bad();
+  Range r;
+  auto parse = [&](std::string_view s, int64_t& out) {
+    if (s.empty()) return true;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+    return ec == std::errc() && p == s.data() + s.size();
+  };
+  if (!parse(std::string_view(text).substr(0, colon), r.lo) || !parse(std::string_view(text).substr(colon + 1), r.hi)) {
+    return bad();
+  }
+  if (r.lo > r.hi) {
+    return Error(ErrorCode::kInvalidArgument, fmt::format("{} '{}': the start is after the end", what, text));
+  }
+  return r;
+}
+
+void ArrayOptions::Register(CLI::App* app) {
+  app->add_option("STORE", store_, "store file")->required();
+  app->add_option("--array", array_name_, "array to read (default: the store's only array, or 'events')");
+  app->add_option("--backend", backend_, "page source: pread (default; safe on Lustre and NFS) or mmap")
+      ->check(CLI::IsMember({"pread", "mmap"}));
+  app->add_option("--cache-mb", cache_mb_, "page cache budget in MiB")->check(CLI::PositiveNumber);
+  app->add_option("--format", format_, "output format")->check(CLI::IsMember({"text", "json"}));
+  app->add_flag("--scan", scan_, "answer by scanning every record instead of using the index (for comparison)");
+}
+
+Status ArrayOptions::Open() {
+  ReaderOptions ro;
+  ro.backend = backend_ == "mmap" ? Backend::kMmap : Backend::kPread;
+  ro.cache_bytes = cache_mb_ << 20;
+  XTFQ_ASSIGN_OR_RETURN(reader_, StoreReader::Open(store_, ro));
+  const Catalogue& cat = reader_->store().catalogue();
+  std::string name = array_name_;
+  if (name.empty()) name = cat.arrays.size() == 1 ? cat.arrays[0].name : "events";
+  XTFQ_ASSIGN_OR_RETURN(array_, reader_->Array(name));
+  primitives_ = std::make_unique<Primitives>(reader_->cache(), *array_);
+  return Ok();
+}
+
+}  // namespace xtfq::cli

@@ -1,0 +1,52 @@
+// ArrayOptions: the options every reading command shares (--array, --backend, --cache-mb,
+// --format, --scan) and the parsing of windows: `--time T1:T2` and `--ranks R1:R2`, half-open,
+// either side may be left empty for "from the start" or "to the end".
+//
+// Thread-safety: used by main's thread only.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "query/primitives.h"
+#include "query/store_reader.h"
+
+namespace xtfq::cli {
+
+struct Range {
+  int64_t lo = INT64_MIN;
+  int64_t hi = INT64_MAX;
+};
+
+// Parses "A:B", ":B", "A:" or ":"; `what` names the option in errors.
+Result<Range> ParseRange(const std::string& text, std::string_view what);
+
+class ArrayOptions {
+ public:
+  void Register(CLI::App* app);
+  // Opens the store and finds the array (the only one, or --array).
+  Status Open();
+
+  StoreReader& reader() { return *reader_; }
+  const ArrayDesc& array() const { return *array_; }
+  Primitives& primitives() { return *primitives_; }
+  bool json() const { return format_ == "json"; }
+  bool scan() const { return scan_; }
+  const std::string& store() const { return store_; }
+
+ private:
+  std::string store_;
+  std::string array_name_;
+  std::string backend_ = "pread";
+  size_t cache_mb_ = 256;
+  std::string format_ = "text";
+  bool scan_ = false;
+  std::unique_ptr<StoreReader> reader_;
+  const ArrayDesc* array_ = nullptr;
+  std::unique_ptr<Primitives> primitives_;
+};
+
+}  // namespace xtfq::cli

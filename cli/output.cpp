@@ -1,0 +1,75 @@
+#include "cli/output.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace xtfq::cli {
+
+nlohmann::json RecordJson(const Schema& schema, const std::byte* record) {
+  nlohmann::json j = nlohmann::json::object();
+  for (size_t i = 0; i < schema.fields().size(); ++i) {
+    std::visit([&](auto v) { j[schema.fields()[i].name] = v; }, schema.Get(record, i));
+  }
+  return j;
+}
+
+std::string RecordText(const Schema& schema, const std::byte* record) {
+  std::string out;
+  for (size_t i = 0; i < schema.fields().size(); ++i) {
+    out += fmt::format("{}{}=", i ? " " : "", schema.fields()[i].name);
+    std::visit([&](auto v) { out += fmt::format("{}", v); }, schema.Get(record, i));
+  }
+  return out;
+}
+
+namespace {
+struct Moments {
+  double mean, stddev;
+};
+Moments Of(const FieldStats& f, uint64_t n) {
+  if (n == 0) return {NAN, NAN};
+  const double mean = f.Sum() / static_cast<double>(n);
+  const double var = std::max(0.0, f.sumsq / static_cast<double>(n) - mean * mean);
+  return {mean, std::sqrt(var)};
+}
+}  // namespace
+
+nlohmann::json SummaryJson(const Schema& schema, const Summary& s) {
+  nlohmann::json j = {{"count", s.count}};
+  for (size_t k = 0; k < s.fields.size(); ++k) {
+    const FieldStats& f = s.fields[k];
+    const Moments m = Of(f, s.count);
+    nlohmann::json fj;
+    if (f.is_float) fj["sum"] = f.f_sum; else fj["sum"] = f.i_sum;
+    if (s.count > 0) {
+      if (f.is_float) { fj["min"] = f.f_min; fj["max"] = f.f_max; } else { fj["min"] = f.i_min; fj["max"] = f.i_max; }
+      fj["mean"] = m.mean;
+      fj["std"] = m.stddev;
+    }
+    fj["sumsq"] = f.sumsq;
+    j[schema.fields()[schema.aggregates()[k]].name] = fj;
+  }
+  return j;
+}
+
+std::string SummaryText(const Schema& schema, const Summary& s) {
+  std::string out = fmt::format("count {}\n", s.count);
+  for (size_t k = 0; k < s.fields.size(); ++k) {
+    const FieldStats& f = s.fields[k];
+    const std::string& name = schema.fields()[schema.aggregates()[k]].name;
+    if (s.count == 0) {
+      out += fmt::format("{:<8} sum 0\n", name);
+      continue;
+    }
+    const Moments m = Of(f, s.count);
+    if (f.is_float) {
+      out += fmt::format("{:<8} sum {:.9g} min {:.9g} max {:.9g} mean {:.9g} std {:.9g}\n", name, f.f_sum, f.f_min, f.f_max, m.mean, m.stddev);
+    } else {
+      out += fmt::format("{:<8} sum {} min {} max {} mean {:.9g} std {:.9g}\n", name, f.i_sum, f.i_min, f.i_max, m.mean, m.stddev);
+    }
+  }
+  return out;
+}
+
+}  // namespace xtfq::cli

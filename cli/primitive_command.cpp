@@ -1,0 +1,77 @@
+#include "cli/primitive_command.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+
+#include "cli/output.h"
+
+namespace xtfq::cli {
+
+std::string_view PrimitiveCommand::name() const {
+  switch (kind_) {
+    case Kind::kSearch: return "search";
+    case Kind::kSize: return "size";
+    case Kind::kNext: return "next";
+  }
+  return "";
+}
+
+CLI::App* PrimitiveCommand::Register(CLI::App& parent) {
+  const char* help = kind_ == Kind::kSearch ? "The first record with time >= T (--time T), or record N (--record N)"
+                     : kind_ == Kind::kSize ? "The number of records with T1 <= time < T2 (--time T1:T2), from the index"
+                                            : "The record --step K positions after (or before) --time T or --record N";
+  CLI::App* app = parent.add_subcommand(std::string(name()), help);
+  opts_.Register(app);
+  if (kind_ == Kind::kSize) {
+    app->add_option("--time", time_, "window T1:T2 (half-open, ns; either side may be empty)")->required();
+    return app;
+  }
+  auto* t = app->add_option("--time", time_, "time T (ns)");
+  auto* r = app->add_option("--record", record_, "record number N (0-based)");
+  t->excludes(r);
+  if (kind_ == Kind::kNext) app->add_option("--step", step_, "positions to move, negative to move back")->required();
+  return app;
+}
+
+Result<std::string> PrimitiveCommand::Answer() {
+  XTFQ_TRY(opts_.Open());
+  Primitives& p = opts_.primitives();
+  const Schema& schema = opts_.array().schema;
+  if (kind_ == Kind::kSize) {
+    XTFQ_ASSIGN_OR_RETURN(Range w, ParseRange(*time_, "--time"));
+    XTFQ_ASSIGN_OR_RETURN(uint64_t n, opts_.scan() ? p.ScanSize(w.lo, w.hi) : p.Size(w.lo, w.hi));
+    return opts_.json() ? nlohmann::json{{"count", n}}.dump() : std::to_string(n);
+  }
+  if (!time_ && !record_) return Error(ErrorCode::kInvalidArgument, "give --time T or --record N");
+  Cursor c;
+  if (time_) {
+    int64_t t = 0;
+    auto [end, ec] = std::from_chars(time_->data(), time_->data() + time_->size(), t);
+    if (ec != std::errc() || end != time_->data() + time_->size()) {
+      return Error(ErrorCode::kInvalidArgument, fmt::format("--time '{}': expected an integer time in ns", *time_));
+    }
+    XTFQ_ASSIGN_OR_RETURN(c, opts_.scan() ? p.ScanSearch(t) : p.Search(t));
+  } else {
+    XTFQ_ASSIGN_OR_RETURN(c, p.SearchAt(*record_));
+  }
+  if (kind_ == Kind::kNext) {
+    XTFQ_ASSIGN_OR_RETURN(c, p.Next(c, step_));
+  }
+  if (opts_.json()) {
+    nlohmann::json j = {{"position", c.position}, {"records", p.size()}};
+    j["record"] = c.at_end() ? nlohmann::json(nullptr) : RecordJson(schema, c.record.data());
+    return j.dump();
+  }
+  if (c.at_end()) return fmt::format("position {} (the end: the array has {} records)", c.position, p.size());
+  return fmt::format("position {} {}", c.position, RecordText(schema, c.record.data()));
+}
+
+int PrimitiveCommand::Run() {
+  Result<std::string> out = Answer();
+  if (!out.ok()) return Fail(name(), out.error());
+  fmt::print("{}\n", *out);
+  return kExitOk;
+}
+
+}  // namespace xtfq::cli

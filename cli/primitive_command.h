@@ -1,0 +1,34 @@
+// PrimitiveCommand: `xtfq search|size|next STORE ...`, the primitives for scripts and tests.
+//   search  --time T | --record N             the first record with time >= T, or record N
+//   size    --time T1:T2                      records with T1 <= t < T2
+//   next    (--time T | --record N) --step K  the record K positions after (before, if K < 0)
+//
+// Thread-safety: as Command.
+#pragma once
+
+#include <optional>
+
+#include "cli/array_options.h"
+#include "cli/command.h"
+
+namespace xtfq::cli {
+
+class PrimitiveCommand final : public Command {
+ public:
+  enum class Kind : uint8_t { kSearch = 0, kSize = 1, kNext = 2 };
+  explicit PrimitiveCommand(Kind kind) : kind_(kind) {}
+  CLI::App* Register(CLI::App& parent) override;
+  int Run() override;
+
+ private:
+  Result<std::string> Answer();
+  std::string_view name() const;
+
+  Kind kind_;
+  ArrayOptions opts_;
+  std::optional<std::string> time_;
+  std::optional<uint64_t> record_;
+  int64_t step_ = 1;
+};
+
+}  // namespace xtfq::cli
