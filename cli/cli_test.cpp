@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <sstream>
+#include <vector>
 #include <sys/wait.h>
 
 #include "store/store.h"
@@ -21,7 +23,7 @@ struct Run {
 
 Run Xtfq(const test::TempDir& dir, const std::string& args) {
   const std::string out = dir.File("stdout"), err = dir.File("stderr");
-  const std::string cmd = fmt::format("cd '{}' && '{}' {} > '{}' 2> '{}'", dir.path().string(), XTFQ_CLI_PATH, args, out, err);
+  const std::string cmd = fmt::format("cd '{}' && BUDGET_S=0.05 MIN_RUNS=1 '{}' {} > '{}' 2> '{}'", dir.path().string(), XTFQ_CLI_PATH, args, out, err);
   const int rc = std::system(cmd.c_str());
   auto slurp = [](const std::string& p) {
     std::ifstream in(p);
@@ -79,6 +81,32 @@ TEST_CASE("cli: search and size and next and query answer from the index as the 
   Run bad = Xtfq(dir, "size s.xtfq --time 9:1");
   CHECK(bad.status == 1);
   CHECK(bad.err == "xtfq size: --time '9:1': the start is after the end\n");
+}
+
+TEST_CASE("cli: bench prints the same CHECK lines from the index as from the flat scan") {
+#ifdef XTFQ_SHARED_GEN
+  test::TempDir dir;
+  REQUIRE(std::system(fmt::format("cd '{}' && '{}' 30000 d.bin q.txt - 64 3 > /dev/null 2>&1", dir.path().string(),
+                                  XTFQ_SHARED_GEN).c_str()) == 0);
+  const Run idx = Xtfq(dir, "bench --data d.bin --queries q.txt --store s.xtfq");
+  const Run scan = Xtfq(dir, "bench --data d.bin --queries q.txt --store s.xtfq --scan");
+  REQUIRE(idx.status == 0);
+  REQUIRE(scan.status == 0);
+  auto checks = [](const std::string& out, const std::string& peer) {
+    std::vector<std::string> v;
+    std::istringstream in(out);
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("CHECK\t", 0) == 0) v.push_back(line.substr(line.find('\t', 6)));  // without the peer name
+      else CHECK(line.rfind("RESULT\t" + peer + "\t", 0) == 0);
+    }
+    return v;
+  };
+  const auto a = checks(idx.out, "xtfq"), b = checks(scan.out, "xtfq_scan");
+  CHECK(a.size() == 8);  // Q1_1 Q1_10 Q1_100 Q2_1 Q2_10 Q2_100 Q3 Q4
+  CHECK(a == b);
+#else
+  MESSAGE("skipped: ../shared/bench/gen.cpp is absent, so there is no query file to run");
+#endif
 }
 
 TEST_CASE("cli: errors are one line naming the file with a non-zero exit") {

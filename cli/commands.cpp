@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "cli/bench_command.h"
 #include "cli/check_command.h"
 #include "cli/command.h"
 #include "cli/gen_command.h"
@@ -34,6 +35,7 @@ int RunCli(int argc, char** argv) {
   commands.push_back(std::make_unique<PrimitiveCommand>(PrimitiveCommand::Kind::kSize));
   commands.push_back(std::make_unique<PrimitiveCommand>(PrimitiveCommand::Kind::kNext));
   commands.push_back(std::make_unique<QueryCommand>());
+  commands.push_back(std::make_unique<BenchCommand>());
   std::vector<CLI::App*> subs;
   for (auto& c : commands) subs.push_back(c->Register(app));
   try {
