@@ -102,6 +102,77 @@ Result<Summary> TnTree::Aggregate(uint64_t lo, uint64_t hi) {
   return out;
 }
 
+uint32_t TnTree::Bucket(int64_t t, int64_t t1, int64_t t2, uint32_t buckets) {
+  const auto off = static_cast<unsigned __int128>(static_cast<__int128>(t) - t1);
+  const auto span = static_cast<unsigned __int128>(static_cast<__int128>(t2) - t1);
+  return static_cast<uint32_t>(off * buckets / span);
+}
+
+int64_t TnTree::BucketStart(uint32_t b, int64_t t1, int64_t t2, uint32_t buckets) {
+  // The least t with Bucket(t) >= b: t1 + ceil(b * span / buckets).
+  const auto span = static_cast<unsigned __int128>(static_cast<__int128>(t2) - t1);
+  const unsigned __int128 num = static_cast<unsigned __int128>(b) * span;
+  return static_cast<int64_t>(static_cast<__int128>(t1) + static_cast<__int128>((num + buckets - 1) / buckets));
+}
+
+Result<std::vector<Summary>> TnTree::Histogram(int64_t t1, int64_t t2, uint32_t buckets) {
+  std::vector<Summary> out(buckets, Summary(array_.schema));
+  if (size() == 0 || t1 >= t2) return out;
+  Buckets b;
+  b.out = &out;
+  b.bounds.reserve(size_t{buckets} + 1);
+  for (uint32_t k = 0; k <= buckets; ++k) b.bounds.push_back(BucketStart(k, t1, t2, buckets));
+  XTFQ_TRY(HistogramIn(height() - 1, Root(), INT64_MAX, 0, b));
+  return out;
+}
+
+Status TnTree::HistogramIn(size_t level, PageId id, int64_t upper, uint64_t base_pos, const Buckets& b) {
+  XTFQ_ASSIGN_OR_RETURN(PageRef page, Fetch(level, id));
+  const uint32_t n = PageHeader::Decode(page.data()).entry_count;
+  const std::byte* base = page.data() + f::kPageHeaderSize;
+  const Schema& schema = array_.schema;
+  const int64_t t1 = b.bounds.front(), t2 = b.bounds.back();
+  if (level == 0) {
+    const uint32_t w = schema.record_width();
+    auto key = [&](uint32_t i) {
+      return schema.time_field() ? schema.Time(base + size_t{i} * w) : static_cast<int64_t>(base_pos + i);
+    };
+    uint32_t lo = 0, hi = n;  // the first record with key >= t1
+    while (lo < hi) {
+      const uint32_t mid = (lo + hi) / 2;
+      if (key(mid) < t1) lo = mid + 1; else hi = mid;
+    }
+    if (lo == n || key(lo) >= t2) return Ok();
+    uint32_t bucket = b.Of(key(lo));
+    int64_t bucket_end = b.bounds[bucket + 1];
+    for (uint32_t i = lo; i < n; ++i) {
+      const int64_t t = key(i);
+      if (t >= t2) break;
+      while (t >= bucket_end) bucket_end = b.bounds[++bucket + 1];
+      (*b.out)[bucket].Add(schema, base + size_t{i} * w);
+    }
+    return Ok();
+  }
+  uint64_t start = base_pos;
+  for (uint32_t i = 0; i < n; ++i) {
+    const std::byte* e = base + size_t{i} * entry_width_;
+    const int64_t lo = LoadLe<int64_t>(e + f::kIeKey);
+    if (lo >= t2) break;
+    const int64_t hi = i + 1 < n ? LoadLe<int64_t>(e + entry_width_ + f::kIeKey) : upper;  // keys here are in [lo, hi]
+    const uint64_t count = LoadLe<uint64_t>(e + f::kIeCount);
+    if (hi >= t1) {
+      const uint32_t bucket = lo >= t1 ? b.Of(lo) : 0;
+      if (lo >= t1 && hi < b.bounds[bucket + 1]) {
+        (*b.out)[bucket].MergeEncoded(count, e + f::kIndexEntryFixedSize);
+      } else {
+        XTFQ_TRY(HistogramIn(level - 1, PageId(LoadLe<uint32_t>(e + f::kIeChild)), hi, start, b));
+      }
+    }
+    start += count;
+  }
+  return Ok();
+}
+
 Status TnTree::AggregateIn(size_t level, PageId id, uint64_t base_pos, uint64_t lo, uint64_t hi, Summary& out) {
   XTFQ_ASSIGN_OR_RETURN(PageRef page, Fetch(level, id));
   const uint32_t n = PageHeader::Decode(page.data()).entry_count;
@@ -119,7 +190,7 @@ Status TnTree::AggregateIn(size_t level, PageId id, uint64_t base_pos, uint64_t 
     const uint64_t end = start + count;
     if (end > lo) {
       if (start >= lo && end <= hi) {
-        out.Merge(IndexEntry::DecodeFor(array_.schema, e).summary);
+        out.MergeEncoded(count, e + f::kIndexEntryFixedSize);
       } else {
         const PageId child(LoadLe<uint32_t>(e + f::kIeChild));
         // Unpinned before the descent, so at most one page per level stays pinned.

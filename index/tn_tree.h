@@ -11,7 +11,9 @@
 // Thread-safety: one TnTree per thread; several may share a cache.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <vector>
 #include <span>
 
 #include "cache/page_cache.h"
@@ -36,11 +38,31 @@ class TnTree {
   Status Record(uint64_t n, std::span<std::byte> out);
   // The summary of the records at positions [lo, hi) (clamped to the array).
   Result<Summary> Aggregate(uint64_t lo, uint64_t hi);
+  // Summaries of the records with t1 <= key < t2 in `buckets` equal buckets (Bucket()), in one
+  // pass: a subtree whose keys all fall in one bucket is merged whole, so only the pages that
+  // straddle a bucket boundary are read, each once. REQUIRES: t1 < t2, buckets >= 1.
+  Result<std::vector<Summary>> Histogram(int64_t t1, int64_t t2, uint32_t buckets);
+
+  // The bucket of key t in [t1, t2) cut into `buckets`: floor((t - t1) * buckets / (t2 - t1)),
+  // without overflow. REQUIRES: t1 <= t < t2.
+  static uint32_t Bucket(int64_t t, int64_t t1, int64_t t2, uint32_t buckets);
+  // The least key of bucket b (b == buckets gives t2).
+  static int64_t BucketStart(uint32_t b, int64_t t1, int64_t t2, uint32_t buckets);
 
  private:
   // Pins the page of `level` with logical id `id` and checks that it belongs there.
   Result<PageRef> Fetch(size_t level, PageId id);
   Status AggregateIn(size_t level, PageId id, uint64_t base, uint64_t lo, uint64_t hi, Summary& out);
+  struct Buckets {
+    std::vector<int64_t> bounds;  // bounds[b] = BucketStart(b); bounds[n] = t2
+    std::vector<Summary>* out;
+    // The bucket holding key t. REQUIRES: bounds.front() <= t < bounds.back().
+    uint32_t Of(int64_t t) const {
+      return static_cast<uint32_t>(std::upper_bound(bounds.begin(), bounds.end(), t) - bounds.begin() - 1);
+    }
+  };
+  // Keys in the subtree of page `id` are <= `upper`; `base` is its first record's position.
+  Status HistogramIn(size_t level, PageId id, int64_t upper, uint64_t base, const Buckets& b);
   PageId Root() const { return array_.levels.back().open; }
 
   PageCache& cache_;

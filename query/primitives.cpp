@@ -15,19 +15,6 @@ int64_t Primitives::TimeOf(const std::byte* record, uint64_t position) const {
   return s.time_field() ? s.Time(record) : static_cast<int64_t>(position);
 }
 
-uint32_t Primitives::Bucket(int64_t t, int64_t t1, int64_t t2, uint32_t buckets) {
-  const unsigned __int128 off = static_cast<unsigned __int128>(static_cast<__int128>(t) - t1);
-  const unsigned __int128 span = static_cast<unsigned __int128>(static_cast<__int128>(t2) - t1);
-  return static_cast<uint32_t>(off * buckets / span);
-}
-
-int64_t Primitives::BucketStart(uint32_t b, int64_t t1, int64_t t2, uint32_t buckets) {
-  // The least t with Bucket(t) >= b: ceil(b * span / buckets).
-  const unsigned __int128 span = static_cast<unsigned __int128>(static_cast<__int128>(t2) - t1);
-  const unsigned __int128 num = static_cast<unsigned __int128>(b) * span;
-  return static_cast<int64_t>(static_cast<__int128>(t1) + static_cast<__int128>((num + buckets - 1) / buckets));
-}
-
 Result<Cursor> Primitives::SearchAt(uint64_t n) {
   Cursor c;
   c.position = std::min(n, size());
@@ -58,23 +45,13 @@ Result<Cursor> Primitives::Next(const Cursor& from, int64_t step) {
 
 Result<Summary> Primitives::Aggregate(int64_t t1, int64_t t2) {
   if (t1 >= t2) return Summary(array().schema);
-  XTFQ_ASSIGN_OR_RETURN(uint64_t lo, tree_.LowerBound(t1));
-  XTFQ_ASSIGN_OR_RETURN(uint64_t hi, tree_.LowerBound(t2));
-  return tree_.Aggregate(lo, hi);
+  XTFQ_ASSIGN_OR_RETURN(std::vector<Summary> one, tree_.Histogram(t1, t2, 1));
+  return std::move(one.front());
 }
 
 Result<std::vector<Summary>> Primitives::Histogram(int64_t t1, int64_t t2, uint32_t buckets) {
   if (t1 >= t2 || buckets == 0) return BadWindow(t1, t2);
-  std::vector<Summary> out;
-  out.reserve(buckets);
-  XTFQ_ASSIGN_OR_RETURN(uint64_t lo, tree_.LowerBound(t1));
-  for (uint32_t b = 0; b < buckets; ++b) {
-    XTFQ_ASSIGN_OR_RETURN(uint64_t hi, tree_.LowerBound(BucketStart(b + 1, t1, t2, buckets)));
-    XTFQ_ASSIGN_OR_RETURN(Summary s, tree_.Aggregate(lo, hi));
-    out.push_back(std::move(s));
-    lo = hi;
-  }
-  return out;
+  return tree_.Histogram(t1, t2, buckets);
 }
 
 template <class F>

@@ -51,11 +51,11 @@ class Primitives {
   Result<Summary> ScanAggregate(int64_t t1, int64_t t2, int64_t p1 = INT64_MIN, int64_t p2 = INT64_MAX);
   Result<std::vector<Summary>> ScanHistogram(int64_t t1, int64_t t2, uint32_t buckets);
 
-  // The bucket of time t in a histogram of [t1, t2) with `buckets` buckets, computed without
-  // overflow. REQUIRES: t1 <= t < t2.
-  static uint32_t Bucket(int64_t t, int64_t t1, int64_t t2, uint32_t buckets);
-  // The first time of bucket b (b == buckets gives t2).
-  static int64_t BucketStart(uint32_t b, int64_t t1, int64_t t2, uint32_t buckets);
+  // Buckets as TnTree defines them.
+  static uint32_t Bucket(int64_t t, int64_t t1, int64_t t2, uint32_t buckets) { return TnTree::Bucket(t, t1, t2, buckets); }
+  static int64_t BucketStart(uint32_t b, int64_t t1, int64_t t2, uint32_t buckets) {
+    return TnTree::BucketStart(b, t1, t2, buckets);
+  }
 
  private:
   int64_t TimeOf(const std::byte* record, uint64_t position) const;

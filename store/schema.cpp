@@ -59,6 +59,7 @@ Result<Schema> Schema::FromIndexes(const std::vector<std::pair<std::string, Fiel
     if (a >= fields.size()) return bad(fmt::format("aggregate field index {} out of range", a));
     if (!seen.insert(a).second) return bad(fmt::format("field '{}' aggregated twice", fields[a].first));
     s.aggregates_.push_back(a);
+    s.aggregate_fields_.push_back(AggregateField{s.fields_[a].offset, s.fields_[a].type});
   }
   for (auto [index, slot, role] : {std::tuple{time, &s.time_, "time"}, std::tuple{process, &s.process_, "process"}}) {
     if (index == format::kNoField) continue;
@@ -68,18 +69,29 @@ Result<Schema> Schema::FromIndexes(const std::vector<std::pair<std::string, Fiel
     }
     *slot = index;
   }
+  if (s.time_) s.time_at_ = AggregateField{s.fields_[*s.time_].offset, s.fields_[*s.time_].type};
+  if (s.process_) s.process_at_ = AggregateField{s.fields_[*s.process_].offset, s.fields_[*s.process_].type};
   return s;
 }
 
-int64_t Schema::Time(const std::byte* r) const {
-  const Value v = Get(r, *time_);
-  return std::holds_alternative<int64_t>(v) ? std::get<int64_t>(v) : static_cast<int64_t>(std::get<uint64_t>(v));
+namespace {
+// An integer field (not u64, not f64) read as int64.
+int64_t LoadInteger(const std::byte* p, FieldType type) {
+  switch (type) {
+    case FieldType::kI8: return LoadLe<int8_t>(p);
+    case FieldType::kI16: return LoadLe<int16_t>(p);
+    case FieldType::kI32: return LoadLe<int32_t>(p);
+    case FieldType::kU8: return LoadLe<uint8_t>(p);
+    case FieldType::kU16: return LoadLe<uint16_t>(p);
+    case FieldType::kU32: return LoadLe<uint32_t>(p);
+    default: return LoadLe<int64_t>(p);
+  }
 }
+}  // namespace
 
-int64_t Schema::Process(const std::byte* r) const {
-  const Value v = Get(r, *process_);
-  return std::holds_alternative<int64_t>(v) ? std::get<int64_t>(v) : static_cast<int64_t>(std::get<uint64_t>(v));
-}
+int64_t Schema::Time(const std::byte* r) const { return LoadInteger(r + time_at_.offset, time_at_.type); }
+
+int64_t Schema::Process(const std::byte* r) const { return LoadInteger(r + process_at_.offset, process_at_.type); }
 
 std::optional<size_t> Schema::Find(std::string_view name) const {
   for (size_t i = 0; i < fields_.size(); ++i) {

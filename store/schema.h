@@ -45,6 +45,12 @@ class Schema {
 
   const std::vector<Field>& fields() const { return fields_; }
   const std::vector<uint16_t>& aggregates() const { return aggregates_; }
+  // Where and what each aggregate field is, in aggregate order (for fast summaries).
+  struct AggregateField {
+    uint32_t offset;
+    FieldType type;
+  };
+  const std::vector<AggregateField>& aggregate_fields() const { return aggregate_fields_; }
   uint32_t record_width() const { return width_; }
   std::optional<size_t> time_field() const { return time_; }
   std::optional<size_t> process_field() const { return process_; }
@@ -65,9 +71,12 @@ class Schema {
  private:
   std::vector<Field> fields_;
   std::vector<uint16_t> aggregates_;
+  std::vector<AggregateField> aggregate_fields_;
   uint32_t width_ = 0;
   std::optional<size_t> time_;
   std::optional<size_t> process_;
+  AggregateField time_at_{0, FieldType::kI64};     // offset and type of the time field
+  AggregateField process_at_{0, FieldType::kI64};  // offset and type of the process field
 };
 
 }  // namespace xtfq

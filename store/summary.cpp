@@ -27,25 +27,51 @@ Summary::Summary(const Schema& schema) {
 
 void Summary::Add(const Schema& schema, const std::byte* record) {
   ++count;
-  const auto& aggs = schema.aggregates();
-  for (size_t k = 0; k < aggs.size(); ++k) {
+  const auto& plan = schema.aggregate_fields();
+  for (size_t k = 0; k < plan.size(); ++k) {
     FieldStats& f = fields[k];
-    const Value v = schema.Get(record, aggs[k]);
-    if (f.is_float) {
-      const double d = std::get<double>(v);
-      f.f_sum += d;
-      f.f_min = std::min(f.f_min, d);
-      f.f_max = std::max(f.f_max, d);
-      f.sumsq += d * d;
-    } else {
-      const int64_t i = std::holds_alternative<int64_t>(v) ? std::get<int64_t>(v)
-                                                           : static_cast<int64_t>(std::get<uint64_t>(v));
-      f.i_sum = static_cast<int64_t>(static_cast<uint64_t>(f.i_sum) + static_cast<uint64_t>(i));
-      f.i_min = std::min(f.i_min, i);
-      f.i_max = std::max(f.i_max, i);
-      const double d = static_cast<double>(i);
-      f.sumsq += d * d;
+    const std::byte* p = record + plan[k].offset;
+    int64_t i;
+    switch (plan[k].type) {
+      case FieldType::kF64: {
+        const double d = LoadLe<double>(p);
+        f.f_sum += d;
+        f.f_min = std::min(f.f_min, d);
+        f.f_max = std::max(f.f_max, d);
+        f.sumsq += d * d;
+        continue;
+      }
+      case FieldType::kI8: i = LoadLe<int8_t>(p); break;
+      case FieldType::kI16: i = LoadLe<int16_t>(p); break;
+      case FieldType::kI32: i = LoadLe<int32_t>(p); break;
+      case FieldType::kI64: i = LoadLe<int64_t>(p); break;
+      case FieldType::kU8: i = LoadLe<uint8_t>(p); break;
+      case FieldType::kU16: i = LoadLe<uint16_t>(p); break;
+      case FieldType::kU32: i = LoadLe<uint32_t>(p); break;
+      default: i = static_cast<int64_t>(LoadLe<uint64_t>(p)); break;
     }
+    f.i_sum = static_cast<int64_t>(static_cast<uint64_t>(f.i_sum) + static_cast<uint64_t>(i));
+    f.i_min = std::min(f.i_min, i);
+    f.i_max = std::max(f.i_max, i);
+    const double d = static_cast<double>(i);
+    f.sumsq += d * d;
+  }
+}
+
+void Summary::MergeEncoded(uint64_t n, const std::byte* p) {
+  count += n;
+  for (FieldStats& f : fields) {
+    if (f.is_float) {
+      f.f_sum += LoadLe<double>(p + format::kFsSum);
+      f.f_min = std::min(f.f_min, LoadLe<double>(p + format::kFsMin));
+      f.f_max = std::max(f.f_max, LoadLe<double>(p + format::kFsMax));
+    } else {
+      f.i_sum = static_cast<int64_t>(static_cast<uint64_t>(f.i_sum) + LoadLe<uint64_t>(p + format::kFsSum));
+      f.i_min = std::min(f.i_min, LoadLe<int64_t>(p + format::kFsMin));
+      f.i_max = std::max(f.i_max, LoadLe<int64_t>(p + format::kFsMax));
+    }
+    f.sumsq += LoadLe<double>(p + format::kFsSumSq);
+    p += kFieldBytes;
   }
 }
 

@@ -46,6 +46,9 @@ class Summary {
 
   void Add(const Schema& schema, const std::byte* record);
   void Merge(const Summary& other);
+  // Merges the encoded field statistics of an index entry (EncodeFields' layout) and `n` records,
+  // without decoding them into a Summary first.
+  void MergeEncoded(uint64_t n, const std::byte* fields);
   bool operator==(const Summary& o) const { return count == o.count && fields == o.fields; }
 
   // Bytes of one field's statistics on disk: sum, min, max, sum of squares.
