@@ -24,16 +24,20 @@ Result<PageRef> TnTree::Fetch(size_t level, PageId id) {
   };
   if (physical == kNoPage) return bad("the tree leads to an empty open page");
   XTFQ_ASSIGN_OR_RETURN(PageRef page, cache_.Fetch(physical));
-  const PageHeader h = PageHeader::Decode(page.data());
-  const PageKind kind = level == 0 ? PageKind::kData : PageKind::kIndex;
-  if (h.kind != kind || h.level != level || h.array != array_.id || h.logical != id) {
-    return bad(fmt::format("holds a {} page of level {} of array {} for logical page {}", PageKindName(h.kind), h.level,
-                           h.array.value, h.logical.value));
+  // Only the fields that say where the page belongs, read directly (this is the hot path).
+  const std::byte* p = page.data();
+  const auto kind = static_cast<PageKind>(LoadLe<uint8_t>(p + f::kPhKind));
+  const uint8_t page_level = LoadLe<uint8_t>(p + f::kPhLevel);
+  const uint32_t owner = LoadLe<uint32_t>(p + f::kPhArrayId);
+  const uint32_t logical = LoadLe<uint32_t>(p + f::kPhLogicalId);
+  const uint32_t entries = LoadLe<uint32_t>(p + f::kPhEntryCount);
+  if (kind != (level == 0 ? PageKind::kData : PageKind::kIndex) || page_level != level || owner != array_.id.value ||
+      logical != id.value) {
+    return bad(fmt::format("holds a {} page of level {} of array {} for logical page {}", PageKindName(kind), page_level,
+                           owner, logical));
   }
   const uint32_t width = level == 0 ? array_.schema.record_width() : entry_width_;
-  if (h.entry_count == 0 || h.entry_count > PageCapacity(cache_.page_size(), width)) {
-    return bad(fmt::format("{} entries", h.entry_count));
-  }
+  if (entries == 0 || entries > PageCapacity(cache_.page_size(), width)) return bad(fmt::format("{} entries", entries));
   return page;
 }
 
@@ -44,7 +48,7 @@ Result<uint64_t> TnTree::LowerBound(int64_t t) {
   PageId id = Root();
   for (size_t level = height() - 1;; --level) {
     XTFQ_ASSIGN_OR_RETURN(PageRef page, Fetch(level, id));
-    const uint32_t n = PageHeader::Decode(page.data()).entry_count;
+    const uint32_t n = LoadLe<uint32_t>(page.data() + f::kPhEntryCount);
     const std::byte* base = page.data() + f::kPageHeaderSize;
     if (level == 0) {
       // Records before the first whose key is >= t.
@@ -76,7 +80,7 @@ Status TnTree::Record(uint64_t n, std::span<std::byte> out) {
   PageId id = Root();
   for (size_t level = height() - 1;; --level) {
     XTFQ_ASSIGN_OR_RETURN(PageRef page, Fetch(level, id));
-    const uint32_t entries = PageHeader::Decode(page.data()).entry_count;
+    const uint32_t entries = LoadLe<uint32_t>(page.data() + f::kPhEntryCount);
     const std::byte* base = page.data() + f::kPageHeaderSize;
     if (level == 0) {
       if (n >= entries) return Error(ErrorCode::kCorrupt, fmt::format("{}: page {}: counts above it promise more records", cache_.source().name(), page.id().value));
@@ -128,7 +132,7 @@ Result<std::vector<Summary>> TnTree::Histogram(int64_t t1, int64_t t2, uint32_t 
 
 Status TnTree::HistogramIn(size_t level, PageId id, int64_t upper, uint64_t base_pos, const Buckets& b) {
   XTFQ_ASSIGN_OR_RETURN(PageRef page, Fetch(level, id));
-  const uint32_t n = PageHeader::Decode(page.data()).entry_count;
+  const uint32_t n = LoadLe<uint32_t>(page.data() + f::kPhEntryCount);
   const std::byte* base = page.data() + f::kPageHeaderSize;
   const Schema& schema = array_.schema;
   const int64_t t1 = b.bounds.front(), t2 = b.bounds.back();
@@ -175,7 +179,7 @@ Status TnTree::HistogramIn(size_t level, PageId id, int64_t upper, uint64_t base
 
 Status TnTree::AggregateIn(size_t level, PageId id, uint64_t base_pos, uint64_t lo, uint64_t hi, Summary& out) {
   XTFQ_ASSIGN_OR_RETURN(PageRef page, Fetch(level, id));
-  const uint32_t n = PageHeader::Decode(page.data()).entry_count;
+  const uint32_t n = LoadLe<uint32_t>(page.data() + f::kPhEntryCount);
   const std::byte* base = page.data() + f::kPageHeaderSize;
   if (level == 0) {
     const uint64_t from = lo > base_pos ? lo - base_pos : 0;

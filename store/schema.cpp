@@ -89,7 +89,7 @@ int64_t LoadInteger(const std::byte* p, FieldType type) {
 }
 }  // namespace
 
-int64_t Schema::Time(const std::byte* r) const { return LoadInteger(r + time_at_.offset, time_at_.type); }
+int64_t Schema::TimeSlow(const std::byte* r) const { return LoadInteger(r + time_at_.offset, time_at_.type); }
 
 int64_t Schema::Process(const std::byte* r) const { return LoadInteger(r + process_at_.offset, process_at_.type); }
 
