@@ -41,26 +41,27 @@ Result<PageRef> TnTree::Fetch(size_t level, PageId id) {
   return page;
 }
 
+uint32_t TnTree::FirstAtOrAfter(const std::byte* records, uint32_t n, uint64_t base_pos, int64_t t) const {
+  const Schema& schema = array_.schema;
+  uint32_t lo = 0, hi = n;
+  while (lo < hi) {
+    const uint32_t mid = (lo + hi) / 2;
+    const int64_t key = schema.time_field() ? schema.Time(records + size_t{mid} * schema.record_width())
+                                            : static_cast<int64_t>(base_pos + mid);
+    if (key < t) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
 Result<uint64_t> TnTree::LowerBound(int64_t t) {
   if (size() == 0) return uint64_t{0};
-  const Schema& schema = array_.schema;
   uint64_t pos = 0;
   PageId id = Root();
   for (size_t level = height() - 1;; --level) {
     XTFQ_ASSIGN_OR_RETURN(PageRef page, Fetch(level, id));
     const uint32_t n = LoadLe<uint32_t>(page.data() + f::kPhEntryCount);
     const std::byte* base = page.data() + f::kPageHeaderSize;
-    if (level == 0) {
-      // Records before the first whose key is >= t.
-      uint32_t lo = 0, hi = n;
-      while (lo < hi) {
-        const uint32_t mid = (lo + hi) / 2;
-        const std::byte* r = base + size_t{mid} * schema.record_width();
-        const int64_t key = schema.time_field() ? schema.Time(r) : static_cast<int64_t>(pos + mid);
-        if (key < t) lo = mid + 1; else hi = mid;
-      }
-      return pos + lo;
-    }
+    if (level == 0) return pos + FirstAtOrAfter(base, n, pos, t);
     // The last entry whose first key is < t holds the answer, or its end does (first entry if none).
     uint32_t lo = 0, hi = n;
     while (lo < hi) {
@@ -141,11 +142,7 @@ Status TnTree::HistogramIn(size_t level, PageId id, int64_t upper, uint64_t base
     auto key = [&](uint32_t i) {
       return schema.time_field() ? schema.Time(base + size_t{i} * w) : static_cast<int64_t>(base_pos + i);
     };
-    uint32_t lo = 0, hi = n;  // the first record with key >= t1
-    while (lo < hi) {
-      const uint32_t mid = (lo + hi) / 2;
-      if (key(mid) < t1) lo = mid + 1; else hi = mid;
-    }
+    const uint32_t lo = FirstAtOrAfter(base, n, base_pos, t1);
     if (lo == n || key(lo) >= t2) return Ok();
     uint32_t bucket = b.Of(key(lo));
     int64_t bucket_end = b.bounds[bucket + 1];

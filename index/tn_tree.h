@@ -52,6 +52,9 @@ class TnTree {
  private:
   // Pins the page of `level` with logical id `id` and checks that it belongs there.
   Result<PageRef> Fetch(size_t level, PageId id);
+  // In a leaf of n records whose first has position `base_pos`: the slot of the first record whose
+  // key is >= t (n when none).
+  uint32_t FirstAtOrAfter(const std::byte* records, uint32_t n, uint64_t base_pos, int64_t t) const;
   Status AggregateIn(size_t level, PageId id, uint64_t base, uint64_t lo, uint64_t hi, Summary& out);
   struct Buckets {
     std::vector<int64_t> bounds;  // bounds[b] = BucketStart(b); bounds[n] = t2

@@ -4,6 +4,8 @@
 // budgets of 1 page, 16 pages and unlimited. With a cold cache, page reads stay within the
 // bounds of a descent: H for LowerBound and Record, 2H for Aggregate. And xtfq's checker fails,
 // naming the page, when an index entry's count or aggregate is altered.
+#include "index/tn_tree.h"
+
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
@@ -12,7 +14,6 @@
 #include <random>
 
 #include "importers/event_record.h"
-#include "index/tn_tree.h"
 #include "query/primitives.h"
 #include "query/store_reader.h"
 #include "store/endian.h"
@@ -85,56 +86,85 @@ void Same(const Summary& got, const Summary& want) {
   CHECK(got.fields[1].f_max == want.fields[1].f_max);
 }
 
-void RunTree(uint64_t n, uint64_t seed) {
-  TempDir dir;
-  const std::string path = dir.File("t.xtfq");
-  const auto ev = Events(n, seed);
-  Build(path, ev, seed);
-  std::vector<int64_t> times;
-  for (const auto& e : ev) times.push_back(e.t);
-  std::mt19937_64 rng(seed * 17);
-  const int64_t t_lo = times.empty() ? 0 : times.front(), t_hi = times.empty() ? 10 : times.back();
-  auto random_time = [&] { return t_lo - 20 + static_cast<int64_t>(rng() % static_cast<uint64_t>(t_hi - t_lo + 40)); };
-
-  for (Backend backend : {Backend::kPread, Backend::kMmap}) {
-    for (size_t pages : {size_t{1}, size_t{16}, size_t{0}}) {
-      CAPTURE(n);
-      CAPTURE(static_cast<int>(backend));
-      CAPTURE(pages);
-      auto reader = StoreReader::Open(path, ReaderOptions{backend, pages == 0 ? PageCache::kUnlimited : pages * 4096});
-      REQUIRE_MESSAGE(reader.ok(), Why(reader));
-      const ArrayDesc& a = *(*reader)->Array("events").value();
-      TnTree tree((*reader)->cache(), a);
-      REQUIRE(tree.size() == n);
-      for (int q = 0; q < 200; ++q) {
-        const int64_t t = q % 10 == 0 && !times.empty() ? times[rng() % times.size()] : random_time();
-        Result<uint64_t> lb = tree.LowerBound(t);
-        REQUIRE_MESSAGE(lb.ok(), Why(lb));
-        CHECK(*lb == static_cast<uint64_t>(std::lower_bound(times.begin(), times.end(), t) - times.begin()));
-        if (n > 0) {
-          const uint64_t k = rng() % n;
-          std::byte rec[32];
-          REQUIRE(tree.Record(k, rec).ok());
-          CHECK(EventRecord::Decode(rec) == ev[k]);
-        }
-        uint64_t lo = n == 0 ? 0 : rng() % (n + 2), hi = n == 0 ? 3 : rng() % (n + 2);
-        if (lo > hi) std::swap(lo, hi);
-        if (q % 7 == 0) { lo = 0; hi = n; }
-        Result<Summary> s = tree.Aggregate(lo, hi);
-        REQUIRE_MESSAGE(s.ok(), Why(s));
-        Same(*s, Naive(ev, lo, hi));
+// A store of n generated events with its model: the events, their times, and random times a
+// little beyond both ends.
+struct TreeCase {
+  TreeCase(uint64_t n, uint64_t seed) : path(dir.File("t.xtfq")), ev(Events(n, seed)), rng(seed * 17) {
+    Build(path, ev, seed);
+    for (const auto& e : ev) times.push_back(e.t);
+    t_lo = times.empty() ? 0 : times.front();
+    t_hi = times.empty() ? 10 : times.back();
+  }
+  int64_t RandomTime() { return t_lo - 50 + static_cast<int64_t>(rng() % static_cast<uint64_t>(t_hi - t_lo + 100)); }
+  // Runs `f` on a reader of the store for every backend and cache budget (1 page, 16, unlimited).
+  template <class F>
+  void ForEachConfig(F&& f) {
+    for (Backend backend : {Backend::kPread, Backend::kMmap}) {
+      for (size_t pages : {size_t{1}, size_t{16}, size_t{0}}) {
+        CAPTURE(ev.size());
+        CAPTURE(static_cast<int>(backend));
+        CAPTURE(pages);
+        auto reader =
+            StoreReader::Open(path, ReaderOptions{backend, pages == 0 ? PageCache::kUnlimited : pages * 4096});
+        REQUIRE_MESSAGE(reader.ok(), Why(reader));
+        f(**reader);
+        CHECK((*reader)->cache().pinned_pages() == 0);
+        CHECK((*reader)->cache().CheckInvariants().ok());
       }
-      CHECK((*reader)->cache().pinned_pages() == 0);
-      CHECK((*reader)->cache().CheckInvariants().ok());
     }
   }
+  uint64_t Lower(int64_t t) const {
+    return static_cast<uint64_t>(std::lower_bound(times.begin(), times.end(), t) - times.begin());
+  }
+
+  TempDir dir;
+  std::string path;
+  std::vector<EventRecord> ev;
+  std::vector<int64_t> times;
+  std::mt19937_64 rng;
+  int64_t t_lo = 0, t_hi = 0;
+};
+
+void RunTree(uint64_t n, uint64_t seed) {
+  TreeCase tc(n, seed);
+  const std::string& path = tc.path;
+  const auto& ev = tc.ev;
+  const auto& times = tc.times;
+  auto& rng = tc.rng;
+  auto random_time = [&] { return tc.RandomTime(); };
+
+  tc.ForEachConfig([&](StoreReader& reader) {
+    const ArrayDesc& a = *reader.Array("events").value();
+    TnTree tree(reader.cache(), a);
+    REQUIRE(tree.size() == n);
+    for (int q = 0; q < 200; ++q) {
+      const int64_t t = q % 10 == 0 && !times.empty() ? times[rng() % times.size()] : random_time();
+      Result<uint64_t> lb = tree.LowerBound(t);
+      REQUIRE_MESSAGE(lb.ok(), Why(lb));
+      CHECK(*lb == tc.Lower(t));
+      if (n > 0) {
+        const uint64_t k = rng() % n;
+        std::byte rec[32];
+        REQUIRE(tree.Record(k, rec).ok());
+        CHECK(EventRecord::Decode(rec) == ev[k]);
+      }
+      uint64_t lo = n == 0 ? 0 : rng() % (n + 2), hi = n == 0 ? 3 : rng() % (n + 2);
+      if (lo > hi) std::swap(lo, hi);
+      if (q % 7 == 0) {
+        lo = 0;
+        hi = n;
+      }
+      Result<Summary> s = tree.Aggregate(lo, hi);
+      REQUIRE_MESSAGE(s.ok(), Why(s));
+      Same(*s, Naive(ev, lo, hi));
+    }
+  });
   // Page reads from a cold cache: one descent per LowerBound or Record, two for Aggregate.
   auto reader = StoreReader::Open(path, ReaderOptions{Backend::kPread, PageCache::kUnlimited});
   REQUIRE(reader.ok());
   const ArrayDesc& a = *(*reader)->Array("events").value();
   const uint64_t h = a.levels.size();
   for (int q = 0; q < 50; ++q) {
-
     auto src = (*reader)->store().MakeSource(Backend::kPread);
     REQUIRE(src.ok());
     {
@@ -158,7 +188,6 @@ void RunTree(uint64_t n, uint64_t seed) {
         CHECK(c2.stats().pages_read <= h);
       }
     }
-
   }
   StoreChecker::Report rep = StoreChecker((*reader)->store()).Run();
   CHECK_MESSAGE(rep.ok(), Why(rep));
@@ -174,67 +203,60 @@ TEST_CASE("tn tree: lower bound and record and aggregate equal a sorted vector a
 TEST_CASE("tn tree: a large tree of 300000 events") { RunTree(300000, 7); }
 
 void RunPrimitives(uint64_t n, uint64_t seed) {
-  TempDir dir;
-  const std::string path = dir.File("p.xtfq");
-  const auto ev = Events(n, seed);
-  Build(path, ev, seed);
-  std::vector<int64_t> times;
-  for (const auto& e : ev) times.push_back(e.t);
-  std::mt19937_64 rng(seed * 31);
-  const int64_t t_lo = times.empty() ? 0 : times.front(), t_hi = times.empty() ? 10 : times.back();
-  auto random_time = [&] { return t_lo - 50 + static_cast<int64_t>(rng() % static_cast<uint64_t>(t_hi - t_lo + 100)); };
-  auto lower = [&](int64_t t) { return static_cast<uint64_t>(std::lower_bound(times.begin(), times.end(), t) - times.begin()); };
-  for (Backend backend : {Backend::kPread, Backend::kMmap}) {
-    for (size_t pages : {size_t{1}, size_t{16}, size_t{0}}) {
-      CAPTURE(n);
-      CAPTURE(static_cast<int>(backend));
-      CAPTURE(pages);
-      auto reader = StoreReader::Open(path, ReaderOptions{backend, pages == 0 ? PageCache::kUnlimited : pages * 4096});
-      REQUIRE(reader.ok());
-      Primitives p((*reader)->cache(), *(*reader)->Array("events").value());
-      for (int q = 0; q < 60; ++q) {
-        int64_t t1 = random_time(), t2 = random_time();
-        if (t1 > t2) std::swap(t1, t2);
-        if (q % 9 == 0) { t1 = INT64_MIN; t2 = INT64_MAX; }
-        const uint64_t lo = lower(t1), hi = lower(t2);
-        Result<uint64_t> size = p.Size(t1, t2);
-        REQUIRE(size.ok());
-        CHECK(*size == (t1 < t2 ? hi - lo : 0));
-        if (q % 4 == 0) CHECK(*p.ScanSize(t1, t2) == *size);
-        Result<Summary> agg = p.Aggregate(t1, t2);
-        REQUIRE(agg.ok());
-        Same(*agg, Naive(ev, lo, hi));
-        if (q % 4 == 0) Same(*p.ScanAggregate(t1, t2), Naive(ev, lo, hi));
-        Result<Cursor> c = p.Search(t1);
-        REQUIRE(c.ok());
-        CHECK(c->position == lo);
-        CHECK(c->at_end() == (lo == n));
-        if (!c->at_end()) CHECK(EventRecord::Decode(c->record.data()) == ev[lo]);
-        if (q % 4 == 0) CHECK(p.ScanSearch(t1)->position == lo);
-        const int64_t step = static_cast<int64_t>(rng() % (2 * n + 3)) - static_cast<int64_t>(n + 1);
-        Result<Cursor> nx = p.Next(*c, step);
-        REQUIRE(nx.ok());
-        const int64_t want = std::clamp<int64_t>(static_cast<int64_t>(lo) + step, 0, static_cast<int64_t>(n));
-        CHECK(nx->position == static_cast<uint64_t>(want));
-        if (!nx->at_end()) CHECK(EventRecord::Decode(nx->record.data()) == ev[static_cast<size_t>(want)]);
-        if (q % 10 == 0 && t1 < t2 && t1 > INT64_MIN) {
-          const uint32_t buckets = 1 + static_cast<uint32_t>(rng() % 40);
-          Result<std::vector<Summary>> h = p.Histogram(t1, t2, buckets);
-          Result<std::vector<Summary>> hs = p.ScanHistogram(t1, t2, buckets);
-          REQUIRE(h.ok());
-          REQUIRE(hs.ok());
-          REQUIRE(h->size() == buckets);
-          for (uint32_t b = 0; b < buckets; ++b) {
-            CAPTURE(b);
-            Same((*h)[b], (*hs)[b]);
-            // Bucket b holds exactly the records whose Bucket() is b.
-            const int64_t b0 = Primitives::BucketStart(b, t1, t2, buckets), b1 = Primitives::BucketStart(b + 1, t1, t2, buckets);
-            CHECK((*h)[b].count == lower(b1) - lower(b0));
-          }
+  TreeCase tc(n, seed);
+  const std::string& path = tc.path;
+  const auto& ev = tc.ev;
+  auto& rng = tc.rng;
+  auto random_time = [&] { return tc.RandomTime(); };
+  auto lower = [&](int64_t t) { return tc.Lower(t); };
+  tc.ForEachConfig([&](StoreReader& reader) {
+    Primitives p(reader.cache(), *reader.Array("events").value());
+    for (int q = 0; q < 60; ++q) {
+      int64_t t1 = random_time(), t2 = random_time();
+      if (t1 > t2) std::swap(t1, t2);
+      if (q % 9 == 0) {
+        t1 = INT64_MIN;
+        t2 = INT64_MAX;
+      }
+      const uint64_t lo = lower(t1), hi = lower(t2);
+      Result<uint64_t> size = p.Size(t1, t2);
+      REQUIRE(size.ok());
+      CHECK(*size == (t1 < t2 ? hi - lo : 0));
+      if (q % 4 == 0) CHECK(*p.ScanSize(t1, t2) == *size);
+      Result<Summary> agg = p.Aggregate(t1, t2);
+      REQUIRE(agg.ok());
+      Same(*agg, Naive(ev, lo, hi));
+      if (q % 4 == 0) Same(*p.ScanAggregate(t1, t2), Naive(ev, lo, hi));
+      Result<Cursor> c = p.Search(t1);
+      REQUIRE(c.ok());
+      CHECK(c->position == lo);
+      CHECK(c->at_end() == (lo == n));
+      if (!c->at_end()) CHECK(EventRecord::Decode(c->record.data()) == ev[lo]);
+      if (q % 4 == 0) CHECK(p.ScanSearch(t1)->position == lo);
+      const int64_t step = static_cast<int64_t>(rng() % (2 * n + 3)) - static_cast<int64_t>(n + 1);
+      Result<Cursor> nx = p.Next(*c, step);
+      REQUIRE(nx.ok());
+      const int64_t want = std::clamp<int64_t>(static_cast<int64_t>(lo) + step, 0, static_cast<int64_t>(n));
+      CHECK(nx->position == static_cast<uint64_t>(want));
+      if (!nx->at_end()) CHECK(EventRecord::Decode(nx->record.data()) == ev[static_cast<size_t>(want)]);
+      if (q % 10 == 0 && t1 < t2 && t1 > INT64_MIN) {
+        const uint32_t buckets = 1 + static_cast<uint32_t>(rng() % 40);
+        Result<std::vector<Summary>> h = p.Histogram(t1, t2, buckets);
+        Result<std::vector<Summary>> hs = p.ScanHistogram(t1, t2, buckets);
+        REQUIRE(h.ok());
+        REQUIRE(hs.ok());
+        REQUIRE(h->size() == buckets);
+        for (uint32_t b = 0; b < buckets; ++b) {
+          CAPTURE(b);
+          Same((*h)[b], (*hs)[b]);
+          // Bucket b holds exactly the records whose Bucket() is b.
+          const int64_t b0 = Primitives::BucketStart(b, t1, t2, buckets),
+                        b1 = Primitives::BucketStart(b + 1, t1, t2, buckets);
+          CHECK((*h)[b].count == lower(b1) - lower(b0));
         }
       }
     }
-  }
+  });
   // Page reads from a cold cache, whatever the window or step.
   auto reader = StoreReader::Open(path);
   REQUIRE(reader.ok());
