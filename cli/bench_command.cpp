@@ -181,6 +181,9 @@ int BenchCommand::Run() {
   };
 
   RunClasses(scan_ ? "xtfq_scan" : "xtfq", *qs, answer);
+  const CacheStats cs = (*reader)->cache().stats();
+  fmt::print(stderr, "bench: {} pages read from the store ({} cache misses, {} hits); TN tree height {}\n", cs.pages_read,
+             cs.misses, cs.hits, (*array)->levels.size());
   if (temporary) fs::remove(store_, ec);
   return kExitOk;
 }
