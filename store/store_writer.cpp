@@ -459,6 +459,7 @@ Status StoreWriter::DoCommit() {
 
   generation_ = sb.generation;
   catalogue_pages_ = std::move(pages);
+  for (size_t i = 0; i < arrays_.size(); ++i) arrays_[i]->desc.levels = cat.arrays[i].levels;
   free_.insert(free_.end(), pending_free_.begin(), pending_free_.end());
   pending_free_.clear();
   std::sort(free_.begin(), free_.end(), std::greater<>());

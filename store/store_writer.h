@@ -59,6 +59,8 @@ class StoreWriter final : public RecordSink {
   // A new, empty array; written at the next commit. Names are 1..255 bytes and unique; at least two
   // index entries (20 + 32 bytes per aggregate field) must fit a page.
   Result<ArrayId> CreateArray(std::string_view name, const Schema& schema) override;
+  // The array's id, name and schema. Its chain descriptors (and so record_count()) are those of
+  // the last commit; Pending() has the current ones.
   const ArrayDesc* FindArray(std::string_view name) const;
   // Appends one record; a record earlier than the array's last in time is refused
   // (kInvalidArgument). REQUIRES: record.size() == the array's record width.

@@ -304,7 +304,10 @@ TEST_CASE("tn tree: the writer refuses a record earlier than the last") {
   REQUIRE_FALSE(s.ok());
   CHECK(s.error().code() == ErrorCode::kInvalidArgument);
   CHECK(s.error().message() == "array 'events' record 2: time 99 is before the previous record's 100");
+  CHECK((*w)->FindArray("events")->record_count() == 0);  // as of the last commit
+  CHECK((*w)->Pending().arrays[0].record_count() == 2);
   REQUIRE((*w)->Commit().ok());  // a refused record is not a failure of the writer
+  CHECK((*w)->FindArray("events")->record_count() == 2);
 }
 
 TEST_CASE("tn tree: the checker names the page when an index entry's count or aggregate is altered") {
