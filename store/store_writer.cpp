@@ -182,7 +182,6 @@ Status StoreWriter::Append(ArrayId array, std::span<const std::byte> record) {
     std::memcpy(c.page.data() + f::kPageHeaderSize + size_t{c.count} * c.width, record.data(), c.width);
     ++c.count;
     ++c.desc.entries;
-    c.dirty = true;
     return Ok();
   }
   return Poison(AppendBytes(c, record));
@@ -192,6 +191,7 @@ Result<StringRef> StoreWriter::AddString(std::string_view s) {
   XTFQ_TRY(Failed());
   if (s.size() > UINT32_MAX) return Error(ErrorCode::kInvalidArgument, "string longer than 4 GiB");
   XTFQ_TRY(Poison(EnsureOpen(heap_)));
+  heap_dirty_ = true;
   const StringRef ref{heap_.desc.open, static_cast<uint16_t>(heap_.count)};
   std::byte len[f::kStringPrefixSize];
   StoreLe<uint32_t>(len, static_cast<uint32_t>(s.size()));
@@ -209,7 +209,6 @@ Status StoreWriter::AppendBytes(Chain& c, std::span<const std::byte> bytes) {
     std::memcpy(c.page.data() + f::kPageHeaderSize + size_t{c.count} * c.width, bytes.data(), n);
     c.count += static_cast<uint32_t>(n / c.width);
     c.desc.entries += n / c.width;
-    c.dirty = true;
     bytes = bytes.subspan(n);
     if (c.count == c.capacity) XTFQ_TRY(Roll(c));
   }
@@ -304,15 +303,15 @@ PageHeader StoreWriter::ShadowHeader(const Chain& c, PageId at, uint32_t entries
   return h;
 }
 
-Status StoreWriter::WriteShadow(Chain& c) {
-  if (!c.dirty) return Ok();
-  c.dirty = false;
-  if (c.count == 0) {  // the open page is empty; Roll already released its shadow
-    if (c.desc.shadow != kNoPage) pending_free_.push_back(c.desc.shadow);
-    c.desc.shadow = kNoPage;
+Status StoreWriter::CommitHeap() {
+  if (!heap_dirty_) return Ok();
+  heap_dirty_ = false;
+  if (heap_.count == 0) {  // the open page is empty; Roll already released its shadow
+    if (heap_.desc.shadow != kNoPage) pending_free_.push_back(heap_.desc.shadow);
+    heap_.desc.shadow = kNoPage;
     return Ok();
   }
-  return WriteShadowImage(c, c.count, 0);
+  return WriteShadowImage(heap_, heap_.count, 0);
 }
 
 Status StoreWriter::WriteShadowImage(Chain& c, uint32_t entries, uint8_t extra_flags) {
@@ -332,7 +331,6 @@ Status StoreWriter::CommitArray(ArrayState& a) {
   std::optional<IndexEntry> edge;
   for (size_t l = 0; l < a.levels.size(); ++l) {
     Chain& c = a.levels[l];
-    c.dirty = false;
     const bool has_edge = l > 0 && edge.has_value();
     const uint32_t total = c.count + (has_edge ? 1 : 0);
     std::optional<IndexEntry> next;
@@ -397,7 +395,7 @@ Status StoreWriter::Commit() {
 }
 
 Status StoreWriter::DoCommit() {
-  XTFQ_TRY(WriteShadow(heap_));
+  XTFQ_TRY(CommitHeap());
   for (auto& a : arrays_) XTFQ_TRY(CommitArray(*a));
 
   // The new catalogue goes to fresh pages; the committed one is freed by this commit.

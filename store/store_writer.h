@@ -87,7 +87,6 @@ class StoreWriter final : public RecordSink {
     uint32_t capacity = 0;
     std::vector<std::byte> page;  // the open page: header space, then `count` entries
     uint32_t count = 0;
-    bool dirty = false;  // changed since the last commit
   };
 
   StoreWriter(std::unique_ptr<File> file, StoreOptions options, uint32_t page_size);
@@ -95,7 +94,7 @@ class StoreWriter final : public RecordSink {
     ArrayDesc desc;            // levels live in `levels`
     std::vector<Chain> levels;  // reserved to kMaxLevels: references stay valid as levels grow
     int64_t last_time = INT64_MIN;
-    bool dirty = false;
+    bool dirty = false;  // records appended since the last commit
   };
 
   Chain MakeChain(PageKind kind, ArrayId array, uint8_t level, uint32_t width) const;
@@ -111,7 +110,8 @@ class StoreWriter final : public RecordSink {
   Status Roll(Chain& c);
   // The header of the shadow page at `at` holding c's open page with `entries` entries.
   static PageHeader ShadowHeader(const Chain& c, PageId at, uint32_t entries, uint8_t extra_flags);
-  Status WriteShadow(Chain& c);
+  // Commits the heap's open page, if strings were added since the last commit.
+  Status CommitHeap();
   Status DoCommit();
   Result<PageId> Allocate();
   Status QueueWrite(PageId id, std::span<const std::byte> page);
@@ -129,6 +129,7 @@ class StoreWriter final : public RecordSink {
   std::vector<PageId> catalogue_pages_;
   std::vector<std::unique_ptr<ArrayState>> arrays_;
   Chain heap_;
+  bool heap_dirty_ = false;  // strings added since the last commit
   std::vector<std::byte> batch_;
   PageId batch_first_;
   uint32_t batch_pages_ = 0;
