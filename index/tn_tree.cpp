@@ -43,12 +43,15 @@ Result<PageRef> TnTree::Fetch(size_t level, PageId id) {
 
 uint32_t TnTree::FirstAtOrAfter(const std::byte* records, uint32_t n, uint64_t base_pos, int64_t t) const {
   const Schema& schema = array_.schema;
+  if (!schema.time_field()) {
+    const int64_t first = static_cast<int64_t>(base_pos);
+    return t <= first ? 0 : static_cast<uint32_t>(std::min<uint64_t>(n, static_cast<uint64_t>(t) - base_pos));
+  }
+  const size_t w = schema.record_width();
   uint32_t lo = 0, hi = n;
   while (lo < hi) {
     const uint32_t mid = (lo + hi) / 2;
-    const int64_t key = schema.time_field() ? schema.Time(records + size_t{mid} * schema.record_width())
-                                            : static_cast<int64_t>(base_pos + mid);
-    if (key < t) lo = mid + 1; else hi = mid;
+    if (schema.Time(records + mid * w) < t) lo = mid + 1; else hi = mid;
   }
   return lo;
 }
@@ -127,47 +130,60 @@ Result<std::vector<Summary>> TnTree::Histogram(int64_t t1, int64_t t2, uint32_t 
   b.out = &out;
   b.bounds.reserve(size_t{buckets} + 1);
   for (uint32_t k = 0; k <= buckets; ++k) b.bounds.push_back(BucketStart(k, t1, t2, buckets));
-  XTFQ_TRY(HistogramIn(height() - 1, Root(), INT64_MAX, 0, b));
+  XTFQ_TRY(HistogramIn(height() - 1, Root(), INT64_MIN, INT64_MAX, 0, b));
   return out;
 }
 
-Status TnTree::HistogramIn(size_t level, PageId id, int64_t upper, uint64_t base_pos, const Buckets& b) {
+Status TnTree::HistogramIn(size_t level, PageId id, int64_t lower, int64_t upper, uint64_t base_pos, const Buckets& b) {
   XTFQ_ASSIGN_OR_RETURN(PageRef page, Fetch(level, id));
   const uint32_t n = LoadLe<uint32_t>(page.data() + f::kPhEntryCount);
   const std::byte* base = page.data() + f::kPageHeaderSize;
   const Schema& schema = array_.schema;
   const int64_t t1 = b.bounds.front(), t2 = b.bounds.back();
   if (level == 0) {
+    // The records in the window, then one run per bucket, each added in one tight loop.
     const uint32_t w = schema.record_width();
-    auto key = [&](uint32_t i) {
-      return schema.time_field() ? schema.Time(base + size_t{i} * w) : static_cast<int64_t>(base_pos + i);
-    };
-    const uint32_t lo = FirstAtOrAfter(base, n, base_pos, t1);
-    if (lo == n || key(lo) >= t2) return Ok();
-    uint32_t bucket = b.Of(key(lo));
-    int64_t bucket_end = b.bounds[bucket + 1];
-    for (uint32_t i = lo; i < n; ++i) {
-      const int64_t t = key(i);
-      if (t >= t2) break;
-      while (t >= bucket_end) bucket_end = b.bounds[++bucket + 1];
-      (*b.out)[bucket].Add(schema, base + size_t{i} * w);
+    // The parent's keys bound this leaf's: skip the searches they settle.
+    uint32_t i = lower >= t1 ? 0 : FirstAtOrAfter(base, n, base_pos, t1);
+    const uint32_t end = upper < t2 ? n : FirstAtOrAfter(base, n, base_pos, t2);
+    while (i < end) {
+      const int64_t t = schema.time_field() ? schema.Time(base + size_t{i} * w) : static_cast<int64_t>(base_pos + i);
+      const uint32_t bucket = b.Of(t);
+      const int64_t bucket_end = b.bounds[bucket + 1];
+      const uint32_t j = bucket_end >= t2 ? end : i + FirstAtOrAfter(base + size_t{i} * w, end - i, base_pos + i, bucket_end);
+      (*b.out)[bucket].AddRange(schema, base + size_t{i} * w, j - i);
+      i = j;
     }
     return Ok();
   }
+  // Entries before the last one whose key is < t1 hold no key of the window.
+  uint32_t first = 0;
+  for (uint32_t hi = n; first + 1 < hi;) {
+    const uint32_t mid = (first + hi) / 2;
+    if (LoadLe<int64_t>(base + size_t{mid} * entry_width_ + f::kIeKey) < t1) first = mid; else hi = mid;
+  }
   uint64_t start = base_pos;
-  for (uint32_t i = 0; i < n; ++i) {
+  for (uint32_t i = 0; i < first; ++i) start += LoadLe<uint64_t>(base + size_t{i} * entry_width_ + f::kIeCount);
+  constexpr uint32_t kNone = UINT32_MAX;
+  uint32_t bucket = kNone;
+  for (uint32_t i = first; i < n; ++i) {
     const std::byte* e = base + size_t{i} * entry_width_;
     const int64_t lo = LoadLe<int64_t>(e + f::kIeKey);
     if (lo >= t2) break;
     const int64_t hi = i + 1 < n ? LoadLe<int64_t>(e + entry_width_ + f::kIeKey) : upper;  // keys here are in [lo, hi]
     const uint64_t count = LoadLe<uint64_t>(e + f::kIeCount);
     if (hi >= t1) {
-      const uint32_t bucket = lo >= t1 ? b.Of(lo) : 0;
-      if (lo >= t1 && hi < b.bounds[bucket + 1]) {
-        (*b.out)[bucket].MergeEncoded(count, e + f::kIndexEntryFixedSize);
-      } else {
-        XTFQ_TRY(HistogramIn(level - 1, PageId(LoadLe<uint32_t>(e + f::kIeChild)), hi, start, b));
+      bool merged = false;
+      if (lo >= t1) {
+        // Keys ascend, so the bucket of each entry's first key only moves forward.
+        if (bucket == kNone) bucket = b.Of(lo);
+        while (lo >= b.bounds[bucket + 1]) ++bucket;
+        if (hi < b.bounds[bucket + 1]) {
+          (*b.out)[bucket].MergeEncoded(count, e + f::kIndexEntryFixedSize);
+          merged = true;
+        }
       }
+      if (!merged) XTFQ_TRY(HistogramIn(level - 1, PageId(LoadLe<uint32_t>(e + f::kIeChild)), lo, hi, start, b));
     }
     start += count;
   }

@@ -64,8 +64,8 @@ class TnTree {
       return static_cast<uint32_t>(std::upper_bound(bounds.begin(), bounds.end(), t) - bounds.begin() - 1);
     }
   };
-  // Keys in the subtree of page `id` are <= `upper`; `base` is its first record's position.
-  Status HistogramIn(size_t level, PageId id, int64_t upper, uint64_t base, const Buckets& b);
+  // Keys in the subtree of page `id` are in [lower, upper]; `base` is its first record's position.
+  Status HistogramIn(size_t level, PageId id, int64_t lower, int64_t upper, uint64_t base, const Buckets& b);
   PageId Root() const { return array_.levels.back().open; }
 
   PageCache& cache_;

@@ -74,8 +74,6 @@ Result<Schema> Schema::FromIndexes(const std::vector<std::pair<std::string, Fiel
   return s;
 }
 
-namespace {
-// An integer field (not u64, not f64) read as int64.
 int64_t LoadInteger(const std::byte* p, FieldType type) {
   switch (type) {
     case FieldType::kI8: return LoadLe<int8_t>(p);
@@ -87,7 +85,6 @@ int64_t LoadInteger(const std::byte* p, FieldType type) {
     default: return LoadLe<int64_t>(p);
   }
 }
-}  // namespace
 
 int64_t Schema::TimeSlow(const std::byte* r) const { return LoadInteger(r + time_at_.offset, time_at_.type); }
 

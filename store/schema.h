@@ -31,6 +31,9 @@ struct Field {
 // A field's value: signed integers as int64_t, unsigned as uint64_t, f64 as double.
 using Value = std::variant<int64_t, uint64_t, double>;
 
+// An integer field read as int64 (u64 is reinterpreted; not for f64).
+int64_t LoadInteger(const std::byte* p, FieldType type);
+
 class Schema {
  public:
   Schema() = default;

@@ -260,16 +260,14 @@ IndexEntry StoreWriter::SummarizeOpen(const ArrayState& a, const Chain& c, const
   e.summary = Summary(schema);
   e.child = c.desc.open;
   const std::byte* base = c.page.data() + f::kPageHeaderSize;
-  for (uint32_t i = 0; i < n; ++i) {
+  if (c.level == 0 && n > 0) {
+    e.key = schema.time_field() ? schema.Time(base) : static_cast<int64_t>(c.desc.entries - c.count);
+    e.summary.AddRange(schema, base, n);
+  }
+  for (uint32_t i = 0; c.level > 0 && i < n; ++i) {
     const std::byte* p = base + size_t{i} * c.width;
-    if (c.level == 0) {
-      if (i == 0) e.key = schema.time_field() ? schema.Time(p) : static_cast<int64_t>(c.desc.entries - c.count);
-      e.summary.Add(schema, p);
-    } else {
-      IndexEntry child = IndexEntry::DecodeFor(schema, p);
-      if (i == 0) e.key = child.key;
-      e.summary.Merge(child.summary);
-    }
+    if (i == 0) e.key = LoadLe<int64_t>(p + f::kIeKey);
+    e.summary.MergeEncoded(LoadLe<uint64_t>(p + f::kIeCount), p + f::kIndexEntryFixedSize);
   }
   if (edge) {
     if (n == 0) e.key = edge->key;

@@ -25,36 +25,41 @@ Summary::Summary(const Schema& schema) {
   }
 }
 
-void Summary::Add(const Schema& schema, const std::byte* record) {
-  ++count;
+void Summary::Add(const Schema& schema, const std::byte* record) { AddRange(schema, record, 1); }
+
+void Summary::AddRange(const Schema& schema, const std::byte* records, uint32_t n) {
+  if (n == 0) return;
+  count += n;
+  const size_t w = schema.record_width();
   const auto& plan = schema.aggregate_fields();
   for (size_t k = 0; k < plan.size(); ++k) {
     FieldStats& f = fields[k];
-    const std::byte* p = record + plan[k].offset;
-    int64_t i;
-    switch (plan[k].type) {
-      case FieldType::kF64: {
+    const std::byte* p = records + plan[k].offset;
+    if (plan[k].type == FieldType::kF64) {
+      double sum = f.f_sum, mn = f.f_min, mx = f.f_max, sq = f.sumsq;
+      for (uint32_t i = 0; i < n; ++i, p += w) {
         const double d = LoadLe<double>(p);
-        f.f_sum += d;
-        f.f_min = std::min(f.f_min, d);
-        f.f_max = std::max(f.f_max, d);
-        f.sumsq += d * d;
-        continue;
+        sum += d;
+        mn = std::min(mn, d);
+        mx = std::max(mx, d);
+        sq += d * d;
       }
-      case FieldType::kI8: i = LoadLe<int8_t>(p); break;
-      case FieldType::kI16: i = LoadLe<int16_t>(p); break;
-      case FieldType::kI32: i = LoadLe<int32_t>(p); break;
-      case FieldType::kI64: i = LoadLe<int64_t>(p); break;
-      case FieldType::kU8: i = LoadLe<uint8_t>(p); break;
-      case FieldType::kU16: i = LoadLe<uint16_t>(p); break;
-      case FieldType::kU32: i = LoadLe<uint32_t>(p); break;
-      default: i = static_cast<int64_t>(LoadLe<uint64_t>(p)); break;
+      f.f_sum = sum, f.f_min = mn, f.f_max = mx, f.sumsq = sq;
+      continue;
     }
-    f.i_sum = static_cast<int64_t>(static_cast<uint64_t>(f.i_sum) + static_cast<uint64_t>(i));
-    f.i_min = std::min(f.i_min, i);
-    f.i_max = std::max(f.i_max, i);
-    const double d = static_cast<double>(i);
-    f.sumsq += d * d;
+    uint64_t sum = static_cast<uint64_t>(f.i_sum);
+    int64_t mn = f.i_min, mx = f.i_max;
+    double sq = f.sumsq;
+    const FieldType type = plan[k].type;
+    for (uint32_t i = 0; i < n; ++i, p += w) {
+      const int64_t v = type == FieldType::kI64 ? LoadLe<int64_t>(p) : LoadInteger(p, type);
+      sum += static_cast<uint64_t>(v);
+      mn = std::min(mn, v);
+      mx = std::max(mx, v);
+      const double d = static_cast<double>(v);
+      sq += d * d;
+    }
+    f.i_sum = static_cast<int64_t>(sum), f.i_min = mn, f.i_max = mx, f.sumsq = sq;
   }
 }
 
