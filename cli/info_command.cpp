@@ -53,47 +53,68 @@ int InfoCommand::Run() {
   const uint64_t p = sb.page_size;
 
   ChainPages heap = Count(cat.heap, sb.page_size, 1);
-  uint64_t data_pages = 0, index_pages = 0, shadows = heap.shadow, opens = heap.open;
-  nlohmann::json arrays = nlohmann::json::array();
-  for (const ArrayDesc& a : cat.arrays) {
-    ChainPages c = Count(a.levels[0], sb.page_size, a.schema.record_width());
-    data_pages += c.full;
-    shadows += c.shadow;
-    opens += c.open;
-    // Pages per level, counting each level's open page (its shadow) once.
+  uint64_t data_pages = 0, index_pages = 0, tree_pages = 0, shadows = heap.shadow, opens = heap.open;
+  // Per array: data pages and index pages, each counting the open page's shadow once.
+  struct Pages {
+    uint64_t data = 0, index = 0;
     nlohmann::json levels = nlohmann::json::array();
-    uint64_t array_index = 0;
+  };
+  std::vector<Pages> pages(cat.arrays.size());
+  for (const ArrayDesc& a : cat.arrays) {
+    Pages& ap = pages[a.id.value - 1];
     for (size_t l = 0; l < a.levels.size(); ++l) {
       const uint32_t width = l == 0 ? a.schema.record_width() : IndexEntry::Width(a.schema);
       ChainPages lc = Count(a.levels[l], sb.page_size, width);
-      if (l > 0) {
-        index_pages += lc.full;
-        shadows += lc.shadow;
-        opens += lc.open;
-        array_index += lc.full + lc.shadow;
-      }
-      levels.push_back({{"level", l}, {"pages", lc.full + lc.shadow}, {"entries_per_page", PageCapacity(sb.page_size, width)}});
+      (l == 0 ? data_pages : index_pages) += lc.full;
+      shadows += lc.shadow;
+      opens += lc.open;
+      (l == 0 ? ap.data : ap.index) += lc.full + lc.shadow;
+      ap.levels.push_back({{"level", l}, {"pages", lc.full + lc.shadow}, {"entries_per_page", PageCapacity(sb.page_size, width)}});
     }
-    const uint64_t array_data = c.full + c.shadow;
+  }
+  nlohmann::json arrays = nlohmann::json::array();
+  for (const ArrayDesc& a : cat.arrays) {
+    if (a.per_process()) continue;
+    const Pages& ap = pages[a.id.value - 1];
     nlohmann::json fields = nlohmann::json::array();
     for (const Field& fd : a.schema.fields()) {
       fields.push_back({{"name", fd.name}, {"type", FieldTypeName(fd.type)}, {"offset", fd.offset}});
     }
     nlohmann::json aggs = nlohmann::json::array();
     for (uint16_t g : a.schema.aggregates()) aggs.push_back(a.schema.fields()[g].name);
+    uint64_t all_pages = ap.data + ap.index;
+    nlohmann::json pj = nullptr;
+    if (a.process_index) {
+      // The process tree's pages follow from the number of processes: every level full but its last.
+      uint64_t processes = 0, pdata = 0, pindex = 0, ptree = 0;
+      for (const ArrayDesc& c : cat.arrays) {
+        if (c.parent != a.id) continue;
+        ++processes;
+        pdata += pages[c.id.value - 1].data;
+        pindex += pages[c.id.value - 1].index;
+      }
+      const uint32_t cap = PageCapacity(sb.page_size, IndexEntry::Width(a.schema));
+      for (uint64_t n = processes; n > 0; n = n == 1 ? 0 : (n + cap - 1) / cap) ptree += (n + cap - 1) / cap;
+      tree_pages += ptree;
+      all_pages += pdata + pindex + ptree;
+      pj = {{"processes", processes}, {"data_pages", pdata}, {"index_pages", pindex},
+            {"tree_pages", ptree}, {"tree_height", a.process_levels}};
+    }
     arrays.push_back({{"id", a.id.value},
                       {"name", a.name},
                       {"records", a.record_count()},
                       {"record_bytes", a.schema.record_width()},
                       {"records_per_page", PageCapacity(sb.page_size, a.schema.record_width())},
-                      {"full_pages", c.full},
+                      {"full_pages", a.levels[0].FullPages(PageCapacity(sb.page_size, a.schema.record_width()))},
                       {"open_page_records", a.levels[0].OpenEntries(PageCapacity(sb.page_size, a.schema.record_width()))},
                       {"fields", fields},
                       {"aggregates", aggs},
                       {"height", a.levels.size()},
-                      {"levels", levels},
-                      {"index_pages", array_index},
-                      {"index_overhead", array_data == 0 ? 0.0 : static_cast<double>(array_index) / static_cast<double>(array_data)}});
+                      {"levels", ap.levels},
+                      {"index_pages", ap.index},
+                      {"index_overhead", ap.data == 0 ? 0.0 : static_cast<double>(ap.index) / static_cast<double>(ap.data)},
+                      {"process_index", pj},
+                      {"bytes_per_record", a.record_count() == 0 ? 0.0 : static_cast<double>(all_pages * p) / static_cast<double>(a.record_count())}});
   }
   const uint64_t free_pages = cat.free_pages.size();
   nlohmann::json j = {
@@ -110,6 +131,7 @@ int InfoCommand::Run() {
         {"catalogue", sb.catalogue_pages},
         {"data", data_pages},
         {"index", index_pages},
+        {"process_tree", tree_pages},
         {"heap", heap.full},
         {"shadow", shadows},
         {"open_reserved", opens},
@@ -128,12 +150,12 @@ int InfoCommand::Run() {
   fmt::print("format       version {}, page size {} B\n", sb.version, sb.page_size);
   fmt::print("generation   {} (superblock {}, committed {:%Y-%m-%dT%H:%M:%SZ})\n", sb.generation,
              s.superblock_slot(), when);
-  fmt::print("pages        {} ({}): {} data, {} index, {} heap, {} catalogue, {} shadow, {} open (reserved), {} free, {} superblock\n",
-             sb.page_count, Bytes(sb.page_count * p), data_pages, index_pages, heap.full, sb.catalogue_pages, shadows,
-             opens, free_pages, format::kSuperblockSlots);
+  fmt::print("pages        {} ({}): {} data, {} index, {} process tree, {} heap, {} catalogue, {} shadow, {} open (reserved), {} free, {} superblock\n",
+             sb.page_count, Bytes(sb.page_count * p), data_pages, index_pages, tree_pages, heap.full, sb.catalogue_pages,
+             shadows, opens, free_pages, format::kSuperblockSlots);
   fmt::print("free space   {} in {} free pages\n", Bytes(free_pages * p), free_pages);
   fmt::print("string heap  {}\n", Bytes(cat.heap.entries));
-  fmt::print("arrays       {}\n", cat.arrays.size());
+  fmt::print("arrays       {}\n", arrays.size());
   for (const auto& a : arrays) {
     fmt::print("  {:<12} {} records of {} B ({} per page) in {} full pages + {} records in the open page\n",
                a["name"].get<std::string>(), a["records"].get<uint64_t>(), a["record_bytes"].get<uint32_t>(),
@@ -147,6 +169,12 @@ int InfoCommand::Run() {
     fmt::print("  {:<12} TN tree height {}, pages per level (leaves first) {}, index {} pages = {:.2f}% of data pages\n",
                "", a["height"].get<size_t>(), per_level, a["index_pages"].get<uint64_t>(),
                100.0 * a["index_overhead"].get<double>());
+    if (const auto& pi = a["process_index"]; !pi.is_null()) {
+      fmt::print("  {:<12} P index: {} processes, each with its own TN tree ({} data + {} index pages); process tree "
+                 "height {}, {} pages\n", "", pi["processes"].get<uint64_t>(), pi["data_pages"].get<uint64_t>(),
+                 pi["index_pages"].get<uint64_t>(), pi["tree_height"].get<uint32_t>(), pi["tree_pages"].get<uint64_t>());
+    }
+    fmt::print("  {:<12} {:.2f} bytes per record on disk, all of the above included\n", "", a["bytes_per_record"].get<double>());
   }
   if (!cat.arrays.empty()) fmt::print("(* marks aggregated fields)\n");
   return kExitOk;

@@ -1,11 +1,14 @@
 // ArrayDesc: one typed record array of the catalogue (docs/format.md, "Array descriptor").
 //
-// Level 0 is the chain of data pages holding the records in append order. Format version 1 has
-// exactly one level; the index levels above it arrive with the B+tree.
+// Level 0 is the chain of data pages holding the records in append order; levels 1 and up are the
+// TN tree's index pages. An array with a process index has per-process arrays (parent != 0: the
+// same records of one process, same schema, no name) and a process tree rooted at process_root
+// (docs/format.md, "P index").
 //
 // Thread-safety: value type.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -20,8 +23,19 @@ struct ArrayDesc {
   std::string name;
   Schema schema;
   std::vector<ChainDesc> levels{ChainDesc{}};
+  ArrayId parent;                // 0: an array of its own
+  int64_t process = 0;           // a per-process array's process id
+  bool process_index = false;    // keeps per-process arrays and a process tree
+  PageId process_root;           // root page of the process tree (0: none yet)
+  uint16_t process_levels = 0;   // its height
 
   uint64_t record_count() const { return levels[0].entries; }
+  bool per_process() const { return parent.value != 0; }
+  // In memory, a per-process array is called "<parent name>[process <p>]" (ProcessArrayName); on
+  // disk it has no name.
+  static std::string ProcessArrayName(std::string_view parent, int64_t process) {
+    return std::string(parent) + "[process " + std::to_string(process) + "]";
+  }
 };
 
 }  // namespace xtfq

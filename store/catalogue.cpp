@@ -18,8 +18,9 @@ namespace f = format;
 size_t Catalogue::EncodedSize() const {
   size_t n = f::kCatalogueHeaderSize + 4 * free_pages.size();
   for (const ArrayDesc& a : arrays) {
-    n += f::kArrayFixedSize + a.name.size() + 2 * a.schema.aggregates().size() +
-         f::kChainSize * a.levels.size();
+    n += f::kArrayFixedSize + f::kChainSize * a.levels.size();
+    if (a.per_process()) continue;
+    n += a.name.size() + 2 * a.schema.aggregates().size();
     for (const Field& fd : a.schema.fields()) n += f::kFieldFixedSize + fd.name.size();
   }
   return n;
@@ -37,25 +38,35 @@ std::vector<std::byte> Catalogue::Encode() const {
     p += s.size();
   };
   for (const ArrayDesc& a : arrays) {
+    const bool own = !a.per_process();
     StoreLe<uint32_t>(p + f::kArId, a.id.value);
-    StoreLe<uint16_t>(p + f::kArNameLength, static_cast<uint16_t>(a.name.size()));
-    StoreLe<uint16_t>(p + f::kArFieldCount, static_cast<uint16_t>(a.schema.fields().size()));
-    StoreLe<uint16_t>(p + f::kArAggregateCount, static_cast<uint16_t>(a.schema.aggregates().size()));
+    StoreLe<uint16_t>(p + f::kArNameLength, own ? static_cast<uint16_t>(a.name.size()) : 0);
+    StoreLe<uint16_t>(p + f::kArFieldCount, own ? static_cast<uint16_t>(a.schema.fields().size()) : 0);
+    StoreLe<uint16_t>(p + f::kArAggregateCount, own ? static_cast<uint16_t>(a.schema.aggregates().size()) : 0);
     StoreLe<uint16_t>(p + f::kArLevelCount, static_cast<uint16_t>(a.levels.size()));
-    StoreLe<uint16_t>(p + f::kArTimeField, a.schema.time_field() ? static_cast<uint16_t>(*a.schema.time_field()) : f::kNoField);
+    StoreLe<uint16_t>(p + f::kArTimeField,
+                      own && a.schema.time_field() ? static_cast<uint16_t>(*a.schema.time_field()) : f::kNoField);
     StoreLe<uint16_t>(p + f::kArProcessField,
-                      a.schema.process_field() ? static_cast<uint16_t>(*a.schema.process_field()) : f::kNoField);
+                      own && a.schema.process_field() ? static_cast<uint16_t>(*a.schema.process_field()) : f::kNoField);
+    StoreLe<uint32_t>(p + f::kArParent, a.parent.value);
+    StoreLe<uint32_t>(p + f::kArFlags, a.process_index ? f::kArrayProcessIndex : 0);
+    StoreLe<int64_t>(p + f::kArProcess, a.process);
+    StoreLe<uint32_t>(p + f::kArProcessRoot, a.process_root.value);
+    StoreLe<uint16_t>(p + f::kArProcessLevels, a.process_levels);
+    StoreLe<uint16_t>(p + f::kArReserved, 0);
     p += f::kArrayFixedSize;
-    put_bytes(a.name);
-    for (const Field& fd : a.schema.fields()) {
-      StoreLe<uint8_t>(p + f::kFdType, static_cast<uint8_t>(fd.type));
-      StoreLe<uint8_t>(p + f::kFdNameLength, static_cast<uint8_t>(fd.name.size()));
-      p += f::kFieldFixedSize;
-      put_bytes(fd.name);
-    }
-    for (uint16_t g : a.schema.aggregates()) {
-      StoreLe<uint16_t>(p, g);
-      p += 2;
+    if (own) {
+      put_bytes(a.name);
+      for (const Field& fd : a.schema.fields()) {
+        StoreLe<uint8_t>(p + f::kFdType, static_cast<uint8_t>(fd.type));
+        StoreLe<uint8_t>(p + f::kFdNameLength, static_cast<uint8_t>(fd.name.size()));
+        p += f::kFieldFixedSize;
+        put_bytes(fd.name);
+      }
+      for (uint16_t g : a.schema.aggregates()) {
+        StoreLe<uint16_t>(p, g);
+        p += 2;
+      }
     }
     for (const ChainDesc& c : a.levels) {
       c.Encode(p);
@@ -76,8 +87,8 @@ Result<Catalogue> Catalogue::Decode(std::span<const std::byte> bytes, std::strin
   XTFQ_ASSIGN_OR_RETURN(uint32_t free_count, r.Read<uint32_t>("free page count"));
   XTFQ_ASSIGN_OR_RETURN(auto heap, r.Take(f::kChainSize, "heap chain"));
   c.heap = ChainDesc::Decode(heap.data());
-  // The smallest array descriptor is a fixed part, a one-byte name and one one-byte field.
-  if (array_count > r.remaining() / (f::kArrayFixedSize + 1 + f::kFieldFixedSize + 1 + f::kChainSize)) {
+  // The smallest array descriptor (a per-process one) is a fixed part and one chain.
+  if (array_count > r.remaining() / (f::kArrayFixedSize + f::kChainSize)) {
     return r.Corrupt(fmt::format("{} arrays cannot fit in {} bytes", array_count, r.remaining()));
   }
   std::set<std::string> names;
@@ -92,30 +103,57 @@ Result<Catalogue> Catalogue::Decode(std::span<const std::byte> bytes, std::strin
     const uint16_t level_count = LoadLe<uint16_t>(fixed.data() + f::kArLevelCount);
     const uint16_t time_field = LoadLe<uint16_t>(fixed.data() + f::kArTimeField);
     const uint16_t process_field = LoadLe<uint16_t>(fixed.data() + f::kArProcessField);
+    a.parent = ArrayId(LoadLe<uint32_t>(fixed.data() + f::kArParent));
+    const uint32_t flags = LoadLe<uint32_t>(fixed.data() + f::kArFlags);
+    a.process = LoadLe<int64_t>(fixed.data() + f::kArProcess);
+    a.process_index = (flags & f::kArrayProcessIndex) != 0;
+    a.process_root = PageId(LoadLe<uint32_t>(fixed.data() + f::kArProcessRoot));
+    a.process_levels = LoadLe<uint16_t>(fixed.data() + f::kArProcessLevels);
+    const uint16_t reserved = LoadLe<uint16_t>(fixed.data() + f::kArReserved);
     auto bad = [&](const std::string& m) {
       return Error(ErrorCode::kCorrupt, fmt::format("{} byte {}: array {}: {}", where, start, i + 1, m));
     };
     if (a.id.value != i + 1) return bad(fmt::format("array id {} where {} was expected", a.id.value, i + 1));
-    if (name_len == 0 || name_len > f::kMaxNameLength) return bad(fmt::format("name length {}", name_len));
     if (level_count < 1 || level_count > f::kMaxLevels) return bad(fmt::format("{} levels (1 to {} allowed)", level_count, f::kMaxLevels));
-    XTFQ_ASSIGN_OR_RETURN(a.name, r.ReadString(name_len, "array name"));
-    if (!names.insert(a.name).second) return bad(fmt::format("name '{}' used twice", a.name));
-    std::vector<std::pair<std::string, FieldType>> fields;
-    for (uint16_t k = 0; k < field_count; ++k) {
-      XTFQ_ASSIGN_OR_RETURN(uint8_t type, r.Read<uint8_t>("field type"));
-      XTFQ_ASSIGN_OR_RETURN(uint8_t len, r.Read<uint8_t>("field name length"));
-      if (!ValidFieldType(type)) return bad(fmt::format("field {} has unknown type {}", k, type));
-      XTFQ_ASSIGN_OR_RETURN(std::string fname, r.ReadString(len, "field name"));
-      fields.emplace_back(std::move(fname), static_cast<FieldType>(type));
+    if ((flags & ~f::kKnownArrayFlags) != 0 || reserved != 0) return bad(fmt::format("unknown flags {:#x} or reserved {}", flags, reserved));
+    if ((a.process_root.value == 0) != (a.process_levels == 0) || a.process_levels > f::kMaxLevels ||
+        (!a.process_index && a.process_root.value != 0)) {
+      return bad(fmt::format("process tree root {} with {} levels", a.process_root.value, a.process_levels));
     }
-    std::vector<uint16_t> aggs;
-    for (uint16_t k = 0; k < agg_count; ++k) {
-      XTFQ_ASSIGN_OR_RETURN(uint16_t g, r.Read<uint16_t>("aggregate field"));
-      aggs.push_back(g);
+    if (a.per_process()) {
+      const ArrayDesc* parent = a.parent.value < a.id.value ? c.Get(a.parent) : nullptr;
+      if (parent == nullptr || parent->per_process() || !parent->process_index) {
+        return bad(fmt::format("parent {} is not an earlier array with a process index", a.parent.value));
+      }
+      if (name_len != 0 || field_count != 0 || agg_count != 0 || time_field != f::kNoField ||
+          process_field != f::kNoField || a.process_index) {
+        return bad("a per-process array has a name, fields or a process index of its own");
+      }
+      a.name = ArrayDesc::ProcessArrayName(parent->name, a.process);
+      a.schema = parent->schema;
+    } else {
+      if (name_len == 0 || name_len > f::kMaxNameLength) return bad(fmt::format("name length {}", name_len));
+      if (a.process != 0) return bad(fmt::format("process {} on an array of its own", a.process));
+      XTFQ_ASSIGN_OR_RETURN(a.name, r.ReadString(name_len, "array name"));
+      if (!names.insert(a.name).second) return bad(fmt::format("name '{}' used twice", a.name));
+      std::vector<std::pair<std::string, FieldType>> fields;
+      for (uint16_t k = 0; k < field_count; ++k) {
+        XTFQ_ASSIGN_OR_RETURN(uint8_t type, r.Read<uint8_t>("field type"));
+        XTFQ_ASSIGN_OR_RETURN(uint8_t len, r.Read<uint8_t>("field name length"));
+        if (!ValidFieldType(type)) return bad(fmt::format("field {} has unknown type {}", k, type));
+        XTFQ_ASSIGN_OR_RETURN(std::string fname, r.ReadString(len, "field name"));
+        fields.emplace_back(std::move(fname), static_cast<FieldType>(type));
+      }
+      std::vector<uint16_t> aggs;
+      for (uint16_t k = 0; k < agg_count; ++k) {
+        XTFQ_ASSIGN_OR_RETURN(uint16_t g, r.Read<uint16_t>("aggregate field"));
+        aggs.push_back(g);
+      }
+      Result<Schema> schema = Schema::FromIndexes(fields, aggs, time_field, process_field);
+      if (!schema.ok()) return bad(schema.error().message());
+      a.schema = std::move(*schema);
+      if (a.process_index && !a.schema.process_field()) return bad("a process index without a process field");
     }
-    Result<Schema> schema = Schema::FromIndexes(fields, aggs, time_field, process_field);
-    if (!schema.ok()) return bad(schema.error().message());
-    a.schema = std::move(*schema);
     a.levels.clear();
     for (uint16_t k = 0; k < level_count; ++k) {
       XTFQ_ASSIGN_OR_RETURN(auto chain, r.Take(f::kChainSize, "level chain"));
@@ -139,6 +177,10 @@ Status Catalogue::Validate(uint32_t page_size, uint32_t page_count, std::string_
     if (a.schema.record_width() > page_size - f::kPageHeaderSize) {
       return Error(ErrorCode::kCorrupt, fmt::format("{}: array '{}': records of {} bytes do not fit a page",
                                                     where, a.name, a.schema.record_width()));
+    }
+    if (a.process_root.value != 0 && (a.process_root.value < f::kFirstDataPage || a.process_root.value >= page_count)) {
+      return Error(ErrorCode::kCorrupt, fmt::format("{}: array '{}': process tree root {} outside pages 2..{}", where,
+                                                    a.name, a.process_root.value, page_count - 1));
     }
     for (size_t l = 0; l < a.levels.size(); ++l) {
       const uint32_t width = l == 0 ? a.schema.record_width() : IndexEntry::Width(a.schema);
@@ -176,7 +218,7 @@ Status Catalogue::Validate(uint32_t page_size, uint32_t page_count, std::string_
 
 const ArrayDesc* Catalogue::Find(std::string_view name) const {
   for (const ArrayDesc& a : arrays) {
-    if (a.name == name) return &a;
+    if (!a.per_process() && a.name == name) return &a;
   }
   return nullptr;
 }

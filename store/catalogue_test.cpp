@@ -31,8 +31,8 @@ Catalogue Sample() {
 TEST_CASE("catalogue: encodes to the documented size and decodes to the same catalogue") {
   const Catalogue c = Sample();
   const auto bytes = c.Encode();
-  // Header 32; array 1: 16 + 6 + (2+1)+(2+5)+(2+1) + 2 + 2 * 24; array 2: 16 + 5 + (2+1) + 24; free: 8.
-  CHECK(bytes.size() == 32 + (16 + 6 + 3 + 7 + 3 + 2 + 48) + (16 + 5 + 3 + 24) + 8);
+  // Header 32; array 1: 40 + 6 + (2+1)+(2+5)+(2+1) + 2 + 2 * 24; array 2: 40 + 5 + (2+1) + 24; free: 8.
+  CHECK(bytes.size() == 32 + (40 + 6 + 3 + 7 + 3 + 2 + 48) + (40 + 5 + 3 + 24) + 8);
   CHECK(bytes.size() == c.EncodedSize());
   Result<Catalogue> d = Catalogue::Decode(bytes, "test");
   REQUIRE(d.ok());

@@ -16,7 +16,7 @@ namespace xtfq::format {
 
 // docs/format.md: "The file"
 inline constexpr std::string_view kMagic = "XTFQSTOR";  // 8 bytes, no terminator
-inline constexpr uint32_t kFormatVersion = 2;
+inline constexpr uint32_t kFormatVersion = 3;
 inline constexpr uint32_t kMinPageSize = 4096;
 inline constexpr uint32_t kMaxPageSize = 65536;
 inline constexpr uint32_t kDefaultPageSize = 4096;
@@ -79,8 +79,17 @@ inline constexpr uint32_t kArAggregateCount = 8;
 inline constexpr uint32_t kArLevelCount = 10;
 inline constexpr uint32_t kArTimeField = 12;
 inline constexpr uint32_t kArProcessField = 14;
-inline constexpr uint32_t kArrayFixedSize = 16;
+inline constexpr uint32_t kArParent = 16;
+inline constexpr uint32_t kArFlags = 20;
+inline constexpr uint32_t kArProcess = 24;
+inline constexpr uint32_t kArProcessRoot = 32;
+inline constexpr uint32_t kArProcessLevels = 36;
+inline constexpr uint32_t kArReserved = 38;
+inline constexpr uint32_t kArrayFixedSize = 40;
 inline constexpr uint16_t kNoField = 0xFFFF;
+// Array flags (kArFlags).
+inline constexpr uint32_t kArrayProcessIndex = 0x1;  // per-process copies and a process tree are kept
+inline constexpr uint32_t kKnownArrayFlags = kArrayProcessIndex;
 
 // docs/format.md: "Index entry"
 inline constexpr uint32_t kIeKey = 0;
@@ -155,6 +164,12 @@ inline constexpr std::array kLayout = {
     LayoutRow{"Array descriptor", "level_count", kArLevelCount, 2},
     LayoutRow{"Array descriptor", "time_field", kArTimeField, 2},
     LayoutRow{"Array descriptor", "process_field", kArProcessField, 2},
+    LayoutRow{"Array descriptor", "parent", kArParent, 4},
+    LayoutRow{"Array descriptor", "flags", kArFlags, 4},
+    LayoutRow{"Array descriptor", "process", kArProcess, 8},
+    LayoutRow{"Array descriptor", "process_root", kArProcessRoot, 4},
+    LayoutRow{"Array descriptor", "process_levels", kArProcessLevels, 2},
+    LayoutRow{"Array descriptor", "reserved", kArReserved, 2},
     LayoutRow{"Index entry", "key", kIeKey, 8},
     LayoutRow{"Index entry", "child", kIeChild, 4},
     LayoutRow{"Index entry", "count", kIeCount, 8},

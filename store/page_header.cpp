@@ -24,6 +24,7 @@ std::string_view PageKindName(PageKind kind) {
     case PageKind::kIndex: return "index";
     case PageKind::kCatalogue: return "catalogue";
     case PageKind::kHeap: return "heap";
+    case PageKind::kProcess: return "process tree";
   }
   return "unknown";
 }
@@ -97,7 +98,7 @@ Status VerifyPage(std::span<const std::byte> page, PageId expected, std::string_
     return corrupt(fmt::format("header names page {} (misdirected write)", h.page_id.value));
   }
   const auto kind = static_cast<uint8_t>(h.kind);
-  if (kind < 1 || kind > 4) return corrupt(fmt::format("unknown page kind {}", kind));
+  if (kind < 1 || kind > 5) return corrupt(fmt::format("unknown page kind {}", kind));
   if ((h.flags & ~f::kKnownFlags) != 0) return corrupt(fmt::format("unknown flags {:#04x}", h.flags));
   if (LoadLe<uint8_t>(page.data() + f::kPhReserved) != 0) return corrupt("reserved byte is not zero");
   if (h.level >= f::kMaxLevels) return corrupt(fmt::format("level {} out of range", h.level));

@@ -22,6 +22,7 @@ enum class PageKind : uint8_t {
   kIndex = 2,      // index entries of an array (levels above the leaves)
   kCatalogue = 3,  // a piece of the catalogue byte stream
   kHeap = 4,       // a piece of the string heap byte stream
+  kProcess = 5,    // entries of an array's process tree (docs/format.md, "P index")
 };
 
 std::string_view PageKindName(PageKind kind);

@@ -18,6 +18,7 @@ std::string_view RoleName(StoreChecker::Role role) {
     case StoreChecker::Role::kOpenPage: return "open (reserved)";
     case StoreChecker::Role::kShadow: return "shadow";
     case StoreChecker::Role::kFree: return "free";
+    case StoreChecker::Role::kProcessTree: return "process tree";
   }
   return "unknown";
 }
@@ -65,9 +66,15 @@ StoreChecker::Report StoreChecker::Run() {
   for (PageId id : store_.catalogue().free_pages) Claim(id, Role::kFree, "the free list");
   const Catalogue& cat = store_.catalogue();
   CheckChain(cat.heap, PageKind::kHeap, ArrayId(0), 0, 1, nullptr, nullptr, "string heap");
+  // Each array's root summary, and each process-indexed array's records summarized per process.
+  std::vector<std::optional<Summary>> totals(cat.arrays.size() + 1);
+  std::map<uint32_t, std::map<int64_t, Summary>> by_process;
   for (const ArrayDesc& a : cat.arrays) {
     std::optional<std::vector<IndexEntry>> below;
+    per_process_ = a.process_index ? &by_process[a.id.value] : nullptr;
+    expect_process_ = a.per_process() ? std::optional<int64_t>(a.process) : std::nullopt;
     for (size_t l = 0; l < a.levels.size(); ++l) {
+      if (l == 1) per_process_ = nullptr, expect_process_.reset();
       const uint32_t width = l == 0 ? a.schema.record_width() : IndexEntry::Width(a.schema);
       const std::string what = fmt::format("array '{}' level {}", a.name, l);
       if (l > 0 && !below) {
@@ -78,10 +85,43 @@ StoreChecker::Report StoreChecker::Run() {
       below = CheckChain(a.levels[l], l == 0 ? PageKind::kData : PageKind::kIndex, a.id, static_cast<uint8_t>(l),
                          width, &a.schema, l == 0 ? nullptr : &*below, what);
     }
+    per_process_ = nullptr;
+    expect_process_.reset();
     if (below && a.levels.size() > 1 && below->size() != 1) {
       Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: array '{}': the top level holds {} pages, not one root",
                                                      store_.name(), a.name, below->size())));
+    } else if (below) {
+      Summary s(a.schema);
+      for (const IndexEntry& e : *below) s.Merge(e.summary);
+      totals[a.id.value] = std::move(s);
     }
+  }
+  // Invariant 14: each per-process array holds its parent's records of its process.
+  for (const ArrayDesc& a : cat.arrays) {
+    if (!a.per_process()) continue;
+    auto& parent = by_process[a.parent.value];
+    auto it = parent.find(a.process);
+    const std::string what = fmt::format("{}: array '{}'", store_.name(), a.name);
+    if (it == parent.end()) {
+      Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: its parent has no record of process {}", what, a.process)));
+      continue;
+    }
+    if (totals[a.id.value] && !totals[a.id.value]->SameUpToRounding(it->second)) {
+      Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: {} records, its parent has {} of process {} (or their "
+                                                     "aggregates differ)", what, totals[a.id.value]->count,
+                                                     it->second.count, a.process)));
+    }
+    parent.erase(it);
+  }
+  for (auto& [id, left] : by_process) {
+    if (!left.empty()) {
+      Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: array '{}': {} processes (the first {}) have no per-process "
+                                                     "array", store_.name(), cat.arrays[id - 1].name, left.size(),
+                                                     left.begin()->first)));
+    }
+  }
+  for (const ArrayDesc& a : cat.arrays) {
+    if (a.process_index) CheckProcessTree(a, totals);
   }
   for (uint32_t p = f::kFirstDataPage; p < sb.page_count; ++p) {
     if (report_.roles[p] == Role::kUnclaimed) {
@@ -139,6 +179,15 @@ std::optional<std::vector<IndexEntry>> StoreChecker::CheckChain(const ChainDesc&
         }
         sum.summary.Add(*schema, p);
         ++entry_no;
+        if (per_process_ != nullptr) {
+          auto [it, fresh] = per_process_->try_emplace(schema->Process(p), *schema);
+          it->second.Add(*schema, p);
+        }
+        if (expect_process_ && schema->Process(p) != *expect_process_) {
+          Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: record {} is of process {}, not {}", where, i,
+                                                         schema->Process(p), *expect_process_)));
+          failed = true;
+        }
         continue;
       }
       const IndexEntry e = IndexEntry::DecodeFor(*schema, p);
@@ -241,6 +290,119 @@ std::optional<std::vector<IndexEntry>> StoreChecker::CheckChain(const ChainDesc&
   }
   if (failed) return std::nullopt;
   return summaries;
+}
+
+void StoreChecker::CheckProcessTree(const ArrayDesc& a, const std::vector<std::optional<Summary>>& totals) {
+  const Catalogue& cat = store_.catalogue();
+  const std::string what = fmt::format("process tree of array '{}'", a.name);
+  std::vector<uint32_t> children;  // ids of a's per-process arrays, each to be named once
+  for (const ArrayDesc& c : cat.arrays) {
+    if (c.parent == a.id) children.push_back(c.id.value);
+  }
+  if (a.process_root == kNoPage) {
+    if (!children.empty()) {
+      Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: {}: no tree for {} per-process arrays", store_.name(), what, children.size())));
+    }
+    return;
+  }
+  const uint32_t width = IndexEntry::Width(a.schema);
+  const uint32_t cap = PageCapacity(store_.page_size(), width);
+  std::vector<std::byte> page(store_.page_size());
+  std::vector<bool> named(cat.arrays.size() + 1, false);
+  // Levels from the root down; `want` holds the entries the level above promises, in order.
+  std::vector<IndexEntry> want;
+  PageId first = a.process_root;
+  for (int level = a.process_levels - 1; level >= 0; --level) {
+    std::vector<IndexEntry> got;  // one per page of this level: first key, page, merged summary
+    std::vector<IndexEntry> entries_here;  // the entries of this level (above level 0), for the next
+    PageId prev = kNoPage, next_first = kNoPage;
+    bool have_key = false;
+    int64_t last_key = 0;
+    for (PageId id = first; id != kNoPage;) {
+      const std::string where = fmt::format("{}: page {} (offset {}): {} level {}", store_.name(), id.value,
+                                            uint64_t{id.value} * store_.page_size(), what, level);
+      if (!Claim(id, Role::kProcessTree, what)) return;
+      Status s = store_.ReadPage(id, page);
+      ++report_.pages_read;
+      if (!s.ok()) {
+        Problem(Error(s.error().code(), s.error().message() + " (" + what + ")"));
+        return;
+      }
+      const PageHeader h = PageHeader::Decode(page.data());
+      PageHeader w;
+      w.page_id = w.logical = id;
+      w.kind = PageKind::kProcess;
+      w.level = static_cast<uint8_t>(level);
+      w.array = a.id;
+      w.prev = prev;
+      w.next = h.next;
+      w.entry_count = h.next == kNoPage ? std::clamp<uint32_t>(h.entry_count, 1, cap) : cap;
+      if (Status e = ExpectHeader(h, w, where); !e.ok()) {
+        Problem(std::move(e).error());
+        return;
+      }
+      IndexEntry sum;
+      sum.child = id;
+      sum.summary = Summary(a.schema);
+      for (uint32_t i = 0; i < h.entry_count; ++i) {
+        const IndexEntry e = IndexEntry::DecodeFor(a.schema, page.data() + f::kPageHeaderSize + size_t{i} * width);
+        auto bad = [&](const std::string& m) { Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: entry {}: {}", where, i, m))); };
+        if (have_key && e.key <= last_key) bad(fmt::format("key {} does not follow {}", e.key, last_key));
+        have_key = true;
+        last_key = e.key;
+        if (i == 0) sum.key = e.key;
+        sum.summary.Merge(e.summary);
+        if (level > 0) {
+          if (next_first == kNoPage) next_first = e.child;
+          entries_here.push_back(e);
+          continue;
+        }
+        const ArrayDesc* c = cat.Get(ArrayId(e.child.value));
+        if (c == nullptr || c->parent != a.id || c->process != e.key) {
+          bad(fmt::format("names array {}, not the per-process array of process {}", e.child.value, e.key));
+        } else if (named[c->id.value]) {
+          bad(fmt::format("names array {} a second time", e.child.value));
+        } else {
+          named[c->id.value] = true;
+          if (totals[c->id.value] && !(*totals[c->id.value] == e.summary)) {
+            bad(fmt::format("count {} or aggregates differ from the {} records of array '{}'", e.summary.count,
+                            totals[c->id.value]->count, c->name));
+          }
+        }
+      }
+      got.push_back(std::move(sum));
+      prev = id;
+      id = h.next;
+      if (got.size() > report_.roles.size()) return;  // a cycle; Claim has reported it
+    }
+    // The level above promised exactly these pages, keys and summaries.
+    if (!want.empty()) {
+      bool same = want.size() == got.size();
+      for (size_t k = 0; same && k < want.size(); ++k) {
+        same = want[k].child == got[k].child && want[k].key == got[k].key && want[k].summary == got[k].summary;
+      }
+      if (!same) {
+        Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: {}: the entries of level {} do not match the {} pages of "
+                                                       "level {} (page, first key, count or aggregates)",
+                                                       store_.name(), what, level + 1, got.size(), level)));
+        return;
+      }
+    } else if (got.size() != 1) {
+      Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: {}: the root level has {} pages", store_.name(), what, got.size())));
+      return;
+    } else if (got[0].summary.count != a.record_count()) {
+      Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: {}: the root counts {} records, the array holds {}",
+                                                     store_.name(), what, got[0].summary.count, a.record_count())));
+    }
+    want = std::move(entries_here);
+    first = next_first;
+  }
+  for (uint32_t id : children) {
+    if (!named[id]) {
+      Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: {}: per-process array '{}' is missing", store_.name(), what,
+                                                     cat.arrays[id - 1].name)));
+    }
+  }
 }
 
 }  // namespace xtfq

@@ -4,7 +4,9 @@
 // catalogue, chain page, reserved open page, shadow, or free). `xtfq check` prints its report.
 //
 // For every array's TN tree it also checks that each index entry's key, child, count and
-// aggregates equal what is below it, level by level (docs/format.md, invariants 11 to 13).
+// aggregates equal what is below it, level by level (docs/format.md, invariants 11 to 13), and
+// the P index: per-process arrays against their parent's records, process trees against the
+// per-process arrays' totals (invariants 14 and 15).
 //
 // The checker collects problems instead of stopping at the first, up to a limit, and never
 // trusts a page before its checksum passed.
@@ -13,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +36,7 @@ class StoreChecker {
     kOpenPage = 4,   // the reserved id of a chain's open page (its bytes are not meaningful yet)
     kShadow = 5,
     kFree = 6,
+    kProcessTree = 7,
   };
 
   struct Report {
@@ -58,9 +62,16 @@ class StoreChecker {
                                                     uint8_t level, uint32_t width, const Schema* schema,
                                                     const std::vector<IndexEntry>* below, const std::string& what);
 
+  // Checks the process tree of `a` against `totals` (the root summary of every array by id).
+  void CheckProcessTree(const ArrayDesc& a, const std::vector<std::optional<Summary>>& totals);
+
   Store& store_;
   size_t max_problems_;
   Report report_;
+  // While the data pages of an array with a process index are checked: its records' summary per
+  // process. While those of a per-process array are: its process.
+  std::map<int64_t, Summary>* per_process_ = nullptr;
+  std::optional<int64_t> expect_process_;
 };
 
 std::string_view RoleName(StoreChecker::Role role);

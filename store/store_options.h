@@ -14,6 +14,9 @@ struct StoreOptions {
   uint32_t page_size = format::kDefaultPageSize;
   // Full pages with consecutive ids are gathered into one write of up to this many pages.
   uint32_t write_batch_pages = 256;
+  // Arrays created with a process field keep per-process copies and a process tree (the P index,
+  // docs/format.md). An array keeps the choice it was created with.
+  bool process_index = true;
 };
 
 }  // namespace xtfq

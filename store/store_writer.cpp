@@ -82,6 +82,17 @@ Result<std::unique_ptr<StoreWriter>> StoreWriter::Open(std::unique_ptr<File> fil
     XTFQ_TRY(w->LoadArray(*store, *a));
     w->arrays_.push_back(std::move(a));
   }
+  for (auto& a : w->arrays_) {
+    if (!a->desc.per_process()) continue;
+    ArrayState& parent = *w->arrays_[a->desc.parent.value - 1];
+    if (a->desc.process >= 0 && a->desc.process < ArrayState::kDense) {
+      if (parent.dense_children.size() <= static_cast<size_t>(a->desc.process)) parent.dense_children.resize(a->desc.process + 1, 0);
+      parent.dense_children[a->desc.process] = a->desc.id.value;
+    } else {
+      parent.sparse_children[a->desc.process] = a->desc.id.value;
+    }
+  }
+  for (auto& a : w->arrays_) XTFQ_TRY(w->LoadProcessTree(*store, *a));
   w->file_ = store->ReleaseFile();
   // Pages beyond the committed generation are what a crashed writer left; drop them.
   const uint64_t committed = uint64_t{w->page_count_} * w->page_size_;
@@ -122,6 +133,76 @@ Status StoreWriter::LoadArray(Store& store, ArrayState& a) {
   return Ok();
 }
 
+Status StoreWriter::LoadProcessTree(Store& store, ArrayState& a) {
+  if (a.desc.process_root == kNoPage) return Ok();
+  std::vector<std::byte> page(page_size_);
+  const Schema& schema = a.desc.schema;
+  const uint32_t width = IndexEntry::Width(schema);
+  PageId first = a.desc.process_root;
+  for (int level = a.desc.process_levels - 1; level >= 0; --level) {
+    PageId next_first = kNoPage;
+    for (PageId id = first; id != kNoPage;) {
+      XTFQ_TRY(store.ReadPage(id, page));
+      const PageHeader h = PageHeader::Decode(page.data());
+      const auto bad = [&](const std::string& m) {
+        return Error(ErrorCode::kCorrupt, fmt::format("{}: page {}: process tree of array '{}' level {}: {}", store.name(),
+                                                      id.value, a.desc.name, level, m));
+      };
+      if (h.kind != PageKind::kProcess || h.level != level || h.array != a.desc.id || h.entry_count == 0 ||
+          h.entry_count > PageCapacity(page_size_, width) || a.process_pages.size() >= page_count_) {
+        return bad(fmt::format("a {} page of level {} with {} entries", PageKindName(h.kind), h.level, h.entry_count));
+      }
+      a.process_pages.push_back(id);
+      for (uint32_t i = 0; i < h.entry_count; ++i) {
+        const IndexEntry e = IndexEntry::DecodeFor(schema, page.data() + f::kPageHeaderSize + size_t{i} * width);
+        if (level > 0) {
+          if (next_first == kNoPage) next_first = e.child;
+          continue;
+        }
+        ArrayState* child = FindChild(a, e.key);
+        if (child == nullptr || child->desc.id != ArrayId(e.child.value)) return bad(fmt::format("entry {} names no per-process array of process {}", i, e.key));
+        child->totals = e;
+      }
+      id = h.next;
+    }
+    first = next_first;
+  }
+  return Ok();
+}
+
+StoreWriter::ArrayState* StoreWriter::FindChild(const ArrayState& parent, int64_t process) const {
+  uint32_t id = 0;
+  if (process >= 0 && process < ArrayState::kDense) {
+    if (static_cast<size_t>(process) < parent.dense_children.size()) id = parent.dense_children[process];
+  } else if (auto it = parent.sparse_children.find(process); it != parent.sparse_children.end()) {
+    id = it->second;
+  }
+  return id == 0 ? nullptr : arrays_[id - 1].get();
+}
+
+Result<StoreWriter::ArrayState*> StoreWriter::ProcessArray(ArrayState& parent, int64_t process) {
+  parent.tree_dirty = true;
+  if (ArrayState* c = FindChild(parent, process)) return c;
+  if (arrays_.size() >= UINT32_MAX - 1) return Error(ErrorCode::kInvalidArgument, "too many arrays");
+  auto a = std::make_unique<ArrayState>();
+  a->desc.id = ArrayId(static_cast<uint32_t>(arrays_.size() + 1));
+  a->desc.name = ArrayDesc::ProcessArrayName(parent.desc.name, process);
+  a->desc.schema = parent.desc.schema;
+  a->desc.parent = parent.desc.id;
+  a->desc.process = process;
+  a->levels.reserve(f::kMaxLevels);
+  a->levels.push_back(MakeChain(PageKind::kData, a->desc.id, 0, a->desc.schema.record_width()));
+  a->dirty = true;
+  if (process >= 0 && process < ArrayState::kDense) {
+    if (parent.dense_children.size() <= static_cast<size_t>(process)) parent.dense_children.resize(process + 1, 0);
+    parent.dense_children[process] = a->desc.id.value;
+  } else {
+    parent.sparse_children[process] = a->desc.id.value;
+  }
+  arrays_.push_back(std::move(a));
+  return arrays_.back().get();
+}
+
 Result<ArrayId> StoreWriter::CreateArray(std::string_view name, const Schema& schema) {
   XTFQ_TRY(Failed());
   if (name.empty() || name.size() > f::kMaxNameLength) {
@@ -143,6 +224,7 @@ Result<ArrayId> StoreWriter::CreateArray(std::string_view name, const Schema& sc
   a->desc.id = ArrayId(static_cast<uint32_t>(arrays_.size() + 1));
   a->desc.name = std::string(name);
   a->desc.schema = schema;
+  a->desc.process_index = options_.process_index && schema.process_field().has_value();
   a->levels.reserve(f::kMaxLevels);
   a->levels.push_back(MakeChain(PageKind::kData, a->desc.id, 0, schema.record_width()));
   a->dirty = true;
@@ -152,7 +234,7 @@ Result<ArrayId> StoreWriter::CreateArray(std::string_view name, const Schema& sc
 
 const ArrayDesc* StoreWriter::FindArray(std::string_view name) const {
   for (const auto& a : arrays_) {
-    if (a->desc.name == name) return &a->desc;
+    if (!a->desc.per_process() && a->desc.name == name) return &a->desc;
   }
   return nullptr;
 }
@@ -163,6 +245,18 @@ Status StoreWriter::Append(ArrayId array, std::span<const std::byte> record) {
     return Error(ErrorCode::kInvalidArgument, fmt::format("no array with id {}", array.value));
   }
   ArrayState& a = *arrays_[array.value - 1];
+  if (a.desc.per_process()) {
+    return Error(ErrorCode::kInvalidArgument, fmt::format("array '{}' is written through its parent", a.desc.name));
+  }
+  XTFQ_TRY(AppendTo(a, record));
+  if (!a.desc.process_index) return Ok();
+  // The record is in the parent now: a failure from here on must leave the writer failed.
+  Result<ArrayState*> child = ProcessArray(a, a.desc.schema.Process(record.data()));
+  if (!child.ok()) return Poison(child.error());
+  return Poison(AppendTo(**child, record));
+}
+
+Status StoreWriter::AppendTo(ArrayState& a, std::span<const std::byte> record) {
   Chain& c = a.levels[0];
   if (record.size() != c.width) {
     return Error(ErrorCode::kInvalidArgument,
@@ -332,7 +426,8 @@ Status StoreWriter::CommitArray(ArrayState& a) {
     const bool has_edge = l > 0 && edge.has_value();
     const uint32_t total = c.count + (has_edge ? 1 : 0);
     std::optional<IndexEntry> next;
-    if (total > 0 && l + 1 < a.levels.size()) next = SummarizeOpen(a, c, has_edge ? edge : std::nullopt);
+    // A per-process array also summarizes its root: its totals for the process tree.
+    if (total > 0 && (l + 1 < a.levels.size() || a.desc.per_process())) next = SummarizeOpen(a, c, has_edge ? edge : std::nullopt);
     if (total == 0) {
       if (c.desc.shadow != kNoPage) pending_free_.push_back(c.desc.shadow);
       c.desc.shadow = kNoPage;
@@ -342,7 +437,85 @@ Status StoreWriter::CommitArray(ArrayState& a) {
     }
     edge = std::move(next);
   }
+  if (a.desc.per_process() && edge) a.totals = std::move(*edge);
   return Ok();
+}
+
+Status StoreWriter::BuildProcessTree(ArrayState& a) {
+  a.tree_dirty = false;
+  pending_free_.insert(pending_free_.end(), a.process_pages.begin(), a.process_pages.end());
+  a.process_pages.clear();
+  const Schema& schema = a.desc.schema;
+  // Level 0: one entry per process, in process order.
+  std::vector<IndexEntry> entries;
+  auto add = [&](int64_t process, uint32_t id) {
+    IndexEntry e = arrays_[id - 1]->totals;
+    e.key = process;
+    e.child = PageId(id);
+    entries.push_back(std::move(e));
+  };
+  for (auto& [process, id] : a.sparse_children) {
+    if (process < 0) add(process, id);
+  }
+  std::sort(entries.begin(), entries.end(), [](const IndexEntry& x, const IndexEntry& y) { return x.key < y.key; });
+  for (size_t p = 0; p < a.dense_children.size(); ++p) {
+    if (a.dense_children[p] != 0) add(static_cast<int64_t>(p), a.dense_children[p]);
+  }
+  const size_t dense_end = entries.size();
+  for (auto& [process, id] : a.sparse_children) {
+    if (process >= 0) add(process, id);
+  }
+  std::sort(entries.begin() + static_cast<ptrdiff_t>(dense_end), entries.end(),
+            [](const IndexEntry& x, const IndexEntry& y) { return x.key < y.key; });
+  a.desc.process_root = kNoPage;
+  a.desc.process_levels = 0;
+  if (entries.empty()) return Ok();
+  const uint32_t width = IndexEntry::Width(schema);
+  const uint32_t cap = PageCapacity(page_size_, width);
+  std::vector<std::byte> page(page_size_);
+  for (uint8_t level = 0;; ++level) {
+    const size_t npages = (entries.size() + cap - 1) / cap;
+    std::vector<PageId> ids;
+    for (size_t i = 0; i < npages; ++i) {
+      XTFQ_ASSIGN_OR_RETURN(PageId id, Allocate());
+      ids.push_back(id);
+    }
+    std::vector<IndexEntry> above;
+    for (size_t i = 0; i < npages; ++i) {
+      const size_t from = i * cap, to = std::min(entries.size(), from + cap);
+      std::fill(page.begin(), page.end(), std::byte{0});
+      PageHeader h;
+      h.page_id = h.logical = ids[i];
+      h.kind = PageKind::kProcess;
+      h.level = level;
+      h.array = a.desc.id;
+      h.entry_count = static_cast<uint32_t>(to - from);
+      h.prev = i > 0 ? ids[i - 1] : kNoPage;
+      h.next = i + 1 < npages ? ids[i + 1] : kNoPage;
+      h.Encode(page.data());
+      IndexEntry up;
+      up.key = entries[from].key;
+      up.child = ids[i];
+      up.summary = Summary(schema);
+      for (size_t k = from; k < to; ++k) {
+        entries[k].Encode(page.data() + f::kPageHeaderSize + (k - from) * width);
+        up.summary.Merge(entries[k].summary);
+      }
+      SealPage(page);
+      XTFQ_TRY(QueueWrite(ids[i], page));
+      a.process_pages.push_back(ids[i]);
+      above.push_back(std::move(up));
+    }
+    if (npages == 1) {
+      a.desc.process_root = ids[0];
+      a.desc.process_levels = static_cast<uint16_t>(level + 1);
+      return Ok();
+    }
+    if (level + 1 == f::kMaxLevels) {
+      return Error(ErrorCode::kInvalidArgument, fmt::format("array '{}': the process tree needs more than {} levels", a.desc.name, f::kMaxLevels));
+    }
+    entries = std::move(above);
+  }
 }
 
 Result<PageId> StoreWriter::Allocate() {
@@ -395,6 +568,9 @@ Status StoreWriter::Commit() {
 Status StoreWriter::DoCommit() {
   XTFQ_TRY(CommitHeap());
   for (auto& a : arrays_) XTFQ_TRY(CommitArray(*a));
+  for (auto& a : arrays_) {
+    if (a->tree_dirty) XTFQ_TRY(BuildProcessTree(*a));
+  }
 
   // The new catalogue goes to fresh pages; the committed one is freed by this commit.
   pending_free_.insert(pending_free_.end(), catalogue_pages_.begin(), catalogue_pages_.end());
@@ -494,6 +670,7 @@ Status StoreWriter::CheckInvariants() const {
   };
   XTFQ_TRY(chain(heap_, "heap"));
   for (const auto& a : arrays_) {
+    for (PageId id : a->process_pages) XTFQ_TRY(claim(id, fmt::format("{} process tree", a->desc.name)));
     for (size_t l = 0; l < a->levels.size(); ++l) {
       XTFQ_TRY(chain(a->levels[l], fmt::format("{} level {}", a->desc.name, l)));
       if (l > 0 && a->levels[l].desc.entries != a->levels[l - 1].desc.FullPages(a->levels[l - 1].capacity)) {

@@ -19,8 +19,11 @@
 //     each open page's summary goes into the shadow of the level above as a right-edge entry, so
 //     the committed tree covers every record. Records of an array with a time field are appended
 //     in time order (equal times keep append order).
-//  5. Free pages, pending free pages, catalogue pages, reserved open pages and shadow pages are
-//     distinct and below page_count_.
+//  5. Free pages, pending free pages, catalogue pages, reserved open pages, shadow pages and
+//     process-tree pages are distinct and below page_count_.
+//  7. An array with a process index appends each record to the per-process array of its process as
+//     well (created on first use); at commit, each changed per-process array's root summary becomes
+//     its entry in the parent's process tree, which is rebuilt from fresh pages.
 // An I/O error while writing leaves the writer failed: every later call returns ErrorCode::kFailed
 // and the store stays at its last commit; reopen to go on.
 //
@@ -34,6 +37,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "store/catalogue.h"
@@ -95,10 +99,25 @@ class StoreWriter final : public RecordSink {
     std::vector<Chain> levels;  // reserved to kMaxLevels: references stay valid as levels grow
     int64_t last_time = INT64_MIN;
     bool dirty = false;  // records appended since the last commit
+    // Per-process arrays (array index in arrays_ + 1) of a parent: processes 0..kDense-1 by
+    // position, others by map.
+    static constexpr int64_t kDense = 1 << 16;
+    std::vector<uint32_t> dense_children;
+    std::unordered_map<int64_t, uint32_t> sparse_children;
+    bool tree_dirty = false;              // a per-process array changed since the last commit
+    std::vector<PageId> process_pages;    // the committed process tree's pages
+    IndexEntry totals;                    // a per-process array's root summary at the last commit
   };
 
   Chain MakeChain(PageKind kind, ArrayId array, uint8_t level, uint32_t width) const;
   Status LoadArray(Store& store, ArrayState& a);
+  // Reads a parent's committed process tree: its pages, and each per-process array's totals.
+  Status LoadProcessTree(Store& store, ArrayState& a);
+  Status AppendTo(ArrayState& a, std::span<const std::byte> record);
+  // The per-process array of `process` under `parent`, created when it is new.
+  Result<ArrayState*> ProcessArray(ArrayState& parent, int64_t process);
+  ArrayState* FindChild(const ArrayState& parent, int64_t process) const;
+  Status BuildProcessTree(ArrayState& a);
   // Emits the entry for a page of `level` that just filled, into level + 1.
   Status AddParentEntry(ArrayState& a, uint8_t level, const IndexEntry& entry);
   IndexEntry SummarizeOpen(const ArrayState& a, const Chain& c, const std::optional<IndexEntry>& edge) const;

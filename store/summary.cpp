@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 
 #include "store/endian.h"
 
@@ -26,6 +27,21 @@ Summary::Summary(const Schema& schema) {
 }
 
 void Summary::Add(const Schema& schema, const std::byte* record) { AddRange(schema, record, 1); }
+
+bool Summary::SameUpToRounding(const Summary& o) const {
+  if (count != o.count || fields.size() != o.fields.size()) return false;
+  auto close = [](double a, double b) { return a == b || std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); };
+  for (size_t k = 0; k < fields.size(); ++k) {
+    const FieldStats& f = fields[k];
+    const FieldStats& g = o.fields[k];
+    if (f.is_float != g.is_float || !close(f.sumsq, g.sumsq)) return false;
+    if (f.is_float ? !(close(f.f_sum, g.f_sum) && f.f_min == g.f_min && f.f_max == g.f_max)
+                   : !(f.i_sum == g.i_sum && f.i_min == g.i_min && f.i_max == g.i_max)) {
+      return false;
+    }
+  }
+  return true;
+}
 
 void Summary::AddRange(const Schema& schema, const std::byte* records, uint32_t n) {
   if (n == 0) return;

@@ -53,6 +53,9 @@ class Summary {
   // without decoding them into a Summary first.
   void MergeEncoded(uint64_t n, const std::byte* fields);
   bool operator==(const Summary& o) const { return count == o.count && fields == o.fields; }
+  // Equal, except that f64 sums and sums of squares may differ by rounding (a relative 1e-9):
+  // the same records merged in a different order.
+  bool SameUpToRounding(const Summary& o) const;
 
   // Bytes of one field's statistics on disk: sum, min, max, sum of squares.
   static constexpr uint32_t kFieldBytes = format::kFieldStatsSize;

@@ -42,8 +42,8 @@ void RunModel(const Config& cfg, uint64_t seed) {
       const auto& [name, schema] = schemas[model.arrays.size()];
       Result<ArrayId> id = (*writer)->CreateArray(name, schema);
       REQUIRE(id.ok());
-      CHECK(id->value == model.arrays.size() + 1);
-      model.arrays.push_back(ModelArray{name, schema, {}});
+      CHECK((model.arrays.empty() || id->value > model.arrays.back().id.value));
+      model.arrays.push_back(ModelArray{name, schema, {}, *id});
     } else if (op < 60 && !model.arrays.empty()) {
       const size_t a = rng() % model.arrays.size();
       ModelArray& m = model.arrays[a];
@@ -52,7 +52,7 @@ void RunModel(const Config& cfg, uint64_t seed) {
       const uint64_t n = (rng() % 4 == 0) ? cap - m.records.size() % cap : rng() % (3 * cap + 1);
       for (uint64_t i = 0; i < n; ++i) {
         auto r = StoreModel::MakeRecord(m.schema, seed, a, m.records.size());
-        Status st = (*writer)->Append(ArrayId(static_cast<uint32_t>(a + 1)), r);
+        Status st = (*writer)->Append(m.id, r);
         if (!st.ok()) FAIL(st.error().message());
         m.records.push_back(std::move(r));
       }

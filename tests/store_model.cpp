@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <map>
 
 namespace xtfq::test {
 
@@ -33,35 +34,62 @@ std::vector<std::byte> StoreModel::MakeRecord(const Schema& schema, uint64_t see
       default: schema.Set(r.data(), i, v); break;
     }
   }
+  // Nine processes, some negative and some beyond the writer's dense range.
+  if (schema.process_field()) {
+    const uint64_t v = rng();
+    schema.Set(r.data(), *schema.process_field(), static_cast<int64_t>(v % 50 == 0 ? 100000 + v % 2 : v % 7) - 2);
+  }
   // Time keys do not decrease: runs of three equal times, then a step.
   if (schema.time_field()) schema.Set(r.data(), *schema.time_field(), static_cast<int64_t>(index / 3 * 7));
   return r;
 }
 
+namespace {
+// Compares the records of `d` with `want`, in order.
+std::string SameRecords(StoreReader& reader, const ArrayDesc& d, const std::vector<std::vector<std::byte>>& want) {
+  if (d.record_count() != want.size()) {
+    return fmt::format("array '{}' has {} records, {} expected", d.name, d.record_count(), want.size());
+  }
+  ChainCursor c = reader.Records(d);
+  Result<bool> more = c.First();
+  for (size_t i = 0; i < want.size(); ++i) {
+    if (!more.ok()) return fmt::format("array '{}' record {}: {}", d.name, i, more.error().message());
+    if (!*more) return fmt::format("array '{}' ends after {} records", d.name, i);
+    if (std::memcmp(c.entry(), want[i].data(), want[i].size()) != 0) return fmt::format("array '{}' record {} differs", d.name, i);
+    more = c.Next();
+  }
+  if (!more.ok()) return fmt::format("array '{}' after the last record: {}", d.name, more.error().message());
+  if (*more) return fmt::format("array '{}' has more records than expected", d.name);
+  return {};
+}
+}  // namespace
+
 std::string StoreModel::Verify(StoreReader& reader) const {
   const Catalogue& cat = reader.store().catalogue();
-  if (cat.arrays.size() != arrays.size()) {
-    return fmt::format("{} arrays stored, {} expected", cat.arrays.size(), arrays.size());
+  std::vector<const ArrayDesc*> own;
+  for (const ArrayDesc& d : cat.arrays) {
+    if (!d.per_process()) own.push_back(&d);
   }
+  if (own.size() != arrays.size()) return fmt::format("{} arrays stored, {} expected", own.size(), arrays.size());
   for (size_t a = 0; a < arrays.size(); ++a) {
     const ModelArray& m = arrays[a];
-    const ArrayDesc& d = cat.arrays[a];
+    const ArrayDesc& d = *own[a];
     if (d.name != m.name || !(d.schema == m.schema)) return fmt::format("array {} is '{}', '{}' expected", a, d.name, m.name);
-    if (d.record_count() != m.records.size()) {
-      return fmt::format("array '{}' has {} records, {} expected", m.name, d.record_count(), m.records.size());
+    if (std::string e = SameRecords(reader, d, m.records); !e.empty()) return e;
+    if (d.process_index != m.schema.process_field().has_value()) return fmt::format("array '{}': process index flag", m.name);
+    if (!d.process_index) continue;
+    // The P index: one per-process array per process, holding that process's records in order.
+    std::map<int64_t, std::vector<std::vector<std::byte>>> by_process;
+    for (const auto& r : m.records) by_process[m.schema.Process(r.data())].push_back(r);
+    size_t children = 0;
+    for (const ArrayDesc& c : cat.arrays) {
+      if (c.parent != d.id) continue;
+      ++children;
+      auto it = by_process.find(c.process);
+      if (it == by_process.end()) return fmt::format("array '{}' has no record of process {}", m.name, c.process);
+      if (std::string e = SameRecords(reader, c, it->second); !e.empty()) return e;
     }
-    ChainCursor c = reader.Records(d);
-    Result<bool> more = c.First();
-    for (size_t i = 0; i < m.records.size(); ++i) {
-      if (!more.ok()) return fmt::format("array '{}' record {}: {}", m.name, i, more.error().message());
-      if (!*more) return fmt::format("array '{}' ends after {} records", m.name, i);
-      if (std::memcmp(c.entry(), m.records[i].data(), m.records[i].size()) != 0) {
-        return fmt::format("array '{}' record {} differs", m.name, i);
-      }
-      more = c.Next();
-    }
-    if (!more.ok()) return fmt::format("array '{}' after the last record: {}", m.name, more.error().message());
-    if (*more) return fmt::format("array '{}' has more records than expected", m.name);
+    if (children != by_process.size()) return fmt::format("array '{}': {} per-process arrays for {} processes", m.name, children, by_process.size());
   }
   for (const auto& [ref, s] : strings) {
     Result<std::string> got = reader.String(ref);

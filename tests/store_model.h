@@ -18,6 +18,7 @@ struct ModelArray {
   std::string name;
   Schema schema;
   std::vector<std::vector<std::byte>> records;
+  ArrayId id;  // as the writer returned it (per-process arrays take ids too)
 };
 
 struct StoreModel {
