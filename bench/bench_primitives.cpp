@@ -29,7 +29,7 @@ Opened& Open(uint64_t n, Backend backend, size_t cache_pages) {
   if (o.reader) return o;
   const std::string path = EventsStore(n, 4096);
   o.reader = std::move(*StoreReader::Open(path, ReaderOptions{backend, cache_pages == 0 ? PageCache::kUnlimited : cache_pages * 4096}));
-  o.p = std::make_unique<Primitives>(o.reader->cache(), *o.reader->Array("events").value());
+  o.p = std::make_unique<Primitives>(o.reader->cache(), *o.reader->Array("events").value(), &o.reader->store().catalogue());
   std::vector<std::byte> first = o.p->SearchAt(0)->record, last = o.p->SearchAt(n - 1)->record;
   o.tmin = o.reader->store().catalogue().arrays[0].schema.Time(first.data());
   o.tmax = o.reader->store().catalogue().arrays[0].schema.Time(last.data());
@@ -79,6 +79,14 @@ void BM_AggregateHot25(benchmark::State& st) {
     return p.Aggregate(a, a + span / 100)->count;
   });
 }
+// Q2's shape: 64 of the 1024 ranks, a 10% window, through the P index.
+void BM_Aggregate64Ranks(benchmark::State& st) {
+  Run(st, [](Primitives& p, std::mt19937_64& rng, int64_t tmin, int64_t span) {
+    const int64_t a = tmin + static_cast<int64_t>(rng() % static_cast<uint64_t>(span - span / 10));
+    const int64_t r = static_cast<int64_t>(rng() % (1024 - 64));
+    return p.Aggregate(a, a + span / 10, r, r + 64)->count;
+  });
+}
 void BM_Histogram1000(benchmark::State& st) {
   Run(st, [](Primitives& p, std::mt19937_64&, int64_t tmin, int64_t span) { return p.Histogram(tmin, tmin + span, 1000)->size(); });
 }
@@ -107,6 +115,7 @@ BENCHMARK(BM_Next)->Apply(Sizes);
 BENCHMARK(BM_Size)->Apply(Sizes);
 BENCHMARK(BM_Aggregate)->Apply(Sizes);
 BENCHMARK(BM_AggregateHot25)->Apply(Sizes);
+BENCHMARK(BM_Aggregate64Ranks)->Apply(Sizes)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Histogram1000)->Apply(Sizes)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ScanAggregate)->Apply(ScanSizes);
 

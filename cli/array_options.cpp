@@ -1,5 +1,7 @@
 #include "cli/array_options.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include <charconv>
@@ -45,9 +47,12 @@ Status ArrayOptions::Open() {
   XTFQ_ASSIGN_OR_RETURN(reader_, StoreReader::Open(store_, ro));
   const Catalogue& cat = reader_->store().catalogue();
   std::string name = array_name_;
-  if (name.empty()) name = cat.arrays.size() == 1 ? cat.arrays[0].name : "events";
+  if (name.empty()) {
+    const auto own = std::count_if(cat.arrays.begin(), cat.arrays.end(), [](const ArrayDesc& a) { return !a.per_process(); });
+    name = own == 1 ? cat.arrays[0].name : "events";
+  }
   XTFQ_ASSIGN_OR_RETURN(array_, reader_->Array(name));
-  primitives_ = std::make_unique<Primitives>(reader_->cache(), *array_);
+  primitives_ = std::make_unique<Primitives>(reader_->cache(), *array_, &cat);
   return Ok();
 }
 

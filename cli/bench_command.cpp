@@ -146,15 +146,15 @@ int BenchCommand::Run() {
   if (!reader.ok()) return Fail("bench", reader.error());
   auto array = (*reader)->Array("events");
   if (!array.ok()) return Fail("bench", array.error());
-  Primitives p((*reader)->cache(), **array);
+  Primitives p((*reader)->cache(), **array, &(*reader)->store().catalogue());
 
   auto answer = [&](const Query& q) -> Result<std::string> {
     if (q.cls.rfind("Q1", 0) == 0) {
       XTFQ_ASSIGN_OR_RETURN(Summary s, scan_ ? p.ScanAggregate(q.t1, q.t2) : p.Aggregate(q.t1, q.t2));
       return AggCheck(s);
     }
-    if (q.cls.rfind("Q2", 0) == 0) {  // no process index yet: a rank-filtered scan
-      XTFQ_ASSIGN_OR_RETURN(Summary s, p.ScanAggregate(q.t1, q.t2, q.r1, q.r2));
+    if (q.cls.rfind("Q2", 0) == 0) {
+      XTFQ_ASSIGN_OR_RETURN(Summary s, scan_ ? p.ScanAggregate(q.t1, q.t2, q.r1, q.r2) : p.Aggregate(q.t1, q.t2, q.r1, q.r2));
       return AggCheck(s);
     }
     if (q.cls == "Q3") {

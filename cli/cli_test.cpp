@@ -76,10 +76,40 @@ TEST_CASE("cli: search and size and next and query answer from the index as the 
   Run first = Xtfq(dir, "search s.xtfq --record 0 --format json");
   CHECK(first.out.find("\"position\":0") != std::string::npos);
   Run past = Xtfq(dir, "next s.xtfq --record 4990 --step 100");
-  CHECK(past.out == "position 5000 (the end: the array has 5000 records)\n");
+  CHECK(past.out == "position 5000 (the end: 5000 records)\n");
   Run back = Xtfq(dir, "next s.xtfq --record 10 --step -3");
   CHECK(back.out.rfind("position 7 t=", 0) == 0);
   CHECK(back.out == Xtfq(dir, "search s.xtfq --record 7").out);
+  // Rank windows from the P index, against the rank-filtered scan.
+  for (const char* r : {"2:5", "0:1", "7:", ":3", "9:12", "-4:0"}) {
+    CAPTURE(r);
+    for (const char* w : {"10000000:20000000", ":"}) {
+      CHECK(Xtfq(dir, fmt::format("size s.xtfq --time {} --ranks {}", w, r)).out ==
+            Xtfq(dir, fmt::format("size s.xtfq --time {} --ranks {} --scan", w, r)).out);
+      CHECK(Xtfq(dir, fmt::format("query s.xtfq --time {} --ranks {}", w, r)).out ==
+            Xtfq(dir, fmt::format("query s.xtfq --time {} --ranks {} --scan", w, r)).out);
+    }
+    CHECK(Xtfq(dir, fmt::format("query s.xtfq --time 0:50000000 --buckets 5 --ranks {}", r)).out ==
+          Xtfq(dir, fmt::format("query s.xtfq --time 0:50000000 --buckets 5 --ranks {} --scan", r)).out);
+  }
+  // One process: positions are that process's; record 0 of rank 3 is the first rank-3 event.
+  Run r3 = Xtfq(dir, "search s.xtfq --record 0 --ranks 3:4");
+  REQUIRE(r3.status == 0);
+  CHECK(r3.out.rfind("position 0 of process 3 t=", 0) == 0);
+  CHECK(r3.out.find("rank=3 ") != std::string::npos);
+  CHECK(Xtfq(dir, "next s.xtfq --record 0 --ranks 3:4 --step 1").out.rfind("position 1 of process 3 t=", 0) == 0);
+  Run wide = Xtfq(dir, "search s.xtfq --record 0 --ranks 3:5");
+  CHECK(wide.status == 1);
+  CHECK(wide.err == "xtfq search: search follows one process: give --ranks R:R+1, not '3:5'\n");
+  Run none = Xtfq(dir, "search s.xtfq --record 0 --ranks 99:100");
+  CHECK(none.status == 1);
+  CHECK(none.err == "xtfq search: array 'events' has no record of process 99\n");
+  REQUIRE(Xtfq(dir, "import d.bin -o n.xtfq --no-process-index").status == 0);
+  Run noidx = Xtfq(dir, "query n.xtfq --ranks 2:5");
+  CHECK(noidx.status == 1);
+  CHECK(noidx.err.find("imported with --no-process-index") != std::string::npos);
+  CHECK(Xtfq(dir, "query n.xtfq --ranks 2:5 --scan").out == Xtfq(dir, "query s.xtfq --ranks 2:5").out);
+  CHECK(Xtfq(dir, "check n.xtfq").status == 0);
   Run bad = Xtfq(dir, "size s.xtfq --time 9:1");
   CHECK(bad.status == 1);
   CHECK(bad.err == "xtfq size: --time '9:1': the start is after the end\n");

@@ -18,6 +18,8 @@ CLI::App* ImportCommand::Register(CLI::App& parent) {
   app->add_option("--format", format_, "input format")->check(CLI::IsMember({"auto", "events"}));
   app->add_option("--array", array_, "array name for events");
   app->add_option("--page-size", page_size_, "page size of a new store: 4096 to 65536, a power of two");
+  app->add_flag("--no-process-index", no_process_index_,
+                "do not keep per-process copies and the process tree (half the space; --ranks windows then need --scan)");
   return app;
 }
 
@@ -38,6 +40,7 @@ int ImportCommand::Run() {
   std::error_code ec;
   const bool exists = fs::exists(out_, ec);
   StoreOptions opts;
+  opts.process_index = !no_process_index_;
   opts.page_size = page_size_;
   auto writer = exists ? StoreWriter::OpenPath(out_, opts) : StoreWriter::CreatePath(out_, opts);
   if (!writer.ok()) return Fail("import", writer.error());

@@ -23,6 +23,7 @@ class ImportCommand final : public Command {
   std::string format_ = "auto";
   std::string array_ = "events";
   uint32_t page_size_ = 4096;
+  bool no_process_index_ = false;
 };
 
 }  // namespace xtfq::cli

@@ -94,7 +94,11 @@ int InfoCommand::Run() {
         pindex += pages[c.id.value - 1].index;
       }
       const uint32_t cap = PageCapacity(sb.page_size, IndexEntry::Width(a.schema));
-      for (uint64_t n = processes; n > 0; n = n == 1 ? 0 : (n + cap - 1) / cap) ptree += (n + cap - 1) / cap;
+      for (uint64_t n = processes; n > 0;) {
+        const uint64_t level_pages = (n + cap - 1) / cap;
+        ptree += level_pages;
+        n = level_pages == 1 ? 0 : level_pages;
+      }
       tree_pages += ptree;
       all_pages += pdata + pindex + ptree;
       pj = {{"processes", processes}, {"data_pages", pdata}, {"index_pages", pindex},

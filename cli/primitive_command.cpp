@@ -23,6 +23,8 @@ CLI::App* PrimitiveCommand::Register(CLI::App& parent) {
                                             : "The record --step K positions after (or before) --time T or --record N";
   CLI::App* app = parent.add_subcommand(std::string(name()), help);
   opts_.Register(app);
+  app->add_option("--ranks", ranks_, kind_ == Kind::kSize ? "process window R1:R2 (half-open), from the P index"
+                                                          : "follow one process: R:R+1 (positions are then that process's)");
   if (kind_ == Kind::kSize) {
     app->add_option("--time", time_, "window T1:T2 (half-open, ns; either side may be empty)")->required();
     return app;
@@ -36,14 +38,32 @@ CLI::App* PrimitiveCommand::Register(CLI::App& parent) {
 
 Result<std::string> PrimitiveCommand::Answer() {
   XTFQ_TRY(opts_.Open());
-  Primitives& p = opts_.primitives();
+  Primitives* p = &opts_.primitives();
   const Schema& schema = opts_.array().schema;
+  Range r;
+  if (!ranks_.empty()) {
+    XTFQ_ASSIGN_OR_RETURN(r, ParseRange(ranks_, "--ranks"));
+    if (!schema.process_field()) {
+      return Error(ErrorCode::kInvalidArgument, fmt::format("array '{}' has no process field for --ranks", opts_.array().name));
+    }
+  }
   if (kind_ == Kind::kSize) {
     XTFQ_ASSIGN_OR_RETURN(Range w, ParseRange(*time_, "--time"));
-    XTFQ_ASSIGN_OR_RETURN(uint64_t n, opts_.scan() ? p.ScanSize(w.lo, w.hi) : p.Size(w.lo, w.hi));
+    XTFQ_ASSIGN_OR_RETURN(uint64_t n, opts_.scan() ? p->ScanSize(w.lo, w.hi, r.lo, r.hi) : p->Size(w.lo, w.hi, r.lo, r.hi));
     return opts_.json() ? nlohmann::json{{"count", n}}.dump() : std::to_string(n);
   }
   if (!time_ && !record_) return Error(ErrorCode::kInvalidArgument, "give --time T or --record N");
+  // One process: the same primitives over its per-process array.
+  std::unique_ptr<Primitives> one;
+  if (!ranks_.empty()) {
+    if (r.lo == INT64_MIN || r.hi != r.lo + 1) {
+      return Error(ErrorCode::kInvalidArgument, fmt::format("{} follows one process: give --ranks R:R+1, not '{}'", name(), ranks_));
+    }
+    if (opts_.scan()) return Error(ErrorCode::kInvalidArgument, fmt::format("{} --ranks reads the P index; --scan does not apply", name()));
+    XTFQ_ASSIGN_OR_RETURN(const ArrayDesc* a, p->ProcessArray(r.lo));
+    one = std::make_unique<Primitives>(opts_.reader().cache(), *a, &opts_.reader().store().catalogue());
+    p = one.get();
+  }
   Cursor c;
   if (time_) {
     int64_t t = 0;
@@ -51,20 +71,22 @@ Result<std::string> PrimitiveCommand::Answer() {
     if (ec != std::errc() || end != time_->data() + time_->size()) {
       return Error(ErrorCode::kInvalidArgument, fmt::format("--time '{}': expected an integer time in ns", *time_));
     }
-    XTFQ_ASSIGN_OR_RETURN(c, opts_.scan() ? p.ScanSearch(t) : p.Search(t));
+    XTFQ_ASSIGN_OR_RETURN(c, opts_.scan() ? p->ScanSearch(t) : p->Search(t));
   } else {
-    XTFQ_ASSIGN_OR_RETURN(c, p.SearchAt(*record_));
+    XTFQ_ASSIGN_OR_RETURN(c, p->SearchAt(*record_));
   }
   if (kind_ == Kind::kNext) {
-    XTFQ_ASSIGN_OR_RETURN(c, p.Next(c, step_));
+    XTFQ_ASSIGN_OR_RETURN(c, p->Next(c, step_));
   }
   if (opts_.json()) {
-    nlohmann::json j = {{"position", c.position}, {"records", p.size()}};
+    nlohmann::json j = {{"position", c.position}, {"records", p->size()}};
+    if (one) j["process"] = r.lo;
     j["record"] = c.at_end() ? nlohmann::json(nullptr) : RecordJson(schema, c.record.data());
     return j.dump();
   }
-  if (c.at_end()) return fmt::format("position {} (the end: the array has {} records)", c.position, p.size());
-  return fmt::format("position {} {}", c.position, RecordText(schema, c.record.data()));
+  const std::string of = one ? fmt::format(" of process {}", r.lo) : "";
+  if (c.at_end()) return fmt::format("position {}{} (the end: {} records)", c.position, of, p->size());
+  return fmt::format("position {}{} {}", c.position, of, RecordText(schema, c.record.data()));
 }
 
 int PrimitiveCommand::Run() {

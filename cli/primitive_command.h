@@ -28,6 +28,7 @@ class PrimitiveCommand final : public Command {
   ArrayOptions opts_;
   std::optional<std::string> time_;
   std::optional<uint64_t> record_;
+  std::string ranks_;
   int64_t step_ = 1;
 };
 

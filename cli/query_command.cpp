@@ -20,26 +20,23 @@ Result<std::string> QueryCommand::Answer() {
   Primitives& p = opts_.primitives();
   const Schema& schema = opts_.array().schema;
   XTFQ_ASSIGN_OR_RETURN(Range w, ParseRange(time_, "--time"));
+  Range r;
   if (!ranks_.empty()) {
-    XTFQ_ASSIGN_OR_RETURN(Range r, ParseRange(ranks_, "--ranks"));
+    XTFQ_ASSIGN_OR_RETURN(r, ParseRange(ranks_, "--ranks"));
     if (!schema.process_field()) {
       return Error(ErrorCode::kInvalidArgument, fmt::format("array '{}' has no process field for --ranks", opts_.array().name));
     }
-    if (buckets_ != 0) return Error(ErrorCode::kInvalidArgument, "--ranks with --buckets is not available yet");
-    // The process index is not built yet: a rank window is answered by a scan.
-    fmt::print(stderr, "xtfq query: note: --ranks is answered by scanning the array (no process index yet)\n");
-    XTFQ_ASSIGN_OR_RETURN(Summary s, p.ScanAggregate(w.lo, w.hi, r.lo, r.hi));
-    return opts_.json() ? SummaryJson(schema, s).dump(2) : SummaryText(schema, s);
   }
   if (buckets_ == 0) {
-    XTFQ_ASSIGN_OR_RETURN(Summary s, opts_.scan() ? p.ScanAggregate(w.lo, w.hi) : p.Aggregate(w.lo, w.hi));
+    XTFQ_ASSIGN_OR_RETURN(Summary s, opts_.scan() ? p.ScanAggregate(w.lo, w.hi, r.lo, r.hi) : p.Aggregate(w.lo, w.hi, r.lo, r.hi));
     return opts_.json() ? SummaryJson(schema, s).dump(2) : SummaryText(schema, s);
   }
   if (w.lo == INT64_MIN || w.hi == INT64_MAX) {
     return Error(ErrorCode::kInvalidArgument, "--buckets needs a bounded --time T1:T2");
   }
   XTFQ_ASSIGN_OR_RETURN(std::vector<Summary> h,
-                        opts_.scan() ? p.ScanHistogram(w.lo, w.hi, buckets_) : p.Histogram(w.lo, w.hi, buckets_));
+                        opts_.scan() ? p.ScanHistogram(w.lo, w.hi, buckets_, r.lo, r.hi)
+                                     : p.Histogram(w.lo, w.hi, buckets_, r.lo, r.hi));
   nlohmann::json j = nlohmann::json::array();
   std::string text;
   for (uint32_t b = 0; b < buckets_; ++b) {

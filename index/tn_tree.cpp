@@ -126,12 +126,17 @@ int64_t TnTree::BucketStart(uint32_t b, int64_t t1, int64_t t2, uint32_t buckets
 Result<std::vector<Summary>> TnTree::Histogram(int64_t t1, int64_t t2, uint32_t buckets) {
   std::vector<Summary> out(buckets, Summary(array_.schema));
   if (size() == 0 || t1 >= t2) return out;
-  Buckets b;
-  b.out = &out;
-  b.bounds.reserve(size_t{buckets} + 1);
-  for (uint32_t k = 0; k <= buckets; ++k) b.bounds.push_back(BucketStart(k, t1, t2, buckets));
-  XTFQ_TRY(HistogramIn(height() - 1, Root(), INT64_MIN, INT64_MAX, 0, b));
+  std::vector<int64_t> bounds;
+  bounds.reserve(size_t{buckets} + 1);
+  for (uint32_t k = 0; k <= buckets; ++k) bounds.push_back(BucketStart(k, t1, t2, buckets));
+  XTFQ_TRY(HistogramIn(height() - 1, Root(), INT64_MIN, INT64_MAX, 0, Buckets{bounds, out.data()}));
   return out;
+}
+
+Status TnTree::AggregateTime(int64_t t1, int64_t t2, Summary& out) {
+  if (size() == 0 || t1 >= t2) return Ok();
+  const int64_t bounds[2] = {t1, t2};
+  return HistogramIn(height() - 1, Root(), INT64_MIN, INT64_MAX, 0, Buckets{bounds, &out});
 }
 
 Status TnTree::HistogramIn(size_t level, PageId id, int64_t lower, int64_t upper, uint64_t base_pos, const Buckets& b) {
@@ -151,7 +156,7 @@ Status TnTree::HistogramIn(size_t level, PageId id, int64_t lower, int64_t upper
       const uint32_t bucket = b.Of(t);
       const int64_t bucket_end = b.bounds[bucket + 1];
       const uint32_t j = bucket_end >= t2 ? end : i + FirstAtOrAfter(base + size_t{i} * w, end - i, base_pos + i, bucket_end);
-      (*b.out)[bucket].AddRange(schema, base + size_t{i} * w, j - i);
+      b.out[bucket].AddRange(schema, base + size_t{i} * w, j - i);
       i = j;
     }
     return Ok();
@@ -179,7 +184,7 @@ Status TnTree::HistogramIn(size_t level, PageId id, int64_t lower, int64_t upper
         if (bucket == kNone) bucket = b.Of(lo);
         while (lo >= b.bounds[bucket + 1]) ++bucket;
         if (hi < b.bounds[bucket + 1]) {
-          (*b.out)[bucket].MergeEncoded(count, e + f::kIndexEntryFixedSize);
+          b.out[bucket].MergeEncoded(count, e + f::kIndexEntryFixedSize);
           merged = true;
         }
       }

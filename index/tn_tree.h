@@ -42,6 +42,8 @@ class TnTree {
   // pass: a subtree whose keys all fall in one bucket is merged whole, so only the pages that
   // straddle a bucket boundary are read, each once. REQUIRES: t1 < t2, buckets >= 1.
   Result<std::vector<Summary>> Histogram(int64_t t1, int64_t t2, uint32_t buckets);
+  // Merges the records with t1 <= key < t2 into `out` (one bucket of Histogram, without allocating).
+  Status AggregateTime(int64_t t1, int64_t t2, Summary& out);
 
   // The bucket of key t in [t1, t2) cut into `buckets`: floor((t - t1) * buckets / (t2 - t1)),
   // without overflow. REQUIRES: t1 <= t < t2.
@@ -57,8 +59,8 @@ class TnTree {
   uint32_t FirstAtOrAfter(const std::byte* records, uint32_t n, uint64_t base_pos, int64_t t) const;
   Status AggregateIn(size_t level, PageId id, uint64_t base, uint64_t lo, uint64_t hi, Summary& out);
   struct Buckets {
-    std::vector<int64_t> bounds;  // bounds[b] = BucketStart(b); bounds[n] = t2
-    std::vector<Summary>* out;
+    std::span<const int64_t> bounds;  // bounds[b] = BucketStart(b); bounds[n] = t2
+    Summary* out;                     // n summaries
     // The bucket holding key t. REQUIRES: bounds.front() <= t < bounds.back().
     uint32_t Of(int64_t t) const {
       return static_cast<uint32_t>(std::upper_bound(bounds.begin(), bounds.end(), t) - bounds.begin() - 1);

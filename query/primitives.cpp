@@ -30,8 +30,51 @@ Result<Cursor> Primitives::Search(int64_t t) {
   return SearchAt(pos);
 }
 
-Result<uint64_t> Primitives::Size(int64_t t1, int64_t t2) {
+Result<std::vector<const ArrayDesc*>> Primitives::Processes(int64_t p1, int64_t p2) {
+  if (catalogue_ == nullptr || !array().process_index) {
+    return Error(ErrorCode::kInvalidArgument,
+                 fmt::format("array '{}' has no process index{}; a process window needs a scan (--scan)", array().name,
+                             array().schema.process_field() ? " (it was imported with --no-process-index)" : " (no process field)"));
+  }
+  return ProcessTree(cache_, *catalogue_, array()).Range(p1, p2);
+}
+
+Result<bool> Primitives::CoversAll(int64_t t1, int64_t t2) {
+  if (size() == 0) return true;
+  if (!span_) {
+    XTFQ_ASSIGN_OR_RETURN(Cursor first, SearchAt(0));
+    XTFQ_ASSIGN_OR_RETURN(Cursor last, SearchAt(size() - 1));
+    span_.emplace(TimeOf(first.record.data(), 0), TimeOf(last.record.data(), size() - 1));
+  }
+  return t1 <= span_->first && t2 > span_->second;
+}
+
+Result<const ArrayDesc*> Primitives::ProcessArray(int64_t p) {
+  XTFQ_ASSIGN_OR_RETURN(auto arrays, Processes(p, p == INT64_MAX ? p : p + 1));
+  if (arrays.empty()) {
+    return Error(ErrorCode::kNotFound, fmt::format("array '{}' has no record of process {}", array().name, p));
+  }
+  return arrays.front();
+}
+
+Result<uint64_t> Primitives::ProcessCount(int64_t p1, int64_t p2) {
+  XTFQ_ASSIGN_OR_RETURN(auto arrays, Processes(p1, p2));
+  return uint64_t{arrays.size()};
+}
+
+Result<uint64_t> Primitives::Size(int64_t t1, int64_t t2, int64_t p1, int64_t p2) {
   if (t1 >= t2) return uint64_t{0};
+  if (!AllProcesses(p1, p2)) {
+    XTFQ_ASSIGN_OR_RETURN(auto arrays, Processes(p1, p2));
+    uint64_t n = 0;
+    for (const ArrayDesc* a : arrays) {
+      TnTree t(cache_, *a);
+      XTFQ_ASSIGN_OR_RETURN(uint64_t lo, t.LowerBound(t1));
+      XTFQ_ASSIGN_OR_RETURN(uint64_t hi, t.LowerBound(t2));
+      n += hi - lo;
+    }
+    return n;
+  }
   XTFQ_ASSIGN_OR_RETURN(uint64_t lo, tree_.LowerBound(t1));
   XTFQ_ASSIGN_OR_RETURN(uint64_t hi, tree_.LowerBound(t2));
   return hi - lo;
@@ -43,15 +86,30 @@ Result<Cursor> Primitives::Next(const Cursor& from, int64_t step) {
   return SearchAt(pos);
 }
 
-Result<Summary> Primitives::Aggregate(int64_t t1, int64_t t2) {
-  if (t1 >= t2) return Summary(array().schema);
-  XTFQ_ASSIGN_OR_RETURN(std::vector<Summary> one, tree_.Histogram(t1, t2, 1));
-  return std::move(one.front());
+Result<Summary> Primitives::Aggregate(int64_t t1, int64_t t2, int64_t p1, int64_t p2) {
+  Summary out(array().schema);
+  if (t1 >= t2) return out;
+  if (AllProcesses(p1, p2)) {
+    XTFQ_TRY(tree_.AggregateTime(t1, t2, out));
+    return out;
+  }
+  XTFQ_ASSIGN_OR_RETURN(bool all, CoversAll(t1, t2));
+  if (all && catalogue_ != nullptr && array().process_index) return ProcessTree(cache_, *catalogue_, array()).Totals(p1, p2);
+  XTFQ_ASSIGN_OR_RETURN(auto arrays, Processes(p1, p2));
+  for (const ArrayDesc* a : arrays) XTFQ_TRY(TnTree(cache_, *a).AggregateTime(t1, t2, out));
+  return out;
 }
 
-Result<std::vector<Summary>> Primitives::Histogram(int64_t t1, int64_t t2, uint32_t buckets) {
+Result<std::vector<Summary>> Primitives::Histogram(int64_t t1, int64_t t2, uint32_t buckets, int64_t p1, int64_t p2) {
   if (t1 >= t2 || buckets == 0) return BadWindow(t1, t2);
-  return tree_.Histogram(t1, t2, buckets);
+  if (AllProcesses(p1, p2)) return tree_.Histogram(t1, t2, buckets);
+  XTFQ_ASSIGN_OR_RETURN(auto arrays, Processes(p1, p2));
+  std::vector<Summary> out(buckets, Summary(array().schema));
+  for (const ArrayDesc* a : arrays) {
+    XTFQ_ASSIGN_OR_RETURN(std::vector<Summary> h, TnTree(cache_, *a).Histogram(t1, t2, buckets));
+    for (uint32_t b = 0; b < buckets; ++b) out[b].Merge(h[b]);
+  }
+  return out;
 }
 
 template <class F>
@@ -73,11 +131,17 @@ Result<Cursor> Primitives::ScanSearch(int64_t t) {
   return SearchAt(found);
 }
 
-Result<uint64_t> Primitives::ScanSize(int64_t t1, int64_t t2) {
+bool Primitives::InProcesses(const std::byte* record, int64_t p1, int64_t p2) const {
+  if (AllProcesses(p1, p2) || !array().schema.process_field()) return true;
+  const int64_t p = array().schema.Process(record);
+  return p >= p1 && p < p2;
+}
+
+Result<uint64_t> Primitives::ScanSize(int64_t t1, int64_t t2, int64_t p1, int64_t p2) {
   uint64_t n = 0;
   XTFQ_TRY(ScanAll([&](const std::byte* r, uint64_t pos) {
     const int64_t t = TimeOf(r, pos);
-    n += t >= t1 && t < t2;
+    n += t >= t1 && t < t2 && InProcesses(r, p1, p2);
     return true;
   }));
   return n;
@@ -85,26 +149,20 @@ Result<uint64_t> Primitives::ScanSize(int64_t t1, int64_t t2) {
 
 Result<Summary> Primitives::ScanAggregate(int64_t t1, int64_t t2, int64_t p1, int64_t p2) {
   Summary s(array().schema);
-  const bool by_process = array().schema.process_field() && (p1 != INT64_MIN || p2 != INT64_MAX);
   XTFQ_TRY(ScanAll([&](const std::byte* r, uint64_t pos) {
     const int64_t t = TimeOf(r, pos);
-    if (t < t1 || t >= t2) return true;
-    if (by_process) {
-      const int64_t p = array().schema.Process(r);
-      if (p < p1 || p >= p2) return true;
-    }
-    s.Add(array().schema, r);
+    if (t >= t1 && t < t2 && InProcesses(r, p1, p2)) s.Add(array().schema, r);
     return true;
   }));
   return s;
 }
 
-Result<std::vector<Summary>> Primitives::ScanHistogram(int64_t t1, int64_t t2, uint32_t buckets) {
+Result<std::vector<Summary>> Primitives::ScanHistogram(int64_t t1, int64_t t2, uint32_t buckets, int64_t p1, int64_t p2) {
   if (t1 >= t2 || buckets == 0) return BadWindow(t1, t2);
   std::vector<Summary> out(buckets, Summary(array().schema));
   XTFQ_TRY(ScanAll([&](const std::byte* r, uint64_t pos) {
     const int64_t t = TimeOf(r, pos);
-    if (t >= t1 && t < t2) out[Bucket(t, t1, t2, buckets)].Add(array().schema, r);
+    if (t >= t1 && t < t2 && InProcesses(r, p1, p2)) out[Bucket(t, t1, t2, buckets)].Add(array().schema, r);
     return true;
   }));
   return out;

@@ -23,7 +23,9 @@ Result<std::unique_ptr<StoreReader>> StoreReader::Open(std::unique_ptr<File> fil
 Result<const ArrayDesc*> StoreReader::Array(std::string_view name) const {
   if (const ArrayDesc* a = store_->catalogue().Find(name)) return a;
   std::string names;
-  for (const ArrayDesc& a : store_->catalogue().arrays) names += (names.empty() ? "" : ", ") + a.name;
+  for (const ArrayDesc& a : store_->catalogue().arrays) {
+    if (!a.per_process()) names += (names.empty() ? "" : ", ") + a.name;
+  }
   return Error(ErrorCode::kNotFound, fmt::format("{}: no array '{}' (arrays: {})", store_->name(), name,
                                                  names.empty() ? "none" : names));
 }

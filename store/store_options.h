@@ -12,8 +12,8 @@ namespace xtfq {
 struct StoreOptions {
   // Page size of a new store: a power of two from 4 KiB to 64 KiB. Ignored when opening.
   uint32_t page_size = format::kDefaultPageSize;
-  // Full pages with consecutive ids are gathered into one write of up to this many pages.
-  uint32_t write_batch_pages = 256;
+  // Pages are queued, up to this many, and written sorted by id, one write per run of consecutive ids.
+  uint32_t write_batch_pages = 4096;
   // Arrays created with a process field keep per-process copies and a process tree (the P index,
   // docs/format.md). An array keeps the choice it was created with.
   bool process_index = true;

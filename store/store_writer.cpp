@@ -84,13 +84,7 @@ Result<std::unique_ptr<StoreWriter>> StoreWriter::Open(std::unique_ptr<File> fil
   }
   for (auto& a : w->arrays_) {
     if (!a->desc.per_process()) continue;
-    ArrayState& parent = *w->arrays_[a->desc.parent.value - 1];
-    if (a->desc.process >= 0 && a->desc.process < ArrayState::kDense) {
-      if (parent.dense_children.size() <= static_cast<size_t>(a->desc.process)) parent.dense_children.resize(a->desc.process + 1, 0);
-      parent.dense_children[a->desc.process] = a->desc.id.value;
-    } else {
-      parent.sparse_children[a->desc.process] = a->desc.id.value;
-    }
+    AddChild(*w->arrays_[a->desc.parent.value - 1], a.get());
   }
   for (auto& a : w->arrays_) XTFQ_TRY(w->LoadProcessTree(*store, *a));
   w->file_ = store->ReleaseFile();
@@ -170,14 +164,22 @@ Status StoreWriter::LoadProcessTree(Store& store, ArrayState& a) {
   return Ok();
 }
 
-StoreWriter::ArrayState* StoreWriter::FindChild(const ArrayState& parent, int64_t process) const {
-  uint32_t id = 0;
+StoreWriter::ArrayState* StoreWriter::FindChild(const ArrayState& parent, int64_t process) {
   if (process >= 0 && process < ArrayState::kDense) {
-    if (static_cast<size_t>(process) < parent.dense_children.size()) id = parent.dense_children[process];
-  } else if (auto it = parent.sparse_children.find(process); it != parent.sparse_children.end()) {
-    id = it->second;
+    return static_cast<size_t>(process) < parent.dense_children.size() ? parent.dense_children[process] : nullptr;
   }
-  return id == 0 ? nullptr : arrays_[id - 1].get();
+  auto it = parent.sparse_children.find(process);
+  return it == parent.sparse_children.end() ? nullptr : it->second;
+}
+
+void StoreWriter::AddChild(ArrayState& parent, ArrayState* child) {
+  const int64_t p = child->desc.process;
+  if (p >= 0 && p < ArrayState::kDense) {
+    if (parent.dense_children.size() <= static_cast<size_t>(p)) parent.dense_children.resize(p + 1, nullptr);
+    parent.dense_children[p] = child;
+  } else {
+    parent.sparse_children[p] = child;
+  }
 }
 
 Result<StoreWriter::ArrayState*> StoreWriter::ProcessArray(ArrayState& parent, int64_t process) {
@@ -193,12 +195,7 @@ Result<StoreWriter::ArrayState*> StoreWriter::ProcessArray(ArrayState& parent, i
   a->levels.reserve(f::kMaxLevels);
   a->levels.push_back(MakeChain(PageKind::kData, a->desc.id, 0, a->desc.schema.record_width()));
   a->dirty = true;
-  if (process >= 0 && process < ArrayState::kDense) {
-    if (parent.dense_children.size() <= static_cast<size_t>(process)) parent.dense_children.resize(process + 1, 0);
-    parent.dense_children[process] = a->desc.id.value;
-  } else {
-    parent.sparse_children[process] = a->desc.id.value;
-  }
+  AddChild(parent, a.get());
   arrays_.push_back(std::move(a));
   return arrays_.back().get();
 }
@@ -448,22 +445,22 @@ Status StoreWriter::BuildProcessTree(ArrayState& a) {
   const Schema& schema = a.desc.schema;
   // Level 0: one entry per process, in process order.
   std::vector<IndexEntry> entries;
-  auto add = [&](int64_t process, uint32_t id) {
-    IndexEntry e = arrays_[id - 1]->totals;
-    e.key = process;
-    e.child = PageId(id);
+  auto add = [&](const ArrayState* c) {
+    IndexEntry e = c->totals;
+    e.key = c->desc.process;
+    e.child = PageId(c->desc.id.value);
     entries.push_back(std::move(e));
   };
-  for (auto& [process, id] : a.sparse_children) {
-    if (process < 0) add(process, id);
+  for (auto& [process, c] : a.sparse_children) {
+    if (process < 0) add(c);
   }
   std::sort(entries.begin(), entries.end(), [](const IndexEntry& x, const IndexEntry& y) { return x.key < y.key; });
-  for (size_t p = 0; p < a.dense_children.size(); ++p) {
-    if (a.dense_children[p] != 0) add(static_cast<int64_t>(p), a.dense_children[p]);
+  for (const ArrayState* c : a.dense_children) {
+    if (c != nullptr) add(c);
   }
   const size_t dense_end = entries.size();
-  for (auto& [process, id] : a.sparse_children) {
-    if (process >= 0) add(process, id);
+  for (auto& [process, c] : a.sparse_children) {
+    if (process >= 0) add(c);
   }
   std::sort(entries.begin() + static_cast<ptrdiff_t>(dense_end), entries.end(),
             [](const IndexEntry& x, const IndexEntry& y) { return x.key < y.key; });
@@ -531,21 +528,30 @@ Result<PageId> StoreWriter::Allocate() {
 }
 
 Status StoreWriter::QueueWrite(PageId id, std::span<const std::byte> page) {
-  if (batch_pages_ > 0 &&
-      (id.value != batch_first_.value + batch_pages_ || batch_pages_ == options_.write_batch_pages)) {
-    XTFQ_TRY(Flush());
-  }
-  if (batch_pages_ == 0) batch_first_ = id;
-  std::memcpy(batch_.data() + size_t{batch_pages_} * page_size_, page.data(), page_size_);
-  ++batch_pages_;
+  if (batch_ids_.size() == options_.write_batch_pages) XTFQ_TRY(Flush());
+  std::memcpy(batch_.data() + batch_ids_.size() * page_size_, page.data(), page_size_);
+  batch_ids_.emplace_back(id.value, static_cast<uint32_t>(batch_ids_.size()));
   return Ok();
 }
 
 Status StoreWriter::Flush() {
-  if (batch_pages_ == 0) return Ok();
-  const size_t n = size_t{batch_pages_} * page_size_;
-  batch_pages_ = 0;
-  return file_->WriteAt(uint64_t{batch_first_.value} * page_size_, std::span(batch_).first(n));
+  // Pages fill in one order and were reserved in another (per-process arrays interleave), so the
+  // batch is written sorted by id, one write per run of consecutive ids.
+  std::sort(batch_ids_.begin(), batch_ids_.end());
+  Status s = Ok();
+  for (size_t i = 0; i < batch_ids_.size() && s.ok();) {
+    size_t j = i + 1;
+    while (j < batch_ids_.size() && batch_ids_[j].first == batch_ids_[j - 1].first + 1) ++j;
+    const size_t n = j - i;
+    if (run_.size() < n * page_size_) run_.resize(n * page_size_);
+    for (size_t k = i; k < j; ++k) {
+      std::memcpy(run_.data() + (k - i) * page_size_, batch_.data() + size_t{batch_ids_[k].second} * page_size_, page_size_);
+    }
+    s = file_->WriteAt(uint64_t{batch_ids_[i].first} * page_size_, std::span(run_).first(n * page_size_));
+    i = j;
+  }
+  batch_ids_.clear();
+  return s;
 }
 
 Catalogue StoreWriter::Pending() const {

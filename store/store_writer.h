@@ -99,11 +99,10 @@ class StoreWriter final : public RecordSink {
     std::vector<Chain> levels;  // reserved to kMaxLevels: references stay valid as levels grow
     int64_t last_time = INT64_MIN;
     bool dirty = false;  // records appended since the last commit
-    // Per-process arrays (array index in arrays_ + 1) of a parent: processes 0..kDense-1 by
-    // position, others by map.
+    // Per-process arrays of a parent: processes 0..kDense-1 by position, others by map.
     static constexpr int64_t kDense = 1 << 16;
-    std::vector<uint32_t> dense_children;
-    std::unordered_map<int64_t, uint32_t> sparse_children;
+    std::vector<ArrayState*> dense_children;
+    std::unordered_map<int64_t, ArrayState*> sparse_children;
     bool tree_dirty = false;              // a per-process array changed since the last commit
     std::vector<PageId> process_pages;    // the committed process tree's pages
     IndexEntry totals;                    // a per-process array's root summary at the last commit
@@ -116,7 +115,8 @@ class StoreWriter final : public RecordSink {
   Status AppendTo(ArrayState& a, std::span<const std::byte> record);
   // The per-process array of `process` under `parent`, created when it is new.
   Result<ArrayState*> ProcessArray(ArrayState& parent, int64_t process);
-  ArrayState* FindChild(const ArrayState& parent, int64_t process) const;
+  static ArrayState* FindChild(const ArrayState& parent, int64_t process);
+  static void AddChild(ArrayState& parent, ArrayState* child);
   Status BuildProcessTree(ArrayState& a);
   // Emits the entry for a page of `level` that just filled, into level + 1.
   Status AddParentEntry(ArrayState& a, uint8_t level, const IndexEntry& entry);
@@ -149,9 +149,9 @@ class StoreWriter final : public RecordSink {
   std::vector<std::unique_ptr<ArrayState>> arrays_;
   Chain heap_;
   bool heap_dirty_ = false;  // strings added since the last commit
-  std::vector<std::byte> batch_;
-  PageId batch_first_;
-  uint32_t batch_pages_ = 0;
+  std::vector<std::byte> batch_;                          // pages queued for writing
+  std::vector<std::pair<uint32_t, uint32_t>> batch_ids_;  // (page id, slot in batch_)
+  std::vector<std::byte> run_;                            // one run of consecutive ids, to write
   std::optional<Error> failed_;
 };
 

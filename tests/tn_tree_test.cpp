@@ -290,6 +290,143 @@ TEST_CASE("primitives: search and size and next and aggregate and histogram equa
   for (uint64_t n : {uint64_t{0}, uint64_t{1}, page, page + 1, 48 * page + 1, uint64_t{30000}}) RunPrimitives(n, n + 5);
 }
 
+// Events over `processes` distinct process ids, some negative and some far apart.
+std::vector<EventRecord> ProcessEvents(uint64_t n, uint64_t seed, uint32_t processes) {
+  std::vector<int32_t> ids;
+  for (uint32_t i = 0; ids.size() < processes; ++i) ids.push_back(i % 5 == 4 ? 70000 + static_cast<int32_t>(i) * 1000 : static_cast<int32_t>(i) - 3);
+  std::vector<EventRecord> v = Events(n, seed);
+  std::mt19937_64 rng(seed ^ 0x5555);
+  for (auto& e : v) e.rank = ids[rng() % ids.size()];
+  return v;
+}
+
+void RunProcessWindows(uint64_t n, uint32_t processes, uint64_t seed) {
+  CAPTURE(n);
+  CAPTURE(processes);
+  TempDir dir;
+  const std::string path = dir.File("p.xtfq");
+  const std::vector<EventRecord> ev = ProcessEvents(n, seed, processes);
+  Build(path, ev, seed);
+  std::mt19937_64 rng(seed * 31);
+  std::vector<int64_t> ids;
+  for (const auto& e : ev) ids.push_back(e.rank);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  const int64_t t_lo = ev.empty() ? 0 : ev.front().t, t_hi = ev.empty() ? 10 : ev.back().t;
+  auto random_time = [&] { return t_lo - 50 + static_cast<int64_t>(rng() % static_cast<uint64_t>(t_hi - t_lo + 100)); };
+  auto random_process = [&]() -> int64_t {
+    if (ids.empty() || rng() % 8 == 0) return static_cast<int64_t>(rng() % 200000) - 100;
+    return ids[rng() % ids.size()] + static_cast<int64_t>(rng() % 3) - 1;
+  };
+  auto naive = [&](int64_t t1, int64_t t2, int64_t p1, int64_t p2) {
+    Summary s(EventRecord::StoreSchema());
+    std::byte rec[32];
+    for (const auto& e : ev) {
+      if (e.t >= t1 && e.t < t2 && e.rank >= p1 && e.rank < p2) {
+        e.Encode(rec);
+        s.Add(EventRecord::StoreSchema(), rec);
+      }
+    }
+    return s;
+  };
+  for (Backend backend : {Backend::kPread, Backend::kMmap}) {
+    for (size_t pages : {size_t{1}, size_t{16}, size_t{0}}) {
+      CAPTURE(static_cast<int>(backend));
+      CAPTURE(pages);
+      auto reader = StoreReader::Open(path, ReaderOptions{backend, pages == 0 ? PageCache::kUnlimited : pages * 4096});
+      REQUIRE_MESSAGE(reader.ok(), Why(reader));
+      const ArrayDesc& a = *(*reader)->Array("events").value();
+      REQUIRE(a.process_index);
+      Primitives p((*reader)->cache(), a, &(*reader)->store().catalogue());
+      for (int q = 0; q < 40; ++q) {
+        int64_t t1 = random_time(), t2 = random_time(), p1 = random_process(), p2 = random_process();
+        if (t1 > t2) std::swap(t1, t2);
+        if (p1 > p2) std::swap(p1, p2);
+        if (q % 5 == 0) t1 = INT64_MIN, t2 = INT64_MAX;  // whole run: the process tree's totals
+        if (q % 7 == 0) p1 = INT64_MIN;
+        if (q % 11 == 0) p2 = INT64_MAX;
+        CAPTURE(t1);
+        CAPTURE(t2);
+        CAPTURE(p1);
+        CAPTURE(p2);
+        const Summary want = naive(t1, t2, p1, p2);
+        Result<Summary> got = p.Aggregate(t1, t2, p1, p2);
+        REQUIRE_MESSAGE(got.ok(), Why(got));
+        Same(*got, want);
+        Result<uint64_t> size = p.Size(t1, t2, p1, p2);
+        REQUIRE(size.ok());
+        CHECK(*size == want.count);
+        if (q % 4 == 0) CHECK(*p.ScanSize(t1, t2, p1, p2) == want.count);
+        const int64_t lo = static_cast<int64_t>(std::lower_bound(ids.begin(), ids.end(), p1) - ids.begin());
+        const int64_t hi = static_cast<int64_t>(std::lower_bound(ids.begin(), ids.end(), p2) - ids.begin());
+        CHECK(*p.ProcessCount(p1, p2) == static_cast<uint64_t>(std::max<int64_t>(0, hi - lo)));
+        if (q % 8 == 0 && t1 < t2 && t1 > INT64_MIN) {
+          const uint32_t buckets = 1 + static_cast<uint32_t>(rng() % 20);
+          Result<std::vector<Summary>> h = p.Histogram(t1, t2, buckets, p1, p2);
+          Result<std::vector<Summary>> hs = p.ScanHistogram(t1, t2, buckets, p1, p2);
+          REQUIRE(h.ok());
+          REQUIRE(hs.ok());
+          for (uint32_t b = 0; b < buckets; ++b) Same((*h)[b], (*hs)[b]);
+        }
+      }
+      // One process: its array holds its records in order.
+      for (int q = 0; q < 5 && !ids.empty(); ++q) {
+        const int64_t id = ids[rng() % ids.size()];
+        std::vector<EventRecord> mine;
+        for (const auto& e : ev) {
+          if (e.rank == id) mine.push_back(e);
+        }
+        Result<const ArrayDesc*> one = p.ProcessArray(id);
+        REQUIRE(one.ok());
+        Primitives pp((*reader)->cache(), **one);
+        REQUIRE(pp.size() == mine.size());
+        const uint64_t k = rng() % mine.size();
+        CHECK(EventRecord::Decode(pp.SearchAt(k)->record.data()) == mine[k]);
+      }
+      CHECK(p.ProcessArray(-100).error().code() == ErrorCode::kNotFound);
+      CHECK((*reader)->cache().pinned_pages() == 0);
+    }
+  }
+  // Page reads from a cold cache: the process tree's descent and walk, then one window per process.
+  auto reader = StoreReader::Open(path);
+  REQUIRE(reader.ok());
+  const ArrayDesc& a = *(*reader)->Array("events").value();
+  const Catalogue& cat = (*reader)->store().catalogue();
+  uint64_t h = a.levels.size(), hp = a.process_levels;
+  for (const ArrayDesc& c : cat.arrays) {
+    if (c.parent == a.id) h = std::max<uint64_t>(h, c.levels.size());
+  }
+  auto src = (*reader)->store().MakeSource(Backend::kPread);
+  REQUIRE(src.ok());
+  for (int q = 0; q < 30; ++q) {
+    int64_t t1 = random_time(), t2 = random_time(), p1 = random_process(), p2 = random_process();
+    if (t1 > t2) std::swap(t1, t2);
+    if (p1 > p2) std::swap(p1, p2);
+    const uint64_t r = static_cast<uint64_t>(std::lower_bound(ids.begin(), ids.end(), p2) - std::lower_bound(ids.begin(), ids.end(), p1));
+    {
+      PageCache c(**src, PageCache::kUnlimited);
+      Primitives p(c, a, &cat);
+      REQUIRE(p.Aggregate(t1, t2, p1, p2).ok());
+      CHECK(c.stats().pages_read <= 2 * h + hp + r / 48 + 2 + r * (2 * h + 2));
+    }
+    {
+      PageCache c(**src, PageCache::kUnlimited);
+      Primitives p(c, a, &cat);
+      REQUIRE(p.Aggregate(INT64_MIN, INT64_MAX, p1, p2).ok());
+      CHECK(c.stats().pages_read <= 2 * h + 2 * hp);  // the span check, then two process-tree descents
+    }
+  }
+  StoreChecker::Report rep = StoreChecker((*reader)->store()).Run();
+  CHECK_MESSAGE(rep.ok(), Why(rep));
+}
+
+TEST_CASE("primitives: process windows from the P index equal the model") {
+  RunProcessWindows(0, 3, 1);
+  RunProcessWindows(1, 3, 2);
+  RunProcessWindows(700, 5, 3);
+  RunProcessWindows(20000, 150, 4);  // a process tree of two levels (48 entries per page)
+}
+
 TEST_CASE("tn tree: the writer refuses a record earlier than the last") {
   TempDir dir;
   auto w = StoreWriter::CreatePath(dir.File("o.xtfq"));
@@ -345,6 +482,60 @@ TEST_CASE("tn tree: the checker names the page when an index entry's count or ag
     const std::string& msg = rep.problems.front().message();
     CHECK_MESSAGE(msg.find(fmt::format("page {} ", page_id)) != std::string::npos, msg);
     CHECK_MESSAGE(msg.find("index entry 2") != std::string::npos, msg);
+  }
+}
+
+TEST_CASE("p index: the checker names the page when a process-tree entry or a per-process record is altered") {
+  TempDir dir;
+  const std::string path = dir.File("p.xtfq");
+  Build(path, ProcessEvents(20000, 5, 150), 5);
+  uint32_t tree_page = 0, child_page = 0;
+  {
+    auto reader = StoreReader::Open(path);
+    REQUIRE(reader.ok());
+    const ArrayDesc& a = *(*reader)->Array("events").value();
+    REQUIRE(a.process_levels == 2);
+    // The root's first entry names the first level-0 page of the process tree.
+    std::vector<std::byte> root(4096);
+    REQUIRE((*reader)->store().ReadPage(a.process_root, root).ok());
+    tree_page = LoadLe<uint32_t>(root.data() + format::kPageHeaderSize + format::kIeChild);
+    const ArrayDesc* child = (*reader)->store().catalogue().Get(ArrayId(a.id.value + 1));
+    REQUIRE(child != nullptr);
+    REQUIRE(child->per_process());
+    // Its first data page as committed: a full page, or the shadow of the open one.
+    child_page = (child->levels[0].FullPages(PageCapacity(4096, 32)) > 0 ? child->levels[0].head : child->levels[0].shadow).value;
+  }
+  struct Case {
+    uint32_t page;
+    uint32_t offset;  // of the altered i64 in the page
+    const char* says;
+  };
+  const uint32_t w = IndexEntry::Width(EventRecord::StoreSchema());
+  for (const Case& k : {Case{tree_page, format::kPageHeaderSize + 3 * w + format::kIeCount, "entry 3"},
+                        Case{tree_page, format::kPageHeaderSize + 3 * w + format::kIndexEntryFixedSize + format::kFsMax, "entry 3"},
+                        Case{child_page, format::kPageHeaderSize + 5 * 32 + 8, "events[process"}}) {
+    CAPTURE(k.page);
+    CAPTURE(k.offset);
+    const std::string copy = dir.File("copy.xtfq");
+    std::filesystem::copy_file(path, copy, std::filesystem::copy_options::overwrite_existing);
+    {
+      auto f = PosixFile::Open(copy, PosixFile::Mode::kWrite);
+      REQUIRE(f.ok());
+      std::vector<std::byte> page(4096);
+      REQUIRE(ReadExact(**f, uint64_t{k.page} * 4096, page).ok());
+      StoreLe<int64_t>(page.data() + k.offset, LoadLe<int64_t>(page.data() + k.offset) + 1);
+      SealPage(page);
+      REQUIRE((*f)->WriteAt(uint64_t{k.page} * 4096, page).ok());
+    }
+    auto store = Store::OpenPath(copy);
+    REQUIRE(store.ok());
+    StoreChecker::Report rep = StoreChecker(**store).Run();
+    REQUIRE_FALSE(rep.ok());
+    std::string all;
+    for (const Error& e : rep.problems) all += e.message() + "\n";
+    // A process-tree page is named; an altered per-process record is caught against the parent.
+    if (k.page == tree_page) CHECK_MESSAGE(rep.problems.front().message().find(fmt::format("page {} ", k.page)) != std::string::npos, all);
+    CHECK_MESSAGE(all.find(k.says) != std::string::npos, all);
   }
 }
 

@@ -1,0 +1,102 @@
+#include "index/process_tree.h"
+
+#include <fmt/format.h>
+
+#include "store/endian.h"
+#include "store/format.h"
+#include "store/index_entry.h"
+#include "store/page_header.h"
+
+namespace xtfq {
+
+namespace f = format;
+
+ProcessTree::ProcessTree(PageCache& cache, const Catalogue& catalogue, const ArrayDesc& array)
+    : cache_(cache), catalogue_(catalogue), array_(array), entry_width_(IndexEntry::Width(array.schema)) {}
+
+Result<PageRef> ProcessTree::Fetch(size_t level, PageId id) {
+  auto bad = [&](const std::string& m) {
+    return Error(ErrorCode::kCorrupt, fmt::format("{}: page {}: process tree of array '{}' level {}: {}",
+                                                  cache_.source().name(), id.value, array_.name, level, m));
+  };
+  if (id == kNoPage) return bad("the tree leads to page 0");
+  XTFQ_ASSIGN_OR_RETURN(PageRef page, cache_.Fetch(id));
+  const std::byte* p = page.data();
+  const auto kind = static_cast<PageKind>(LoadLe<uint8_t>(p + f::kPhKind));
+  const uint8_t page_level = LoadLe<uint8_t>(p + f::kPhLevel);
+  const uint32_t owner = LoadLe<uint32_t>(p + f::kPhArrayId);
+  const uint32_t entries = LoadLe<uint32_t>(p + f::kPhEntryCount);
+  if (kind != PageKind::kProcess || page_level != level || owner != array_.id.value) {
+    return bad(fmt::format("holds a {} page of level {} of array {}", PageKindName(kind), page_level, owner));
+  }
+  if (entries == 0 || entries > PageCapacity(cache_.page_size(), entry_width_)) return bad(fmt::format("{} entries", entries));
+  return page;
+}
+
+Result<std::vector<const ArrayDesc*>> ProcessTree::Range(int64_t p1, int64_t p2) {
+  std::vector<const ArrayDesc*> out;
+  if (array_.process_root == kNoPage || p1 >= p2) return out;
+  PageId id = array_.process_root;
+  for (size_t level = height() - 1; level > 0; --level) {
+    XTFQ_ASSIGN_OR_RETURN(PageRef page, Fetch(level, id));
+    const uint32_t n = LoadLe<uint32_t>(page.data() + f::kPhEntryCount);
+    const std::byte* base = page.data() + f::kPageHeaderSize;
+    // The last entry whose first key is <= p1 (or the first).
+    uint32_t lo = 0;
+    for (uint32_t hi = n; lo + 1 < hi;) {
+      const uint32_t mid = (lo + hi) / 2;
+      if (LoadLe<int64_t>(base + size_t{mid} * entry_width_ + f::kIeKey) <= p1) lo = mid; else hi = mid;
+    }
+    id = PageId(LoadLe<uint32_t>(base + size_t{lo} * entry_width_ + f::kIeChild));
+  }
+  for (uint64_t pages = 0; id != kNoPage; ++pages) {
+    if (pages > cache_.source().page_count()) return Error(ErrorCode::kCorrupt, fmt::format("{}: process tree of array '{}': level 0 does not end", cache_.source().name(), array_.name));
+    XTFQ_ASSIGN_OR_RETURN(PageRef page, Fetch(0, id));
+    const uint32_t n = LoadLe<uint32_t>(page.data() + f::kPhEntryCount);
+    const std::byte* base = page.data() + f::kPageHeaderSize;
+    for (uint32_t i = 0; i < n; ++i) {
+      const std::byte* e = base + size_t{i} * entry_width_;
+      const int64_t key = LoadLe<int64_t>(e + f::kIeKey);
+      if (key < p1) continue;
+      if (key >= p2) return out;
+      const ArrayDesc* a = catalogue_.Get(ArrayId(LoadLe<uint32_t>(e + f::kIeChild)));
+      if (a == nullptr || a->parent != array_.id || a->process != key) {
+        return Error(ErrorCode::kCorrupt, fmt::format("{}: page {}: process tree of array '{}': entry {} names no "
+                                                      "per-process array of process {}", cache_.source().name(),
+                                                      id.value, array_.name, i, key));
+      }
+      out.push_back(a);
+    }
+    id = PageId(LoadLe<uint32_t>(page.data() + f::kPhNext));
+  }
+  return out;
+}
+
+Result<Summary> ProcessTree::Totals(int64_t p1, int64_t p2) {
+  Summary out(array_.schema);
+  if (array_.process_root == kNoPage || p1 >= p2) return out;
+  XTFQ_TRY(TotalsIn(height() - 1, array_.process_root, INT64_MAX, p1, p2, out));
+  return out;
+}
+
+Status ProcessTree::TotalsIn(size_t level, PageId id, int64_t upper, int64_t p1, int64_t p2, Summary& out) {
+  XTFQ_ASSIGN_OR_RETURN(PageRef page, Fetch(level, id));
+  const uint32_t n = LoadLe<uint32_t>(page.data() + f::kPhEntryCount);
+  const std::byte* base = page.data() + f::kPageHeaderSize;
+  for (uint32_t i = 0; i < n; ++i) {
+    const std::byte* e = base + size_t{i} * entry_width_;
+    const int64_t lo = LoadLe<int64_t>(e + f::kIeKey);
+    if (lo >= p2) break;
+    // Keys are distinct, so this subtree's keys are below the next entry's.
+    const int64_t hi = i + 1 < n ? LoadLe<int64_t>(e + entry_width_ + f::kIeKey) - 1 : upper;
+    if (level == 0 ? lo < p1 : hi < p1) continue;
+    if (level == 0 || (lo >= p1 && hi < p2)) {
+      out.MergeEncoded(LoadLe<uint64_t>(e + f::kIeCount), e + f::kIndexEntryFixedSize);
+    } else {
+      XTFQ_TRY(TotalsIn(level - 1, PageId(LoadLe<uint32_t>(e + f::kIeChild)), hi, p1, p2, out));
+    }
+  }
+  return Ok();
+}
+
+}  // namespace xtfq
