@@ -7,6 +7,7 @@
 
 #include "cli/bench_command.h"
 #include "cli/check_command.h"
+#include "cli/dump_command.h"
 #include "cli/command.h"
 #include "cli/gen_command.h"
 #include "cli/import_command.h"
@@ -36,6 +37,7 @@ int RunCli(int argc, char** argv) {
   commands.push_back(std::make_unique<PrimitiveCommand>(PrimitiveCommand::Kind::kNext));
   commands.push_back(std::make_unique<QueryCommand>());
   commands.push_back(std::make_unique<BenchCommand>());
+  commands.push_back(std::make_unique<DumpCommand>());
   std::vector<CLI::App*> subs;
   for (auto& c : commands) subs.push_back(c->Register(app));
   try {

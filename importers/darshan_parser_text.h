@@ -1,0 +1,21 @@
+// DarshanParserText: the text darshan-parser (darshan-util 3.5.0) prints for a log, produced from
+// a DarshanLog byte for byte (../shared/docs/darshan-format.md, section 6). Times are printed with
+// ctime() in the process's time zone, as darshan-parser does (the corpus references use TZ=UTC).
+//
+// Thread-safety: stateless.
+#pragma once
+
+#include <string>
+
+#include "importers/darshan_log.h"
+
+namespace xtfq {
+
+class DarshanParserText {
+ public:
+  // The job header, the log file regions and the mount table (section 6.1), each line ending in
+  // a newline; the 3.20 corruption warning first for format 3.20 logs.
+  static std::string Header(const DarshanLog& log);
+};
+
+}  // namespace xtfq

@@ -1,0 +1,184 @@
+// The Darshan log reader against the corpus in ../shared/data/darshan (every log's job header,
+// regions and mount table equal darshan-parser's first lines), and every kind of bad input:
+// each gives one error naming the file, the region and the byte offset.
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <zlib.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "importers/darshan_log.h"
+#include "importers/darshan_parser_text.h"
+#include "store/endian.h"
+#include "tests/temp_dir.h"
+#include "tests/why.h"
+
+namespace xtfq {
+namespace {
+
+namespace fs = std::filesystem;
+using test::Why;
+
+fs::path Corpus() { return fs::path(XTFQ_SHARED_DIR) / "data" / "darshan"; }
+
+std::string Slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void UseUtc() {
+  setenv("TZ", "UTC", 1);
+  tzset();
+}
+
+// The first `lines` lines of darshan-parser's output for `log`: its .darshan.txt, or for the two
+// large logs the "first 120 lines" part of the summary.
+std::string ReferenceHead(const fs::path& log, size_t lines) {
+  std::string text = Slurp(log.string() + ".txt");
+  if (text.empty()) {
+    const std::string summary = Slurp(log.string() + ".summary.txt");
+    const std::string marker = "# ---- first 120 lines ----\n";
+    const size_t at = summary.find(marker);
+    if (at == std::string::npos) return {};
+    text = summary.substr(at + marker.size());
+  }
+  size_t end = 0;
+  for (size_t i = 0; i < lines && end != std::string::npos; ++i) {
+    end = text.find('\n', end);
+    if (end != std::string::npos) ++end;
+  }
+  return end == std::string::npos ? text : text.substr(0, end);
+}
+
+TEST_CASE("darshan: the job header and regions and mounts of every corpus log equal darshan-parser's") {
+  if (!fs::exists(Corpus())) {
+    MESSAGE("skipped: no Darshan corpus at " << Corpus().string());
+    return;
+  }
+  UseUtc();
+  int logs = 0;
+  for (const char* dir : {"real", "generated", "large"}) {
+    for (const auto& e : fs::directory_iterator(Corpus() / dir)) {
+      if (e.path().extension() != ".darshan") continue;
+      CAPTURE(e.path().string());
+      auto log = DarshanLog::Open(e.path().string());
+      REQUIRE_MESSAGE(log.ok(), Why(log));
+      const std::string got = DarshanParserText::Header(**log);
+      const size_t lines = static_cast<size_t>(std::count(got.begin(), got.end(), '\n'));
+      CHECK(got == ReferenceHead(e.path(), lines));
+      ++logs;
+    }
+  }
+  CHECK(logs == 39);
+}
+
+TEST_CASE("darshan: big-endian and old formats decode to the values darshan-parser shows") {
+  if (!fs::exists(Corpus())) {
+    MESSAGE("skipped: no Darshan corpus at " << Corpus().string());
+    return;
+  }
+  auto be = DarshanLog::Open((Corpus() / "real" / "rel-3.00-ppc64-bigendian.darshan").string());
+  REQUIRE_MESSAGE(be.ok(), Why(be));
+  CHECK((*be)->big_endian());
+  CHECK((*be)->version() == "3.00");
+  CHECK((*be)->nprocs == 4);
+  CHECK((*be)->module(1).len > 0);  // POSIX stays at slot 1
+  CHECK((*be)->module_version(1) == 1);
+  CHECK((*be)->names().size() >= 1);
+  auto old = DarshanLog::Open((Corpus() / "real" / "rel-3.10-x86_64.darshan").string());
+  REQUIRE(old.ok());
+  // STDIO was slot 7 in 3.10 logs; darshan-util moves it to 9.
+  CHECK((*old)->module(9).len > 0);
+  CHECK((*old)->module(7).len == 0);
+  CHECK((*old)->module_version(9) == 1);
+}
+
+// A minimal format 3.41 log: header, a job region (the job record, exe and one mount), a name region
+// holding `names` as given (raw bytes, compressed), no modules.
+std::string MakeLog(const std::string& names) {
+  auto deflate = [](const std::string& raw) {
+    uLongf n = compressBound(static_cast<uLong>(raw.size()));
+    std::string out(n, '\0');
+    REQUIRE(compress(reinterpret_cast<Bytef*>(out.data()), &n, reinterpret_cast<const Bytef*>(raw.data()),
+                     static_cast<uLong>(raw.size())) == Z_OK);
+    out.resize(n);
+    return out;
+  };
+  std::string job(1080, '\0');
+  StoreLe<int64_t>(reinterpret_cast<std::byte*>(job.data()) + 40, 4);  // nprocs
+  job += "a.out\next4\t/";
+  job.push_back('\0');
+  const std::string zjob = deflate(job), znames = deflate(names);
+  std::string h(1328, '\0');
+  std::memcpy(h.data(), "3.41", 4);
+  StoreLe<uint64_t>(reinterpret_cast<std::byte*>(h.data()) + 8, 6567223);
+  StoreLe<uint64_t>(reinterpret_cast<std::byte*>(h.data()) + 32, 1328 + zjob.size());
+  StoreLe<uint64_t>(reinterpret_cast<std::byte*>(h.data()) + 40, znames.size());
+  return h + zjob + znames;
+}
+
+std::string OpenError(test::TempDir& dir, const std::string& bytes) {
+  const std::string path = dir.File("bad.darshan");
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+  auto log = DarshanLog::Open(path);
+  REQUIRE_FALSE(log.ok());
+  const std::string m = log.error().message();
+  CHECK(m.rfind(path + ": ", 0) == 0);  // names the file first
+  CHECK(m.find(" at byte ") != std::string::npos);
+  CHECK(m.find('\n') == std::string::npos);
+  return m;
+}
+
+TEST_CASE("darshan: bad input gives one error naming the file and the region and the byte offset") {
+  test::TempDir dir;
+  const std::string good = MakeLog(std::string("\x01\x00\x00\x00\x00\x00\x00\x00/x\0", 11));
+  {
+    const std::string path = dir.File("good.darshan");
+    std::ofstream(path, std::ios::binary) << good;
+    auto log = DarshanLog::Open(path);
+    REQUIRE_MESSAGE(log.ok(), Why(log));
+    CHECK((*log)->exe == "a.out");
+    CHECK((*log)->nprocs == 4);
+    CHECK((*log)->names().at(1) == "/x");
+    REQUIRE((*log)->mounts.size() == 1);
+    CHECK((*log)->mounts[0].path == "/");
+    CHECK((*log)->mounts[0].fs_type == "ext4");
+  }
+  SUBCASE("truncated header") {
+    CHECK(OpenError(dir, good.substr(0, 700)).find("header at byte 700: the file ends inside the 1328-byte header") != std::string::npos);
+    CHECK(OpenError(dir, good.substr(0, 10)).find("too few for a Darshan header") != std::string::npos);
+  }
+  SUBCASE("bad magic") {
+    std::string b = good;
+    b[8] = 'X';
+    CHECK(OpenError(dir, b).find("header at byte 8: bad magic number") != std::string::npos);
+  }
+  SUBCASE("unknown version") {
+    std::string b = good;
+    std::memcpy(b.data(), "3.99", 4);
+    CHECK(OpenError(dir, b).find("header at byte 0: unknown log format version '3.99'") != std::string::npos);
+  }
+  SUBCASE("corrupt zlib stream") {
+    std::string b = good;
+    b[1328] ^= 0x55;  // the job region's zlib header
+    CHECK(OpenError(dir, b).find("job region at byte 1328: corrupt zlib stream") != std::string::npos);
+  }
+  SUBCASE("region past the end of the file") {
+    CHECK(OpenError(dir, good.substr(0, good.size() - 3)).find("lies beyond the end of the file") != std::string::npos);
+  }
+  SUBCASE("garbage name records") {
+    CHECK(OpenError(dir, MakeLog("\x01\x02\x03")).find("record table at byte") != std::string::npos);
+    CHECK(OpenError(dir, MakeLog("\x01\x02\x03")).find("3 bytes left, too few for a record id") != std::string::npos);
+    CHECK(OpenError(dir, MakeLog(std::string("\x01\0\0\0\0\0\0\0abc", 11))).find("no terminating NUL") != std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace xtfq
