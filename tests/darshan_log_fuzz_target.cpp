@@ -1,0 +1,33 @@
+#include "tests/darshan_log_fuzz_target.h"
+
+#include <memory>
+#include <vector>
+
+#include "importers/darshan_log.h"
+#include "importers/darshan_parser_text.h"
+#include "store/mem_file.h"
+
+namespace xtfq::test {
+
+uint64_t FuzzDarshanLog(const uint8_t* data, size_t size) {
+  auto disk = std::make_shared<MemDisk>();
+  const auto* b = reinterpret_cast<const std::byte*>(data);
+  disk->SetContents(std::vector<std::byte>(b, b + size));
+  auto log = DarshanLog::Open(std::make_unique<MemFile>("fuzz.darshan", disk));
+  if (!log.ok()) return 0;
+  uint64_t decoded = DarshanParserText::Header(**log).size();
+  std::vector<std::byte> block(4096);
+  for (int slot = 0; slot < DarshanLog::kSlots; ++slot) {
+    if ((*log)->module(slot).len == 0) continue;
+    auto r = (*log)->ModuleReader(slot);
+    for (;;) {
+      Result<size_t> n = r->Read(block);
+      if (!n.ok() || *n == 0) break;
+      decoded += *n;
+      if (decoded > (uint64_t{64} << 20)) return decoded;  // a decompression bomb: enough
+    }
+  }
+  return decoded;
+}
+
+}  // namespace xtfq::test
