@@ -1,6 +1,5 @@
-// DumpCommand: `xtfq dump [--header] LOG`: what darshan-parser prints for a binary Darshan log.
-// So far the job header, the log file regions and the mount table (--header); the module
-// records follow with the record decoders.
+// DumpCommand: `xtfq dump [--header] [--show-incomplete] LOG`: what darshan-parser prints for a
+// binary Darshan log: the job header, regions and mounts, then every module's records.
 //
 // Thread-safety: as Command.
 #pragma once
@@ -17,6 +16,7 @@ class DumpCommand final : public Command {
  private:
   std::string input_;
   bool header_ = false;
+  bool show_incomplete_ = false;
 };
 
 }  // namespace xtfq::cli

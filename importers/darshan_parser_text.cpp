@@ -2,8 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <cinttypes>
 #include <ctime>
 #include <sstream>
+#include <unordered_map>
+
+#include "importers/darshan_counter_record.h"
+#include "importers/darshan_module_tables.h"
 
 namespace xtfq {
 
@@ -67,6 +72,213 @@ std::string DarshanParserText::Header(const DarshanLog& log) {
   line("# -------------------------------------------------------");
   for (const auto& m : log.mounts) line(fmt::format("# mount entry:\t{}\t{}", m.path, m.fs_type));
   return out;
+}
+
+namespace {
+
+constexpr int kBgq = 7, kDxtPosix = 10, kDxtMpiio = 11, kApxc = 13, kHeatmap = 15;
+
+const DarshanModuleTables::Counters* NamesOf(std::string_view module) {
+  for (const auto& c : DarshanModuleTables::CounterNames()) {
+    if (c.module == module) return &c;
+  }
+  return nullptr;
+}
+
+const DarshanModuleTables::Description* DescriptionOf(std::string_view module, uint32_t version) {
+  for (const auto& d : DarshanModuleTables::Descriptions()) {
+    if (d.module == module && d.version == version) return &d;
+  }
+  return nullptr;
+}
+
+// The name, mount point and file system type columns of a record.
+class RecordColumns {
+ public:
+  explicit RecordColumns(const DarshanLog& log) : log_(log) {}
+  // `unnamed` is what a record without a name entry shows ("(null)", as glibc prints a null
+  // string; darshan-parser names the BG/Q record itself).
+  const std::string& For(uint64_t id, const char* unnamed) {
+    if (auto it = cache_.find(id); it != cache_.end()) return it->second;
+    if (cache_.size() > 100000) cache_.clear();  // bounded memory
+    auto n = log_.names().find(id);
+    const std::string name = n == log_.names().end() ? unnamed : n->second;
+    std::string mount = "UNKNOWN", type = "UNKNOWN";
+    if (n != log_.names().end()) {
+      for (const auto& m : log_.mounts) {
+        if (name.compare(0, m.path.size(), m.path) == 0) {
+          mount = m.path, type = m.fs_type;
+          break;
+        }
+      }
+    }
+    return cache_.emplace(id, name + "\t" + mount + "\t" + type).first->second;
+  }
+
+ private:
+  const DarshanLog& log_;
+  std::unordered_map<uint64_t, std::string> cache_;
+};
+
+// HEATMAP records (../shared/docs/darshan-format.md, 4.8): base, f64 bin width, i64 bin count, 16
+// bytes of stored pointers, the write bins, then the read bins; printed width, read bins, write
+// bins. darshan-util's fix for logs of 3.4.0-3.4.3 is kept: a record with the first record's bin
+// width and one bin more loses its last bin, one bin fewer gains a zero bin.
+Status PrintHeatmap(DarshanLog& log, RecordColumns& columns, std::FILE* out) {
+  auto reader = log.ModuleReader(kHeatmap);
+  std::byte head[48];
+  std::vector<std::byte> bins;
+  bool have_first = false;
+  double first_width = 0;
+  int64_t first_bins = 0;
+  for (;;) {
+    XTFQ_ASSIGN_OR_RETURN(size_t got, reader->Read(head));
+    if (got == 0) return Ok();
+    if (got < sizeof head) return reader->Fail(fmt::format("the region ends {} bytes into a record header of 48 bytes", got));
+    const uint64_t id = log.U64(head);
+    const auto rank = static_cast<int64_t>(log.U64(head + 8));
+    const double width = log.F64(head + 16);
+    const auto nbins = static_cast<int64_t>(log.U64(head + 24));
+    if (nbins < 0 || nbins > (int64_t{1} << 24)) return reader->Fail(fmt::format("a heatmap record of {} bins", nbins));
+    bins.resize(static_cast<size_t>(nbins) * 16);
+    XTFQ_TRY(reader->ReadExact(bins, "the heatmap bins"));
+    int64_t shown = nbins;
+    if (!have_first) {
+      have_first = true, first_width = width, first_bins = nbins;
+    } else if (width == first_width && nbins == first_bins + 1) {
+      shown = nbins - 1;
+    } else if (width == first_width && nbins + 1 == first_bins) {
+      shown = nbins + 1;
+    }
+    auto bin = [&](bool read, int64_t i) -> int64_t {
+      if (i >= nbins) return 0;
+      return static_cast<int64_t>(log.U64(bins.data() + 8 * static_cast<size_t>((read ? nbins : 0) + i)));
+    };
+    const std::string& cols = columns.For(id, "(null)");
+    std::fprintf(out, "HEATMAP\t%" PRId64 "\t%" PRIu64 "\tHEATMAP_F_BIN_WIDTH_SECONDS\t%f\t%s\n", rank, id, width, cols.c_str());
+    for (int k = 0; k < 2; ++k) {
+      for (int64_t i = 0; i < shown; ++i) {
+        std::fprintf(out, "HEATMAP\t%" PRId64 "\t%" PRIu64 "\tHEATMAP_%s_BIN_%" PRId64 "\t%" PRId64 "\t%s\n", rank, id,
+                     k == 0 ? "READ" : "WRITE", i, bin(k == 0, i), cols.c_str());
+      }
+    }
+  }
+}
+
+void PrintPartialWarning(std::FILE* f, std::string_view module, bool error) {
+  std::fprintf(f,
+               "\n# *%s*: The %.*s module contains incomplete data!\n"
+               "#            This happens when a module runs out of\n"
+               "#            memory to store new record data.\n"
+               "\n# To avoid this error, consult the darshan-runtime\n"
+               "# documentation and consider setting the NAME_EXCLUDE\n"
+               "# variable in a run-time configuration file to prevent\n"
+               "# Darshan from instrumenting unnecessary files.\n",
+               error ? "ERROR" : "WARNING", static_cast<int>(module.size()), module.data());
+}
+
+}  // namespace
+
+Status DarshanParserText::Base(DarshanLog& log, bool show_incomplete, std::FILE* out, std::FILE* err) {
+  // Refuse up front what cannot be printed yet, rather than stopping half-way.
+  for (int slot = 0; slot < DarshanLog::kSlots; ++slot) {
+    const std::string_view name = DarshanLog::ModuleName(slot);
+    if ((log.module(slot).len == 0 && !log.partial(slot)) || slot == kDxtPosix || slot == kDxtMpiio || slot == kApxc || name.empty()) continue;
+    const bool known = DescriptionOf(name, log.module_version(slot)) != nullptr &&
+                       (slot == kHeatmap || (NamesOf(name) != nullptr && DarshanCounterDecoder::For(log, slot).ok()));
+    if (!known) {
+      return Error(ErrorCode::kInvalidArgument, fmt::format("{}: printing {} records (version {}) is not available yet",
+                                                            log.name(), name, log.module_version(slot)));
+    }
+  }
+  const std::string header = Header(log);
+  std::fwrite(header.data(), 1, header.size(), out);
+  std::fputs("\n# description of columns:\n"
+             "#   <module>: module responsible for this I/O record.\n"
+             "#   <rank>: MPI rank.  -1 indicates that the file is shared\n"
+             "#      across all processes and statistics are aggregated.\n"
+             "#   <record id>: hash of the record's file path\n"
+             "#   <counter name> and <counter value>: statistical counters.\n"
+             "#      A value of -1 indicates that Darshan could not monitor\n"
+             "#      that counter, and its value should be ignored.\n"
+             "#   <file name>: full file path for the record.\n"
+             "#   <mount pt>: mount point that the file resides on.\n"
+             "#   <fs type>: type of file system that the file resides on.\n",
+             out);
+  bool any = false;
+  for (int slot = 0; slot < DarshanLog::kSlots; ++slot) {
+    if (log.module(slot).len > 0 || log.partial(slot)) any = true;
+  }
+  if (!any) {
+    std::fputs("\n# no module data available.\n", out);
+    return Ok();
+  }
+  RecordColumns columns(log);
+  for (int slot = 0; slot < DarshanLog::kSlots; ++slot) {
+    if (log.module(slot).len == 0 && !log.partial(slot)) continue;
+    if (slot == kDxtPosix || slot == kDxtMpiio) continue;  // darshan-parser leaves DXT to darshan-dxt-parser
+    const std::string_view name = DarshanLog::ModuleName(slot);
+    if (slot == kApxc || name.empty()) {
+      std::fprintf(err, "# Warning: no log utility handlers defined for module %s, SKIPPING.\n",
+                   name.empty() ? "<UNKNOWN>" : std::string(name).c_str());
+      continue;
+    }
+    const auto* desc = DescriptionOf(name, log.module_version(slot));
+    if (log.partial(slot) && !show_incomplete) {
+      std::fflush(out);
+      PrintPartialWarning(err, name, true);
+      return Error(ErrorCode::kFailed, fmt::format("{}: the {} module contains incomplete data (use --show-incomplete)",
+                                                   log.name(), name));
+    }
+    std::fprintf(out, "\n# *******************************************************\n# %s module data\n"
+                      "# *******************************************************\n",
+                 std::string(name).c_str());
+    if (log.partial(slot)) PrintPartialWarning(out, name, false);
+    std::fwrite(desc->text.data(), 1, desc->text.size(), out);
+    std::fputs("\n#<module>\t<rank>\t<record id>\t<counter>\t<value>\t<file name>\t<mount pt>\t<fs type>\n", out);
+    if (slot == kHeatmap) {
+      XTFQ_TRY(PrintHeatmap(log, columns, out));
+      continue;
+    }
+    XTFQ_ASSIGN_OR_RETURN(DarshanCounterDecoder dec, DarshanCounterDecoder::For(log, slot));
+    const auto* names = NamesOf(name);
+    auto reader = log.ModuleReader(slot);
+    std::vector<std::byte> raw(dec.record_bytes());
+    DarshanCounterRecord rec;
+    const std::string mod(name);
+    for (;;) {
+      XTFQ_ASSIGN_OR_RETURN(size_t got, reader->Read(raw));
+      if (got == 0) break;
+      if (got < raw.size()) {
+        return reader->Fail(fmt::format("{} bytes of a last record of {} bytes (the region does not divide into records)",
+                                        got, raw.size()));
+      }
+      if (!dec.Decode(raw.data(), rec, true)) continue;
+      const std::string& cols = columns.For(rec.id, slot == kBgq ? "darshan-bgq-record" : "(null)");
+      size_t k = 0;
+      for (size_t i = 0; i < rec.ints.size(); ++i, ++k) {
+        const std::string_view c = names->names[k];
+        if (c == "POSIX_RENAMED_FROM") {
+          std::fprintf(out, "%s\t%" PRId64 "\t%" PRIu64 "\t%.*s\t%" PRIu64 "\t%s\n", mod.c_str(), rec.rank, rec.id,
+                       static_cast<int>(c.size()), c.data(), static_cast<uint64_t>(rec.ints[i]), cols.c_str());
+        } else {
+          std::fprintf(out, "%s\t%" PRId64 "\t%" PRIu64 "\t%.*s\t%" PRId64 "\t%s\n", mod.c_str(), rec.rank, rec.id,
+                       static_cast<int>(c.size()), c.data(), rec.ints[i], cols.c_str());
+        }
+      }
+      for (size_t i = 0; i < rec.floats.size(); ++i, ++k) {
+        const std::string_view c = names->names[k];
+        std::fprintf(out, "%s\t%" PRId64 "\t%" PRIu64 "\t%.*s\t%f\t%s\n", mod.c_str(), rec.rank, rec.id,
+                     static_cast<int>(c.size()), c.data(), rec.floats[i], cols.c_str());
+      }
+      if (k < names->names.size()) {  // H5D_FILE_REC_ID, PNETCDF_VAR_FILE_REC_ID
+        const std::string_view c = names->names[k];
+        std::fprintf(out, "%s\t%" PRId64 "\t%" PRIu64 "\t%.*s\t%" PRIu64 "\t%s\n", mod.c_str(), rec.rank, rec.id,
+                     static_cast<int>(c.size()), c.data(), rec.file_rec_id, cols.c_str());
+      }
+    }
+  }
+  return Ok();
 }
 
 }  // namespace xtfq

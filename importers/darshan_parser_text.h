@@ -5,6 +5,7 @@
 // Thread-safety: stateless.
 #pragma once
 
+#include <cstdio>
 #include <string>
 
 #include "importers/darshan_log.h"
@@ -16,6 +17,12 @@ class DarshanParserText {
   // The job header, the log file regions and the mount table (section 6.1), each line ending in
   // a newline; the 3.20 corruption warning first for format 3.20 logs.
   static std::string Header(const DarshanLog& log);
+
+  // Everything darshan-parser prints by default (--base): the header, the column description and
+  // each module's records, written to `out` as it is decoded (memory stays bounded). Messages
+  // darshan-parser writes to stderr go to `err`. A partial module without `show_incomplete`
+  // stops the output there with kFailed, as darshan-parser exits 255.
+  static Status Base(DarshanLog& log, bool show_incomplete, std::FILE* out, std::FILE* err);
 };
 
 }  // namespace xtfq

@@ -100,6 +100,114 @@ TEST_CASE("darshan: big-endian and old formats decode to the values darshan-pars
   CHECK((*old)->module_version(9) == 1);
 }
 
+// darshan-parser's text for `log` (Base), or the error.
+Result<std::string> Dump(DarshanLog& log, bool show_incomplete, std::string* err = nullptr) {
+  char* out_buf = nullptr;
+  size_t out_len = 0;
+  char* err_buf = nullptr;
+  size_t err_len = 0;
+  std::FILE* out = open_memstream(&out_buf, &out_len);
+  std::FILE* errf = open_memstream(&err_buf, &err_len);
+  Status s = DarshanParserText::Base(log, show_incomplete, out, errf);
+  std::fclose(out);
+  std::fclose(errf);
+  std::string text(out_buf, out_len), errors(err_buf, err_len);
+  std::free(out_buf);
+  std::free(err_buf);
+  if (err != nullptr) *err = errors;
+  if (!s.ok()) return s.error();
+  return text;
+}
+
+TEST_CASE("darshan: xtfq dump equals darshan-parser byte for byte for every corpus log whose modules it prints") {
+  if (!fs::exists(Corpus())) {
+    MESSAGE("skipped: no Darshan corpus at " << Corpus().string());
+    return;
+  }
+  UseUtc();
+  int same = 0, not_yet = 0;
+  for (const char* dir : {"real", "generated", "large"}) {
+    for (const auto& e : fs::directory_iterator(Corpus() / dir)) {
+      if (e.path().extension() != ".darshan" || !fs::exists(e.path().string() + ".txt")) continue;
+      CAPTURE(e.path().string());
+      auto log = DarshanLog::Open(e.path().string());
+      REQUIRE(log.ok());
+      // The reference of the two partial logs was made with --show-incomplete; for every other
+      // log that gives the same output as the plain parser.
+      Result<std::string> got = Dump(**log, true);
+      if (!got.ok()) {
+        CHECK_MESSAGE(got.error().message().find("is not available yet") != std::string::npos, got.error().message());
+        ++not_yet;
+        continue;
+      }
+      CHECK(*got == Slurp(e.path().string() + ".txt"));
+      ++same;
+    }
+  }
+  MESSAGE(same << " logs equal darshan-parser's output; " << not_yet << " hold modules not printed yet");
+  CHECK(same >= 23);  // every log whose modules are all printed: POSIX, MPI-IO, STDIO, H5F, H5D, PNETCDF, BG/Q, HEATMAP
+}
+
+TEST_CASE("darshan: a partial module stops the dump where darshan-parser stops unless incomplete data is shown") {
+  const fs::path path = Corpus() / "generated" / "manyfiles_partial.darshan";
+  if (!fs::exists(path)) {
+    MESSAGE("skipped: no Darshan corpus at " << Corpus().string());
+    return;
+  }
+  UseUtc();
+  auto log = DarshanLog::Open(path.string());
+  REQUIRE(log.ok());
+  CHECK((*log)->partial(1));
+  std::string err;
+  Result<std::string> plain = Dump(**log, false, &err);
+  REQUIRE_FALSE(plain.ok());
+  CHECK(plain.error().code() == ErrorCode::kFailed);
+  CHECK(err.find("# *ERROR*: The POSIX module contains incomplete data!") != std::string::npos);
+  // Everything before the POSIX banner was printed, as darshan-parser does before exiting 255.
+  auto again = DarshanLog::Open(path.string());
+  REQUIRE(again.ok());
+  std::string partial_out;
+  {
+    char* buf = nullptr;
+    size_t len = 0;
+    std::FILE* out = open_memstream(&buf, &len);
+    std::FILE* devnull = std::fopen("/dev/null", "w");
+    (void)DarshanParserText::Base(**again, false, out, devnull).ok();
+    std::fclose(out);
+    std::fclose(devnull);
+    partial_out.assign(buf, len);
+    std::free(buf);
+  }
+  const std::string ref = Slurp(path.string() + ".txt");
+  const size_t banner = ref.find("\n# *******************************************************\n# POSIX module data");
+  REQUIRE(banner != std::string::npos);
+  CHECK(partial_out == ref.substr(0, banner));
+}
+
+TEST_CASE("darshan: the dump of 100000 POSIX records has darshan-parser's sha256") {
+  const fs::path path = Corpus() / "large" / "manyfiles_100k.darshan";
+  if (!fs::exists(path)) {
+    MESSAGE("skipped: no Darshan corpus at " << Corpus().string());
+    return;
+  }
+#if defined(__SANITIZE_ADDRESS__)
+  MESSAGE("skipped under the sanitizers: 863 MB of text (the release run checks it)");
+  return;
+#endif
+  const std::string summary = Slurp(path.string() + ".summary.txt");
+  const std::string key = "# stdout sha256: ";
+  const size_t at = summary.find(key);
+  REQUIRE(at != std::string::npos);
+  const std::string want = summary.substr(at + key.size(), 64);
+  const std::string cmd = fmt::format("TZ=UTC '{}' dump '{}' | sha256sum", XTFQ_CLI_PATH, path.string());
+  std::FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  char buf[128] = {};
+  REQUIRE(std::fgets(buf, sizeof buf, p) != nullptr);
+  CHECK(pclose(p) == 0);
+  CHECK(std::string(buf, 64) == want);
+}
+
 // A minimal format 3.41 log: header, a job region (the job record, exe and one mount), a name region
 // holding `names` as given (raw bytes, compressed), no modules.
 std::string MakeLog(const std::string& names) {
