@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cinttypes>
+#include <cstring>
 #include <ctime>
 #include <sstream>
 #include <unordered_map>
@@ -76,7 +77,7 @@ std::string DarshanParserText::Header(const DarshanLog& log) {
 
 namespace {
 
-constexpr int kBgq = 7, kDxtPosix = 10, kDxtMpiio = 11, kApxc = 13, kHeatmap = 15;
+constexpr int kBgq = 7, kLustre = 8, kDxtPosix = 10, kDxtMpiio = 11, kApxc = 13, kHeatmap = 15;
 
 const DarshanModuleTables::Counters* NamesOf(std::string_view module) {
   for (const auto& c : DarshanModuleTables::CounterNames()) {
@@ -165,6 +166,114 @@ Status PrintHeatmap(DarshanLog& log, RecordColumns& columns, std::FILE* out) {
   }
 }
 
+// LUSTRE records (../shared/docs/darshan-format.md, 4.6). Version 2: base, i64 component count,
+// i64 stripe count, the components (7 i64 counters and a 16-byte pool name each), then the OST
+// ids; components from the first whose stripe size is -1 on are unused and dropped (the stripe
+// count is then the sum over the kept ones, whose OST ids come first). Version 1: base, OSTS,
+// MDTS, STRIPE_OFFSET, STRIPE_SIZE, STRIPE_WIDTH, then STRIPE_WIDTH OST ids: one component.
+Status PrintLustre(DarshanLog& log, RecordColumns& columns, std::FILE* out) {
+  auto reader = log.ModuleReader(kLustre);
+  const uint32_t version = log.module_version(kLustre);
+  struct Component {
+    int64_t c[7];
+    std::string pool;
+  };
+  std::vector<Component> comps;
+  std::vector<int64_t> osts;
+  std::vector<std::byte> buf;
+  constexpr int64_t kMaxCount = int64_t{1} << 20;
+  for (;;) {
+    std::byte head[56];
+    const size_t head_bytes = version == 1 ? 56 : 32;
+    XTFQ_ASSIGN_OR_RETURN(size_t got, reader->Read(std::span(head).first(head_bytes)));
+    if (got == 0) return Ok();
+    if (got < head_bytes) return reader->Fail(fmt::format("the region ends {} bytes into a record header", got));
+    auto i64 = [&](const std::byte* p) { return static_cast<int64_t>(log.U64(p)); };
+    const uint64_t id = log.U64(head);
+    const int64_t rank = i64(head + 8);
+    int64_t num_stripes = 0;
+    comps.clear();
+    osts.clear();
+    if (version == 1) {
+      const int64_t stripe_size = i64(head + 40), count = i64(head + 48);
+      if (count < 0 || count > kMaxCount) return reader->Fail(fmt::format("a record of {} stripes", count));
+      comps.push_back(Component{{stripe_size, count, -1, -1, 0, -1, -1}, ""});
+      num_stripes = count;
+    } else {
+      const int64_t num_comps = i64(head + 16);
+      num_stripes = i64(head + 24);
+      if (num_comps < 0 || num_comps > kMaxCount || num_stripes < 0 || num_stripes > kMaxCount) {
+        return reader->Fail(fmt::format("a record of {} components and {} stripes", num_comps, num_stripes));
+      }
+      if (num_comps > 0) {
+        buf.resize(static_cast<size_t>(num_comps) * 72);
+        XTFQ_TRY(reader->ReadExact(buf, "the Lustre components"));
+        for (int64_t k = 0; k < num_comps; ++k) {
+          const std::byte* c = buf.data() + 72 * k;
+          Component comp;
+          for (int j = 0; j < 7; ++j) comp.c[j] = i64(c + 8 * j);
+          const char* pool = reinterpret_cast<const char*>(c + 56);
+          comp.pool.assign(pool, strnlen(pool, 16));
+          comps.push_back(std::move(comp));
+        }
+      } else {
+        num_stripes = 0;  // darshan-util reads no components nor OST ids then
+      }
+    }
+    if (!comps.empty()) {
+      buf.resize(static_cast<size_t>(num_stripes) * 8);
+      XTFQ_TRY(reader->ReadExact(buf, "the OST ids"));
+      for (int64_t k = 0; k < num_stripes; ++k) osts.push_back(i64(buf.data() + 8 * k));
+    }
+    if (version >= 2 && !comps.empty()) {
+      num_stripes = 0;
+      size_t keep = comps.size();
+      for (size_t k = 0; k < comps.size(); ++k) {
+        if (comps[k].c[0] == -1) {
+          keep = k;
+          break;
+        }
+        num_stripes += comps[k].c[1];
+      }
+      comps.resize(keep);
+    }
+    const std::string& cols = columns.For(id, "(null)");
+    auto d = [&](const std::string& counter, int64_t v) {
+      std::fprintf(out, "LUSTRE\t%" PRId64 "\t%" PRIu64 "\t%s\t%" PRId64 "\t%s\n", rank, id, counter.c_str(), v, cols.c_str());
+    };
+    auto str = [&](const std::string& counter, const std::string& v) {
+      std::fprintf(out, "LUSTRE\t%" PRId64 "\t%" PRIu64 "\t%s\t%s\t%s\n", rank, id, counter.c_str(), v.c_str(), cols.c_str());
+    };
+    d("LUSTRE_NUM_COMPONENTS", static_cast<int64_t>(comps.size()));
+    d("LUSTRE_NUM_STRIPES", num_stripes);
+    size_t ost = 0;
+    static const char* kFlags[12] = {"stale", "prefrd", "prefwr", "offline", "init", "nosync",
+                                     "extension", "parity", "compress", "partial", "nocompr", "neg"};
+    for (size_t k = 0; k < comps.size(); ++k) {
+      const std::string at = fmt::format("LUSTRE_COMP{}_", k + 1);
+      const int64_t* c = comps[k].c;
+      d(at + "STRIPE_SIZE", c[0]);
+      d(at + "STRIPE_COUNT", c[1]);
+      const auto pattern = static_cast<uint64_t>(c[2]);
+      str(at + "STRIPE_PATTERN", pattern == 0 ? "raid0" : pattern == 2 ? "mdt" : pattern == 4 ? "raid0,overstriped"
+                                 : pattern == 8 ? "foreign" : "N/A");
+      std::string flags;
+      for (int b = 0; b < 12; ++b) {
+        if (static_cast<uint64_t>(c[3]) & (uint64_t{1} << b)) flags += std::string(flags.empty() ? "" : ",") + kFlags[b];
+      }
+      str(at + "FLAGS", c[3] == -1 ? "N/A" : flags.empty() ? "0" : flags);
+      d(at + "EXT_START", c[4]);
+      d(at + "EXT_END", c[5]);
+      d(at + "MIRROR_ID", c[6]);
+      str(at + "POOL_NAME", comps[k].pool.empty() ? "N/A" : comps[k].pool);
+      for (int64_t j = 0; j < c[1]; ++j, ++ost) {
+        if (ost >= osts.size()) return reader->Fail(fmt::format("component {} names more OSTs than the record holds", k + 1));
+        d(fmt::format("{}OST_ID_{}", at, j), osts[ost]);
+      }
+    }
+  }
+}
+
 void PrintPartialWarning(std::FILE* f, std::string_view module, bool error) {
   std::fprintf(f,
                "\n# *%s*: The %.*s module contains incomplete data!\n"
@@ -185,7 +294,8 @@ Status DarshanParserText::Base(DarshanLog& log, bool show_incomplete, std::FILE*
     const std::string_view name = DarshanLog::ModuleName(slot);
     if ((log.module(slot).len == 0 && !log.partial(slot)) || slot == kDxtPosix || slot == kDxtMpiio || slot == kApxc || name.empty()) continue;
     const bool known = DescriptionOf(name, log.module_version(slot)) != nullptr &&
-                       (slot == kHeatmap || (NamesOf(name) != nullptr && DarshanCounterDecoder::For(log, slot).ok()));
+                       (slot == kHeatmap || (slot == kLustre && log.module_version(slot) <= 2) ||
+                        (NamesOf(name) != nullptr && DarshanCounterDecoder::For(log, slot).ok()));
     if (!known) {
       return Error(ErrorCode::kInvalidArgument, fmt::format("{}: printing {} records (version {}) is not available yet",
                                                             log.name(), name, log.module_version(slot)));
@@ -236,8 +346,8 @@ Status DarshanParserText::Base(DarshanLog& log, bool show_incomplete, std::FILE*
     if (log.partial(slot)) PrintPartialWarning(out, name, false);
     std::fwrite(desc->text.data(), 1, desc->text.size(), out);
     std::fputs("\n#<module>\t<rank>\t<record id>\t<counter>\t<value>\t<file name>\t<mount pt>\t<fs type>\n", out);
-    if (slot == kHeatmap) {
-      XTFQ_TRY(PrintHeatmap(log, columns, out));
+    if (slot == kHeatmap || slot == kLustre) {
+      XTFQ_TRY(slot == kHeatmap ? PrintHeatmap(log, columns, out) : PrintLustre(log, columns, out));
       continue;
     }
     XTFQ_ASSIGN_OR_RETURN(DarshanCounterDecoder dec, DarshanCounterDecoder::For(log, slot));
