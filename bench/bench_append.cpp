@@ -30,12 +30,14 @@ const std::vector<std::byte>& Records() {
 
 void BM_Append(benchmark::State& state) {
   const int64_t commit_every = state.range(0);
+  StoreOptions opts;
+  opts.process_index = state.range(1) != 0;
   const auto& data = Records();
   const std::string path = ScratchDir() + "/append.xtfq";
   for (auto _ : state) {
     state.PauseTiming();
     std::filesystem::remove(path);
-    auto w = StoreWriter::CreatePath(path);
+    auto w = StoreWriter::CreatePath(path, opts);
     ArrayId id = *(*w)->CreateArray("events", EventRecord::StoreSchema());
     state.ResumeTiming();
     for (int64_t i = 0; i < kRecords; ++i) {
@@ -77,7 +79,8 @@ void BM_PwriteBaseline(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * kRecords * EventRecord::kSize);
 }
 
-BENCHMARK(BM_Append)->ArgName("commit_every")->Arg(10'000)->Arg(1'000'000)->Unit(benchmark::kMillisecond)->UseRealTime();
+// range(1): 1 keeps the P index (per-process copies of the 1024 ranks and the process tree).
+BENCHMARK(BM_Append)->ArgNames({"commit_every", "p_index"})->ArgsProduct({{10'000, 1'000'000}, {0, 1}})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_PwriteBaseline)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
