@@ -12,6 +12,7 @@ CLI::App* DumpCommand::Register(CLI::App& parent) {
   app->add_option("LOG", input_, "a binary Darshan log (format 3.00 to 3.41)")->required();
   app->add_flag("--header", header_, "only the job header, the log file regions and the mount table");
   app->add_flag("--show-incomplete", show_incomplete_, "print modules whose data is incomplete (partial flag set)");
+  app->add_flag("--dxt", dxt_, "print the DXT traces as darshan-dxt-parser does");
   return app;
 }
 
@@ -22,7 +23,8 @@ int DumpCommand::Run() {
     fmt::print("{}", DarshanParserText::Header(**log));
     return kExitOk;
   }
-  Status s = DarshanParserText::Base(**log, show_incomplete_, stdout, stderr);
+  Status s = dxt_ ? DarshanParserText::Dxt(**log, show_incomplete_, stdout, stderr)
+                  : DarshanParserText::Base(**log, show_incomplete_, stdout, stderr);
   std::fflush(stdout);
   return s.ok() ? kExitOk : Fail("dump", s.error());
 }

@@ -1,5 +1,6 @@
-// DumpCommand: `xtfq dump [--header] [--show-incomplete] LOG`: what darshan-parser prints for a
-// binary Darshan log: the job header, regions and mounts, then every module's records.
+// DumpCommand: `xtfq dump [--header] [--dxt] [--show-incomplete] LOG`: what darshan-parser prints
+// for a binary Darshan log (the job header, regions and mounts, then every module's records), or
+// with --dxt what darshan-dxt-parser prints.
 //
 // Thread-safety: as Command.
 #pragma once
@@ -17,6 +18,7 @@ class DumpCommand final : public Command {
   std::string input_;
   bool header_ = false;
   bool show_incomplete_ = false;
+  bool dxt_ = false;
 };
 
 }  // namespace xtfq::cli

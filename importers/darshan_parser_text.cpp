@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstring>
 #include <ctime>
@@ -171,87 +172,95 @@ Status PrintHeatmap(DarshanLog& log, RecordColumns& columns, std::FILE* out) {
 // ids; components from the first whose stripe size is -1 on are unused and dropped (the stripe
 // count is then the sum over the kept ones, whose OST ids come first). Version 1: base, OSTS,
 // MDTS, STRIPE_OFFSET, STRIPE_SIZE, STRIPE_WIDTH, then STRIPE_WIDTH OST ids: one component.
-Status PrintLustre(DarshanLog& log, RecordColumns& columns, std::FILE* out) {
-  auto reader = log.ModuleReader(kLustre);
-  const uint32_t version = log.module_version(kLustre);
+struct LustreRecord {
   struct Component {
-    int64_t c[7];
+    int64_t c[7];  // STRIPE_SIZE STRIPE_COUNT STRIPE_PATTERN FLAGS EXT_START EXT_END MIRROR_ID
     std::string pool;
   };
+  uint64_t id = 0;
+  int64_t rank = 0;
+  int64_t num_stripes = 0;
   std::vector<Component> comps;
   std::vector<int64_t> osts;
-  std::vector<std::byte> buf;
+};
+
+// Reads the next LUSTRE record; false at the end of the region.
+Result<bool> ReadLustre(const DarshanLog& log, DarshanRegionReader& reader, LustreRecord& rec) {
+  const uint32_t version = log.module_version(kLustre);
   constexpr int64_t kMaxCount = int64_t{1} << 20;
+  std::byte head[56];
+  const size_t head_bytes = version == 1 ? 56 : 32;
+  XTFQ_ASSIGN_OR_RETURN(size_t got, reader.Read(std::span(head).first(head_bytes)));
+  if (got == 0) return false;
+  if (got < head_bytes) return reader.Fail(fmt::format("the region ends {} bytes into a record header", got));
+  auto i64 = [&](const std::byte* p) { return static_cast<int64_t>(log.U64(p)); };
+  rec.id = log.U64(head);
+  rec.rank = i64(head + 8);
+  rec.comps.clear();
+  rec.osts.clear();
+  std::vector<std::byte> buf;
+  if (version == 1) {
+    const int64_t stripe_size = i64(head + 40), count = i64(head + 48);
+    if (count < 0 || count > kMaxCount) return reader.Fail(fmt::format("a record of {} stripes", count));
+    rec.comps.push_back(LustreRecord::Component{{stripe_size, count, -1, -1, 0, -1, -1}, ""});
+    rec.num_stripes = count;
+  } else {
+    const int64_t num_comps = i64(head + 16);
+    rec.num_stripes = i64(head + 24);
+    if (num_comps < 0 || num_comps > kMaxCount || rec.num_stripes < 0 || rec.num_stripes > kMaxCount) {
+      return reader.Fail(fmt::format("a record of {} components and {} stripes", num_comps, rec.num_stripes));
+    }
+    if (num_comps == 0) rec.num_stripes = 0;  // darshan-util then reads no components nor OST ids
+    buf.resize(static_cast<size_t>(num_comps) * 72);
+    XTFQ_TRY(reader.ReadExact(buf, "the Lustre components"));
+    for (int64_t k = 0; k < num_comps; ++k) {
+      const std::byte* c = buf.data() + 72 * k;
+      LustreRecord::Component comp;
+      for (int j = 0; j < 7; ++j) comp.c[j] = i64(c + 8 * j);
+      const char* pool = reinterpret_cast<const char*>(c + 56);
+      comp.pool.assign(pool, strnlen(pool, 16));
+      rec.comps.push_back(std::move(comp));
+    }
+  }
+  buf.resize(static_cast<size_t>(rec.num_stripes) * 8);
+  XTFQ_TRY(reader.ReadExact(buf, "the OST ids"));
+  for (int64_t k = 0; k < rec.num_stripes; ++k) rec.osts.push_back(i64(buf.data() + 8 * k));
+  if (version >= 2) {
+    rec.num_stripes = 0;
+    size_t keep = rec.comps.size();
+    for (size_t k = 0; k < rec.comps.size(); ++k) {
+      if (rec.comps[k].c[0] == -1) {
+        keep = k;
+        break;
+      }
+      rec.num_stripes += rec.comps[k].c[1];
+    }
+    rec.comps.resize(keep);
+  }
+  return true;
+}
+
+Status PrintLustre(DarshanLog& log, RecordColumns& columns, std::FILE* out) {
+  auto reader = log.ModuleReader(kLustre);
+  LustreRecord rec;
+  static const char* kFlags[12] = {"stale", "prefrd", "prefwr", "offline", "init", "nosync",
+                                   "extension", "parity", "compress", "partial", "nocompr", "neg"};
   for (;;) {
-    std::byte head[56];
-    const size_t head_bytes = version == 1 ? 56 : 32;
-    XTFQ_ASSIGN_OR_RETURN(size_t got, reader->Read(std::span(head).first(head_bytes)));
-    if (got == 0) return Ok();
-    if (got < head_bytes) return reader->Fail(fmt::format("the region ends {} bytes into a record header", got));
-    auto i64 = [&](const std::byte* p) { return static_cast<int64_t>(log.U64(p)); };
-    const uint64_t id = log.U64(head);
-    const int64_t rank = i64(head + 8);
-    int64_t num_stripes = 0;
-    comps.clear();
-    osts.clear();
-    if (version == 1) {
-      const int64_t stripe_size = i64(head + 40), count = i64(head + 48);
-      if (count < 0 || count > kMaxCount) return reader->Fail(fmt::format("a record of {} stripes", count));
-      comps.push_back(Component{{stripe_size, count, -1, -1, 0, -1, -1}, ""});
-      num_stripes = count;
-    } else {
-      const int64_t num_comps = i64(head + 16);
-      num_stripes = i64(head + 24);
-      if (num_comps < 0 || num_comps > kMaxCount || num_stripes < 0 || num_stripes > kMaxCount) {
-        return reader->Fail(fmt::format("a record of {} components and {} stripes", num_comps, num_stripes));
-      }
-      if (num_comps > 0) {
-        buf.resize(static_cast<size_t>(num_comps) * 72);
-        XTFQ_TRY(reader->ReadExact(buf, "the Lustre components"));
-        for (int64_t k = 0; k < num_comps; ++k) {
-          const std::byte* c = buf.data() + 72 * k;
-          Component comp;
-          for (int j = 0; j < 7; ++j) comp.c[j] = i64(c + 8 * j);
-          const char* pool = reinterpret_cast<const char*>(c + 56);
-          comp.pool.assign(pool, strnlen(pool, 16));
-          comps.push_back(std::move(comp));
-        }
-      } else {
-        num_stripes = 0;  // darshan-util reads no components nor OST ids then
-      }
-    }
-    if (!comps.empty()) {
-      buf.resize(static_cast<size_t>(num_stripes) * 8);
-      XTFQ_TRY(reader->ReadExact(buf, "the OST ids"));
-      for (int64_t k = 0; k < num_stripes; ++k) osts.push_back(i64(buf.data() + 8 * k));
-    }
-    if (version >= 2 && !comps.empty()) {
-      num_stripes = 0;
-      size_t keep = comps.size();
-      for (size_t k = 0; k < comps.size(); ++k) {
-        if (comps[k].c[0] == -1) {
-          keep = k;
-          break;
-        }
-        num_stripes += comps[k].c[1];
-      }
-      comps.resize(keep);
-    }
-    const std::string& cols = columns.For(id, "(null)");
+    XTFQ_ASSIGN_OR_RETURN(bool more, ReadLustre(log, *reader, rec));
+    if (!more) return Ok();
+    const std::string& cols = columns.For(rec.id, "(null)");
     auto d = [&](const std::string& counter, int64_t v) {
-      std::fprintf(out, "LUSTRE\t%" PRId64 "\t%" PRIu64 "\t%s\t%" PRId64 "\t%s\n", rank, id, counter.c_str(), v, cols.c_str());
+      std::fprintf(out, "LUSTRE\t%" PRId64 "\t%" PRIu64 "\t%s\t%" PRId64 "\t%s\n", rec.rank, rec.id, counter.c_str(), v, cols.c_str());
     };
     auto str = [&](const std::string& counter, const std::string& v) {
-      std::fprintf(out, "LUSTRE\t%" PRId64 "\t%" PRIu64 "\t%s\t%s\t%s\n", rank, id, counter.c_str(), v.c_str(), cols.c_str());
+      std::fprintf(out, "LUSTRE\t%" PRId64 "\t%" PRIu64 "\t%s\t%s\t%s\n", rec.rank, rec.id, counter.c_str(), v.c_str(), cols.c_str());
     };
-    d("LUSTRE_NUM_COMPONENTS", static_cast<int64_t>(comps.size()));
-    d("LUSTRE_NUM_STRIPES", num_stripes);
+    d("LUSTRE_NUM_COMPONENTS", static_cast<int64_t>(rec.comps.size()));
+    d("LUSTRE_NUM_STRIPES", rec.num_stripes);
     size_t ost = 0;
-    static const char* kFlags[12] = {"stale", "prefrd", "prefwr", "offline", "init", "nosync",
-                                     "extension", "parity", "compress", "partial", "nocompr", "neg"};
-    for (size_t k = 0; k < comps.size(); ++k) {
+    for (size_t k = 0; k < rec.comps.size(); ++k) {
       const std::string at = fmt::format("LUSTRE_COMP{}_", k + 1);
-      const int64_t* c = comps[k].c;
+      const int64_t* c = rec.comps[k].c;
       d(at + "STRIPE_SIZE", c[0]);
       d(at + "STRIPE_COUNT", c[1]);
       const auto pattern = static_cast<uint64_t>(c[2]);
@@ -265,10 +274,10 @@ Status PrintLustre(DarshanLog& log, RecordColumns& columns, std::FILE* out) {
       d(at + "EXT_START", c[4]);
       d(at + "EXT_END", c[5]);
       d(at + "MIRROR_ID", c[6]);
-      str(at + "POOL_NAME", comps[k].pool.empty() ? "N/A" : comps[k].pool);
+      str(at + "POOL_NAME", rec.comps[k].pool.empty() ? "N/A" : rec.comps[k].pool);
       for (int64_t j = 0; j < c[1]; ++j, ++ost) {
-        if (ost >= osts.size()) return reader->Fail(fmt::format("component {} names more OSTs than the record holds", k + 1));
-        d(fmt::format("{}OST_ID_{}", at, j), osts[ost]);
+        if (ost >= rec.osts.size()) return reader->Fail(fmt::format("component {} names more OSTs than the record holds", k + 1));
+        d(fmt::format("{}OST_ID_{}", at, j), rec.osts[ost]);
       }
     }
   }
@@ -385,6 +394,136 @@ Status DarshanParserText::Base(DarshanLog& log, bool show_incomplete, std::FILE*
         const std::string_view c = names->names[k];
         std::fprintf(out, "%s\t%" PRId64 "\t%" PRIu64 "\t%.*s\t%" PRIu64 "\t%s\n", mod.c_str(), rec.rank, rec.id,
                      static_cast<int>(c.size()), c.data(), rec.file_rec_id, cols.c_str());
+      }
+    }
+  }
+  return Ok();
+}
+
+Status DarshanParserText::Dxt(DarshanLog& log, bool show_incomplete, std::FILE* out, std::FILE* err) {
+  const std::string header = Header(log);
+  std::fwrite(header.data(), 1, header.size(), out);
+  if (log.module(kDxtPosix).len == 0 && log.module(kDxtMpiio).len == 0 && !log.partial(kDxtPosix) &&
+      !log.partial(kDxtMpiio)) {
+    std::fputs("\n# no DXT module data available for this Darshan log.\n", out);
+    return Ok();
+  }
+  // The Lustre layout of each file, read first, as darshan-dxt-parser does.
+  std::unordered_map<uint64_t, LustreRecord> lustre;
+  if (log.module(kLustre).len > 0 && log.module_version(kLustre) <= 2) {
+    auto reader = log.ModuleReader(kLustre);
+    LustreRecord rec;
+    for (;;) {
+      XTFQ_ASSIGN_OR_RETURN(bool more, ReadLustre(log, *reader, rec));
+      if (!more) break;
+      lustre.try_emplace(rec.id, rec);
+    }
+  }
+  RecordColumns columns(log);
+  for (int slot : {kDxtPosix, kDxtMpiio}) {
+    if (log.module(slot).len == 0 && !log.partial(slot)) continue;
+    const std::string_view name = DarshanLog::ModuleName(slot);
+    const uint32_t version = log.module_version(slot);
+    if (log.partial(slot) && !show_incomplete) {
+      std::fflush(out);
+      PrintPartialWarning(err, name, true);
+      return Error(ErrorCode::kFailed, fmt::format("{}: the {} module contains incomplete data (use --show-incomplete)",
+                                                   log.name(), name));
+    }
+    std::fprintf(out, "\n# ***************************************************\n# %s module data\n"
+                      "# ***************************************************\n",
+                 std::string(name).c_str());
+    if (log.partial(slot)) PrintPartialWarning(out, name, false);
+    const bool posix = slot == kDxtPosix;
+    const bool has_thread = posix ? version >= 2 : version >= 3;
+    const size_t seg_bytes = has_thread ? 40 : 32;
+    auto reader = log.ModuleReader(slot);
+    std::byte head[104];
+    std::vector<std::byte> segs;
+    std::vector<uint64_t> threads;
+    for (;;) {
+      XTFQ_ASSIGN_OR_RETURN(size_t got, reader->Read(head));
+      if (got == 0) break;
+      if (got < sizeof head) return reader->Fail(fmt::format("the region ends {} bytes into a DXT record header of 104 bytes", got));
+      const uint64_t id = log.U64(head);
+      const auto rank = static_cast<int64_t>(log.U64(head + 8));
+      const char* host = reinterpret_cast<const char*>(head + 24);
+      const std::string hostname(host, strnlen(host, 64));
+      const auto writes = static_cast<int64_t>(log.U64(head + 88));
+      const auto reads = static_cast<int64_t>(log.U64(head + 96));
+      constexpr int64_t kMaxSegments = int64_t{1} << 32;
+      if (writes < 0 || reads < 0 || writes > kMaxSegments || reads > kMaxSegments) {
+        return reader->Fail(fmt::format("a DXT record of {} writes and {} reads", writes, reads));
+      }
+      const std::string& cols = columns.For(id, "(null)");
+      // cols is "name\tmount\ttype".
+      const size_t t1 = cols.find('\t'), t2 = cols.find('\t', t1 + 1);
+      const std::string file = cols.substr(0, t1), mount = cols.substr(t1 + 1, t2 - t1 - 1), type = cols.substr(t2 + 1);
+      const LustreRecord* lr = nullptr;
+      if (posix && type == "lustre") {
+        auto it = lustre.find(id);
+        if (it != lustre.end() && !it->second.comps.empty()) lr = &it->second;
+      }
+      // A record's segments are held in memory (as darshan-util holds the record): the thread
+      // count printed before them needs all of them.
+      const int64_t total = writes + reads;
+      if (total > (int64_t{1} << 27)) return reader->Fail(fmt::format("a DXT record of {} segments", total));
+      segs.resize(static_cast<size_t>(total) * seg_bytes);
+      XTFQ_TRY(reader->ReadExact(segs, "the DXT segments"));
+      threads.clear();
+      for (int64_t i = 0; has_thread && i < total; ++i) threads.push_back(log.U64(segs.data() + i * 40 + 32));
+      std::sort(threads.begin(), threads.end());
+      const size_t nthreads = has_thread ? static_cast<size_t>(std::unique(threads.begin(), threads.end()) - threads.begin()) : 1;
+      std::fprintf(out, "\n# DXT, file_id: %" PRIu64 ", file_name: %s\n# DXT, rank: %" PRId64 ", hostname: %s\n", id,
+                   file.c_str(), rank, hostname.c_str());
+      std::fprintf(out, "# DXT, number of threads: %zu\n# DXT, write_count: %" PRId64 ", read_count: %" PRId64
+                        "\n# DXT, mnt_pt: %s, fs_type: %s\n",
+                   nthreads, writes, reads, mount.c_str(), type.c_str());
+      if (lr != nullptr) {
+        std::fputs("# DXT, Lustre stripe components:\n", out);
+        size_t ost = 0;
+        for (size_t c = 0; c < lr->comps.size(); ++c) {
+          const int64_t* cc = lr->comps[c].c;
+          std::fprintf(out, "#\t[Component %zu] stripe_ext: %" PRId64 " - %s, stripe_size: %" PRId64 ", stripe_count: %" PRId64 ", OSTs:",
+                       c + 1, cc[4], cc[5] == -1 ? "EOF" : std::to_string(cc[5]).c_str(), cc[0], cc[1]);
+          for (int64_t j = 0; j < cc[1] && ost < lr->osts.size(); ++j, ++ost) std::fprintf(out, " %" PRId64, lr->osts[ost]);
+          std::fputs("\n", out);
+        }
+      }
+      std::fprintf(out, "# Module    Rank  Wt/Rd  Segment          Offset          Length    Start(s)      End(s)%s   Pthread-ID\n",
+                   lr != nullptr ? "   [OST]" : "");
+      for (int64_t i = 0; i < total; ++i) {
+        const std::byte* sg = segs.data() + i * static_cast<int64_t>(seg_bytes);
+        int64_t offset = static_cast<int64_t>(log.U64(sg));
+        const auto length = static_cast<int64_t>(log.U64(sg + 8));
+        const double start = log.F64(sg + 16), end = log.F64(sg + 24);
+        if (!posix && version == 1) offset = -1;  // DXT_MPIIO v1 offsets are meaningless
+        const bool write = i < writes;
+        std::fprintf(out, "%8s%8" PRId64 "%7s%9d%16" PRId64 "%16" PRId64 "%12.4f%12.4f", posix ? "X_POSIX" : "X_MPIIO", rank,
+                     write ? "write" : "read", static_cast<int>(write ? i : i - writes), offset, length, start, end);
+        if (lr != nullptr) {
+          // The component holding the offset; the OSTs its bytes touch, at most stripe_count of them.
+          size_t first_ost = 0, c = 0;
+          for (; c + 1 < lr->comps.size(); ++c) {
+            const int64_t ext_end = lr->comps[c].c[5];
+            if (ext_end == -1 || offset < ext_end) break;
+            first_ost += static_cast<size_t>(lr->comps[c].c[1]);
+          }
+          const int64_t stripe_size = lr->comps[c].c[0], stripe_count = lr->comps[c].c[1];
+          if (stripe_size > 0 && stripe_count > 0 && first_ost + static_cast<size_t>(stripe_count) <= lr->osts.size()) {
+            int64_t cur = offset, idx = (offset / stripe_size) % stripe_count;
+            for (int64_t printed = 0; cur < offset + length && printed < stripe_count; ++printed) {
+              std::fprintf(out, "   [%3" PRId64 "]", lr->osts[first_ost + static_cast<size_t>(idx)]);
+              cur = (cur / stripe_size + 1) * stripe_size;
+              idx = idx == stripe_count - 1 ? 0 : idx + 1;
+            }
+          }
+        }
+        if (has_thread) {
+          std::fprintf(out, "   %4" PRIu64 "\n", log.U64(sg + 32));
+        } else {
+          std::fputs("   N/A\n", out);
+        }
       }
     }
   }

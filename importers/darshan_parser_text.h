@@ -23,6 +23,11 @@ class DarshanParserText {
   // darshan-parser writes to stderr go to `err`. A partial module without `show_incomplete`
   // stops the output there with kFailed, as darshan-parser exits 255.
   static Status Base(DarshanLog& log, bool show_incomplete, std::FILE* out, std::FILE* err);
+
+  // What darshan-dxt-parser prints: the header, then every DXT_POSIX and DXT_MPIIO record with
+  // its segments (writes, then reads), annotated with Lustre stripe components and OSTs where
+  // the log has a LUSTRE record for the file.
+  static Status Dxt(DarshanLog& log, bool show_incomplete, std::FILE* out, std::FILE* err);
 };
 
 }  // namespace xtfq

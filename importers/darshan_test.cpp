@@ -184,28 +184,75 @@ TEST_CASE("darshan: a partial module stops the dump where darshan-parser stops u
   CHECK(partial_out == ref.substr(0, banner));
 }
 
-TEST_CASE("darshan: the dump of 100000 POSIX records has darshan-parser's sha256") {
-  const fs::path path = Corpus() / "large" / "manyfiles_100k.darshan";
-  if (!fs::exists(path)) {
+// Runs `xtfq dump ARGS LOG` and compares the sha256 and line count of its output with the
+// summary the corpus keeps (`summary_path`) for outputs too large to store.
+void CheckSummary(const fs::path& log, const fs::path& summary_path, const std::string& args) {
+  if (!fs::exists(log)) {
     MESSAGE("skipped: no Darshan corpus at " << Corpus().string());
     return;
   }
 #if defined(__SANITIZE_ADDRESS__)
-  MESSAGE("skipped under the sanitizers: 863 MB of text (the release run checks it)");
+  MESSAGE("skipped under the sanitizers: hundreds of MB of text (the release run checks it)");
   return;
 #endif
-  const std::string summary = Slurp(path.string() + ".summary.txt");
-  const std::string key = "# stdout sha256: ";
-  const size_t at = summary.find(key);
-  REQUIRE(at != std::string::npos);
-  const std::string want = summary.substr(at + key.size(), 64);
-  const std::string cmd = fmt::format("TZ=UTC '{}' dump '{}' | sha256sum", XTFQ_CLI_PATH, path.string());
-  std::FILE* p = popen(cmd.c_str(), "r");
+  const std::string summary = Slurp(summary_path);
+  auto field = [&](const std::string& key) {
+    const size_t at = summary.find(key);
+    REQUIRE(at != std::string::npos);
+    return summary.substr(at + key.size(), summary.find('\n', at) - at - key.size());
+  };
+  const std::string cmd = fmt::format("TZ=UTC '{}' dump {} '{}' | tee >(wc -l >&2) | sha256sum", XTFQ_CLI_PATH, args, log.string());
+  std::FILE* p = popen(fmt::format("bash -c \"{}\" 2>&1", cmd).c_str(), "r");
   REQUIRE(p != nullptr);
-  char buf[128] = {};
-  REQUIRE(std::fgets(buf, sizeof buf, p) != nullptr);
+  std::string out;
+  char buf[256];
+  while (std::fgets(buf, sizeof buf, p) != nullptr) out += buf;
   CHECK(pclose(p) == 0);
-  CHECK(std::string(buf, 64) == want);
+  CHECK(out.find(field("# stdout sha256: ")) != std::string::npos);
+  CHECK(out.find(field("# stdout lines: ") + "\n") != std::string::npos);
+}
+
+TEST_CASE("darshan: the dump of 100000 POSIX records has darshan-parser's sha256 and line count") {
+  CheckSummary(Corpus() / "large" / "manyfiles_100k.darshan", Corpus() / "large" / "manyfiles_100k.darshan.summary.txt", "");
+}
+
+TEST_CASE("darshan: xtfq dump --dxt equals darshan-dxt-parser for every corpus log with DXT") {
+  if (!fs::exists(Corpus())) {
+    MESSAGE("skipped: no Darshan corpus at " << Corpus().string());
+    return;
+  }
+  UseUtc();
+  int same = 0;
+  for (const char* dir : {"real", "generated"}) {
+    for (const auto& e : fs::directory_iterator(Corpus() / dir)) {
+      if (e.path().extension() != ".darshan") continue;
+      const fs::path ref = fs::path(e.path()).replace_extension(".dxt.txt");
+      CAPTURE(e.path().string());
+      auto log = DarshanLog::Open(e.path().string());
+      REQUIRE(log.ok());
+      char* buf = nullptr;
+      size_t len = 0;
+      std::FILE* out = open_memstream(&buf, &len);
+      Status st = DarshanParserText::Dxt(**log, true, out, stderr);
+      std::fclose(out);
+      const std::string got(buf, len);
+      std::free(buf);
+      REQUIRE_MESSAGE(st.ok(), Why(st));
+      if (!fs::exists(ref)) {  // no DXT data: darshan-dxt-parser says so after the header
+        if ((*log)->module(10).len == 0 && (*log)->module(11).len == 0) {
+          CHECK(got == DarshanParserText::Header(**log) + "\n# no DXT module data available for this Darshan log.\n");
+        }
+        continue;
+      }
+      CHECK(got == Slurp(ref));
+      ++same;
+    }
+  }
+  CHECK(same == 9);
+}
+
+TEST_CASE("darshan: the DXT dump of 10^6 segments has darshan-dxt-parser's sha256 and line count") {
+  CheckSummary(Corpus() / "large" / "iopat_large_dxt.darshan", Corpus() / "large" / "iopat_large_dxt.dxt.summary.txt", "--dxt");
 }
 
 // A minimal format 3.41 log: header, a job region (the job record, exe and one mount), a name region
