@@ -78,7 +78,7 @@ std::string DarshanParserText::Header(const DarshanLog& log) {
 
 namespace {
 
-constexpr int kBgq = 7, kLustre = 8, kDxtPosix = 10, kDxtMpiio = 11, kApxc = 13, kHeatmap = 15;
+constexpr int kBgq = 7, kLustre = 8, kDxtPosix = 10, kDxtMpiio = 11, kApxc = 13, kApmpi = 14, kHeatmap = 15;
 
 const DarshanModuleTables::Counters* NamesOf(std::string_view module) {
   for (const auto& c : DarshanModuleTables::CounterNames()) {
@@ -283,6 +283,66 @@ Status PrintLustre(DarshanLog& log, RecordColumns& columns, std::FILE* out) {
   }
 }
 
+// APMPI records (autoperf, ../shared/docs/darshan-format.md 4.9): the region's first record is a
+// 48-byte header (base, i64 magic, u32 sync flag, 4 bytes of padding, f64 variances of total MPI
+// time and sync time); every later one a 5232-byte per-process record (base, 396 u64 counters,
+// 222 f64 per-op times, 16 f64 sync times, 2 f64 totals, a 128-byte processor name). Sync values
+// print only when the header's flag is set. Names come from the generated tables (the printed
+// order of a per-process record: processor name, counters, per-op times, total MPI time).
+Status PrintApmpi(DarshanLog& log, std::FILE* out) {
+  const auto* names = NamesOf("APMPI");
+  constexpr size_t kInts = 396, kTimes = 222, kSync = 16;
+  if (names == nullptr || names->names.size() != 1 + kInts + kTimes + 1) {
+    return Error(ErrorCode::kInvalidArgument, "the APMPI counter names are not available");
+  }
+  // The ops with sync times: MPI_BARRIER and the blocking collectives (autoperf's F_SYNC list).
+  static const char* kSyncNames[kSync] = {
+      "MPI_BARRIER_TOTAL_SYNC_TIME", "MPI_BCAST_TOTAL_SYNC_TIME", "MPI_GATHER_TOTAL_SYNC_TIME",
+      "MPI_GATHERV_TOTAL_SYNC_TIME", "MPI_SCATTER_TOTAL_SYNC_TIME", "MPI_SCATTERV_TOTAL_SYNC_TIME",
+      "MPI_SCAN_TOTAL_SYNC_TIME", "MPI_EXSCAN_TOTAL_SYNC_TIME", "MPI_ALLGATHER_TOTAL_SYNC_TIME",
+      "MPI_ALLGATHERV_TOTAL_SYNC_TIME", "MPI_REDUCE_TOTAL_SYNC_TIME", "MPI_ALLREDUCE_TOTAL_SYNC_TIME",
+      "MPI_REDUCE_SCATTER_TOTAL_SYNC_TIME", "MPI_ALLTOALL_TOTAL_SYNC_TIME", "MPI_ALLTOALLV_TOTAL_SYNC_TIME",
+      "MPI_ALLTOALLW_TOTAL_SYNC_TIME"};
+  auto reader = log.ModuleReader(kApmpi);
+  std::byte head[48];
+  XTFQ_ASSIGN_OR_RETURN(size_t got, reader->Read(head));
+  if (got == 0) return Ok();
+  if (got < sizeof head) return reader->Fail(fmt::format("the region ends {} bytes into the APMPI header record", got));
+  const bool sync = log.U32(head + 24) != 0;
+  auto f = [&](int64_t rank, uint64_t id, std::string_view name, double v) {
+    std::fprintf(out, "APMPI\t%" PRId64 "\t%" PRIu64 "\t%.*s\t%f\t\t\t\n", rank, id, static_cast<int>(name.size()), name.data(), v);
+  };
+  {
+    const uint64_t id = log.U64(head);
+    const auto rank = static_cast<int64_t>(log.U64(head + 8));
+    f(rank, id, "MPI_TOTAL_COMM_TIME_VARIANCE", log.F64(head + 32));
+    if (sync) f(rank, id, "MPI_TOTAL_COMM_SYNC_TIME_VARIANCE", log.F64(head + 40));
+  }
+  std::vector<std::byte> rec(5232);
+  for (;;) {
+    XTFQ_ASSIGN_OR_RETURN(got, reader->Read(rec));
+    if (got == 0) return Ok();
+    if (got < rec.size()) return reader->Fail(fmt::format("the region ends {} bytes into an APMPI record of 5232 bytes", got));
+    const uint64_t id = log.U64(rec.data());
+    const auto rank = static_cast<int64_t>(log.U64(rec.data() + 8));
+    const char* node = reinterpret_cast<const char*>(rec.data() + 5232 - 128);
+    std::fprintf(out, "APMPI\t%" PRId64 "\t%" PRIu64 "\tMPI_PROCESSOR_NAME\t%s\t\t\t\n", rank, id,
+                 std::string(node, strnlen(node, 128)).c_str());
+    const std::byte* p = rec.data() + 16;
+    for (size_t i = 0; i < kInts; ++i, p += 8) {
+      const std::string_view n = names->names[1 + i];
+      std::fprintf(out, "APMPI\t%" PRId64 "\t%" PRIu64 "\t%.*s\t%" PRIu64 "\t\t\t\n", rank, id, static_cast<int>(n.size()), n.data(),
+                   log.U64(p));
+    }
+    for (size_t i = 0; i < kTimes; ++i, p += 8) f(rank, id, names->names[1 + kInts + i], log.F64(p));
+    for (size_t i = 0; i < kSync; ++i, p += 8) {
+      if (sync) f(rank, id, kSyncNames[i], log.F64(p));
+    }
+    f(rank, id, names->names[1 + kInts + kTimes], log.F64(p));
+    if (sync) f(rank, id, "MPI_TOTAL_COMM_SYNC_TIME", log.F64(p + 8));
+  }
+}
+
 void PrintPartialWarning(std::FILE* f, std::string_view module, bool error) {
   std::fprintf(f,
                "\n# *%s*: The %.*s module contains incomplete data!\n"
@@ -304,6 +364,7 @@ Status DarshanParserText::Base(DarshanLog& log, bool show_incomplete, std::FILE*
     if ((log.module(slot).len == 0 && !log.partial(slot)) || slot == kDxtPosix || slot == kDxtMpiio || slot == kApxc || name.empty()) continue;
     const bool known = DescriptionOf(name, log.module_version(slot)) != nullptr &&
                        (slot == kHeatmap || (slot == kLustre && log.module_version(slot) <= 2) ||
+                        (slot == kApmpi && log.module_version(slot) == 1) ||
                         (NamesOf(name) != nullptr && DarshanCounterDecoder::For(log, slot).ok()));
     if (!known) {
       return Error(ErrorCode::kInvalidArgument, fmt::format("{}: printing {} records (version {}) is not available yet",
@@ -355,8 +416,10 @@ Status DarshanParserText::Base(DarshanLog& log, bool show_incomplete, std::FILE*
     if (log.partial(slot)) PrintPartialWarning(out, name, false);
     std::fwrite(desc->text.data(), 1, desc->text.size(), out);
     std::fputs("\n#<module>\t<rank>\t<record id>\t<counter>\t<value>\t<file name>\t<mount pt>\t<fs type>\n", out);
-    if (slot == kHeatmap || slot == kLustre) {
-      XTFQ_TRY(slot == kHeatmap ? PrintHeatmap(log, columns, out) : PrintLustre(log, columns, out));
+    if (slot == kHeatmap || slot == kLustre || slot == kApmpi) {
+      XTFQ_TRY(slot == kHeatmap  ? PrintHeatmap(log, columns, out)
+               : slot == kLustre ? PrintLustre(log, columns, out)
+                                 : PrintApmpi(log, out));
       continue;
     }
     XTFQ_ASSIGN_OR_RETURN(DarshanCounterDecoder dec, DarshanCounterDecoder::For(log, slot));

@@ -136,7 +136,11 @@ TEST_CASE("darshan: xtfq dump equals darshan-parser byte for byte for every corp
       // log that gives the same output as the plain parser.
       Result<std::string> got = Dump(**log, true);
       if (!got.ok()) {
-        CHECK_MESSAGE(got.error().message().find("is not available yet") != std::string::npos, got.error().message());
+        // A pre-release log stamped 3.41 with older layouts (darshan-format.md, G6): darshan-parser
+        // prints memory garbage for it; a clean error naming the region is the right answer.
+        const bool mislabeled = e.path().filename().string().rfind("quirk-", 0) == 0;
+        CHECK_MESSAGE((mislabeled || got.error().message().find("is not available yet") != std::string::npos),
+                      got.error().message());
         ++not_yet;
         continue;
       }
@@ -144,8 +148,8 @@ TEST_CASE("darshan: xtfq dump equals darshan-parser byte for byte for every corp
       ++same;
     }
   }
-  MESSAGE(same << " logs equal darshan-parser's output; " << not_yet << " hold modules not printed yet");
-  CHECK(same >= 28);  // every log whose modules are all printed: POSIX, MPI-IO, STDIO, H5F, H5D, PNETCDF, BG/Q, LUSTRE, HEATMAP
+  MESSAGE(same << " logs equal darshan-parser's output; " << not_yet << " refused");
+  CHECK(same >= 36);  // all but the DAOS log and the mislabeled pre-release log
 }
 
 TEST_CASE("darshan: a partial module stops the dump where darshan-parser stops unless incomplete data is shown") {
