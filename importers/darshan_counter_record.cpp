@@ -11,13 +11,14 @@ namespace xtfq {
 
 namespace {
 constexpr int kPosix = 1, kMpiio = 2, kH5f = 3, kH5d = 4, kPnetcdfFile = 5, kPnetcdfVar = 6, kBgq = 7, kStdio = 9,
-              kDfs = 16;
+              kDfs = 16, kDaos = 17;
 
 // Stored int and float counts per (slot, version); 0 ints and floats means unknown.
 struct Layout {
   uint32_t ints, floats;
   bool file_rec;
-  uint32_t skip;
+  uint32_t skip;      // bytes between the base record and the counters
+  uint32_t tail = 0;  // bytes after the counters (DFS: pool and container UUIDs; DAOS: those and the OID)
 };
 Layout StoredLayout(int slot, uint32_t v) {
   switch (slot) {
@@ -29,13 +30,14 @@ Layout StoredLayout(int slot, uint32_t v) {
     case kPnetcdfFile: return v == 3 ? Layout{9, 8, false, 0} : v == 2 ? Layout{2, 4, false, 0} : v == 1 ? Layout{2, 2, false, 0} : Layout{};
     case kPnetcdfVar: return v == 1 ? Layout{120, 17, true, 0} : Layout{};
     case kBgq: return v == 2 ? Layout{11, 1, false, 0} : v == 1 ? Layout{11, 1, false, 8} : Layout{};
-    case kDfs: return v == 1 ? Layout{52, 15, false, 0} : Layout{};
+    case kDfs: return v == 1 ? Layout{52, 15, false, 0, 32} : Layout{};
+    case kDaos: return v == 1 ? Layout{64, 15, false, 0, 48} : Layout{};
     default: return Layout{};
   }
 }
 bool FixedSize(int slot) {
   return slot == kPosix || slot == kMpiio || slot == kStdio || slot == kH5f || slot == kH5d || slot == kPnetcdfFile ||
-         slot == kPnetcdfVar || slot == kBgq || slot == kDfs;
+         slot == kPnetcdfVar || slot == kBgq || slot == kDfs || slot == kDaos;
 }
 
 template <class T>
@@ -63,7 +65,8 @@ Result<DarshanCounterDecoder> DarshanCounterDecoder::For(const DarshanLog& log, 
   d.file_rec_ = l.file_rec;
   d.file_rec_current_ = slot == kH5d || slot == kPnetcdfVar;
   d.skip_ = l.skip;
-  d.bytes_ = 16 + l.skip + (l.file_rec ? 8 : 0) + 8 * (l.ints + l.floats);
+  d.tail_ = l.tail;
+  d.bytes_ = 16 + l.skip + (l.file_rec ? 8 : 0) + 8 * (l.ints + l.floats) + l.tail;
   return d;
 }
 
@@ -139,6 +142,8 @@ bool DarshanCounterDecoder::Decode(const std::byte* raw, DarshanCounterRecord& o
   p += 8 * size_t{ints_};
   out.floats.resize(floats_);
   for (uint32_t i = 0; i < floats_; ++i) out.floats[i] = log.F64(p + 8 * size_t{i});
+  p += 8 * size_t{floats_};
+  out.tail.assign(p, p + tail_);
   const uint32_t v = version_;
   switch (slot_) {
     case kMpiio:

@@ -1,5 +1,5 @@
 // DarshanCounterRecord and DarshanCounterDecoder: one record of a fixed-size Darshan module
-// (POSIX, MPI-IO, STDIO, H5F, H5D, PNETCDF_FILE, PNETCDF_VAR, BG/Q, DFS), decoded from the log's
+// (POSIX, MPI-IO, STDIO, H5F, H5D, PNETCDF_FILE, PNETCDF_VAR, BG/Q, DFS, DAOS), decoded from the log's
 // byte order and record version and up-converted to the current version as darshan-util does
 // (../shared/docs/darshan-format.md, section 4): counters set by up-conversion are -1 (0 for
 // POSIX_RENAMED_FROM and H5D_FILE_REC_ID).
@@ -21,6 +21,7 @@ struct DarshanCounterRecord {
   std::vector<int64_t> ints;    // the current version's int counters, in order
   std::vector<double> floats;   // its float counters, in order
   uint64_t file_rec_id = 0;     // H5D and PNETCDF_VAR: the record id of the file
+  std::vector<std::byte> tail;  // DFS: pool and container UUIDs; DAOS: those, then the OID (hi, lo)
 };
 
 class DarshanCounterDecoder {
@@ -42,6 +43,7 @@ class DarshanCounterDecoder {
   uint32_t version_ = 0;
   uint32_t bytes_ = 0;
   uint32_t skip_ = 0;   // bytes between the base record and the counters (BG/Q v1)
+  uint32_t tail_ = 0;   // bytes after the counters (DFS, DAOS)
   uint32_t ints_ = 0, floats_ = 0;  // as stored
   bool file_rec_ = false;           // a file record id follows the base record (as stored)
   bool file_rec_current_ = false;   // the current version has one

@@ -78,7 +78,18 @@ std::string DarshanParserText::Header(const DarshanLog& log) {
 
 namespace {
 
-constexpr int kBgq = 7, kLustre = 8, kDxtPosix = 10, kDxtMpiio = 11, kApxc = 13, kApmpi = 14, kHeatmap = 15;
+constexpr int kBgq = 7, kLustre = 8, kDxtPosix = 10, kDxtMpiio = 11, kApxc = 13, kApmpi = 14, kHeatmap = 15, kDfs = 16,
+              kDaos = 17;
+
+// A 16-byte UUID as uuid_unparse writes it (lower-case 8-4-4-4-12).
+std::string Uuid(const std::byte* u) {
+  std::string s;
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) s += '-';
+    s += fmt::format("{:02x}", static_cast<unsigned>(u[i]));
+  }
+  return s;
+}
 
 const DarshanModuleTables::Counters* NamesOf(std::string_view module) {
   for (const auto& c : DarshanModuleTables::CounterNames()) {
@@ -436,7 +447,15 @@ Status DarshanParserText::Base(DarshanLog& log, bool show_incomplete, std::FILE*
                                         got, raw.size()));
       }
       if (!dec.Decode(raw.data(), rec, true)) continue;
-      const std::string& cols = columns.For(rec.id, slot == kBgq ? "darshan-bgq-record" : "(null)");
+      std::string dfs_cols;
+      if (slot == kDfs || slot == kDaos) {
+        // darshan-parser shows the pool and container as the mount point, the OID as a DAOS name.
+        auto n = log.names().find(rec.id);
+        const std::string name = slot == kDaos ? fmt::format("{}.{}", log.U64(rec.tail.data() + 32), log.U64(rec.tail.data() + 40))
+                                 : n == log.names().end() ? "(null)" : n->second;
+        dfs_cols = name + "\t" + Uuid(rec.tail.data()) + ":" + Uuid(rec.tail.data() + 16) + "\tN/A";
+      }
+      const std::string& cols = !dfs_cols.empty() ? dfs_cols : columns.For(rec.id, slot == kBgq ? "darshan-bgq-record" : "(null)");
       size_t k = 0;
       for (size_t i = 0; i < rec.ints.size(); ++i, ++k) {
         const std::string_view c = names->names[k];
