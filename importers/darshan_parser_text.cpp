@@ -133,6 +133,18 @@ class RecordColumns {
   std::unordered_map<uint64_t, std::string> cache_;
 };
 
+// Reads `bytes` bytes into `out` a megabyte at a time, so that a count read from a damaged record
+// costs memory only as far as the region really holds data.
+Status ReadGrowing(DarshanRegionReader& reader, std::vector<std::byte>& out, size_t bytes, std::string_view what) {
+  out.clear();
+  while (out.size() < bytes) {
+    const size_t at = out.size(), n = std::min<size_t>(bytes - at, size_t{1} << 20);
+    out.resize(at + n);
+    XTFQ_TRY(reader.ReadExact(std::span(out).subspan(at, n), what));
+  }
+  return Ok();
+}
+
 // HEATMAP records (../shared/docs/darshan-format.md, 4.8): base, f64 bin width, i64 bin count, 16
 // bytes of stored pointers, the write bins, then the read bins; printed width, read bins, write
 // bins. darshan-util's fix for logs of 3.4.0-3.4.3 is kept: a record with the first record's bin
@@ -153,8 +165,7 @@ Status PrintHeatmap(DarshanLog& log, RecordColumns& columns, std::FILE* out) {
     const double width = log.F64(head + 16);
     const auto nbins = static_cast<int64_t>(log.U64(head + 24));
     if (nbins < 0 || nbins > (int64_t{1} << 24)) return reader->Fail(fmt::format("a heatmap record of {} bins", nbins));
-    bins.resize(static_cast<size_t>(nbins) * 16);
-    XTFQ_TRY(reader->ReadExact(bins, "the heatmap bins"));
+    XTFQ_TRY(ReadGrowing(*reader, bins, static_cast<size_t>(nbins) * 16, "the heatmap bins"));
     int64_t shown = nbins;
     if (!have_first) {
       have_first = true, first_width = width, first_bins = nbins;
@@ -222,8 +233,7 @@ Result<bool> ReadLustre(const DarshanLog& log, DarshanRegionReader& reader, Lust
       return reader.Fail(fmt::format("a record of {} components and {} stripes", num_comps, rec.num_stripes));
     }
     if (num_comps == 0) rec.num_stripes = 0;  // darshan-util then reads no components nor OST ids
-    buf.resize(static_cast<size_t>(num_comps) * 72);
-    XTFQ_TRY(reader.ReadExact(buf, "the Lustre components"));
+    XTFQ_TRY(ReadGrowing(reader, buf, static_cast<size_t>(num_comps) * 72, "the Lustre components"));
     for (int64_t k = 0; k < num_comps; ++k) {
       const std::byte* c = buf.data() + 72 * k;
       LustreRecord::Component comp;
@@ -233,8 +243,7 @@ Result<bool> ReadLustre(const DarshanLog& log, DarshanRegionReader& reader, Lust
       rec.comps.push_back(std::move(comp));
     }
   }
-  buf.resize(static_cast<size_t>(rec.num_stripes) * 8);
-  XTFQ_TRY(reader.ReadExact(buf, "the OST ids"));
+  XTFQ_TRY(ReadGrowing(reader, buf, static_cast<size_t>(rec.num_stripes) * 8, "the OST ids"));
   for (int64_t k = 0; k < rec.num_stripes; ++k) rec.osts.push_back(i64(buf.data() + 8 * k));
   if (version >= 2) {
     rec.num_stripes = 0;
@@ -550,8 +559,7 @@ Status DarshanParserText::Dxt(DarshanLog& log, bool show_incomplete, std::FILE* 
       // count printed before them needs all of them.
       const int64_t total = writes + reads;
       if (total > (int64_t{1} << 27)) return reader->Fail(fmt::format("a DXT record of {} segments", total));
-      segs.resize(static_cast<size_t>(total) * seg_bytes);
-      XTFQ_TRY(reader->ReadExact(segs, "the DXT segments"));
+      XTFQ_TRY(ReadGrowing(*reader, segs, static_cast<size_t>(total) * seg_bytes, "the DXT segments"));
       threads.clear();
       for (int64_t i = 0; has_thread && i < total; ++i) threads.push_back(log.U64(segs.data() + i * 40 + 32));
       std::sort(threads.begin(), threads.end());

@@ -7,7 +7,7 @@
 
 namespace xtfq::test {
 
-// Opens `data` as a Darshan log, renders its header and decompresses every module region; returns
+// Opens `data` as a Darshan log, renders both dumps and decompresses every module region; returns
 // the bytes decoded (0 when the log is refused).
 uint64_t FuzzDarshanLog(const uint8_t* data, size_t size);
 
