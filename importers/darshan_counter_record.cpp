@@ -63,7 +63,6 @@ Result<DarshanCounterDecoder> DarshanCounterDecoder::For(const DarshanLog& log, 
   d.ints_ = l.ints;
   d.floats_ = l.floats;
   d.file_rec_ = l.file_rec;
-  d.file_rec_current_ = slot == kH5d || slot == kPnetcdfVar;
   d.skip_ = l.skip;
   d.tail_ = l.tail;
   d.bytes_ = 16 + l.skip + (l.file_rec ? 8 : 0) + 8 * (l.ints + l.floats) + l.tail;

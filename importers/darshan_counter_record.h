@@ -31,7 +31,6 @@ class DarshanCounterDecoder {
   static Result<DarshanCounterDecoder> For(const DarshanLog& log, int slot);
 
   uint32_t record_bytes() const { return bytes_; }
-  bool has_file_rec_id() const { return file_rec_; }
   // Decodes one record of record_bytes(); false when darshan-util drops it (POSIX v1 records
   // of files opened with fopen). With `parser_quirks`, big-endian POSIX v1-v3 records keep
   // darshan-util's unswapped F_META_TIME, F_MAX_READ_TIME and F_MAX_WRITE_TIME.
@@ -46,7 +45,6 @@ class DarshanCounterDecoder {
   uint32_t tail_ = 0;   // bytes after the counters (DFS, DAOS)
   uint32_t ints_ = 0, floats_ = 0;  // as stored
   bool file_rec_ = false;           // a file record id follows the base record (as stored)
-  bool file_rec_current_ = false;   // the current version has one
 };
 
 }  // namespace xtfq

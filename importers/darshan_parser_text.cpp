@@ -108,29 +108,33 @@ const DarshanModuleTables::Description* DescriptionOf(std::string_view module, u
 // The name, mount point and file system type columns of a record.
 class RecordColumns {
  public:
+  struct Columns {
+    std::string name, mount, type;
+    std::string joined;  // "name\tmount\ttype", as the base dump prints them
+  };
   explicit RecordColumns(const DarshanLog& log) : log_(log) {}
   // `unnamed` is what a record without a name entry shows ("(null)", as glibc prints a null
   // string; darshan-parser names the BG/Q record itself).
-  const std::string& For(uint64_t id, const char* unnamed) {
+  const Columns& For(uint64_t id, const char* unnamed) {
     if (auto it = cache_.find(id); it != cache_.end()) return it->second;
     if (cache_.size() > 100000) cache_.clear();  // bounded memory
     auto n = log_.names().find(id);
-    const std::string name = n == log_.names().end() ? unnamed : n->second;
-    std::string mount = "UNKNOWN", type = "UNKNOWN";
+    Columns c{n == log_.names().end() ? unnamed : n->second, "UNKNOWN", "UNKNOWN", {}};
     if (n != log_.names().end()) {
       for (const auto& m : log_.mounts) {
-        if (name.compare(0, m.path.size(), m.path) == 0) {
-          mount = m.path, type = m.fs_type;
+        if (c.name.compare(0, m.path.size(), m.path) == 0) {
+          c.mount = m.path, c.type = m.fs_type;
           break;
         }
       }
     }
-    return cache_.emplace(id, name + "\t" + mount + "\t" + type).first->second;
+    c.joined = c.name + "\t" + c.mount + "\t" + c.type;
+    return cache_.emplace(id, std::move(c)).first->second;
   }
 
  private:
   const DarshanLog& log_;
-  std::unordered_map<uint64_t, std::string> cache_;
+  std::unordered_map<uint64_t, Columns> cache_;
 };
 
 // Reads `bytes` bytes into `out` a megabyte at a time, so that a count read from a damaged record
@@ -178,7 +182,7 @@ Status PrintHeatmap(DarshanLog& log, RecordColumns& columns, std::FILE* out) {
       if (i >= nbins) return 0;
       return static_cast<int64_t>(log.U64(bins.data() + 8 * static_cast<size_t>((read ? nbins : 0) + i)));
     };
-    const std::string& cols = columns.For(id, "(null)");
+    const std::string& cols = columns.For(id, "(null)").joined;
     std::fprintf(out, "HEATMAP\t%" PRId64 "\t%" PRIu64 "\tHEATMAP_F_BIN_WIDTH_SECONDS\t%f\t%s\n", rank, id, width, cols.c_str());
     for (int k = 0; k < 2; ++k) {
       for (int64_t i = 0; i < shown; ++i) {
@@ -268,7 +272,7 @@ Status PrintLustre(DarshanLog& log, RecordColumns& columns, std::FILE* out) {
   for (;;) {
     XTFQ_ASSIGN_OR_RETURN(bool more, ReadLustre(log, *reader, rec));
     if (!more) return Ok();
-    const std::string& cols = columns.For(rec.id, "(null)");
+    const std::string& cols = columns.For(rec.id, "(null)").joined;
     auto d = [&](const std::string& counter, int64_t v) {
       std::fprintf(out, "LUSTRE\t%" PRId64 "\t%" PRIu64 "\t%s\t%" PRId64 "\t%s\n", rec.rank, rec.id, counter.c_str(), v, cols.c_str());
     };
@@ -363,6 +367,25 @@ Status PrintApmpi(DarshanLog& log, std::FILE* out) {
   }
 }
 
+void PrintPartialWarning(std::FILE* f, std::string_view module, bool error);
+
+// Opens a module's section as both parsers do: a partial module without `show_incomplete` stops
+// the output (its error on `err`, kFailed); otherwise the banner of `stars` asterisks, then the
+// partial warning where the flag is set.
+Status BeginModule(const DarshanLog& log, int slot, bool show_incomplete, int stars, std::FILE* out, std::FILE* err) {
+  const std::string name(DarshanLog::ModuleName(slot));
+  if (log.partial(slot) && !show_incomplete) {
+    std::fflush(out);
+    PrintPartialWarning(err, name, true);
+    return Error(ErrorCode::kFailed, fmt::format("{}: the {} module contains incomplete data (use --show-incomplete)",
+                                                 log.name(), name));
+  }
+  const std::string rule(static_cast<size_t>(stars), '*');
+  std::fprintf(out, "\n# %s\n# %s module data\n# %s\n", rule.c_str(), name.c_str(), rule.c_str());
+  if (log.partial(slot)) PrintPartialWarning(out, name, false);
+  return Ok();
+}
+
 void PrintPartialWarning(std::FILE* f, std::string_view module, bool error) {
   std::fprintf(f,
                "\n# *%s*: The %.*s module contains incomplete data!\n"
@@ -424,16 +447,7 @@ Status DarshanParserText::Base(DarshanLog& log, bool show_incomplete, std::FILE*
       continue;
     }
     const auto* desc = DescriptionOf(name, log.module_version(slot));
-    if (log.partial(slot) && !show_incomplete) {
-      std::fflush(out);
-      PrintPartialWarning(err, name, true);
-      return Error(ErrorCode::kFailed, fmt::format("{}: the {} module contains incomplete data (use --show-incomplete)",
-                                                   log.name(), name));
-    }
-    std::fprintf(out, "\n# *******************************************************\n# %s module data\n"
-                      "# *******************************************************\n",
-                 std::string(name).c_str());
-    if (log.partial(slot)) PrintPartialWarning(out, name, false);
+    XTFQ_TRY(BeginModule(log, slot, show_incomplete, 55, out, err));
     std::fwrite(desc->text.data(), 1, desc->text.size(), out);
     std::fputs("\n#<module>\t<rank>\t<record id>\t<counter>\t<value>\t<file name>\t<mount pt>\t<fs type>\n", out);
     if (slot == kHeatmap || slot == kLustre || slot == kApmpi) {
@@ -464,7 +478,7 @@ Status DarshanParserText::Base(DarshanLog& log, bool show_incomplete, std::FILE*
                                  : n == log.names().end() ? "(null)" : n->second;
         dfs_cols = name + "\t" + Uuid(rec.tail.data()) + ":" + Uuid(rec.tail.data() + 16) + "\tN/A";
       }
-      const std::string& cols = !dfs_cols.empty() ? dfs_cols : columns.For(rec.id, slot == kBgq ? "darshan-bgq-record" : "(null)");
+      const std::string& cols = !dfs_cols.empty() ? dfs_cols : columns.For(rec.id, slot == kBgq ? "darshan-bgq-record" : "(null)").joined;
       size_t k = 0;
       for (size_t i = 0; i < rec.ints.size(); ++i, ++k) {
         const std::string_view c = names->names[k];
@@ -513,18 +527,8 @@ Status DarshanParserText::Dxt(DarshanLog& log, bool show_incomplete, std::FILE* 
   RecordColumns columns(log);
   for (int slot : {kDxtPosix, kDxtMpiio}) {
     if (log.module(slot).len == 0 && !log.partial(slot)) continue;
-    const std::string_view name = DarshanLog::ModuleName(slot);
     const uint32_t version = log.module_version(slot);
-    if (log.partial(slot) && !show_incomplete) {
-      std::fflush(out);
-      PrintPartialWarning(err, name, true);
-      return Error(ErrorCode::kFailed, fmt::format("{}: the {} module contains incomplete data (use --show-incomplete)",
-                                                   log.name(), name));
-    }
-    std::fprintf(out, "\n# ***************************************************\n# %s module data\n"
-                      "# ***************************************************\n",
-                 std::string(name).c_str());
-    if (log.partial(slot)) PrintPartialWarning(out, name, false);
+    XTFQ_TRY(BeginModule(log, slot, show_incomplete, 51, out, err));
     const bool posix = slot == kDxtPosix;
     const bool has_thread = posix ? version >= 2 : version >= 3;
     const size_t seg_bytes = has_thread ? 40 : 32;
@@ -546,10 +550,8 @@ Status DarshanParserText::Dxt(DarshanLog& log, bool show_incomplete, std::FILE* 
       if (writes < 0 || reads < 0 || writes > kMaxSegments || reads > kMaxSegments) {
         return reader->Fail(fmt::format("a DXT record of {} writes and {} reads", writes, reads));
       }
-      const std::string& cols = columns.For(id, "(null)");
-      // cols is "name\tmount\ttype".
-      const size_t t1 = cols.find('\t'), t2 = cols.find('\t', t1 + 1);
-      const std::string file = cols.substr(0, t1), mount = cols.substr(t1 + 1, t2 - t1 - 1), type = cols.substr(t2 + 1);
+      const RecordColumns::Columns& cols = columns.For(id, "(null)");
+      const std::string &file = cols.name, &mount = cols.mount, &type = cols.type;
       const LustreRecord* lr = nullptr;
       if (posix && type == "lustre") {
         auto it = lustre.find(id);

@@ -21,15 +21,9 @@ Result<PageRef> ProcessTree::Fetch(size_t level, PageId id) {
   };
   if (id == kNoPage) return bad("the tree leads to page 0");
   XTFQ_ASSIGN_OR_RETURN(PageRef page, cache_.Fetch(id));
-  const std::byte* p = page.data();
-  const auto kind = static_cast<PageKind>(LoadLe<uint8_t>(p + f::kPhKind));
-  const uint8_t page_level = LoadLe<uint8_t>(p + f::kPhLevel);
-  const uint32_t owner = LoadLe<uint32_t>(p + f::kPhArrayId);
-  const uint32_t entries = LoadLe<uint32_t>(p + f::kPhEntryCount);
-  if (kind != PageKind::kProcess || page_level != level || owner != array_.id.value) {
-    return bad(fmt::format("holds a {} page of level {} of array {}", PageKindName(kind), page_level, owner));
-  }
-  if (entries == 0 || entries > PageCapacity(cache_.page_size(), entry_width_)) return bad(fmt::format("{} entries", entries));
+  const std::string wrong = TreePageMismatch(page.data(), PageKind::kProcess, static_cast<uint8_t>(level), array_.id, id,
+                                             PageCapacity(cache_.page_size(), entry_width_));
+  if (!wrong.empty()) return bad(wrong);
   return page;
 }
 

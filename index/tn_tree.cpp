@@ -24,20 +24,10 @@ Result<PageRef> TnTree::Fetch(size_t level, PageId id) {
   };
   if (physical == kNoPage) return bad("the tree leads to an empty open page");
   XTFQ_ASSIGN_OR_RETURN(PageRef page, cache_.Fetch(physical));
-  // Only the fields that say where the page belongs, read directly (this is the hot path).
-  const std::byte* p = page.data();
-  const auto kind = static_cast<PageKind>(LoadLe<uint8_t>(p + f::kPhKind));
-  const uint8_t page_level = LoadLe<uint8_t>(p + f::kPhLevel);
-  const uint32_t owner = LoadLe<uint32_t>(p + f::kPhArrayId);
-  const uint32_t logical = LoadLe<uint32_t>(p + f::kPhLogicalId);
-  const uint32_t entries = LoadLe<uint32_t>(p + f::kPhEntryCount);
-  if (kind != (level == 0 ? PageKind::kData : PageKind::kIndex) || page_level != level || owner != array_.id.value ||
-      logical != id.value) {
-    return bad(fmt::format("holds a {} page of level {} of array {} for logical page {}", PageKindName(kind), page_level,
-                           owner, logical));
-  }
   const uint32_t width = level == 0 ? array_.schema.record_width() : entry_width_;
-  if (entries == 0 || entries > PageCapacity(cache_.page_size(), width)) return bad(fmt::format("{} entries", entries));
+  const std::string wrong = TreePageMismatch(page.data(), level == 0 ? PageKind::kData : PageKind::kIndex,
+                                             static_cast<uint8_t>(level), array_.id, id, PageCapacity(cache_.page_size(), width));
+  if (!wrong.empty()) return bad(wrong);
   return page;
 }
 

@@ -65,6 +65,11 @@ Result<uint64_t> Primitives::ProcessCount(int64_t p1, int64_t p2) {
 Result<uint64_t> Primitives::Size(int64_t t1, int64_t t2, int64_t p1, int64_t p2) {
   if (t1 >= t2) return uint64_t{0};
   if (!AllProcesses(p1, p2)) {
+    XTFQ_ASSIGN_OR_RETURN(bool all, CoversAll(t1, t2));
+    if (all) {  // the process tree's totals, through Aggregate
+      XTFQ_ASSIGN_OR_RETURN(Summary totals, Aggregate(t1, t2, p1, p2));
+      return totals.count;
+    }
     XTFQ_ASSIGN_OR_RETURN(auto arrays, Processes(p1, p2));
     uint64_t n = 0;
     for (const ArrayDesc* a : arrays) {

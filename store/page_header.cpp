@@ -29,6 +29,21 @@ std::string_view PageKindName(PageKind kind) {
   return "unknown";
 }
 
+std::string TreePageMismatch(const std::byte* p, PageKind kind, uint8_t level, ArrayId array, PageId logical,
+                             uint32_t capacity) {
+  const auto got_kind = static_cast<PageKind>(LoadLe<uint8_t>(p + f::kPhKind));
+  const uint8_t got_level = LoadLe<uint8_t>(p + f::kPhLevel);
+  const uint32_t owner = LoadLe<uint32_t>(p + f::kPhArrayId);
+  const uint32_t got_logical = LoadLe<uint32_t>(p + f::kPhLogicalId);
+  const uint32_t entries = LoadLe<uint32_t>(p + f::kPhEntryCount);
+  if (got_kind != kind || got_level != level || owner != array.value || got_logical != logical.value) {
+    return fmt::format("holds a {} page of level {} of array {} for logical page {}", PageKindName(got_kind), got_level,
+                       owner, got_logical);
+  }
+  if (entries == 0 || entries > capacity) return fmt::format("{} entries", entries);
+  return {};
+}
+
 PageHeader PageHeader::Decode(const std::byte* p) {
   PageHeader h;
   h.page_id = PageId(LoadLe<uint32_t>(p + f::kPhPageId));

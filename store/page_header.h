@@ -50,6 +50,12 @@ void SealPage(std::span<std::byte> page);
 // array, entry count, links, logical id); the error names the first field that differs.
 Status ExpectHeader(const PageHeader& got, const PageHeader& want, std::string_view where);
 
+// For a page reached through a tree: empty when its header says it is a `kind` page of `level` of
+// `array` standing for `logical`, with 1 to `capacity` entries; otherwise what it holds instead.
+// Reads only those fields, in place (the descent's hot path).
+std::string TreePageMismatch(const std::byte* page, PageKind kind, uint8_t level, ArrayId array, PageId logical,
+                             uint32_t capacity);
+
 // Verifies checksum, page id, kind, flags and reserved byte. `file` names the store in errors,
 // which also give the page id and its byte offset.
 Status VerifyPage(std::span<const std::byte> page, PageId expected, std::string_view file);

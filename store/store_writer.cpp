@@ -186,18 +186,23 @@ Result<StoreWriter::ArrayState*> StoreWriter::ProcessArray(ArrayState& parent, i
   parent.tree_dirty = true;
   if (ArrayState* c = FindChild(parent, process)) return c;
   if (arrays_.size() >= UINT32_MAX - 1) return Error(ErrorCode::kInvalidArgument, "too many arrays");
+  ArrayState& a = NewArray(ArrayDesc::ProcessArrayName(parent.desc.name, process), parent.desc.schema);
+  a.desc.parent = parent.desc.id;
+  a.desc.process = process;
+  AddChild(parent, &a);
+  return &a;
+}
+
+StoreWriter::ArrayState& StoreWriter::NewArray(std::string name, const Schema& schema) {
   auto a = std::make_unique<ArrayState>();
   a->desc.id = ArrayId(static_cast<uint32_t>(arrays_.size() + 1));
-  a->desc.name = ArrayDesc::ProcessArrayName(parent.desc.name, process);
-  a->desc.schema = parent.desc.schema;
-  a->desc.parent = parent.desc.id;
-  a->desc.process = process;
+  a->desc.name = std::move(name);
+  a->desc.schema = schema;
   a->levels.reserve(f::kMaxLevels);
-  a->levels.push_back(MakeChain(PageKind::kData, a->desc.id, 0, a->desc.schema.record_width()));
+  a->levels.push_back(MakeChain(PageKind::kData, a->desc.id, 0, schema.record_width()));
   a->dirty = true;
-  AddChild(parent, a.get());
   arrays_.push_back(std::move(a));
-  return arrays_.back().get();
+  return *arrays_.back();
 }
 
 Result<ArrayId> StoreWriter::CreateArray(std::string_view name, const Schema& schema) {
@@ -217,16 +222,9 @@ Result<ArrayId> StoreWriter::CreateArray(std::string_view name, const Schema& sc
                  fmt::format("{} aggregate fields make index entries of {} bytes; two must fit a {}-byte page",
                              schema.aggregates().size(), IndexEntry::Width(schema), page_size_));
   }
-  auto a = std::make_unique<ArrayState>();
-  a->desc.id = ArrayId(static_cast<uint32_t>(arrays_.size() + 1));
-  a->desc.name = std::string(name);
-  a->desc.schema = schema;
-  a->desc.process_index = options_.process_index && schema.process_field().has_value();
-  a->levels.reserve(f::kMaxLevels);
-  a->levels.push_back(MakeChain(PageKind::kData, a->desc.id, 0, schema.record_width()));
-  a->dirty = true;
-  arrays_.push_back(std::move(a));
-  return arrays_.back()->desc.id;
+  ArrayState& a = NewArray(std::string(name), schema);
+  a.desc.process_index = options_.process_index && schema.process_field().has_value();
+  return a.desc.id;
 }
 
 const ArrayDesc* StoreWriter::FindArray(std::string_view name) const {

@@ -113,6 +113,8 @@ class StoreWriter final : public RecordSink {
   // Reads a parent's committed process tree: its pages, and each per-process array's totals.
   Status LoadProcessTree(Store& store, ArrayState& a);
   Status AppendTo(ArrayState& a, std::span<const std::byte> record);
+  // A new, empty array with the next id, dirty so that the next commit writes it.
+  ArrayState& NewArray(std::string name, const Schema& schema);
   // The per-process array of `process` under `parent`, created when it is new.
   Result<ArrayState*> ProcessArray(ArrayState& parent, int64_t process);
   static ArrayState* FindChild(const ArrayState& parent, int64_t process);
