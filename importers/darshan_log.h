@@ -39,6 +39,7 @@ class DarshanLog {
   static Result<std::unique_ptr<DarshanLog>> Open(std::unique_ptr<File> file);
 
   const std::string& name() const { return file_->name(); }
+  File& file() { return *file_; }
   const std::string& version() const { return version_; }  // "3.41"
   int minor() const { return minor_; }                       // 41
   bool big_endian() const { return swap_; }

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "importers/darshan_counter_record.h"
+#include "importers/darshan_dxt_reader.h"
 #include "importers/darshan_module_tables.h"
 
 namespace xtfq {
@@ -139,16 +140,6 @@ class RecordColumns {
 
 // Reads `bytes` bytes into `out` a megabyte at a time, so that a count read from a damaged record
 // costs memory only as far as the region really holds data.
-Status ReadGrowing(DarshanRegionReader& reader, std::vector<std::byte>& out, size_t bytes, std::string_view what) {
-  out.clear();
-  while (out.size() < bytes) {
-    const size_t at = out.size(), n = std::min<size_t>(bytes - at, size_t{1} << 20);
-    out.resize(at + n);
-    XTFQ_TRY(reader.ReadExact(std::span(out).subspan(at, n), what));
-  }
-  return Ok();
-}
-
 // HEATMAP records (../shared/docs/darshan-format.md, 4.8): base, f64 bin width, i64 bin count, 16
 // bytes of stored pointers, the write bins, then the read bins; printed width, read bins, write
 // bins. darshan-util's fix for logs of 3.4.0-3.4.3 is kept: a record with the first record's bin
@@ -169,7 +160,7 @@ Status PrintHeatmap(DarshanLog& log, RecordColumns& columns, std::FILE* out) {
     const double width = log.F64(head + 16);
     const auto nbins = static_cast<int64_t>(log.U64(head + 24));
     if (nbins < 0 || nbins > (int64_t{1} << 24)) return reader->Fail(fmt::format("a heatmap record of {} bins", nbins));
-    XTFQ_TRY(ReadGrowing(*reader, bins, static_cast<size_t>(nbins) * 16, "the heatmap bins"));
+    XTFQ_TRY(reader->ReadGrowing(bins, static_cast<size_t>(nbins) * 16, "the heatmap bins"));
     int64_t shown = nbins;
     if (!have_first) {
       have_first = true, first_width = width, first_bins = nbins;
@@ -237,7 +228,7 @@ Result<bool> ReadLustre(const DarshanLog& log, DarshanRegionReader& reader, Lust
       return reader.Fail(fmt::format("a record of {} components and {} stripes", num_comps, rec.num_stripes));
     }
     if (num_comps == 0) rec.num_stripes = 0;  // darshan-util then reads no components nor OST ids
-    XTFQ_TRY(ReadGrowing(reader, buf, static_cast<size_t>(num_comps) * 72, "the Lustre components"));
+    XTFQ_TRY(reader.ReadGrowing(buf, static_cast<size_t>(num_comps) * 72, "the Lustre components"));
     for (int64_t k = 0; k < num_comps; ++k) {
       const std::byte* c = buf.data() + 72 * k;
       LustreRecord::Component comp;
@@ -247,7 +238,7 @@ Result<bool> ReadLustre(const DarshanLog& log, DarshanRegionReader& reader, Lust
       rec.comps.push_back(std::move(comp));
     }
   }
-  XTFQ_TRY(ReadGrowing(reader, buf, static_cast<size_t>(rec.num_stripes) * 8, "the OST ids"));
+  XTFQ_TRY(reader.ReadGrowing(buf, static_cast<size_t>(rec.num_stripes) * 8, "the OST ids"));
   for (int64_t k = 0; k < rec.num_stripes; ++k) rec.osts.push_back(i64(buf.data() + 8 * k));
   if (version >= 2) {
     rec.num_stripes = 0;
@@ -527,29 +518,18 @@ Status DarshanParserText::Dxt(DarshanLog& log, bool show_incomplete, std::FILE* 
   RecordColumns columns(log);
   for (int slot : {kDxtPosix, kDxtMpiio}) {
     if (log.module(slot).len == 0 && !log.partial(slot)) continue;
-    const uint32_t version = log.module_version(slot);
     XTFQ_TRY(BeginModule(log, slot, show_incomplete, 51, out, err));
     const bool posix = slot == kDxtPosix;
-    const bool has_thread = posix ? version >= 2 : version >= 3;
-    const size_t seg_bytes = has_thread ? 40 : 32;
-    auto reader = log.ModuleReader(slot);
-    std::byte head[104];
-    std::vector<std::byte> segs;
+    DarshanDxtReader reader(log, slot);
+    const bool has_thread = reader.has_thread();
+    DxtRecord rec;
     std::vector<uint64_t> threads;
     for (;;) {
-      XTFQ_ASSIGN_OR_RETURN(size_t got, reader->Read(head));
-      if (got == 0) break;
-      if (got < sizeof head) return reader->Fail(fmt::format("the region ends {} bytes into a DXT record header of 104 bytes", got));
-      const uint64_t id = log.U64(head);
-      const auto rank = static_cast<int64_t>(log.U64(head + 8));
-      const char* host = reinterpret_cast<const char*>(head + 24);
-      const std::string hostname(host, strnlen(host, 64));
-      const auto writes = static_cast<int64_t>(log.U64(head + 88));
-      const auto reads = static_cast<int64_t>(log.U64(head + 96));
-      constexpr int64_t kMaxSegments = int64_t{1} << 32;
-      if (writes < 0 || reads < 0 || writes > kMaxSegments || reads > kMaxSegments) {
-        return reader->Fail(fmt::format("a DXT record of {} writes and {} reads", writes, reads));
-      }
+      XTFQ_ASSIGN_OR_RETURN(bool more, reader.Next(rec));
+      if (!more) break;
+      const uint64_t id = rec.id;
+      const int64_t rank = rec.rank, writes = rec.writes, reads = rec.reads;
+      const std::string& hostname = rec.hostname;
       const RecordColumns::Columns& cols = columns.For(id, "(null)");
       const std::string &file = cols.name, &mount = cols.mount, &type = cols.type;
       const LustreRecord* lr = nullptr;
@@ -557,13 +537,10 @@ Status DarshanParserText::Dxt(DarshanLog& log, bool show_incomplete, std::FILE* 
         auto it = lustre.find(id);
         if (it != lustre.end() && !it->second.comps.empty()) lr = &it->second;
       }
-      // A record's segments are held in memory (as darshan-util holds the record): the thread
-      // count printed before them needs all of them.
+      // The thread count printed before the segments needs all of them.
       const int64_t total = writes + reads;
-      if (total > (int64_t{1} << 27)) return reader->Fail(fmt::format("a DXT record of {} segments", total));
-      XTFQ_TRY(ReadGrowing(*reader, segs, static_cast<size_t>(total) * seg_bytes, "the DXT segments"));
       threads.clear();
-      for (int64_t i = 0; has_thread && i < total; ++i) threads.push_back(log.U64(segs.data() + i * 40 + 32));
+      for (const DxtSegment& sg : rec.segments) threads.push_back(sg.thread);
       std::sort(threads.begin(), threads.end());
       const size_t nthreads = has_thread ? static_cast<size_t>(std::unique(threads.begin(), threads.end()) - threads.begin()) : 1;
       std::fprintf(out, "\n# DXT, file_id: %" PRIu64 ", file_name: %s\n# DXT, rank: %" PRId64 ", hostname: %s\n", id,
@@ -585,11 +562,9 @@ Status DarshanParserText::Dxt(DarshanLog& log, bool show_incomplete, std::FILE* 
       std::fprintf(out, "# Module    Rank  Wt/Rd  Segment          Offset          Length    Start(s)      End(s)%s   Pthread-ID\n",
                    lr != nullptr ? "   [OST]" : "");
       for (int64_t i = 0; i < total; ++i) {
-        const std::byte* sg = segs.data() + i * static_cast<int64_t>(seg_bytes);
-        int64_t offset = static_cast<int64_t>(log.U64(sg));
-        const auto length = static_cast<int64_t>(log.U64(sg + 8));
-        const double start = log.F64(sg + 16), end = log.F64(sg + 24);
-        if (!posix && version == 1) offset = -1;  // DXT_MPIIO v1 offsets are meaningless
+        const DxtSegment& sg = rec.segments[static_cast<size_t>(i)];
+        const int64_t offset = sg.offset, length = sg.length;
+        const double start = sg.start, end = sg.end;
         const bool write = i < writes;
         std::fprintf(out, "%8s%8" PRId64 "%7s%9d%16" PRId64 "%16" PRId64 "%12.4f%12.4f", posix ? "X_POSIX" : "X_MPIIO", rank,
                      write ? "write" : "read", static_cast<int>(write ? i : i - writes), offset, length, start, end);
@@ -612,7 +587,7 @@ Status DarshanParserText::Dxt(DarshanLog& log, bool show_incomplete, std::FILE* 
           }
         }
         if (has_thread) {
-          std::fprintf(out, "   %4" PRIu64 "\n", log.U64(sg + 32));
+          std::fprintf(out, "   %4" PRIu64 "\n", sg.thread);
         } else {
           std::fputs("   N/A\n", out);
         }

@@ -126,4 +126,14 @@ Result<std::vector<std::byte>> DarshanRegionReader::ReadAll() {
   }
 }
 
+Status DarshanRegionReader::ReadGrowing(std::vector<std::byte>& out, size_t bytes, std::string_view item) {
+  out.clear();
+  while (out.size() < bytes) {
+    const size_t at = out.size(), n = std::min<size_t>(bytes - at, size_t{1} << 20);
+    out.resize(at + n);
+    XTFQ_TRY(ReadExact(std::span(out).subspan(at, n), item));
+  }
+  return Ok();
+}
+
 }  // namespace xtfq

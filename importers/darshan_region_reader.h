@@ -40,6 +40,9 @@ class DarshanRegionReader {
   Result<size_t> Read(std::span<std::byte> out);
   // Reads exactly out.size() bytes; an error saying what was being read when the region ends first.
   Status ReadExact(std::span<std::byte> out, std::string_view item);
+  // Replaces `out` with the next `bytes` bytes, growing it a megabyte at a time, so that a damaged
+  // count in a record costs no more memory than the region really holds.
+  Status ReadGrowing(std::vector<std::byte>& out, size_t bytes, std::string_view item);
   // The whole rest of the region.
   Result<std::vector<std::byte>> ReadAll();
   // Bytes produced so far (offset in the decompressed region).

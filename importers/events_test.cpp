@@ -25,6 +25,7 @@ class VectorSink final : public RecordSink {
     schemas.push_back(schema);
     return ArrayId(static_cast<uint32_t>(names.size()));
   }
+  std::optional<ArrayId> FindArrayId(std::string_view) const override { return std::nullopt; }
   Status Append(ArrayId, std::span<const std::byte> record) override {
     records.emplace_back(record.begin(), record.end());
     return Ok();

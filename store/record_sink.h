@@ -4,6 +4,7 @@
 // Thread-safety: a sink is driven by one thread.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -17,6 +18,8 @@ class RecordSink {
  public:
   virtual ~RecordSink() = default;
   virtual Result<ArrayId> CreateArray(std::string_view name, const Schema& schema) = 0;
+  // The array called `name` (created since the last commit or before), or nullopt.
+  virtual std::optional<ArrayId> FindArrayId(std::string_view name) const = 0;
   // REQUIRES: record.size() == the array's record width.
   virtual Status Append(ArrayId array, std::span<const std::byte> record) = 0;
   virtual Result<StringRef> AddString(std::string_view s) = 0;

@@ -66,6 +66,10 @@ class StoreWriter final : public RecordSink {
   // The array's id, name and schema. Its chain descriptors (and so record_count()) are those of
   // the last commit; Pending() has the current ones.
   const ArrayDesc* FindArray(std::string_view name) const;
+  std::optional<ArrayId> FindArrayId(std::string_view name) const override {
+    const ArrayDesc* a = FindArray(name);
+    return a == nullptr ? std::nullopt : std::optional<ArrayId>(a->id);
+  }
   // Appends one record; a record earlier than the array's last in time is refused
   // (kInvalidArgument). REQUIRES: record.size() == the array's record width.
   Status Append(ArrayId array, std::span<const std::byte> record) override;

@@ -1,0 +1,68 @@
+#include "query/darshan_logs.h"
+
+#include <fmt/format.h>
+
+#include "query/darshan_source_file.h"
+
+namespace xtfq {
+
+namespace {
+int64_t I(const Schema& s, const std::byte* r, size_t f) {
+  return std::visit([](auto v) { return static_cast<int64_t>(v); }, s.Get(r, f));
+}
+}  // namespace
+
+Result<std::vector<DarshanLogInfo>> DarshanLogs::List(StoreReader& reader) {
+  std::vector<DarshanLogInfo> out;
+  const ArrayDesc* a = reader.store().catalogue().Find(DarshanLayout::kLogs);
+  if (a == nullptr) return out;
+  const Schema& s = a->schema;
+  if (!(s == DarshanLayout::LogSchema())) {
+    return Error(ErrorCode::kCorrupt, fmt::format("{}: {} does not have the Darshan log schema", reader.store().name(),
+                                                  DarshanLayout::kLogs));
+  }
+  ChainCursor c = reader.Records(*a);
+  XTFQ_ASSIGN_OR_RETURN(bool more, c.First());
+  for (; more;) {
+    const std::byte* r = c.entry();
+    DarshanLogInfo i;
+    i.log = I(s, r, 0), i.job = I(s, r, 1), i.uid = I(s, r, 2), i.start_sec = I(s, r, 3), i.start_nsec = I(s, r, 4);
+    i.end_sec = I(s, r, 5), i.end_nsec = I(s, r, 6), i.nprocs = I(s, r, 7), i.format_minor = I(s, r, 8);
+    i.partial = static_cast<uint64_t>(I(s, r, 9));
+    i.source = static_cast<DarshanLayout::SourceKind>(I(s, r, 10));
+    i.source_bytes = static_cast<uint64_t>(I(s, r, 11));
+    std::string* strings[] = {&i.exe, &i.metadata, &i.mounts, &i.file};
+    for (size_t k = 0; k < 4; ++k) {
+      XTFQ_ASSIGN_OR_RETURN(*strings[k], reader.String(StringRef::Unpack(static_cast<uint64_t>(I(s, r, 12 + k)))));
+    }
+    out.push_back(std::move(i));
+    XTFQ_ASSIGN_OR_RETURN(more, c.Next());
+  }
+  return out;
+}
+
+Result<DarshanLogInfo> DarshanLogs::Find(StoreReader& reader, std::optional<int64_t> log, std::optional<int64_t> job) {
+  XTFQ_ASSIGN_OR_RETURN(std::vector<DarshanLogInfo> logs, List(reader));
+  std::string listed;
+  for (const auto& l : logs) listed += fmt::format("{}log {} (job {}, {})", listed.empty() ? "" : ", ", l.log, l.job, l.file);
+  if (logs.empty()) {
+    return Error(ErrorCode::kNotFound, fmt::format("{}: the store holds no Darshan log", reader.store().name()));
+  }
+  std::vector<const DarshanLogInfo*> hits;
+  for (const auto& l : logs) {
+    if ((!log || l.log == *log) && (!job || l.job == *job)) hits.push_back(&l);
+  }
+  if (hits.size() == 1) return *hits.front();
+  const std::string what = log ? fmt::format("log {}", *log) : job ? fmt::format("job {}", *job) : "a log";
+  return Error(hits.empty() ? ErrorCode::kNotFound : ErrorCode::kInvalidArgument,
+               fmt::format("{}: {} {}; give --log N (the store has {})", reader.store().name(), what,
+                           hits.empty() ? "is not there" : "is ambiguous", listed));
+}
+
+Result<std::unique_ptr<File>> DarshanLogs::Source(StoreReader& reader, const DarshanLogInfo& info) {
+  XTFQ_ASSIGN_OR_RETURN(const ArrayDesc* src, reader.Array(DarshanLayout::kSource));
+  return std::unique_ptr<File>(new DarshanSourceFile(reader, *src, info.log, info.source_bytes,
+                                                     fmt::format("{} (log {}: {})", reader.store().name(), info.log, info.file)));
+}
+
+}  // namespace xtfq

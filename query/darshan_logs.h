@@ -1,0 +1,40 @@
+// DarshanLogs: the Darshan logs of a store (docs/format.md, "Darshan layout"): the darshan.logs
+// records decoded, and each log's source (the binary log or darshan-parser text it was imported
+// from) as a read-only File, read chunk by chunk through the page cache (one descent of the
+// darshan.source tree per chunk), so that DarshanLog and the dumps work on a store as on a file.
+//
+// Thread-safety: one thread at a time (the files share the reader's cache).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "query/store_reader.h"
+#include "store/darshan_layout.h"
+#include "store/file.h"
+
+namespace xtfq {
+
+struct DarshanLogInfo {
+  int64_t log = 0, job = 0, uid = 0, start_sec = 0, start_nsec = 0, end_sec = 0, end_nsec = 0, nprocs = 0;
+  int64_t format_minor = 0;
+  uint64_t partial = 0;
+  DarshanLayout::SourceKind source = DarshanLayout::SourceKind::kBinary;
+  uint64_t source_bytes = 0;
+  std::string exe, metadata, mounts, file;
+};
+
+class DarshanLogs {
+ public:
+  // The logs of `reader`'s store, in import order (none when it has no darshan.logs array).
+  static Result<std::vector<DarshanLogInfo>> List(StoreReader& reader);
+  // The log whose number is `log`, or the one log with job id `job`; an error that lists the logs
+  // when there is no such log or the job id is ambiguous.
+  static Result<DarshanLogInfo> Find(StoreReader& reader, std::optional<int64_t> log, std::optional<int64_t> job);
+  // The source of `info` as a File (writes fail).
+  static Result<std::unique_ptr<File>> Source(StoreReader& reader, const DarshanLogInfo& info);
+};
+
+}  // namespace xtfq

@@ -1,0 +1,80 @@
+// DarshanLayout: how Darshan logs are laid out in a store (docs/format.md, "Darshan layout"): the
+// array names and record schemas shared by the importer (which writes them) and the query layer
+// (which reads them).
+//
+//   darshan.logs              one record per imported log: job, times, nprocs, format, partial
+//                             flags, where its source bytes are, exe/metadata/mounts as strings
+//   darshan.source            the imported file itself (the binary log, or the darshan-parser
+//                             text), in chunks of kSourceChunk bytes held as heap strings
+//   darshan/<log>/names       the name records: id, name
+//   darshan/<log>/<MODULE>    a fixed-size module's counter records (POSIX, MPI-IO, STDIO, H5F,
+//                             H5D, PNETCDF_FILE, PNETCDF_VAR, BG/Q, DFS, DAOS), up-converted to the
+//                             current record version: id, rank (process; -1 = shared), t (the
+//                             open start timestamp in ns from the job's start; time key), then
+//                             each counter under darshan-parser's name
+//   darshan/<log>/<DXT>.read, darshan/<log>/<DXT>.write  DXT segments of one operation, in time
+//                             order (t = start in ns; process = rank), with fields derived at
+//                             import: duration, sequential and consecutive flags, size class
+//   darshan/<log>/<DXT>.files the DXT file records: id, rank, hostname, write and read counts
+// <log> is the log's number in darshan.logs (from 0); several logs, of one job id or of many, live
+// side by side.
+//
+// Thread-safety: immutable.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "store/schema.h"
+
+namespace xtfq {
+
+class DarshanLayout {
+ public:
+  static constexpr std::string_view kLogs = "darshan.logs";
+  static constexpr std::string_view kSource = "darshan.source";
+  static constexpr uint32_t kSourceChunk = 1u << 20;
+  enum class SourceKind : uint8_t { kBinary = 0, kParserText = 1 };
+
+  // "darshan/<log>/<part>".
+  static std::string ArrayName(int64_t log, std::string_view part);
+
+  // darshan.logs: log i64, job i64, uid i64, start_sec, start_nsec, end_sec, end_nsec, nprocs i64,
+  // format_minor i64, partial u64 (bit i = module slot i, numbered as in format 3.41),
+  // source_kind u8, source_bytes u64, exe, metadata, mounts ("path\tfs_type\n" lines, darshan-util's order), file (the
+  // imported file's name): u64 string references.
+  static const Schema& LogSchema();
+  // darshan.source: key i64 (time: SourceKey(log, chunk), so one descent finds a chunk), log i64,
+  // chunk u64, bytes u32, data u64 (string reference).
+  static const Schema& SourceSchema();
+  static int64_t SourceKey(int64_t log, uint64_t chunk);
+  // darshan/<log>/names: id u64, name u64 (string reference).
+  static const Schema& NamesSchema();
+  // A counter module's schema: id u64, rank i64 (process), t i64 (time), the int counters (i64),
+  // the float counters (f64), then `file_rec_id` (u64) when the module has one and `tail` (u64
+  // string reference: DFS/DAOS UUIDs and OID) when it has a trailer. Aggregated: the counters
+  // that the signals add up (reads, writes, bytes, times; see docs/format.md).
+  static Result<Schema> CounterSchema(const std::vector<std::string_view>& names, size_t ints, bool file_rec,
+                                      bool tail);
+  // A DXT segment: t i64 (start, ns; time), rank i64 (process), file u64 (record id),
+  // offset i64, length i64*, duration f64* (end - start, seconds), seq u8*, consec u8*,
+  // size_<bin> u8* for Darshan's ten size classes, thread u64 (0 when the log has none);
+  // * = aggregated. 68 bytes. The exact start and end doubles stay in the source.
+  static constexpr uint32_t kDxtOffsetT = 0, kDxtOffsetRank = 8, kDxtOffsetFile = 16, kDxtOffsetOffset = 24,
+                            kDxtOffsetLength = 32, kDxtOffsetDuration = 40, kDxtOffsetSeq = 48, kDxtOffsetConsec = 49,
+                            kDxtOffsetBins = 50, kDxtOffsetThread = 60, kDxtWidth = 68;
+  static const Schema& DxtSchema();
+  // darshan/<log>/<DXT>.files: id u64, rank i64, hostname u64 (string reference), writes i64, reads i64.
+  static const Schema& DxtFileSchema();
+
+  // Darshan's 10 size classes (DARSHAN_BUCKET_INC): <= 100, 1 KiB, 10 KiB, 100 KiB, 1 MiB, 4 MiB,
+  // 10 MiB, 100 MiB, 1 GiB, more.
+  static constexpr int kSizeBins = 10;
+  static int SizeBin(int64_t bytes);
+  // The suffixes darshan-parser gives the bins: "0_100", "100_1K", ..., "1G_PLUS".
+  static std::string_view SizeBinName(int bin);
+};
+
+}  // namespace xtfq
