@@ -14,25 +14,13 @@
 
 #include "store/store.h"
 #include "tests/temp_dir.h"
+#include "tests/xtfq_cli.h"
 
 namespace xtfq {
 namespace {
 
-struct Run {
-  int status;
-  std::string out, err;
-};
-
-Run Xtfq(const test::TempDir& dir, const std::string& args) {
-  const std::string out = dir.File("stdout"), err = dir.File("stderr");
-  const std::string cmd = fmt::format("cd '{}' && BUDGET_S=0.05 MIN_RUNS=1 '{}' {} > '{}' 2> '{}'", dir.path().string(), XTFQ_CLI_PATH, args, out, err);
-  const int rc = std::system(cmd.c_str());
-  auto slurp = [](const std::string& p) {
-    std::ifstream in(p);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  };
-  return Run{WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, slurp(out), slurp(err)};
-}
+using test::Run;
+using test::Xtfq;
 
 size_t Lines(const std::string& s) { return static_cast<size_t>(std::count(s.begin(), s.end(), '\n')); }
 

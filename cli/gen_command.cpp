@@ -18,10 +18,21 @@ CLI::App* GenCommand::Register(CLI::App& parent) {
   events_->add_option("-o,--output", out_, "output file (must not exist)")->required();
   events_->add_option("--ranks", ranks_, "ranks R: rank is uniform in [0, R)")->check(CLI::Range(1, 1 << 30));
   events_->add_option("--seed", seed_, "random seed");
+  darshan_ = app->add_subcommand("darshan",
+                                 "a binary Darshan log (format 3.41, zlib) of a synthetic MPI run: POSIX, MPI-IO, STDIO, DXT");
+  darshan_->add_option("SEGMENTS", darshan_segments_, "DXT segments in all (1e7 style allowed)")->check(CLI::Range(1.0, 1e12));
+  darshan_->add_option("-o,--output", out_, "output log (replaced if it exists)")->required();
+  darshan_->add_option("--ranks", darshan_opts_.ranks, "MPI ranks")->check(CLI::Range(int64_t{1}, int64_t{1} << 24));
+  darshan_->add_option("--files", darshan_opts_.files, "files: input, checkpoints, the rest per-rank diagnostics")
+      ->check(CLI::Range(int64_t{2}, int64_t{1} << 30));
+  darshan_->add_option("--checkpoints", darshan_opts_.checkpoints, "collective checkpoints")->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+  darshan_->add_option("--duration", darshan_opts_.duration, "run time in seconds")->check(CLI::Range(1.0, 1e8));
+  darshan_->add_option("--seed", darshan_opts_.seed, "random seed");
   return app;
 }
 
 int GenCommand::Run() {
+  if (darshan_->parsed()) return RunDarshan();
   const double n_d = std::floor(count_);
   if (n_d > 1e15) return Fail("gen events", Error(ErrorCode::kInvalidArgument, fmt::format("N = {} is too large", count_)));
   const auto n = static_cast<uint64_t>(n_d);
@@ -40,6 +51,15 @@ int GenCommand::Run() {
   Status s = (*file)->Sync();
   if (!s.ok()) return Fail("gen events", s.error());
   fmt::print(stderr, "gen events: {} events, {} ranks, seed {} -> {}\n", n, ranks_, seed_, out_);
+  return kExitOk;
+}
+
+int GenCommand::RunDarshan() {
+  darshan_opts_.segments = static_cast<uint64_t>(std::floor(darshan_segments_));
+  auto st = DarshanGenerator::Write(out_, darshan_opts_);
+  if (!st.ok()) return Fail("gen darshan", st.error());
+  fmt::print(stderr, "gen darshan: {} DXT_POSIX + {} DXT_MPIIO segments, {} records, {} names, {} ranks, seed {} -> {}\n",
+             st->posix_segments, st->mpiio_segments, st->records, st->names, darshan_opts_.ranks, darshan_opts_.seed, out_);
   return kExitOk;
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "cli/command.h"
+#include "importers/darshan_generator.h"
 
 namespace xtfq::cli {
 
@@ -17,6 +18,10 @@ class GenCommand final : public Command {
 
  private:
   CLI::App* events_ = nullptr;
+  CLI::App* darshan_ = nullptr;
+  DarshanGenOptions darshan_opts_;
+  double darshan_segments_ = 1e6;
+  int RunDarshan();
   double count_ = 0;
   std::string out_;
   int32_t ranks_ = 1024;
