@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "importers/darshan_log.h"
+#include "query/darshan_logs.h"
 #include "store/format.h"
 #include "store/index_entry.h"
 #include "store/store.h"
@@ -120,6 +122,32 @@ int InfoCommand::Run() {
                       {"process_index", pj},
                       {"bytes_per_record", a.record_count() == 0 ? 0.0 : static_cast<double>(all_pages * p) / static_cast<double>(a.record_count())}});
   }
+  // Darshan logs: the job of each, and what the text imports lack.
+  nlohmann::json darshan = nlohmann::json::array();
+  if (cat.Find(DarshanLayout::kLogs) != nullptr) {
+    auto reader = StoreReader::Open(store_);
+    if (!reader.ok()) return Fail("info", reader.error());
+    auto logs = DarshanLogs::List(**reader);
+    if (!logs.ok()) return Fail("info", logs.error());
+    for (const DarshanLogInfo& l : *logs) {
+      nlohmann::json partial = nlohmann::json::array();
+      for (int slot = 0; slot < DarshanLog::kSlots; ++slot) {
+        if ((l.partial >> slot) & 1) {
+          const std::string_view n = DarshanLog::ModuleName(slot);
+          partial.push_back(n.empty() ? fmt::format("slot {}", slot) : std::string(n));
+        }
+      }
+      const bool text = l.source == DarshanLayout::SourceKind::kParserText;
+      darshan.push_back({{"log", l.log}, {"job", l.job}, {"uid", l.uid}, {"nprocs", l.nprocs},
+                         {"format", fmt::format("3.{:02}", l.format_minor)}, {"start_sec", l.start_sec},
+                         {"end_sec", l.end_sec}, {"exe", l.exe}, {"file", l.file},
+                         {"source", text ? "darshan-parser text" : "binary log"}, {"source_bytes", l.source_bytes},
+                         {"partial_modules", partial},
+                         {"note", text ? "floating-point counters carry only the six decimals darshan-parser prints; "
+                                         "no DXT segments; job nanoseconds unknown"
+                                       : ""}});
+    }
+  }
   const uint64_t free_pages = cat.free_pages.size();
   nlohmann::json j = {
       {"store", s.name()},
@@ -144,6 +172,7 @@ int InfoCommand::Run() {
       {"heap_bytes", cat.heap.entries},
       {"catalogue_bytes", sb.catalogue_bytes},
       {"arrays", arrays},
+      {"darshan_logs", darshan},
   };
   if (format_ == "json") {
     fmt::print("{}\n", j.dump(2));
@@ -181,6 +210,18 @@ int InfoCommand::Run() {
     fmt::print("  {:<12} {:.2f} bytes per record on disk, all of the above included\n", "", a["bytes_per_record"].get<double>());
   }
   if (!cat.arrays.empty()) fmt::print("(* marks aggregated fields)\n");
+  if (!darshan.empty()) fmt::print("darshan logs {}\n", darshan.size());
+  for (const auto& d : darshan) {
+    std::string partial;
+    for (const auto& m : d["partial_modules"]) partial += (partial.empty() ? "" : ", ") + m.get<std::string>();
+    fmt::print("  log {}: job {}, uid {}, {} processes, format {}, run {} s, from {} ({}, {})\n", d["log"].get<int64_t>(),
+               d["job"].get<int64_t>(), d["uid"].get<int64_t>(), d["nprocs"].get<int64_t>(), d["format"].get<std::string>(),
+               d["end_sec"].get<int64_t>() - d["start_sec"].get<int64_t>(), d["file"].get<std::string>(),
+               d["source"].get<std::string>(), Bytes(d["source_bytes"].get<uint64_t>()));
+    fmt::print("    exe: {}\n", d["exe"].get<std::string>());
+    if (!partial.empty()) fmt::print("    incomplete data (partial flag) in: {}\n", partial);
+    if (!d["note"].get<std::string>().empty()) fmt::print("    note: {}\n", d["note"].get<std::string>());
+  }
   return kExitOk;
 }
 

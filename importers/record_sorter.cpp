@@ -16,7 +16,7 @@ namespace xtfq {
 RecordSorter::RecordSorter(uint32_t width, uint32_t key_offset, size_t memory_bytes, std::string temp_dir)
     : width_(width),
       key_offset_(key_offset),
-      capacity_(std::max<size_t>(1, std::min<size_t>(memory_bytes / (width + sizeof(uint32_t)), UINT32_MAX))),
+      capacity_(std::max<size_t>(1, std::min<size_t>(memory_bytes / (width + 16), UINT32_MAX))),
       temp_dir_(std::move(temp_dir)) {}
 
 RecordSorter::~RecordSorter() {
@@ -37,11 +37,12 @@ Status RecordSorter::Add(std::span<const std::byte> record) {
 }
 
 std::vector<uint32_t> RecordSorter::SortedOrder() const {
+  // (key, position) pairs sorted whole: contiguous keys, and the position breaks ties (stable).
+  std::vector<std::pair<int64_t, uint32_t>> keyed(held_);
+  for (size_t i = 0; i < held_; ++i) keyed[i] = {Key(buffer_.data() + i * width_), static_cast<uint32_t>(i)};
+  std::sort(keyed.begin(), keyed.end());
   std::vector<uint32_t> order(held_);
-  for (size_t i = 0; i < held_; ++i) order[i] = static_cast<uint32_t>(i);
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    return Key(buffer_.data() + size_t{a} * width_) < Key(buffer_.data() + size_t{b} * width_);
-  });
+  for (size_t i = 0; i < held_; ++i) order[i] = keyed[i].second;
   return order;
 }
 
