@@ -23,7 +23,7 @@ class ImportCommand final : public Command {
   std::string format_ = "auto";
   std::string array_ = "events";
   uint32_t page_size_ = 4096;
-  uint32_t sort_memory_mib_ = 96;
+  uint32_t sort_memory_mib_ = 64;
   bool no_process_index_ = false;
 };
 

@@ -42,7 +42,7 @@ struct DarshanJob {
 };
 
 struct DarshanImportOptions {
-  size_t sort_memory = size_t{96} << 20;  // bytes of records held before sorted runs spill
+  size_t sort_memory = size_t{64} << 20;  // bytes of records held before sorted runs spill
   std::string temp_dir = "/tmp";          // where spilled runs go
 };
 

@@ -5,7 +5,10 @@
 #include <vector>
 
 #include "importers/darshan_log.h"
+#include "importers/darshan_importer.h"
 #include "importers/darshan_parser_text.h"
+#include "importers/darshan_text_importer.h"
+#include "store/store_writer.h"
 #include "store/mem_file.h"
 
 namespace xtfq::test {
@@ -14,9 +17,22 @@ uint64_t FuzzDarshanLog(const uint8_t* data, size_t size) {
   auto disk = std::make_shared<MemDisk>();
   const auto* b = reinterpret_cast<const std::byte*>(data);
   disk->SetContents(std::vector<std::byte>(b, b + size));
+  // The same bytes as darshan-parser text, imported into an in-memory store.
+  uint64_t decoded = 0;
+  DarshanImportOptions opts;
+  opts.sort_memory = 1 << 16;  // small: the external sort spills and merges too
+  {
+    auto text = std::make_unique<MemFile>("fuzz.txt", disk);
+    auto w = StoreWriter::Create(std::make_unique<MemFile>("fuzz.xtfq", std::make_shared<MemDisk>()));
+    if (w.ok()) decoded += DarshanTextImporter::Import(*text, **w, 0, opts).ok() ? 1 : 0;
+  }
   auto log = DarshanLog::Open(std::make_unique<MemFile>("fuzz.darshan", disk));
-  if (!log.ok()) return 0;
-  uint64_t decoded = DarshanParserText::Header(**log).size();
+  if (!log.ok()) return decoded;
+  {
+    auto w = StoreWriter::Create(std::make_unique<MemFile>("fuzz.xtfq", std::make_shared<MemDisk>()));
+    if (w.ok()) decoded += DarshanImporter::Import(**log, **w, 0, opts).ok() ? 1 : 0;
+  }
+  decoded += DarshanParserText::Header(**log).size();
   // Both dumps, into the void: every record decoder and printer sees the input.
   static std::FILE* sink = std::fopen("/dev/null", "w");
   decoded += DarshanParserText::Base(**log, true, sink, sink).ok() ? 1 : 0;
