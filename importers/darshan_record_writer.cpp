@@ -172,8 +172,10 @@ Status DarshanRecordWriter::AddDxt(const DxtRecord& r) {
       StoreLe<int64_t>(p + L::kDxtOffsetLength, s.length);
       StoreLe<double>(p + L::kDxtOffsetDuration, s.end - s.start);
       p[L::kDxtOffsetSeq] = std::byte{s.offset > last};
-      p[L::kDxtOffsetConsec] = std::byte{s.offset == last + 1};
-      last = s.offset + s.length - 1;
+      // Wrapping arithmetic: a damaged log may hold any offset and length.
+      const auto u_offset = static_cast<uint64_t>(s.offset), u_last = static_cast<uint64_t>(last);
+      p[L::kDxtOffsetConsec] = std::byte{u_offset == u_last + 1};
+      last = static_cast<int64_t>(u_offset + static_cast<uint64_t>(s.length) - 1);
       std::memset(p + L::kDxtOffsetBins, 0, L::kSizeBins);
       p[L::kDxtOffsetBins + L::SizeBin(s.length)] = std::byte{1};
       StoreLe<uint64_t>(p + L::kDxtOffsetThread, s.thread);
