@@ -14,6 +14,7 @@
 #include "cli/info_command.h"
 #include "cli/primitive_command.h"
 #include "cli/query_command.h"
+#include "cli/signals_command.h"
 
 namespace xtfq::cli {
 
@@ -38,6 +39,7 @@ int RunCli(int argc, char** argv) {
   commands.push_back(std::make_unique<QueryCommand>());
   commands.push_back(std::make_unique<BenchCommand>());
   commands.push_back(std::make_unique<DumpCommand>());
+  commands.push_back(std::make_unique<SignalsCommand>());
   std::vector<CLI::App*> subs;
   for (auto& c : commands) subs.push_back(c->Register(app));
   try {
