@@ -36,15 +36,22 @@ void ArrayOptions::Register(CLI::App* app) {
   app->add_option("--backend", backend_, "page source: pread (default; safe on Lustre and NFS) or mmap")
       ->check(CLI::IsMember({"pread", "mmap"}));
   app->add_option("--cache-mb", cache_mb_, "page cache budget in MiB")->check(CLI::PositiveNumber);
-  app->add_option("--format", format_, "output format")->check(CLI::IsMember({"text", "json"}));
+  app->add_option("--format", format_, "output format (csv: Darshan windows only)")->check(CLI::IsMember({"text", "json", "csv"}));
   app->add_flag("--scan", scan_, "answer by scanning every record instead of using the index (for comparison)");
 }
 
-Status ArrayOptions::Open() {
+Status ArrayOptions::OpenReader() {
+  if (reader_) return Ok();
   ReaderOptions ro;
   ro.backend = backend_ == "mmap" ? Backend::kMmap : Backend::kPread;
   ro.cache_bytes = cache_mb_ << 20;
   XTFQ_ASSIGN_OR_RETURN(reader_, StoreReader::Open(store_, ro));
+  return Ok();
+}
+
+Status ArrayOptions::Open() {
+  XTFQ_TRY(OpenReader());
+  if (format_ == "csv") return Error(ErrorCode::kInvalidArgument, "--format csv is for Darshan windows; use text or json");
   const Catalogue& cat = reader_->store().catalogue();
   std::string name = array_name_;
   if (name.empty()) {

@@ -28,7 +28,12 @@ class ArrayOptions {
  public:
   void Register(CLI::App* app);
   // Opens the store and finds the array (the only one, or --array).
+  // Opens the store and the array (--array, or the only one, or 'events').
   Status Open();
+  // Opens only the store.
+  Status OpenReader();
+  bool array_given() const { return !array_name_.empty(); }
+  const std::string& format() const { return format_; }
 
   StoreReader& reader() { return *reader_; }
   const ArrayDesc& array() const { return *array_; }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/output.h"
+#include "store/darshan_layout.h"
 
 namespace xtfq::cli {
 
@@ -12,10 +13,30 @@ CLI::App* QueryCommand::Register(CLI::App& parent) {
   app->add_option("--time", time_, "window T1:T2 (half-open, ns; either side may be empty; default: everything)");
   app->add_option("--ranks", ranks_, "process window R1:R2 (half-open)");
   app->add_option("--buckets", buckets_, "split the window into B equal time buckets (a histogram)")->check(CLI::Range(1, 10000000));
+  app->add_option("--module", darshan_.module, "Darshan: DXT module, POSIX or MPI-IO")->check(CLI::IsMember({"POSIX", "MPI-IO"}));
+  app->add_option("--file", darshan_.file_glob, "Darshan: only files whose name matches this glob");
+  app->add_option("--job", darshan_.job, "Darshan: the log of this job id");
+  app->add_option("--log", darshan_.log, "Darshan: the log number");
+  app->add_flag("--per-rank", darshan_.per_rank, "Darshan: a row per rank");
+  app->add_flag("--per-file", darshan_.per_file, "Darshan: a row per file (reads the window's segments)");
   return app;
 }
 
 Result<std::string> QueryCommand::Answer() {
+  if (!opts_.array_given()) {
+    XTFQ_TRY(opts_.OpenReader());
+    if (opts_.reader().store().catalogue().Find(DarshanLayout::kLogs) != nullptr) {
+      darshan_.time = time_;
+      darshan_.ranks = ranks_;
+      darshan_.scan = opts_.scan();
+      darshan_.format = opts_.format();
+      if (buckets_ != 0) return Error(ErrorCode::kInvalidArgument, "--buckets on Darshan windows: give --array NAME for a histogram of one array");
+      return DarshanWindowReport::Render(opts_.reader(), darshan_);
+    }
+  }
+  if (!darshan_.file_glob.empty() || darshan_.job || darshan_.log || darshan_.per_rank || darshan_.per_file) {
+    return Error(ErrorCode::kInvalidArgument, "--module, --file, --job, --log, --per-rank and --per-file are for stores of Darshan logs");
+  }
   XTFQ_TRY(opts_.Open());
   Primitives& p = opts_.primitives();
   const Schema& schema = opts_.array().schema;

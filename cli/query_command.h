@@ -1,12 +1,14 @@
 // QueryCommand: `xtfq query STORE [--time T1:T2] [--ranks R1:R2] [--buckets B]`: count and, for
 // every aggregate field, sum, min, max, mean and standard deviation over the window, from the
-// index; with --buckets, the same for each of B equal time buckets (a histogram).
+// index; with --buckets, the same for each of B equal time buckets (a histogram). On a store of
+// Darshan logs without --array: Darshan's signals inside the window (DarshanWindowReport).
 //
 // Thread-safety: as Command.
 #pragma once
 
 #include "cli/array_options.h"
 #include "cli/command.h"
+#include "cli/darshan_window_report.h"
 
 namespace xtfq::cli {
 
@@ -22,6 +24,7 @@ class QueryCommand final : public Command {
   std::string time_ = ":";
   std::string ranks_;
   uint32_t buckets_ = 0;
+  DarshanWindowRequest darshan_;
 };
 
 }  // namespace xtfq::cli

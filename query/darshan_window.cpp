@@ -1,0 +1,105 @@
+#include "query/darshan_window.h"
+
+#include <fmt/format.h>
+
+#include "index/process_tree.h"
+#include "index/tn_tree.h"
+#include "query/primitives.h"
+#include "store/darshan_layout.h"
+#include "store/endian.h"
+
+namespace xtfq {
+
+namespace {
+using L = DarshanLayout;
+
+// The statistics of a summary of DXT segments (aggregates in DxtSchema's order: length,
+// duration, seq, consec, the ten size classes).
+DarshanOpStats FromSummary(const Summary& s) {
+  DarshanOpStats o;
+  o.ops = s.count;
+  if (s.count == 0) return o;
+  o.bytes = s.fields[0].i_sum;
+  o.busy = s.fields[1].f_sum;
+  o.seq = s.fields[2].i_sum;
+  o.consec = s.fields[3].i_sum;
+  for (size_t b = 0; b < 10; ++b) o.bins[b] = s.fields[4 + b].i_sum;
+  return o;
+}
+
+void AddSegment(DarshanOpStats& o, const std::byte* r) {
+  ++o.ops;
+  o.bytes += LoadLe<int64_t>(r + L::kDxtOffsetLength);
+  o.busy += LoadLe<double>(r + L::kDxtOffsetDuration);
+  o.seq += static_cast<int64_t>(r[L::kDxtOffsetSeq]);
+  o.consec += static_cast<int64_t>(r[L::kDxtOffsetConsec]);
+  for (size_t b = 0; b < 10; ++b) o.bins[b] += static_cast<int64_t>(r[L::kDxtOffsetBins + b]);
+}
+}  // namespace
+
+void DarshanOpStats::Add(const DarshanOpStats& o) {
+  ops += o.ops, bytes += o.bytes, busy += o.busy, seq += o.seq, consec += o.consec;
+  for (size_t b = 0; b < 10; ++b) bins[b] += o.bins[b];
+}
+
+Result<DarshanWindowResult> DarshanWindow::Compute(StoreReader& reader, const DarshanLogInfo& info,
+                                                   const DarshanWindowSpec& spec) {
+  if (spec.module != "POSIX" && spec.module != "MPI-IO") {
+    return Error(ErrorCode::kInvalidArgument, fmt::format("--module {}: POSIX or MPI-IO (the modules DXT traces)", spec.module));
+  }
+  const std::string dxt = spec.module == "POSIX" ? "DXT_POSIX" : "DXT_MPIIO";
+  const Catalogue& cat = reader.store().catalogue();
+  DarshanWindowResult out;
+  out.indexed = !spec.scan && !spec.files && !spec.per_file;
+  bool any = false;
+  for (int op = 0; op < 2; ++op) {
+    const ArrayDesc* a = cat.Find(L::ArrayName(info.log, fmt::format("{}.{}", dxt, op == 0 ? "read" : "write")));
+    if (a == nullptr) continue;
+    if (!(a->schema == L::DxtSchema())) {
+      return Error(ErrorCode::kCorrupt, fmt::format("{}: {} does not have the DXT segment schema", reader.store().name(), a->name));
+    }
+    any = true;
+    DarshanOpStats& total = op == 0 ? out.read : out.write;
+    if (!out.indexed) {
+      // Every segment, filtered.
+      ChainCursor c = reader.Records(*a);
+      XTFQ_ASSIGN_OR_RETURN(bool more, c.First());
+      for (; more;) {
+        const std::byte* r = c.entry();
+        const int64_t t = LoadLe<int64_t>(r + L::kDxtOffsetT), rank = LoadLe<int64_t>(r + L::kDxtOffsetRank);
+        const uint64_t file = LoadLe<uint64_t>(r + L::kDxtOffsetFile);
+        if (t >= spec.t1 && t < spec.t2 && rank >= spec.p1 && rank < spec.p2 && (!spec.files || spec.files->count(file))) {
+          AddSegment(total, r);
+          if (spec.per_rank) AddSegment(out.ranks[rank][static_cast<size_t>(op)], r);
+          if (spec.per_file) AddSegment(out.files[file][static_cast<size_t>(op)], r);
+        }
+        XTFQ_ASSIGN_OR_RETURN(more, c.Next());
+      }
+      continue;
+    }
+    Primitives p(reader.cache(), *a, &cat);
+    XTFQ_ASSIGN_OR_RETURN(Summary s, p.Aggregate(spec.t1, spec.t2, spec.p1, spec.p2));
+    total = FromSummary(s);
+    if (spec.per_rank) {
+      if (!a->process_index) {
+        return Error(ErrorCode::kInvalidArgument,
+                     fmt::format("{}: {} has no P index (imported with --no-process-index); per-rank rows need --scan",
+                                 reader.store().name(), a->name));
+      }
+      ProcessTree tree(reader.cache(), cat, *a);
+      XTFQ_ASSIGN_OR_RETURN(std::vector<const ArrayDesc*> procs, tree.Range(spec.p1, spec.p2));
+      for (const ArrayDesc* pa : procs) {
+        TnTree t(reader.cache(), *pa);
+        Summary ps(pa->schema);
+        XTFQ_TRY(t.AggregateTime(spec.t1, spec.t2, ps));
+        if (ps.count > 0) out.ranks[pa->process][static_cast<size_t>(op)] = FromSummary(ps);
+      }
+    }
+  }
+  if (!any) {
+    return Error(ErrorCode::kNotFound, fmt::format("{}: log {} has no {} segments", reader.store().name(), info.log, dxt));
+  }
+  return out;
+}
+
+}  // namespace xtfq

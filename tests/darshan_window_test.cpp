@@ -1,0 +1,184 @@
+// Darshan signals inside time windows and rank ranges: the indexed answers equal a flat scan on
+// random windows, the whole run equals the totals of the log's own DXT records, and the page reads
+// stay within O(log N) for all ranks and O(R' log N) for R' ranks.
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <cmath>
+#include <random>
+
+#include "importers/darshan_dxt_reader.h"
+#include "importers/darshan_generator.h"
+#include "importers/darshan_importer.h"
+#include "query/darshan_logs.h"
+#include "query/darshan_window.h"
+#include "store/darshan_layout.h"
+#include "store/store_writer.h"
+#include "tests/temp_dir.h"
+#include "tests/why.h"
+#include "tests/xtfq_cli.h"
+
+namespace xtfq {
+namespace {
+
+using test::Why;
+
+void Same(const DarshanOpStats& a, const DarshanOpStats& b) {
+  CHECK(a.ops == b.ops);
+  CHECK(a.bytes == b.bytes);
+  CHECK(a.seq == b.seq);
+  CHECK(a.consec == b.consec);
+  CHECK(a.bins == b.bins);
+  CHECK(std::fabs(a.busy - b.busy) <= 1e-9 * std::max(1.0, std::fabs(a.busy)));  // summed in another order
+}
+
+struct Fixture {
+  test::TempDir dir;
+  std::string log = dir.File("g.darshan"), store = dir.File("g.xtfq");
+  Fixture() {
+    DarshanGenOptions o;
+    o.segments = 60000, o.ranks = 32, o.files = 80, o.checkpoints = 4, o.duration = 1000, o.seed = 11;
+    REQUIRE(DarshanGenerator::Write(log, o).ok());
+    auto l = DarshanLog::Open(log);
+    REQUIRE(l.ok());
+    auto w = StoreWriter::CreatePath(store);
+    REQUIRE(w.ok());
+    REQUIRE(DarshanImporter::Import(**l, **w, 0).ok());
+    REQUIRE((*w)->Commit().ok());
+  }
+};
+
+TEST_CASE("darshan window: indexed answers equal the flat scan on random windows and rank ranges") {
+  Fixture f;
+  auto reader = StoreReader::Open(f.store);
+  REQUIRE(reader.ok());
+  auto info = DarshanLogs::Find(**reader, std::nullopt, std::nullopt);
+  REQUIRE(info.ok());
+  std::mt19937_64 rng(3);
+  for (int i = 0; i < 60; ++i) {
+    DarshanWindowSpec s;
+    const int64_t a = static_cast<int64_t>(rng() % 1000'000'000'000ULL), b = static_cast<int64_t>(rng() % 1000'000'000'000ULL);
+    s.t1 = std::min(a, b), s.t2 = std::max(a, b);
+    if (i % 3 == 0) s.t1 = INT64_MIN;
+    if (i % 5 == 0) s.t2 = INT64_MAX;
+    if (i % 2 == 1) {
+      const int64_t p = static_cast<int64_t>(rng() % 32), q = static_cast<int64_t>(rng() % 33);
+      s.p1 = std::min(p, q), s.p2 = std::max(p, q);
+    }
+    s.module = i % 4 == 0 ? "MPI-IO" : "POSIX";
+    CAPTURE(s.t1);
+    CAPTURE(s.t2);
+    CAPTURE(s.p1);
+    CAPTURE(s.p2);
+    auto idx = DarshanWindow::Compute(**reader, *info, s);
+    REQUIRE_MESSAGE(idx.ok(), Why(idx));
+    CHECK(idx->indexed);
+    s.scan = true;
+    auto scan = DarshanWindow::Compute(**reader, *info, s);
+    REQUIRE(scan.ok());
+    CHECK(!scan->indexed);
+    Same(idx->read, scan->read);
+    Same(idx->write, scan->write);
+    REQUIRE(idx->ranks.size() == scan->ranks.size());
+    for (const auto& [rank, ops] : scan->ranks) {
+      REQUIRE(idx->ranks.count(rank) == 1);
+      Same(idx->ranks.at(rank)[0], ops[0]);
+      Same(idx->ranks.at(rank)[1], ops[1]);
+    }
+  }
+}
+
+TEST_CASE("darshan window: the whole run equals the totals of the log's DXT records") {
+  Fixture f;
+  // Independent totals: the log's DXT records read directly, flags by the runtime's rule.
+  auto l = DarshanLog::Open(f.log);
+  REQUIRE(l.ok());
+  DarshanOpStats want[2];
+  DarshanDxtReader dxt(**l, DarshanDxtReader::kPosixSlot);
+  DxtRecord rec;
+  for (;;) {
+    auto more = dxt.Next(rec);
+    REQUIRE(more.ok());
+    if (!*more) break;
+    for (int op = 0; op < 2; ++op) {
+      const bool write = op == 0;
+      const size_t first = write ? 0 : static_cast<size_t>(rec.writes), n = static_cast<size_t>(write ? rec.writes : rec.reads);
+      int64_t last = 0;
+      DarshanOpStats& s = want[write ? 1 : 0];
+      for (size_t i = first; i < first + n; ++i) {
+        const DxtSegment& g = rec.segments[i];
+        ++s.ops, s.bytes += g.length, s.busy += g.end - g.start;
+        s.seq += g.offset > last, s.consec += g.offset == last + 1;
+        last = g.offset + g.length - 1;
+        ++s.bins[static_cast<size_t>(DarshanLayout::SizeBin(g.length))];
+      }
+    }
+  }
+  auto reader = StoreReader::Open(f.store);
+  REQUIRE(reader.ok());
+  auto info = DarshanLogs::Find(**reader, std::nullopt, std::nullopt);
+  REQUIRE(info.ok());
+  auto all = DarshanWindow::Compute(**reader, *info, DarshanWindowSpec{});
+  REQUIRE(all.ok());
+  Same(all->read, want[0]);
+  Same(all->write, want[1]);
+  CHECK(want[0].ops > 1000);
+  CHECK(want[1].ops > 1000);
+}
+
+TEST_CASE("darshan window: page reads are O(log N) over all ranks and O(R' log N) over R' ranks") {
+  Fixture f;
+  size_t height = 0;
+  {
+    auto r = StoreReader::Open(f.store);
+    REQUIRE(r.ok());
+    for (const char* op : {"read", "write"}) {
+      auto a = (*r)->Array(DarshanLayout::ArrayName(0, fmt::format("DXT_POSIX.{}", op)));
+      REQUIRE(a.ok());
+      height = std::max(height, (*a)->levels.size());
+      CHECK((*a)->record_count() > 5000);
+    }
+  }
+  auto reads = [&](DarshanWindowSpec s) {
+    auto r = StoreReader::Open(f.store);  // a cold cache
+    REQUIRE(r.ok());
+    auto info = DarshanLogs::Find(**r, std::nullopt, std::nullopt);
+    REQUIRE(info.ok());
+    const uint64_t before = (*r)->cache().stats().pages_read;
+    REQUIRE(DarshanWindow::Compute(**r, *info, s).ok());
+    return (*r)->cache().stats().pages_read - before;
+  };
+  DarshanWindowSpec s;
+  s.t1 = 100'000'000'000, s.t2 = 700'000'000'000, s.per_rank = false;
+  // Two arrays (read, write), each at most 2H + 2 pages.
+  CHECK(reads(s) <= 2 * (2 * height + 2));
+  // Four ranks: the process tree walk and four per-process trees per array.
+  s.p1 = 8, s.p2 = 12;
+  const uint64_t four = reads(s);
+  CHECK(four <= 2 * (4 + 4 * (2 * height + 2)));
+  // Per-rank rows over all 32 ranks: one descent per rank.
+  s.p1 = INT64_MIN, s.p2 = INT64_MAX, s.per_rank = true;
+  CHECK(reads(s) <= 2 * (2 * height + 2 + 8 + 32 * (2 * height + 2)));
+}
+
+TEST_CASE("darshan window: the query command reads seconds and filters files") {
+  Fixture f;
+  auto all = test::Xtfq(f.dir, "query g.xtfq --format json");
+  REQUIRE_MESSAGE(all.status == 0, all.err);
+  CHECK(all.out.find("\"answered\": \"from the index\"") != std::string::npos);
+  auto diag = test::Xtfq(f.dir, "query g.xtfq --time 0:1000 --file '*/diag/*' --format csv");
+  REQUIRE_MESSAGE(diag.status == 0, diag.err);
+  // The diagnostics are small writes only: no reads, every write in the small classes.
+  CHECK(diag.out.find("all,read,0,0,0,,,,,,\n") != std::string::npos);
+  CHECK(diag.out.find(",1\n") != std::string::npos);  // small_ratio 1 on the write row
+  auto bad = test::Xtfq(f.dir, "query g.xtfq --time 5:1");
+  CHECK(bad.status == 1);
+  CHECK(bad.err.find("the start is after the end") != std::string::npos);
+  auto none = test::Xtfq(f.dir, "query g.xtfq --per-rank --ranks 3:5");
+  REQUIRE(none.status == 0);
+  CHECK(none.out.find("       3 ") != std::string::npos);
+  CHECK(none.out.find("       4 ") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace xtfq
