@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "cli/array_options.h"
 #include "cli/darshan_input.h"
 #include "query/darshan_signals.h"
 
@@ -18,6 +19,7 @@ CLI::App* SignalsCommand::Register(CLI::App& parent) {
   app->add_option("--format", format_, "output format")->check(CLI::IsMember({"text", "json", "csv"}));
   app->add_option("--log", log_, "in a store: the log number");
   app->add_option("--job", job_, "in a store: the log of this job id");
+  app->add_option("--ranks", ranks_, "R1:R2: job and module levels over the per-rank records of these ranks (shared records, rank -1, cannot be split)");
   return app;
 }
 
@@ -49,7 +51,6 @@ class TextSink final : public DarshanSignals::Sink {
       case Line::Kind::kModuleAgg:
         if (state_ != State::kAgg || l.module != module_) {
           Flush();
-          fmt::print(out_, "\n");
           Banner("MODULE: " + l.module);
           fmt::print(out_, "#\n## Module-Level Aggregates:\n");
           module_ = l.module;
@@ -80,8 +81,9 @@ class TextSink final : public DarshanSignals::Sink {
     }
     return Ok();
   }
+  // Ends the current block with a blank line.
   void Flush() {
-    if (state_ == State::kSignals || state_ == State::kPerf || state_ == State::kMetrics) fmt::print(out_, "\n");
+    if (state_ != State::kNone) fmt::print(out_, "\n");
     state_ = State::kNone;
   }
 
@@ -188,12 +190,23 @@ int SignalsCommand::Run() {
   if (!in.ok()) return Fail("signals", in.error());
   auto header = (*in)->Header();
   if (!header.ok()) return Fail("signals", header.error());
+  std::optional<std::pair<int64_t, int64_t>> ranks;
+  if (!ranks_.empty()) {
+    auto r = ParseRange(ranks_, "--ranks");
+    if (!r.ok()) return Fail("signals", r.error());
+    ranks = std::pair{r->lo, r->hi};
+    *header += fmt::format("\n# ranks {}: the per-rank records of ranks {} <= rank < {} only, from the P index; shared records\n"
+                           "# (rank -1) cannot be split by rank and are not included\n",
+                           ranks_, r->lo == INT64_MIN ? std::string("-inf") : std::to_string(r->lo),
+                           r->hi == INT64_MAX ? std::string("+inf") : std::to_string(r->hi));
+  }
   if (out_.empty()) {
     // NAME from the log file's name: "x.darshan" and "x.darshan.txt" give "x".
     std::string name = std::filesystem::path((*in)->info().file).filename().string();
     for (const char* ext : {".txt", ".darshan", ".xtfq"}) {
       if (name.size() > std::strlen(ext) && name.ends_with(ext)) name.resize(name.size() - std::strlen(ext));
     }
+    if (ranks) name += "_ranks_" + std::to_string(std::max<int64_t>(ranks->first, 0)) + "-" + (ranks->second == INT64_MAX ? std::string("end") : std::to_string(ranks->second));
     out_ = name + "_signals_v2." + (format_ == "text" ? "txt" : format_);
   }
   std::FILE* out = out_ == "-" ? stdout : std::fopen(out_.c_str(), "w");
@@ -203,15 +216,15 @@ int SignalsCommand::Run() {
     fmt::print(out, "{}", *header);
     fmt::print(out, "\n");
     TextSink sink(out);
-    s = DarshanSignals::Compute((*in)->reader(), (*in)->info(), sink);
+    s = DarshanSignals::Compute((*in)->reader(), (*in)->info(), sink, ranks);
     sink.Flush();
   } else if (format_ == "json") {
     JsonSink sink(out, *header, (*in)->info());
-    s = DarshanSignals::Compute((*in)->reader(), (*in)->info(), sink);
+    s = DarshanSignals::Compute((*in)->reader(), (*in)->info(), sink, ranks);
     sink.Finish();
   } else {
     CsvSink sink(out);
-    s = DarshanSignals::Compute((*in)->reader(), (*in)->info(), sink);
+    s = DarshanSignals::Compute((*in)->reader(), (*in)->info(), sink, ranks);
   }
   const bool write_ok = std::fflush(out) == 0 && !std::ferror(out);
   if (out != stdout) std::fclose(out);

@@ -1,4 +1,4 @@
-// SignalsCommand: `xtfq signals STORE|LOG [-o FILE|-] [--format text|json|csv] [--log N|--job ID]`:
+// SignalsCommand: `xtfq signals STORE|LOG [-o FILE|-] [--format text|json|csv] [--log N|--job ID] [--ranks R1:R2]`:
 // the Darshan signal spec v2.0 file of one log (docs/cli.md, docs/signals.md).
 //
 // Thread-safety: as Command.
@@ -16,7 +16,7 @@ class SignalsCommand final : public Command {
   int Run() override;
 
  private:
-  std::string input_, out_, format_ = "text";
+  std::string input_, out_, format_ = "text", ranks_;
   std::optional<int64_t> log_, job_;
 };
 

@@ -7,6 +7,7 @@
 
 #include "store/endian.h"
 
+#include "index/process_tree.h"
 #include "store/darshan_layout.h"
 
 namespace xtfq {
@@ -104,7 +105,8 @@ std::string DarshanSignals::Format(Value v) {
   return s;
 }
 
-Status DarshanSignals::Compute(StoreReader& reader, const DarshanLogInfo& info, Sink& sink) {
+Status DarshanSignals::Compute(StoreReader& reader, const DarshanLogInfo& info, Sink& sink,
+                               std::optional<std::pair<int64_t, int64_t>> ranks) {
   const std::vector<ModuleSpec> specs = Specs();
   struct Prepared {
     const ModuleSpec* spec;
@@ -159,13 +161,24 @@ Status DarshanSignals::Compute(StoreReader& reader, const DarshanLogInfo& info, 
       }
     }
   };
-  auto each = [&](const Prepared& p, const std::function<Status(const std::byte*)>& fn) -> Status {
-    ChainCursor cur = reader.Records(*p.array);
+  auto walk = [&](const ArrayDesc& a, const std::function<Status(const std::byte*)>& fn) -> Status {
+    ChainCursor cur = reader.Records(a);
     XTFQ_ASSIGN_OR_RETURN(bool more, cur.First());
     while (more) {
       XTFQ_TRY(fn(cur.entry()));
       XTFQ_ASSIGN_OR_RETURN(more, cur.Next());
     }
+    return Ok();
+  };
+  auto each = [&](const Prepared& p, const std::function<Status(const std::byte*)>& fn) -> Status {
+    if (!ranks) return walk(*p.array, fn);
+    if (!p.array->process_index) {
+      return Error(ErrorCode::kInvalidArgument, fmt::format("{}: {} has no P index (imported with --no-process-index)",
+                                                            reader.store().name(), p.array->name));
+    }
+    ProcessTree tree(reader.cache(), reader.store().catalogue(), *p.array);
+    XTFQ_ASSIGN_OR_RETURN(std::vector<const ArrayDesc*> procs, tree.Range(std::max<int64_t>(ranks->first, 0), ranks->second));
+    for (const ArrayDesc* pa : procs) XTFQ_TRY(walk(*pa, fn));
     return Ok();
   };
   std::vector<Totals> totals(mods.size());
@@ -219,6 +232,7 @@ Status DarshanSignals::Compute(StoreReader& reader, const DarshanLogInfo& info, 
                           Div(t.bytes_written, t.writes)};
     const char* perf_names[] = {"read_bw", "write_bw", "read_iops", "write_iops", "avg_read_size", "avg_write_size"};
     for (size_t i = 0; i < 6; ++i) XTFQ_TRY(emit(Line::Kind::kModulePerf, mod, 0, 0, "", perf_names[i], perf[i]));
+    if (ranks) continue;  // rank ranges: module levels only
     const Counters c(p.array->schema, p.array->name);
     const Schema& s = p.array->schema;
     auto field = [&](const char* n) { return *s.Find(fmt::format("POSIX_{}", n)); };

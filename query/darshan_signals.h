@@ -57,7 +57,12 @@ class DarshanSignals {
 
   // Computes every signal of log `info` and hands them to `sink` in the file's order: the job
   // lines, then per module its aggregates, performance metrics and records.
-  static Status Compute(StoreReader& reader, const DarshanLogInfo& info, Sink& sink);
+  //
+  // With `ranks` = [r1, r2): only the job and module levels, over the per-rank records of ranks
+  // r1 <= rank < r2, read from the P index (each rank's own array); shared records (rank -1)
+  // cannot be split by rank and are left out.
+  static Status Compute(StoreReader& reader, const DarshanLogInfo& info, Sink& sink,
+                        std::optional<std::pair<int64_t, int64_t>> ranks = std::nullopt);
 
   // The shortest decimal that reads back as the same double, with at least one digit after the
   // point ("1198.0", "0.5"); "NA" for nullopt.
