@@ -139,7 +139,12 @@ Result<std::string> DarshanWindowReport::Render(StoreReader& reader, const Darsh
   auto window_text = [&](int64_t ns, bool lo) {
     return (lo ? ns == INT64_MIN : ns == INT64_MAX) ? std::string(lo ? "-inf" : "+inf") : fmt::format("{:.9g}", static_cast<double>(ns) / 1e9);
   };
-  const std::string how = res.indexed ? "from the index" : "from the window's segments";
+  std::string how = res.indexed ? "from the index" : "from the window's segments";
+  if (res.heatmap) {
+    how += fmt::format("; no DXT in this log: bytes from the HEATMAP bins ({} s wide, a bin counts in the window that holds "
+                       "its start); operations, sizes and times are not in heatmaps",
+                       res.heatmap_width);
+  }
   if (q.format == "json") {
     nlohmann::json j = {{"log", info.log},
                         {"job", info.job},
@@ -182,7 +187,9 @@ Result<std::string> DarshanWindowReport::Render(StoreReader& reader, const Darsh
   std::string out = fmt::format(
       "# log {} (job {}), {} segments starting in [{}, {}) s from the job start, ranks {} ({})\n"
       "# a segment counts whole in the window that holds its start\n",
-      info.log, info.job, spec.module == "POSIX" ? "DXT_POSIX" : "DXT_MPIIO", window_text(spec.t1, true), window_text(spec.t2, false),
+      info.log, info.job,
+      res.heatmap ? fmt::format("HEATMAP {}", spec.module) : spec.module == "POSIX" ? "DXT_POSIX" : "DXT_MPIIO",
+      window_text(spec.t1, true), window_text(spec.t2, false),
       q.ranks.empty() ? "all" : q.ranks, how);
   out += fmt::format("{:<6} {:>12} {:>16} {:>12} {:>12} {:>12} {:>12} {:>9} {:>9} {:>9}\n", "op", "ops", "bytes", "busy_s",
                      "bw_MiB/s", "iops", "avg_size", "seq", "consec", "small");

@@ -13,7 +13,7 @@ CLI::App* QueryCommand::Register(CLI::App& parent) {
   app->add_option("--time", time_, "window T1:T2 (half-open, ns; either side may be empty; default: everything)");
   app->add_option("--ranks", ranks_, "process window R1:R2 (half-open)");
   app->add_option("--buckets", buckets_, "split the window into B equal time buckets (a histogram)")->check(CLI::Range(1, 10000000));
-  app->add_option("--module", darshan_.module, "Darshan: DXT module, POSIX or MPI-IO")->check(CLI::IsMember({"POSIX", "MPI-IO"}));
+  app->add_option("--module", darshan_.module, "Darshan: POSIX or MPI-IO (DXT, or heatmaps), STDIO (heatmaps)")->check(CLI::IsMember({"POSIX", "MPI-IO", "STDIO"}));
   app->add_option("--file", darshan_.file_glob, "Darshan: only files whose name matches this glob");
   app->add_option("--job", darshan_.job, "Darshan: the log of this job id");
   app->add_option("--log", darshan_.log, "Darshan: the log number");

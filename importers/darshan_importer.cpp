@@ -7,6 +7,7 @@
 
 #include "importers/darshan_counter_record.h"
 #include "importers/darshan_dxt_reader.h"
+#include "importers/darshan_heatmap_reader.h"
 #include "store/endian.h"
 
 namespace xtfq {
@@ -62,6 +63,18 @@ Result<DarshanImportStats> DarshanImporter::Import(DarshanLog& log, RecordSink& 
         XTFQ_TRY(w.AddDxt(rec));
       }
       XTFQ_TRY(w.EndDxt());
+      continue;
+    }
+    if (slot == DarshanHeatmapReader::kSlot) {
+      DarshanHeatmapReader reader(log);
+      HeatmapRecord rec;
+      for (;;) {
+        XTFQ_ASSIGN_OR_RETURN(bool more, reader.Next(rec));
+        if (!more) break;
+        auto n = log.names().find(rec.id);
+        XTFQ_TRY(w.AddHeatmap(rec, n == log.names().end() ? std::string_view() : std::string_view(n->second)));
+      }
+      XTFQ_TRY(w.EndHeatmaps());
       continue;
     }
     auto dec = DarshanCounterDecoder::For(log, slot);

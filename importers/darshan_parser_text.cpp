@@ -11,6 +11,7 @@
 
 #include "importers/darshan_counter_record.h"
 #include "importers/darshan_dxt_reader.h"
+#include "importers/darshan_heatmap_reader.h"
 #include "importers/darshan_module_tables.h"
 
 namespace xtfq {
@@ -138,47 +139,21 @@ class RecordColumns {
   std::unordered_map<uint64_t, Columns> cache_;
 };
 
-// Reads `bytes` bytes into `out` a megabyte at a time, so that a count read from a damaged record
-// costs memory only as far as the region really holds data.
-// HEATMAP records (../shared/docs/darshan-format.md, 4.8): base, f64 bin width, i64 bin count, 16
-// bytes of stored pointers, the write bins, then the read bins; printed width, read bins, write
-// bins. darshan-util's fix for logs of 3.4.0-3.4.3 is kept: a record with the first record's bin
-// width and one bin more loses its last bin, one bin fewer gains a zero bin.
+// HEATMAP records, as DarshanHeatmapReader gives them: width, read bins, write bins.
 Status PrintHeatmap(DarshanLog& log, RecordColumns& columns, std::FILE* out) {
-  auto reader = log.ModuleReader(kHeatmap);
-  std::byte head[48];
-  std::vector<std::byte> bins;
-  bool have_first = false;
-  double first_width = 0;
-  int64_t first_bins = 0;
+  DarshanHeatmapReader reader(log);
+  HeatmapRecord rec;
   for (;;) {
-    XTFQ_ASSIGN_OR_RETURN(size_t got, reader->Read(head));
-    if (got == 0) return Ok();
-    if (got < sizeof head) return reader->Fail(fmt::format("the region ends {} bytes into a record header of 48 bytes", got));
-    const uint64_t id = log.U64(head);
-    const auto rank = static_cast<int64_t>(log.U64(head + 8));
-    const double width = log.F64(head + 16);
-    const auto nbins = static_cast<int64_t>(log.U64(head + 24));
-    if (nbins < 0 || nbins > (int64_t{1} << 24)) return reader->Fail(fmt::format("a heatmap record of {} bins", nbins));
-    XTFQ_TRY(reader->ReadGrowing(bins, static_cast<size_t>(nbins) * 16, "the heatmap bins"));
-    int64_t shown = nbins;
-    if (!have_first) {
-      have_first = true, first_width = width, first_bins = nbins;
-    } else if (width == first_width && nbins == first_bins + 1) {
-      shown = nbins - 1;
-    } else if (width == first_width && nbins + 1 == first_bins) {
-      shown = nbins + 1;
-    }
-    auto bin = [&](bool read, int64_t i) -> int64_t {
-      if (i >= nbins) return 0;
-      return static_cast<int64_t>(log.U64(bins.data() + 8 * static_cast<size_t>((read ? nbins : 0) + i)));
-    };
-    const std::string& cols = columns.For(id, "(null)").joined;
-    std::fprintf(out, "HEATMAP\t%" PRId64 "\t%" PRIu64 "\tHEATMAP_F_BIN_WIDTH_SECONDS\t%f\t%s\n", rank, id, width, cols.c_str());
+    XTFQ_ASSIGN_OR_RETURN(bool more, reader.Next(rec));
+    if (!more) return Ok();
+    const std::string& cols = columns.For(rec.id, "(null)").joined;
+    std::fprintf(out, "HEATMAP\t%" PRId64 "\t%" PRIu64 "\tHEATMAP_F_BIN_WIDTH_SECONDS\t%f\t%s\n", rec.rank, rec.id, rec.width,
+                 cols.c_str());
     for (int k = 0; k < 2; ++k) {
-      for (int64_t i = 0; i < shown; ++i) {
-        std::fprintf(out, "HEATMAP\t%" PRId64 "\t%" PRIu64 "\tHEATMAP_%s_BIN_%" PRId64 "\t%" PRId64 "\t%s\n", rank, id,
-                     k == 0 ? "READ" : "WRITE", i, bin(k == 0, i), cols.c_str());
+      const std::vector<int64_t>& bins = k == 0 ? rec.read : rec.write;
+      for (size_t i = 0; i < bins.size(); ++i) {
+        std::fprintf(out, "HEATMAP\t%" PRId64 "\t%" PRIu64 "\tHEATMAP_%s_BIN_%zu\t%" PRId64 "\t%s\n", rec.rank, rec.id,
+                     k == 0 ? "READ" : "WRITE", i, bins[i], cols.c_str());
       }
     }
   }

@@ -195,6 +195,35 @@ Status DarshanRecordWriter::EndDxt() {
   return Ok();
 }
 
+Status DarshanRecordWriter::AddHeatmap(const HeatmapRecord& r, std::string_view name) {
+  const std::string part = name.starts_with("heatmap:") ? fmt::format("HEATMAP.{}", name.substr(8)) : fmt::format("HEATMAP.{}", r.id);
+  auto& sorter = heatmaps_[part];
+  const Schema& s = L::HeatmapSchema();
+  if (!sorter) sorter = std::make_unique<RecordSorter>(s.record_width(), 0, options_.sort_memory / 4, options_.temp_dir);
+  std::vector<std::byte> rec(s.record_width());
+  for (size_t i = 0; i < r.read.size(); ++i) {
+    if (r.read[i] == 0 && r.write[i] == 0) continue;
+    StoreLe<int64_t>(rec.data() + L::kHeatOffsetT, Nanos(static_cast<double>(i) * r.width));
+    StoreLe<int64_t>(rec.data() + L::kHeatOffsetRank, r.rank);
+    StoreLe<uint32_t>(rec.data() + L::kHeatOffsetBin, static_cast<uint32_t>(i));
+    StoreLe<double>(rec.data() + L::kHeatOffsetWidth, r.width);
+    StoreLe<int64_t>(rec.data() + L::kHeatOffsetRead, r.read[i]);
+    StoreLe<int64_t>(rec.data() + L::kHeatOffsetWrite, r.write[i]);
+    XTFQ_TRY(sorter->Add(rec));
+  }
+  ++stats_.records;
+  return Ok();
+}
+
+Status DarshanRecordWriter::EndHeatmaps() {
+  for (auto& [part, sorter] : heatmaps_) {
+    XTFQ_ASSIGN_OR_RETURN(ArrayId a, Array(L::ArrayName(log_, part), L::HeatmapSchema()));
+    XTFQ_TRY(sorter->Drain([&](std::span<const std::byte> r) { return sink_.Append(a, r); }));
+  }
+  heatmaps_.clear();
+  return Ok();
+}
+
 Status DarshanRecordWriter::Finish(const DarshanJob& job) {
   XTFQ_TRY(FlushChunk());
   const Schema& s = L::LogSchema();

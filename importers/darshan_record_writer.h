@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -25,6 +26,7 @@
 
 #include "importers/darshan_counter_record.h"
 #include "importers/darshan_dxt_reader.h"
+#include "importers/darshan_heatmap_reader.h"
 #include "importers/record_sorter.h"
 #include "store/darshan_layout.h"
 #include "store/record_sink.h"
@@ -66,6 +68,9 @@ class DarshanRecordWriter {
   Status BeginDxt(std::string_view module);
   Status AddDxt(const DxtRecord& record);
   Status EndDxt();
+  // HEATMAP records: each goes to the array of its name ("heatmap:POSIX" -> HEATMAP.POSIX).
+  Status AddHeatmap(const HeatmapRecord& record, std::string_view name);
+  Status EndHeatmaps();
   // Writes the darshan.logs record; call last.
   Status Finish(const DarshanJob& job);
 
@@ -98,6 +103,7 @@ class DarshanRecordWriter {
   std::unique_ptr<RecordSorter> sorter_, reads_, writes_;
   ArrayId read_array_, write_array_, files_array_;
   std::vector<std::byte> rec_;
+  std::map<std::string, std::unique_ptr<RecordSorter>> heatmaps_;  // by array part name
 };
 
 }  // namespace xtfq

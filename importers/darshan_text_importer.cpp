@@ -157,7 +157,26 @@ Result<DarshanImportStats> DarshanTextImporter::Import(File& text, RecordSink& s
     k = 0;
     return w.AddCounters(rec);
   };
+  // HEATMAP: a record is its bin width line, then its read bins, then its write bins.
+  HeatmapRecord heat;
+  std::string heat_name;
+  bool in_heatmap = false, heat_open = false, heat_any = false;
+  auto flush_heat = [&]() -> Status {
+    if (!heat_open) return Ok();
+    heat_open = false;
+    if (heat.read.size() != heat.write.size()) {
+      return bad(fmt::format("the heatmap record {} of rank {} has {} read and {} write bins", heat.id, heat.rank,
+                             heat.read.size(), heat.write.size()));
+    }
+    heat_any = true;
+    return w.AddHeatmap(heat, heat_name);
+  };
   auto end_module = [&]() -> Status {
+    if (in_heatmap) {
+      XTFQ_TRY(flush_heat());
+      if (heat_any) XTFQ_TRY(w.EndHeatmaps());
+      in_heatmap = heat_any = false;
+    }
     if (structured) {
       XTFQ_TRY(flush());
       XTFQ_TRY(w.EndCounters());
@@ -231,6 +250,26 @@ Result<DarshanImportStats> DarshanTextImporter::Import(File& text, RecordSink& s
       continue;
     }
     if (!seen_version) return bad("this is not darshan-parser output (no '# darshan log version' line before the records)");
+    if (module == "HEATMAP") {
+      in_heatmap = true;
+      const auto cols = Split(l, '\t');
+      if (cols.size() < 6 || cols[0] != "HEATMAP") return bad("a HEATMAP line without its columns");
+      if (cols[3] == "HEATMAP_F_BIN_WIDTH_SECONDS") {
+        XTFQ_TRY(flush_heat());
+        heat = HeatmapRecord{};
+        if (!ParseNumber(cols[1], heat.rank) || !ParseNumber(cols[2], heat.id) || !ParseNumber(cols[4], heat.width)) {
+          return bad("a heatmap record whose rank, id or bin width is not a number");
+        }
+        heat_name = cols[5];
+        heat_open = true;
+        continue;
+      }
+      int64_t v = 0;
+      const bool read = cols[3].starts_with("HEATMAP_READ_BIN_"), write = cols[3].starts_with("HEATMAP_WRITE_BIN_");
+      if (!heat_open || (!read && !write) || !ParseNumber(cols[4], v)) return bad(fmt::format("an unexpected heatmap line {}", cols[3]));
+      (read ? heat.read : heat.write).push_back(v);
+      continue;
+    }
     if (!structured) continue;
     const auto cols = Split(l, '\t');
     if (cols.size() < 5) return bad(fmt::format("a record line of {} columns (at least 5: module, rank, record id, counter, value)", cols.size()));

@@ -4,7 +4,8 @@
 // incomplete-data warnings, the name records from the file name column, and every record of the
 // fixed-size counter modules. The text itself is kept as the source. Floating-point counters
 // carry only the six decimals darshan-parser prints; the job's nanoseconds are not in the text
-// (0). LUSTRE, HEATMAP and APMPI lines stay in the source only; the text has no DXT segments.
+// (0). HEATMAP bins are kept as the binary importer keeps them (bin widths with six decimals);
+// LUSTRE and APMPI lines stay in the source only; the text has no DXT segments.
 //
 // Errors name the file and the line: a record line without its columns, a counter out of the
 // module's order, a value that is not a number.

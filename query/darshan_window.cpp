@@ -44,10 +44,11 @@ void DarshanOpStats::Add(const DarshanOpStats& o) {
 
 Result<DarshanWindowResult> DarshanWindow::Compute(StoreReader& reader, const DarshanLogInfo& info,
                                                    const DarshanWindowSpec& spec) {
-  if (spec.module != "POSIX" && spec.module != "MPI-IO") {
-    return Error(ErrorCode::kInvalidArgument, fmt::format("--module {}: POSIX or MPI-IO (the modules DXT traces)", spec.module));
+  if (spec.module != "POSIX" && spec.module != "MPI-IO" && spec.module != "STDIO") {
+    return Error(ErrorCode::kInvalidArgument,
+                 fmt::format("--module {}: POSIX or MPI-IO (the modules DXT traces), or STDIO (heatmaps only)", spec.module));
   }
-  const std::string dxt = spec.module == "POSIX" ? "DXT_POSIX" : "DXT_MPIIO";
+  const std::string dxt = spec.module == "POSIX" ? "DXT_POSIX" : spec.module == "MPI-IO" ? "DXT_MPIIO" : "DXT_STDIO";
   const Catalogue& cat = reader.store().catalogue();
   DarshanWindowResult out;
   out.indexed = !spec.scan && !spec.files && !spec.per_file;
@@ -96,8 +97,52 @@ Result<DarshanWindowResult> DarshanWindow::Compute(StoreReader& reader, const Da
       }
     }
   }
-  if (!any) {
-    return Error(ErrorCode::kNotFound, fmt::format("{}: log {} has no {} segments", reader.store().name(), info.log, dxt));
+  if (any) return out;
+  // No DXT: the HEATMAP bins of the module give bytes (no operations, sizes or times).
+  const ArrayDesc* h = cat.Find(L::ArrayName(info.log, spec.module == "MPI-IO" ? "HEATMAP.MPIIO" : "HEATMAP." + spec.module));
+  if (h == nullptr || !(h->schema == L::HeatmapSchema())) {
+    return Error(ErrorCode::kNotFound, fmt::format("{}: log {} has no {} segments and no {} heatmap", reader.store().name(),
+                                                   info.log, dxt, spec.module));
+  }
+  out.heatmap = true;
+  auto bytes = [](const Summary& s, DarshanOpStats& r, DarshanOpStats& w) {
+    if (s.count == 0) return;
+    r.bytes += s.fields[0].i_sum, w.bytes += s.fields[1].i_sum;
+  };
+  if (!out.indexed) {
+    ChainCursor c = reader.Records(*h);
+    XTFQ_ASSIGN_OR_RETURN(bool more, c.First());
+    for (; more;) {
+      const std::byte* r = c.entry();
+      const int64_t t = LoadLe<int64_t>(r + L::kHeatOffsetT), rank = LoadLe<int64_t>(r + L::kHeatOffsetRank);
+      if (t >= spec.t1 && t < spec.t2 && rank >= spec.p1 && rank < spec.p2) {
+        out.heatmap_width = LoadLe<double>(r + L::kHeatOffsetWidth);
+        const int64_t rb = LoadLe<int64_t>(r + L::kHeatOffsetRead), wb = LoadLe<int64_t>(r + L::kHeatOffsetWrite);
+        out.read.bytes += rb, out.write.bytes += wb;
+        if (spec.per_rank) out.ranks[rank][0].bytes += rb, out.ranks[rank][1].bytes += wb;
+      }
+      XTFQ_ASSIGN_OR_RETURN(more, c.Next());
+    }
+    return out;
+  }
+  Primitives p(reader.cache(), *h, &cat);
+  XTFQ_ASSIGN_OR_RETURN(Summary s, p.Aggregate(spec.t1, spec.t2, spec.p1, spec.p2));
+  bytes(s, out.read, out.write);
+  if (h->record_count() > 0) {
+    std::vector<std::byte> first(h->schema.record_width());
+    TnTree t(reader.cache(), *h);
+    XTFQ_TRY(t.Record(0, first));
+    out.heatmap_width = LoadLe<double>(first.data() + L::kHeatOffsetWidth);
+  }
+  if (spec.per_rank && h->process_index) {
+    ProcessTree tree(reader.cache(), cat, *h);
+    XTFQ_ASSIGN_OR_RETURN(std::vector<const ArrayDesc*> procs, tree.Range(spec.p1, spec.p2));
+    for (const ArrayDesc* pa : procs) {
+      TnTree t(reader.cache(), *pa);
+      Summary ps(pa->schema);
+      XTFQ_TRY(t.AggregateTime(spec.t1, spec.t2, ps));
+      if (ps.count > 0) bytes(ps, out.ranks[pa->process][0], out.ranks[pa->process][1]);
+    }
   }
   return out;
 }

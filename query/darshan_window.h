@@ -3,6 +3,8 @@
 // durations), sequential and consecutive counts and the 10 size classes per operation, and per
 // rank (for rank imbalance) and per file.
 //
+// Logs without DXT but with HEATMAP records get bytes from the heatmap bins of the module instead.
+//
 // A segment belongs to the window that holds its start (t1 <= start < t2, in ns from the job's
 // start), whole: a segment that crosses an edge counts in the window where it began.
 //
@@ -52,6 +54,10 @@ struct DarshanWindowResult {
   std::map<int64_t, std::array<DarshanOpStats, 2>> ranks;   // rank -> {read, write}
   std::map<uint64_t, std::array<DarshanOpStats, 2>> files;  // record id -> {read, write}
   bool indexed = true;  // answered from the index (false: segments read)
+  // The log has no DXT of the module: bytes come from its HEATMAP bins of this width (seconds);
+  // a bin counts in the window that holds its start; operations, sizes and times are unknown.
+  bool heatmap = false;
+  double heatmap_width = 0;
 };
 
 class DarshanWindow {

@@ -95,6 +95,17 @@ const Schema& DarshanLayout::DxtFileSchema() {
   return s;
 }
 
+const Schema& DarshanLayout::HeatmapSchema() {
+  static const Schema s = Made({{"t", FieldType::kI64},
+                                {"rank", FieldType::kI64},
+                                {"bin", FieldType::kU32},
+                                {"width", FieldType::kF64},
+                                {"read_bytes", FieldType::kI64},
+                                {"write_bytes", FieldType::kI64}},
+                               {"read_bytes", "write_bytes"}, "t", "rank");
+  return s;
+}
+
 int DarshanLayout::SizeBin(int64_t bytes) {
   static constexpr std::array<int64_t, kSizeBins - 1> kUpper = {100,     1024,     10240,     102400,    1048576,
                                                                 4194304, 10485760, 104857600, 1073741824};

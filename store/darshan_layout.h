@@ -16,6 +16,7 @@
 //                             order (t = start in ns; process = rank), with fields derived at
 //                             import: duration, sequential and consecutive flags, size class
 //   darshan/<log>/<DXT>.files the DXT file records: id, rank, hostname, write and read counts
+//   darshan/<log>/HEATMAP.<module>  the HEATMAP bins with bytes (binary logs)
 // <log> is the log's number in darshan.logs (from 0); several logs, of one job id or of many, live
 // side by side.
 //
@@ -68,6 +69,12 @@ class DarshanLayout {
   static const Schema& DxtSchema();
   // darshan/<log>/<DXT>.files: id u64, rank i64, hostname u64 (string reference), writes i64, reads i64.
   static const Schema& DxtFileSchema();
+  // darshan/<log>/HEATMAP.<module> (the record named "heatmap:<module>"; HEATMAP.<id> when it
+  // has no such name): one record per non-empty bin: t i64 (the bin's start, ns; time), rank i64
+  // (process), bin u32, width f64 (seconds), read_bytes i64*, write_bytes i64*.
+  static const Schema& HeatmapSchema();
+  static constexpr uint32_t kHeatOffsetT = 0, kHeatOffsetRank = 8, kHeatOffsetBin = 16, kHeatOffsetWidth = 20,
+                            kHeatOffsetRead = 28, kHeatOffsetWrite = 36, kHeatWidth = 44;
 
   // Darshan's 10 size classes (DARSHAN_BUCKET_INC): <= 100, 1 KiB, 10 KiB, 100 KiB, 1 MiB, 4 MiB,
   // 10 MiB, 100 MiB, 1 GiB, more.

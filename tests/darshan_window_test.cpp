@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <filesystem>
 #include <random>
 
 #include "importers/darshan_dxt_reader.h"
@@ -13,6 +14,7 @@
 #include "query/darshan_logs.h"
 #include "query/darshan_window.h"
 #include "store/darshan_layout.h"
+#include "store/endian.h"
 #include "store/store_writer.h"
 #include "tests/temp_dir.h"
 #include "tests/why.h"
@@ -178,6 +180,59 @@ TEST_CASE("darshan window: the query command reads seconds and filters files") {
   REQUIRE(none.status == 0);
   CHECK(none.out.find("       3 ") != std::string::npos);
   CHECK(none.out.find("       4 ") != std::string::npos);
+}
+
+TEST_CASE("darshan window: a log without DXT answers bytes from its HEATMAP bins") {
+  const std::string log = std::string(XTFQ_SHARED_DIR) + "/data/darshan/real/rel-3.21-x86_64-heatmap.darshan";
+  if (!std::filesystem::exists(log)) {
+    MESSAGE("skipped: no Darshan corpus");
+    return;
+  }
+  test::TempDir dir;
+  auto l = DarshanLog::Open(log);
+  REQUIRE(l.ok());
+  {
+    auto w = StoreWriter::CreatePath(dir.File("h.xtfq"));
+    REQUIRE(w.ok());
+    REQUIRE(DarshanImporter::Import(**l, **w, 0).ok());
+    REQUIRE((*w)->Commit().ok());
+  }
+  auto reader = StoreReader::Open(dir.File("h.xtfq"));
+  REQUIRE(reader.ok());
+  auto info = DarshanLogs::Find(**reader, std::nullopt, std::nullopt);
+  REQUIRE(info.ok());
+  // The whole run: the bytes the POSIX records counted.
+  int64_t read = 0, written = 0;
+  {
+    auto posix = (*reader)->Array("darshan/0/POSIX");
+    REQUIRE(posix.ok());
+    const Schema& s = (*posix)->schema;
+    ChainCursor c = (*reader)->Records(**posix);
+    for (auto more = c.First(); more.ok() && *more; more = c.Next()) {
+      read += LoadLe<int64_t>(c.entry() + s.fields()[*s.Find("POSIX_BYTES_READ")].offset);
+      written += LoadLe<int64_t>(c.entry() + s.fields()[*s.Find("POSIX_BYTES_WRITTEN")].offset);
+    }
+  }
+  auto all = DarshanWindow::Compute(**reader, *info, DarshanWindowSpec{});
+  REQUIRE_MESSAGE(all.ok(), Why(all));
+  CHECK(all->heatmap);
+  CHECK(all->heatmap_width > 0);
+  CHECK(all->read.bytes == read);
+  CHECK(all->write.bytes == written);
+  CHECK(read + written > 0);
+  // Windows from the index equal the scan, per rank too.
+  for (int64_t t2 : {int64_t{100'000'000}, int64_t{300'000'000}, int64_t{1'000'000'000}}) {
+    DarshanWindowSpec s;
+    s.t1 = 0, s.t2 = t2;
+    auto a = DarshanWindow::Compute(**reader, *info, s);
+    s.scan = true;
+    auto b = DarshanWindow::Compute(**reader, *info, s);
+    REQUIRE(a.ok());
+    REQUIRE(b.ok());
+    CHECK(a->read.bytes == b->read.bytes);
+    CHECK(a->write.bytes == b->write.bytes);
+    CHECK(a->ranks.size() == b->ranks.size());
+  }
 }
 
 }  // namespace

@@ -87,7 +87,7 @@ TEST_CASE("format doc: the Darshan layout tables equal DarshanLayout's schemas")
   const std::pair<const char*, const Schema*> tables[] = {
       {"Darshan log record", &DarshanLayout::LogSchema()},     {"Darshan source chunk", &DarshanLayout::SourceSchema()},
       {"Darshan name record", &DarshanLayout::NamesSchema()},  {"Darshan DXT segment", &DarshanLayout::DxtSchema()},
-      {"Darshan DXT file record", &DarshanLayout::DxtFileSchema()}};
+      {"Darshan DXT file record", &DarshanLayout::DxtFileSchema()}, {"Darshan heatmap bin", &DarshanLayout::HeatmapSchema()}};
   for (const auto& [table, schema] : tables) {
     CAPTURE(table);
     std::set<std::tuple<std::string, uint32_t, uint32_t>> want;
@@ -108,6 +108,14 @@ TEST_CASE("format doc: the Darshan layout tables equal DarshanLayout's schemas")
     CAPTURE(name);
     CHECK(L::DxtSchema().fields()[*L::DxtSchema().Find(name)].offset == offset);
   }
+  const std::pair<const char*, uint32_t> heat[] = {{"t", L::kHeatOffsetT},         {"rank", L::kHeatOffsetRank},
+                                                   {"bin", L::kHeatOffsetBin},     {"width", L::kHeatOffsetWidth},
+                                                   {"read_bytes", L::kHeatOffsetRead}, {"write_bytes", L::kHeatOffsetWrite}};
+  for (const auto& [name, offset] : heat) {
+    CAPTURE(name);
+    CHECK(L::HeatmapSchema().fields()[*L::HeatmapSchema().Find(name)].offset == offset);
+  }
+  CHECK(L::HeatmapSchema().record_width() == L::kHeatWidth);
 }
 
 TEST_CASE("format doc: magic and page sizes and version are the header's") {
