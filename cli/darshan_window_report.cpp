@@ -79,17 +79,9 @@ Result<std::string> DarshanWindowReport::Render(StoreReader& reader, const Darsh
   spec.per_rank = true;
   spec.per_file = q.per_file;
   // Names, for --file and the per-file rows.
-  std::map<uint64_t, std::string> names;
+  std::unordered_map<uint64_t, std::string> names;
   if (!q.file_glob.empty() || q.per_file) {
-    if (const ArrayDesc* na = reader.store().catalogue().Find(DarshanLayout::ArrayName(info.log, "names"))) {
-      ChainCursor c = reader.Records(*na);
-      XTFQ_ASSIGN_OR_RETURN(bool more, c.First());
-      for (; more;) {
-        XTFQ_ASSIGN_OR_RETURN(std::string n, reader.String(StringRef::Unpack(LoadLe<uint64_t>(c.entry() + 8))));
-        names.emplace(LoadLe<uint64_t>(c.entry()), std::move(n));
-        XTFQ_ASSIGN_OR_RETURN(more, c.Next());
-      }
-    }
+    XTFQ_ASSIGN_OR_RETURN(names, DarshanLogs::Names(reader, info));
   }
   if (!q.file_glob.empty()) {
     spec.files.emplace();

@@ -173,4 +173,18 @@ bool DarshanCounterDecoder::Decode(const std::byte* raw, DarshanCounterRecord& o
   return true;
 }
 
+Result<bool> DarshanCounterDecoder::Next(DarshanRegionReader& reader, std::vector<std::byte>& raw, DarshanCounterRecord& out,
+                                         bool parser_quirks) const {
+  raw.resize(bytes_);
+  for (;;) {
+    XTFQ_ASSIGN_OR_RETURN(size_t got, reader.Read(raw));
+    if (got == 0) return false;
+    if (got < raw.size()) {
+      return reader.Fail(fmt::format("{} bytes of a last record of {} bytes (the region does not divide into records)", got,
+                                     raw.size()));
+    }
+    if (Decode(raw.data(), out, parser_quirks)) return true;
+  }
+}
+
 }  // namespace xtfq

@@ -35,6 +35,11 @@ class DarshanCounterDecoder {
   // of files opened with fopen). With `parser_quirks`, big-endian POSIX v1-v3 records keep
   // darshan-util's unswapped F_META_TIME, F_MAX_READ_TIME and F_MAX_WRITE_TIME.
   bool Decode(const std::byte* raw, DarshanCounterRecord& out, bool parser_quirks) const;
+  // Reads the next record that darshan-util keeps from `reader` (the module's region) into `out`,
+  // using `raw` as the buffer; false at the end of the region. An error when the region ends
+  // inside a record.
+  Result<bool> Next(DarshanRegionReader& reader, std::vector<std::byte>& raw, DarshanCounterRecord& out,
+                    bool parser_quirks) const;
 
  private:
   const DarshanLog* log_ = nullptr;

@@ -84,16 +84,11 @@ Result<DarshanImportStats> DarshanImporter::Import(DarshanLog& log, RecordSink& 
     }
     XTFQ_TRY(w.BeginCounters(slot, DarshanLog::ModuleName(slot)));
     auto reader = log.ModuleReader(slot);
-    std::vector<std::byte> raw(dec->record_bytes());
+    std::vector<std::byte> raw;
     DarshanCounterRecord rec;
     for (;;) {
-      XTFQ_ASSIGN_OR_RETURN(size_t got, reader->Read(raw));
-      if (got == 0) break;
-      if (got < raw.size()) {
-        return reader->Fail(fmt::format("{} bytes of a last record of {} bytes (the region does not divide into records)",
-                                        got, raw.size()));
-      }
-      if (!dec->Decode(raw.data(), rec, false)) continue;
+      XTFQ_ASSIGN_OR_RETURN(bool more, dec->Next(*reader, raw, rec, false));
+      if (!more) break;
       XTFQ_TRY(w.AddCounters(rec));
     }
     XTFQ_TRY(w.EndCounters());

@@ -425,17 +425,12 @@ Status DarshanParserText::Base(DarshanLog& log, bool show_incomplete, std::FILE*
     XTFQ_ASSIGN_OR_RETURN(DarshanCounterDecoder dec, DarshanCounterDecoder::For(log, slot));
     const auto* names = NamesOf(name);
     auto reader = log.ModuleReader(slot);
-    std::vector<std::byte> raw(dec.record_bytes());
+    std::vector<std::byte> raw;
     DarshanCounterRecord rec;
     const std::string mod(name);
     for (;;) {
-      XTFQ_ASSIGN_OR_RETURN(size_t got, reader->Read(raw));
-      if (got == 0) break;
-      if (got < raw.size()) {
-        return reader->Fail(fmt::format("{} bytes of a last record of {} bytes (the region does not divide into records)",
-                                        got, raw.size()));
-      }
-      if (!dec.Decode(raw.data(), rec, true)) continue;
+      XTFQ_ASSIGN_OR_RETURN(bool more, dec.Next(*reader, raw, rec, true));
+      if (!more) break;
       std::string dfs_cols;
       if (slot == kDfs || slot == kDaos) {
         // darshan-parser shows the pool and container as the mount point, the OID as a DAOS name.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "query/darshan_source_file.h"
+#include "store/endian.h"
 
 namespace xtfq {
 
@@ -57,6 +58,18 @@ Result<DarshanLogInfo> DarshanLogs::Find(StoreReader& reader, std::optional<int6
   return Error(hits.empty() ? ErrorCode::kNotFound : ErrorCode::kInvalidArgument,
                fmt::format("{}: {} {}; give --log N (the store has {})", reader.store().name(), what,
                            hits.empty() ? "is not there" : "is ambiguous", listed));
+}
+
+Result<std::unordered_map<uint64_t, std::string>> DarshanLogs::Names(StoreReader& reader, const DarshanLogInfo& info) {
+  std::unordered_map<uint64_t, std::string> names;
+  const ArrayDesc* a = reader.store().catalogue().Find(DarshanLayout::ArrayName(info.log, "names"));
+  if (a == nullptr) return names;
+  XTFQ_TRY(reader.ForEach(*a, [&](const std::byte* r) -> Status {
+    XTFQ_ASSIGN_OR_RETURN(std::string n, reader.String(StringRef::Unpack(LoadLe<uint64_t>(r + 8))));
+    names.try_emplace(LoadLe<uint64_t>(r), std::move(n));
+    return Ok();
+  }));
+  return names;
 }
 
 Result<std::unique_ptr<File>> DarshanLogs::Source(StoreReader& reader, const DarshanLogInfo& info) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "query/store_reader.h"
@@ -33,6 +34,8 @@ class DarshanLogs {
   // The log whose number is `log`, or the one log with job id `job`; an error that lists the logs
   // when there is no such log or the job id is ambiguous.
   static Result<DarshanLogInfo> Find(StoreReader& reader, std::optional<int64_t> log, std::optional<int64_t> job);
+  // The name records of `info` by record id (empty when it has none).
+  static Result<std::unordered_map<uint64_t, std::string>> Names(StoreReader& reader, const DarshanLogInfo& info);
   // The source of `info` as a File (writes fail).
   static Result<std::unique_ptr<File>> Source(StoreReader& reader, const DarshanLogInfo& info);
 };

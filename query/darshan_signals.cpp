@@ -161,24 +161,15 @@ Status DarshanSignals::Compute(StoreReader& reader, const DarshanLogInfo& info, 
       }
     }
   };
-  auto walk = [&](const ArrayDesc& a, const std::function<Status(const std::byte*)>& fn) -> Status {
-    ChainCursor cur = reader.Records(a);
-    XTFQ_ASSIGN_OR_RETURN(bool more, cur.First());
-    while (more) {
-      XTFQ_TRY(fn(cur.entry()));
-      XTFQ_ASSIGN_OR_RETURN(more, cur.Next());
-    }
-    return Ok();
-  };
   auto each = [&](const Prepared& p, const std::function<Status(const std::byte*)>& fn) -> Status {
-    if (!ranks) return walk(*p.array, fn);
+    if (!ranks) return reader.ForEach(*p.array, fn);
     if (!p.array->process_index) {
       return Error(ErrorCode::kInvalidArgument, fmt::format("{}: {} has no P index (imported with --no-process-index)",
                                                             reader.store().name(), p.array->name));
     }
     ProcessTree tree(reader.cache(), reader.store().catalogue(), *p.array);
     XTFQ_ASSIGN_OR_RETURN(std::vector<const ArrayDesc*> procs, tree.Range(std::max<int64_t>(ranks->first, 0), ranks->second));
-    for (const ArrayDesc* pa : procs) XTFQ_TRY(walk(*pa, fn));
+    for (const ArrayDesc* pa : procs) XTFQ_TRY(reader.ForEach(*pa, fn));
     return Ok();
   };
   std::vector<Totals> totals(mods.size());
@@ -201,16 +192,7 @@ Status DarshanSignals::Compute(StoreReader& reader, const DarshanLogInfo& info, 
     XTFQ_TRY(emit(Line::Kind::kJob, "", 0, 0, "", name, v));
   }
   // Names and mounts for the record headers.
-  std::unordered_map<uint64_t, std::string> names;
-  if (const ArrayDesc* na = reader.store().catalogue().Find(DarshanLayout::ArrayName(info.log, "names"))) {
-    ChainCursor cur = reader.Records(*na);
-    XTFQ_ASSIGN_OR_RETURN(bool more, cur.First());
-    while (more) {
-      XTFQ_ASSIGN_OR_RETURN(std::string n, reader.String(StringRef::Unpack(LoadLe<uint64_t>(cur.entry() + 8))));
-      names.try_emplace(LoadLe<uint64_t>(cur.entry()), std::move(n));
-      XTFQ_ASSIGN_OR_RETURN(more, cur.Next());
-    }
-  }
+  XTFQ_ASSIGN_OR_RETURN(auto names, DarshanLogs::Names(reader, info));
   std::vector<std::pair<std::string, std::string>> mounts;
   for (size_t at = 0; at < info.mounts.size();) {
     const size_t nl = info.mounts.find('\n', at), tab = info.mounts.find('\t', at);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <functional>
+
 #include "index/process_tree.h"
 #include "index/tn_tree.h"
 #include "query/primitives.h"
@@ -35,6 +37,24 @@ void AddSegment(DarshanOpStats& o, const std::byte* r) {
   o.consec += static_cast<int64_t>(r[L::kDxtOffsetConsec]);
   for (size_t b = 0; b < 10; ++b) o.bins[b] += static_cast<int64_t>(r[L::kDxtOffsetBins + b]);
 }
+// Calls fn(rank, summary of the window) for each rank of the spec's range with records in the
+// window: one descent per rank, through the P index.
+Status PerRank(StoreReader& reader, const ArrayDesc& a, const DarshanWindowSpec& spec,
+               const std::function<void(int64_t, const Summary&)>& fn) {
+  if (!a.process_index) {
+    return Error(ErrorCode::kInvalidArgument, fmt::format("{}: {} has no P index (imported with --no-process-index); per-rank rows need --scan",
+                                                          reader.store().name(), a.name));
+  }
+  ProcessTree tree(reader.cache(), reader.store().catalogue(), a);
+  XTFQ_ASSIGN_OR_RETURN(std::vector<const ArrayDesc*> procs, tree.Range(spec.p1, spec.p2));
+  for (const ArrayDesc* pa : procs) {
+    TnTree t(reader.cache(), *pa);
+    Summary ps(pa->schema);
+    XTFQ_TRY(t.AggregateTime(spec.t1, spec.t2, ps));
+    if (ps.count > 0) fn(pa->process, ps);
+  }
+  return Ok();
+}
 }  // namespace
 
 void DarshanOpStats::Add(const DarshanOpStats& o) {
@@ -63,10 +83,7 @@ Result<DarshanWindowResult> DarshanWindow::Compute(StoreReader& reader, const Da
     DarshanOpStats& total = op == 0 ? out.read : out.write;
     if (!out.indexed) {
       // Every segment, filtered.
-      ChainCursor c = reader.Records(*a);
-      XTFQ_ASSIGN_OR_RETURN(bool more, c.First());
-      for (; more;) {
-        const std::byte* r = c.entry();
+      XTFQ_TRY(reader.ForEach(*a, [&](const std::byte* r) {
         const int64_t t = LoadLe<int64_t>(r + L::kDxtOffsetT), rank = LoadLe<int64_t>(r + L::kDxtOffsetRank);
         const uint64_t file = LoadLe<uint64_t>(r + L::kDxtOffsetFile);
         if (t >= spec.t1 && t < spec.t2 && rank >= spec.p1 && rank < spec.p2 && (!spec.files || spec.files->count(file))) {
@@ -74,27 +91,17 @@ Result<DarshanWindowResult> DarshanWindow::Compute(StoreReader& reader, const Da
           if (spec.per_rank) AddSegment(out.ranks[rank][static_cast<size_t>(op)], r);
           if (spec.per_file) AddSegment(out.files[file][static_cast<size_t>(op)], r);
         }
-        XTFQ_ASSIGN_OR_RETURN(more, c.Next());
-      }
+        return Ok();
+      }));
       continue;
     }
     Primitives p(reader.cache(), *a, &cat);
     XTFQ_ASSIGN_OR_RETURN(Summary s, p.Aggregate(spec.t1, spec.t2, spec.p1, spec.p2));
     total = FromSummary(s);
     if (spec.per_rank) {
-      if (!a->process_index) {
-        return Error(ErrorCode::kInvalidArgument,
-                     fmt::format("{}: {} has no P index (imported with --no-process-index); per-rank rows need --scan",
-                                 reader.store().name(), a->name));
-      }
-      ProcessTree tree(reader.cache(), cat, *a);
-      XTFQ_ASSIGN_OR_RETURN(std::vector<const ArrayDesc*> procs, tree.Range(spec.p1, spec.p2));
-      for (const ArrayDesc* pa : procs) {
-        TnTree t(reader.cache(), *pa);
-        Summary ps(pa->schema);
-        XTFQ_TRY(t.AggregateTime(spec.t1, spec.t2, ps));
-        if (ps.count > 0) out.ranks[pa->process][static_cast<size_t>(op)] = FromSummary(ps);
-      }
+      XTFQ_TRY(PerRank(reader, *a, spec, [&](int64_t rank, const Summary& ps) {
+        out.ranks[rank][static_cast<size_t>(op)] = FromSummary(ps);
+      }));
     }
   }
   if (any) return out;
@@ -110,10 +117,7 @@ Result<DarshanWindowResult> DarshanWindow::Compute(StoreReader& reader, const Da
     r.bytes += s.fields[0].i_sum, w.bytes += s.fields[1].i_sum;
   };
   if (!out.indexed) {
-    ChainCursor c = reader.Records(*h);
-    XTFQ_ASSIGN_OR_RETURN(bool more, c.First());
-    for (; more;) {
-      const std::byte* r = c.entry();
+    XTFQ_TRY(reader.ForEach(*h, [&](const std::byte* r) {
       const int64_t t = LoadLe<int64_t>(r + L::kHeatOffsetT), rank = LoadLe<int64_t>(r + L::kHeatOffsetRank);
       if (t >= spec.t1 && t < spec.t2 && rank >= spec.p1 && rank < spec.p2) {
         out.heatmap_width = LoadLe<double>(r + L::kHeatOffsetWidth);
@@ -121,8 +125,8 @@ Result<DarshanWindowResult> DarshanWindow::Compute(StoreReader& reader, const Da
         out.read.bytes += rb, out.write.bytes += wb;
         if (spec.per_rank) out.ranks[rank][0].bytes += rb, out.ranks[rank][1].bytes += wb;
       }
-      XTFQ_ASSIGN_OR_RETURN(more, c.Next());
-    }
+      return Ok();
+    }));
     return out;
   }
   Primitives p(reader.cache(), *h, &cat);
@@ -134,15 +138,8 @@ Result<DarshanWindowResult> DarshanWindow::Compute(StoreReader& reader, const Da
     XTFQ_TRY(t.Record(0, first));
     out.heatmap_width = LoadLe<double>(first.data() + L::kHeatOffsetWidth);
   }
-  if (spec.per_rank && h->process_index) {
-    ProcessTree tree(reader.cache(), cat, *h);
-    XTFQ_ASSIGN_OR_RETURN(std::vector<const ArrayDesc*> procs, tree.Range(spec.p1, spec.p2));
-    for (const ArrayDesc* pa : procs) {
-      TnTree t(reader.cache(), *pa);
-      Summary ps(pa->schema);
-      XTFQ_TRY(t.AggregateTime(spec.t1, spec.t2, ps));
-      if (ps.count > 0) bytes(ps, out.ranks[pa->process][0], out.ranks[pa->process][1]);
-    }
+  if (spec.per_rank) {
+    XTFQ_TRY(PerRank(reader, *h, spec, [&](int64_t rank, const Summary& ps) { bytes(ps, out.ranks[rank][0], out.ranks[rank][1]); }));
   }
   return out;
 }

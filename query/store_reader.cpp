@@ -30,6 +30,16 @@ Result<const ArrayDesc*> StoreReader::Array(std::string_view name) const {
                                                  names.empty() ? "none" : names));
 }
 
+Status StoreReader::ForEach(const ArrayDesc& array, const std::function<Status(const std::byte*)>& fn) {
+  ChainCursor c = Records(array);
+  XTFQ_ASSIGN_OR_RETURN(bool more, c.First());
+  while (more) {
+    XTFQ_TRY(fn(c.entry()));
+    XTFQ_ASSIGN_OR_RETURN(more, c.Next());
+  }
+  return Ok();
+}
+
 ChainCursor StoreReader::Records(const ArrayDesc& array) {
   return ChainCursor(*cache_, array.levels[0], PageKind::kData, array.id, array.schema.record_width());
 }

@@ -5,6 +5,7 @@
 // cursors.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -31,6 +32,8 @@ class StoreReader {
   Result<const ArrayDesc*> Array(std::string_view name) const;
   // A cursor over the records of `array` in append order.
   ChainCursor Records(const ArrayDesc& array);
+  // Calls fn with each record of `array` in append order; stops at fn's first error.
+  Status ForEach(const ArrayDesc& array, const std::function<Status(const std::byte*)>& fn);
   Result<std::string> String(StringRef ref);
 
  private:
