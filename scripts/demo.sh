@@ -3,7 +3,7 @@
 # with 10^6 DXT segments over 10^4 files (input read, collective checkpoints with straggler ranks,
 # small per-rank diagnostics, read-back), imports it into a store, shows the store's layout and
 # the log's job header printed back from the store as darshan-parser prints it, answers a time
-# and rank window from the index, then verifies every page.
+# and rank window from the index, writes the signal spec file, then verifies every page.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake --preset default >/dev/null
@@ -14,6 +14,9 @@ build/xtfq gen darshan 1e6 --ranks 1024 --files 10000 -o "$out/run.darshan"
 build/xtfq import "$out/run.darshan" -o "$out/run.xtfq"
 build/xtfq info "$out/run.xtfq" | cut -c1-160
 TZ=UTC build/xtfq dump --header "$out/run.xtfq"
-echo "# DXT_POSIX writes of ranks 0-63 in the first hour (window in ns from the job start), from the index:"
-build/xtfq query "$out/run.xtfq" --array darshan/0/DXT_POSIX.write --time 0:3600000000000 --ranks 0:64
+echo "# Darshan's signals for ranks 0-63 between 1000 s and 2000 s of the run, from the index:"
+build/xtfq query "$out/run.xtfq" --time 1000:2000 --ranks 0:64
+echo "# the signal spec v2.0 for the whole log: $out/run_signals_v2.txt; its job level:"
+build/xtfq signals "$out/run.xtfq" -o "$out/run_signals_v2.txt"
+grep -A4 "JOB LEVEL" "$out/run_signals_v2.txt"
 build/xtfq check "$out/run.xtfq"
