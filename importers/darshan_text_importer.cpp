@@ -10,67 +10,23 @@
 
 #include "importers/darshan_log.h"
 #include "importers/darshan_module_tables.h"
+#include "importers/line_reader.h"
 #include "store/endian.h"
 
 namespace xtfq {
 
 namespace {
 
-// Lines of a File, read a megabyte at a time; a line longer than 16 MiB is an error.
-class LineReader {
- public:
-  explicit LineReader(File& f) : f_(f) {}
-  // The next line without its newline; false at the end.
-  Result<bool> Next(std::string& line) {
-    line.clear();
-    for (;;) {
-      if (pos_ == buf_.size()) {
-        if (eof_) return !line.empty();
-        buf_.resize(size_t{1} << 20);
-        XTFQ_ASSIGN_OR_RETURN(size_t got, f_.ReadAt(off_, std::span(reinterpret_cast<std::byte*>(buf_.data()), buf_.size())));
-        buf_.resize(got);
-        off_ += got, pos_ = 0;
-        if (got == 0) {
-          eof_ = true;
-          if (line.empty()) return false;
-          ++number_;
-          return true;
-        }
-      }
-      const char* start = buf_.data() + pos_;
-      const void* nl = std::memchr(start, '\n', buf_.size() - pos_);
-      const size_t n = nl == nullptr ? buf_.size() - pos_ : static_cast<size_t>(static_cast<const char*>(nl) - start);
-      line.append(start, n);
-      pos_ += n;
-      if (line.size() > (size_t{16} << 20)) {
-        return Error(ErrorCode::kInvalidArgument, fmt::format("{}: line {}: longer than 16 MiB", f_.name(), number_ + 1));
-      }
-      if (nl != nullptr) {
-        ++pos_;
-        ++number_;
-        return true;
-      }
-    }
+// The whole file, a megabyte at a time.
+Status CopyBytes(File& f, const std::function<Status(std::span<const std::byte>)>& sink) {
+  std::vector<std::byte> b(size_t{1} << 20);
+  for (uint64_t off = 0;;) {
+    XTFQ_ASSIGN_OR_RETURN(size_t got, f.ReadAt(off, b));
+    if (got == 0) return Ok();
+    XTFQ_TRY(sink(std::span(b).first(got)));
+    off += got;
   }
-  uint64_t number() const { return number_; }
-  Status Bytes(const std::function<Status(std::span<const std::byte>)>& sink) {
-    // The whole file again, for the source.
-    std::vector<std::byte> b(size_t{1} << 20);
-    for (uint64_t off = 0;;) {
-      XTFQ_ASSIGN_OR_RETURN(size_t got, f_.ReadAt(off, b));
-      if (got == 0) return Ok();
-      XTFQ_TRY(sink(std::span(b).first(got)));
-      off += got;
-    }
-  }
-
- private:
-  File& f_;
-  std::string buf_;
-  size_t pos_ = 0;
-  uint64_t off_ = 0, number_ = 0;
-  bool eof_ = false;
-};
+}
 
 std::vector<std::string_view> Split(std::string_view s, char sep) {
   std::vector<std::string_view> out;
@@ -133,7 +89,7 @@ bool DarshanTextImporter::LooksLikeText(std::span<const std::byte> head) {
 Result<DarshanImportStats> DarshanTextImporter::Import(File& text, RecordSink& sink, int64_t log_index,
                                                        const DarshanImportOptions& options) {
   DarshanRecordWriter w(sink, log_index, options);
-  XTFQ_TRY(LineReader(text).Bytes([&](std::span<const std::byte> b) { return w.AddSource(b); }));
+  XTFQ_TRY(CopyBytes(text, [&](std::span<const std::byte> b) { return w.AddSource(b); }));
   DarshanJob job;
   job.source = DarshanLayout::SourceKind::kParserText;
   job.file = text.name();

@@ -1,0 +1,31 @@
+// LineReader: the lines of a File, read a megabyte at a time (darshan-parser text, job_stats
+// captures). A line longer than the limit is an error naming the file and the line number.
+//
+// Thread-safety: one reader per thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "store/file.h"
+
+namespace xtfq {
+
+class LineReader {
+ public:
+  explicit LineReader(File& f, size_t max_line = size_t{16} << 20) : f_(f), max_line_(max_line) {}
+  // The next line without its newline; false at the end.
+  Result<bool> Next(std::string& line);
+  // The number of the line Next() returned last (from 1).
+  uint64_t number() const { return number_; }
+
+ private:
+  File& f_;
+  size_t max_line_;
+  std::string buf_;
+  size_t pos_ = 0;
+  uint64_t off_ = 0, number_ = 0;
+  bool eof_ = false;
+};
+
+}  // namespace xtfq
