@@ -1,0 +1,253 @@
+#include "importers/jobstats_parser.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cstdlib>
+
+#include "importers/line_reader.h"
+
+namespace xtfq {
+
+namespace {
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+bool ParseU64(std::string_view s, uint64_t& out) {
+  s = Trim(s);
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return !s.empty() && ec == std::errc() && p == s.data() + s.size();
+}
+
+bool ParseSeconds(std::string_view s, double& out) {
+  s = Trim(s);
+  if (s.ends_with("secs.nsecs")) s = Trim(s.substr(0, s.size() - 10));
+  const std::string z(s);
+  char* end = nullptr;
+  out = std::strtod(z.c_str(), &end);
+  return !z.empty() && end == z.c_str() + z.size();
+}
+
+int Balance(std::string_view s) {
+  int b = 0;
+  for (char c : s) b += c == '{' ? 1 : c == '}' ? -1 : 0;
+  return b;
+}
+
+// "op: { samples: N, unit: U, min: A, max: B, sum: C, sumsq: D, hist: { 4K: 1, ... } }".
+std::optional<std::string> ParseCounter(std::string_view text, JobStatsCounter& c) {
+  const size_t colon = text.find(':'), open = text.find('{');
+  if (colon == std::string_view::npos || open == std::string_view::npos || open < colon) return "a counter line without 'name: {'";
+  c = JobStatsCounter{};
+  c.op = std::string(Trim(text.substr(0, colon)));
+  if (c.op.empty() || c.op.find(' ') != std::string::npos) return "a counter without a name";
+  const size_t close = text.rfind('}');
+  if (close == std::string_view::npos || close < open) return "a counter without its closing '}'";
+  std::string_view body = text.substr(open + 1, close - open - 1);
+  // The histogram first: it has commas of its own.
+  std::string rest(body);
+  if (const size_t h = rest.find("hist:"); h != std::string::npos) {
+    const size_t ho = rest.find('{', h), hc = rest.find('}', h);
+    if (ho == std::string::npos || hc == std::string::npos || hc < ho) return "a histogram without its braces";
+    const std::string_view buckets = std::string_view(rest).substr(ho + 1, hc - ho - 1);
+    for (size_t at = 0; at < buckets.size();) {
+      size_t comma = buckets.find(',', at);
+      if (comma == std::string_view::npos) comma = buckets.size();
+      const std::string_view b = Trim(buckets.substr(at, comma - at));
+      at = comma + 1;
+      if (b.empty()) continue;
+      const size_t bc = b.find(':');
+      uint64_t n = 0;
+      if (bc == std::string_view::npos || !ParseU64(b.substr(bc + 1), n)) return fmt::format("histogram bucket '{}'", b);
+      c.hist.emplace_back(std::string(Trim(b.substr(0, bc))), n);
+    }
+    rest.erase(h, hc + 1 - h);
+  }
+  bool samples = false;
+  for (size_t at = 0; at < rest.size();) {
+    size_t comma = rest.find(',', at);
+    if (comma == std::string::npos) comma = rest.size();
+    const std::string_view kv = Trim(std::string_view(rest).substr(at, comma - at));
+    at = comma + 1;
+    if (kv.empty()) continue;
+    const size_t k = kv.find(':');
+    if (k == std::string_view::npos) return fmt::format("'{}' is not 'key: value'", kv);
+    const std::string_view key = Trim(kv.substr(0, k)), value = Trim(kv.substr(k + 1));
+    uint64_t v = 0;
+    if (key == "unit") {
+      c.unit = std::string(value);
+      continue;
+    }
+    if (!ParseU64(value, v)) return fmt::format("{} = '{}' is not an unsigned integer", key, value);
+    if (key == "samples") c.samples = v, samples = true;
+    else if (key == "min") c.min = v;
+    else if (key == "max") c.max = v;
+    else if (key == "sum") c.sum = v;
+    else if (key == "sumsq") c.sumsq = v;
+    // Other keys of future versions are ignored.
+  }
+  if (!samples) return "a counter without samples";
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> JobStatsParser::DecodeJobId(std::string_view text, bool* quoted) {
+  text = Trim(text);
+  *quoted = text.size() >= 2 && text.front() == '"' && text.back() == '"';
+  if (!*quoted) return std::string(text);
+  text = text.substr(1, text.size() - 2);
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\\' && i + 3 < text.size() + 0 && (text[i + 1] == 'x' || text[i + 1] == 'X')) {
+      unsigned v = 0;
+      auto [p, ec] = std::from_chars(text.data() + i + 2, text.data() + i + 4, v, 16);
+      if (ec != std::errc() || p != text.data() + i + 4) return std::nullopt;
+      out.push_back(static_cast<char>(v));
+      i += 3;
+    } else if (text[i] == '\\') {
+      return std::nullopt;
+    } else {
+      out.push_back(text[i]);
+    }
+  }
+  return out;
+}
+
+Result<JobStatsParser::Summary> JobStatsParser::Parse(File& in, const std::string& target,
+                                                      const std::function<Status(const JobStatsEntry&)>& entry) {
+  Summary sum;
+  LineReader lines(in, size_t{64} << 20);
+  std::string line, pending;
+  uint64_t pending_line = 0;
+  std::string current_target = target;
+  bool in_stats = true;  // a plain `cat` is job_stats from the first line
+  std::optional<JobStatsEntry> e;
+  bool bad = false;
+  auto problem = [&](uint64_t at, std::string m) {
+    sum.problems.push_back({at, fmt::format("{}: line {}: {}", in.name(), at, m)});
+    bad = true;
+  };
+  auto finish = [&]() -> Status {
+    if (e && !bad) {
+      ++sum.entries;
+      XTFQ_TRY(entry(*e));
+    }
+    e.reset();
+    bad = false;
+    return Ok();
+  };
+  auto counter = [&](std::string_view text, uint64_t at) {
+    if (!e) return problem(at, "a counter before any '- job_id:' line");
+    if (bad) return;
+    JobStatsCounter c;
+    if (auto err = ParseCounter(text, c)) return problem(at, *err + " (the entry is skipped)");
+    e->counters.push_back(std::move(c));
+  };
+  for (;;) {
+    XTFQ_ASSIGN_OR_RETURN(bool more, lines.Next(line));
+    if (!more) break;
+    const uint64_t at = lines.number();
+    std::string_view l = line;
+    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+    if (!pending.empty()) {
+      // A wrapped counter line continues until its braces close.
+      pending += ' ';
+      pending += Trim(l);
+      if (Balance(pending) <= 0) {
+        counter(pending, pending_line);
+        pending.clear();
+      }
+      continue;
+    }
+    if (Trim(l).empty()) continue;
+    // `param=value` of lctl get_param.
+    if (l.front() != ' ' && l.front() != '-') {
+      const size_t eq = l.find('=');
+      const size_t sp = l.find_first_of(" \t:");
+      if (eq != std::string_view::npos && (sp == std::string_view::npos || sp > eq)) {
+        XTFQ_TRY(finish());
+        const std::string_view name = l.substr(0, eq);
+        in_stats = name.ends_with(".job_stats");
+        if (in_stats) {
+          const size_t dot = name.find('.');
+          current_target = dot == std::string_view::npos ? std::string() : std::string(name.substr(dot + 1, name.size() - 10 - dot - 1));
+          sum.targets.push_back(current_target);
+          const std::string_view value = Trim(l.substr(eq + 1));
+          if (!value.empty() && value != "job_stats:") problem(at, fmt::format("unexpected value '{}' after {}=", value, name));
+          bad = false;
+        }
+        continue;
+      }
+    }
+    if (!in_stats) continue;
+    const std::string_view t = Trim(l);
+    if (t == "job_stats:") {
+      XTFQ_TRY(finish());
+      if (target.empty() == false && sum.targets.empty()) sum.targets.push_back(current_target);
+      continue;
+    }
+    if (t.starts_with("- job_id:") || t == "- job_id") {
+      XTFQ_TRY(finish());
+      e.emplace();
+      e->target = current_target;
+      e->line = at;
+      bool quoted = false;
+      auto id = DecodeJobId(t.size() > 9 ? t.substr(9) : std::string_view(), &quoted);
+      if (!id) {
+        problem(at, fmt::format("job id {} has a bad escape", t.substr(9)));
+        continue;
+      }
+      e->job_id = std::move(*id);
+      e->quoted = quoted;
+      continue;
+    }
+    bool time_line = false;
+    for (std::string_view key : {"snapshot_time", "start_time", "elapsed_time"}) {
+      if (!t.starts_with(key)) continue;
+      const std::string_view after = Trim(t.substr(key.size()));
+      if (after.empty() || after.front() != ':') continue;
+      time_line = true;
+      if (!e) {
+        problem(at, fmt::format("{} before any '- job_id:' line", key));
+        break;
+      }
+      double v = 0;
+      if (!ParseSeconds(after.substr(1), v)) {
+        problem(at, fmt::format("{} '{}' is not a time", key, Trim(after.substr(1))));
+        break;
+      }
+      if (key == "snapshot_time") {
+        e->snapshot_time = v;
+        // 2.15.0-2.15.1 print it unindented, in seconds since boot.
+        e->since_boot = l.front() != ' ' || v < 1e9;
+      } else if (key == "start_time") {
+        e->start_time = v;
+      } else {
+        e->elapsed_time = v;
+      }
+      break;
+    }
+    if (time_line) continue;
+    if (t.find('{') != std::string_view::npos && t.find(':') < t.find('{')) {
+      if (Balance(t) > 0) {
+        pending = std::string(t);
+        pending_line = at;
+        continue;
+      }
+      counter(t, at);
+      continue;
+    }
+    problem(at, fmt::format("unrecognized line '{}'", t.substr(0, 80)));
+  }
+  if (!pending.empty()) problem(pending_line, "the file ends inside a counter");
+  XTFQ_TRY(finish());
+  sum.lines = lines.number();
+  return sum;
+}
+
+}  // namespace xtfq

@@ -1,0 +1,68 @@
+// JobStatsParser: Lustre job_stats text, line by line, every variant of
+// ../shared/docs/lustre-jobstats.md (sections 2-3): `lctl get_param` framing (several targets,
+// one-line empty targets `...job_stats=job_stats:`, empty values, other parameters mixed in and
+// skipped) or a plain `cat` of one file (the target then comes from the caller); the header forms
+// (integer epoch; 2.15.0-2.15.1's unindented since-boot `secs.nsecs`; indented epoch `secs.nsecs`;
+// snapshot only) with start_time and elapsed_time; counters keyed by name in any order, unknown
+// names kept; `unit`, `min`/`max`/`sum` (with or without the space after the colon), `sumsq` and
+// `hist`; quoted and `\xHH`-escaped job ids; line-wrapped captures joined (a counter line whose
+// braces are not closed takes the following lines).
+//
+// A malformed entry is reported (file and line) and skipped up to the next entry; the rest of
+// the file is still read. Duplicate (target, job id) entries of one dump are all delivered; the
+// caller keeps the last (docs section 2.4).
+//
+// Thread-safety: stateless.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/file.h"
+
+namespace xtfq {
+
+struct JobStatsCounter {
+  std::string op;
+  uint64_t samples = 0;
+  std::string unit;  // "reqs", "bytes", "usecs", or empty when absent
+  std::optional<uint64_t> min, max, sum, sumsq;
+  std::vector<std::pair<std::string, uint64_t>> hist;  // bucket label ("4K"), count
+};
+
+struct JobStatsEntry {
+  std::string target;   // "scratch-OST000f"; empty when unknown
+  std::string job_id;   // the decoded bytes
+  bool quoted = false;  // printed in quotes (2.15.2+ escaping)
+  // Seconds; since_boot when the header is 2.15.0-2.15.1's monotonic clock (or below 1e9).
+  double snapshot_time = 0;
+  std::optional<double> start_time, elapsed_time;
+  bool since_boot = false;
+  std::vector<JobStatsCounter> counters;
+  uint64_t line = 0;  // of the job_id line
+};
+
+struct JobStatsProblem {
+  uint64_t line;
+  std::string message;
+};
+
+class JobStatsParser {
+ public:
+  struct Summary {
+    uint64_t entries = 0, lines = 0;
+    std::vector<std::string> targets;  // in order of appearance, including empty ones
+    std::vector<JobStatsProblem> problems;
+  };
+  // Reads `in`; `target` names the target of a plain `cat` (no `param=` lines). Calls `entry`
+  // for each complete entry; an error it returns stops the parse.
+  static Result<Summary> Parse(File& in, const std::string& target,
+                               const std::function<Status(const JobStatsEntry&)>& entry);
+  // A job id as printed after "job_id:": trimmed, unquoted, `\xHH` decoded.
+  static std::optional<std::string> DecodeJobId(std::string_view text, bool* quoted);
+};
+
+}  // namespace xtfq

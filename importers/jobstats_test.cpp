@@ -1,0 +1,208 @@
+// The job_stats parser against every capture in ../shared/data/jobstats (entry counts, targets and
+// values read off the files by hand) and against the variants and hostile inputs of
+// ../shared/docs/lustre-jobstats.md.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <map>
+
+#include "importers/jobstats_parser.h"
+#include "store/mem_file.h"
+#include "store/posix_file.h"
+#include "tests/why.h"
+
+namespace xtfq {
+namespace {
+
+namespace fs = std::filesystem;
+using test::Why;
+
+struct Parsed {
+  JobStatsParser::Summary summary;
+  std::vector<JobStatsEntry> entries;
+  const JobStatsCounter* Counter(size_t entry, const std::string& op) const {
+    for (const auto& c : entries.at(entry).counters) {
+      if (c.op == op) return &c;
+    }
+    return nullptr;
+  }
+};
+
+Parsed ParseFile(File& f, const std::string& target = "") {
+  Parsed p;
+  auto s = JobStatsParser::Parse(f, target, [&](const JobStatsEntry& e) {
+    p.entries.push_back(e);
+    return Ok();
+  });
+  REQUIRE_MESSAGE(s.ok(), Why(s));
+  p.summary = *s;
+  return p;
+}
+
+Parsed ParseText(const std::string& text, const std::string& target = "fs-OST0000") {
+  auto disk = std::make_shared<MemDisk>();
+  std::vector<std::byte> b(text.size());
+  std::memcpy(b.data(), text.data(), text.size());
+  disk->SetContents(b);
+  MemFile f("capture.txt", disk);
+  return ParseFile(f, target);
+}
+
+fs::path Data() { return fs::path(XTFQ_SHARED_DIR) / "data" / "jobstats"; }
+
+TEST_CASE("jobstats: every real capture parses with its entries, targets and values") {
+  if (!fs::exists(Data())) {
+    MESSAGE("skipped: no job_stats captures at " << Data().string());
+    return;
+  }
+  // Entries per file (the "- job_id:" lines counted by hand).
+  const std::map<std::string, size_t> want = {
+      {"lctl_dump_es6.2.0_whamcloud_lustre_collector.txt", 2}, {"lctl_dump_es6_ex8761_whamcloud_lustre_collector.txt", 2},
+      {"lctl_dump_linewrapped_whamcloud_lustre_collector.txt", 1}, {"mdt_lustre2.14.0_ddn164_whamcloud_lustrefs_exporter.txt", 12},
+      {"mdt_lustre2.x_reqs_hpe_exporter_2017-07.txt", 9}, {"mdt_lustre2.x_reqs_hpe_exporter_2017-11.txt", 15},
+      {"mdt_lustre2.x_reqs_telegraf_fixture.txt", 2}, {"ost_empty_hpe_exporter_2017-11_OST0002.txt", 0},
+      {"ost_lustre2.14.0_ddn162_whamcloud_lustrefs_exporter.txt", 16}, {"ost_lustre2.x_reqs_gsi_exporter_empty_jobid_edited.txt", 36},
+      {"ost_lustre2.x_reqs_gsi_exporter_loop36.txt", 1}, {"ost_lustre2.x_reqs_hpe_exporter_2017-07_OST0000.txt", 9},
+      {"ost_lustre2.x_reqs_hpe_exporter_2017-11_OST0000.txt", 35}, {"ost_lustre2.x_reqs_telegraf_fixture.txt", 2}};
+  std::map<std::string, Parsed> got;
+  for (const auto& [name, n] : want) {
+    CAPTURE(name);
+    auto f = PosixFile::Open((Data() / name).string(), PosixFile::Mode::kRead);
+    REQUIRE(f.ok());
+    got[name] = ParseFile(**f, "cat-target");
+    CHECK(got[name].entries.size() == n);
+    CHECK(got[name].summary.problems.empty());
+  }
+  // lctl framing: empty one-line targets, then the MDT among other parameters.
+  const auto& es6 = got["lctl_dump_es6_ex8761_whamcloud_lustre_collector.txt"];
+  CHECK(es6.summary.targets == std::vector<std::string>{"fs-OST0000", "fs-OST0001", "fs-MDT0000"});
+  CHECK(es6.entries[0].target == "fs-MDT0000");
+  CHECK(es6.entries[0].job_id == "mount.lustre@0@co-es-pm-149.co-");
+  CHECK(es6.entries[0].snapshot_time == 1701771260.0);
+  CHECK(!es6.entries[0].since_boot);
+  // Line-wrapped: "sum:\n  185, sumsq: 34225 }" joined.
+  const auto& wrapped = got["lctl_dump_linewrapped_whamcloud_lustre_collector.txt"];
+  REQUIRE(wrapped.Counter(0, "open") != nullptr);
+  CHECK(wrapped.Counter(0, "open")->sum == 185u);
+  CHECK(wrapped.Counter(0, "open")->sumsq == 34225u);
+  CHECK(wrapped.Counter(0, "close")->sum == 51u);
+  CHECK(wrapped.entries[0].counters.size() == 24);
+  // Variant E2 (DDN 162): quoted ids, secs.nsecs times, sumsq and histograms.
+  const auto& ddn = got["ost_lustre2.14.0_ddn162_whamcloud_lustrefs_exporter.txt"];
+  CHECK(ddn.entries[0].target == "es01a-OST0001");
+  CHECK(ddn.entries[0].job_id == "SLURM_JOB10:0:es18kxe-co-client");
+  CHECK(ddn.entries[0].quoted);
+  CHECK(ddn.entries[0].snapshot_time == doctest::Approx(1723114647.887515895));
+  REQUIRE(ddn.entries[0].start_time.has_value());
+  CHECK(*ddn.entries[0].start_time == doctest::Approx(1723102025.057286226));
+  CHECK(*ddn.entries[0].elapsed_time == doctest::Approx(12622.830229669));
+  const JobStatsCounter* wb = ddn.Counter(0, "write_bytes");
+  REQUIRE(wb != nullptr);
+  CHECK(wb->samples == 861);
+  CHECK(wb->unit == "bytes");
+  CHECK(wb->min == 24576u);
+  CHECK(wb->max == 16777216u);
+  CHECK(wb->sum == 11025514496u);
+  CHECK(wb->sumsq == 166242808078794752u);
+  REQUIRE(wb->hist.size() == 10);
+  CHECK(wb->hist.front() == std::pair<std::string, uint64_t>{"32K", 1});
+  CHECK(wb->hist.back() == std::pair<std::string, uint64_t>{"16M", 666});
+  CHECK(ddn.Counter(0, "read_bytes")->hist.empty());
+  CHECK(ddn.entries[1].job_id == "SLURM_JOB20:0:es18kxe-co-client");
+  CHECK(ddn.entries[8].job_id == "SLURM_JOB10");  // the same job under the %j template, unquoted
+  CHECK(!ddn.entries[8].quoted);
+  CHECK(ddn.entries[8].line == 155);
+  // Variant A with "max:16777216" (no space) on a plain cat: the target is the caller's.
+  const auto& tele = got["ost_lustre2.x_reqs_telegraf_fixture.txt"];
+  CHECK(tele.entries[0].target == "cat-target");
+  CHECK(tele.entries[0].job_id == "cluster-testjob1");
+  const JobStatsCounter* tw = tele.Counter(0, "write_bytes");
+  REQUIRE(tw != nullptr);
+  CHECK(tw->samples == 25);
+  CHECK(tw->max == 16777216u);
+  CHECK(tw->sum == 26214400u);
+  CHECK(!tw->sumsq.has_value());
+  // An empty job id (a hand-edited fixture) is kept, not dropped.
+  CHECK(got["ost_lustre2.x_reqs_gsi_exporter_empty_jobid_edited.txt"].entries[0].job_id.empty());
+  // 31-byte truncated id.
+  CHECK(got["mdt_lustre2.14.0_ddn164_whamcloud_lustrefs_exporter.txt"].entries[0].job_id.size() == 31);
+}
+
+TEST_CASE("jobstats: the 2.15.0 header, E1 escaping, unknown ops and several targets") {
+  const Parsed p = ParseText(
+      "mdt.scratch-MDT0000.job_stats=\n"
+      "job_stats:\n"
+      "- job_id:          md5sum.0\n"
+      "snapshot_time   : 3143196.864165417 secs.nsecs\n"
+      "start_time      : 3143196.707206168 secs.nsecs\n"
+      "elapsed_time    : 0.156959249 secs.nsecs\n"
+      "  read_bytes:      { samples: 2, unit: bytes, min: 32768, max: 1048576, sum: 1081344, sumsq: 1100585369600, hist: { 32K: 1, 1M: 1 } }\n"
+      "  rename_trylocks: { samples:           3, unit: usecs, min:        1, max:        9, sum:               12, sumsq:                 91 }\n"
+      "obdfilter.scratch-OST000f.job_stats=\n"
+      "job_stats:\n"
+      "- job_id:          \"11317854\\x3A17627127\\x3Ar01c01\"\n"
+      "  snapshot_time:   1723114647.887515895 secs.nsecs\n"
+      "  punch:           { samples:           1, unit:  reqs }\n"
+      "obdfilter.scratch-OST0010.job_stats=job_stats:\n"
+      "osd-ldiskfs.scratch-OST0010.filesfree=40134\n");
+  CHECK(p.summary.problems.empty());
+  CHECK(p.summary.targets == std::vector<std::string>{"scratch-MDT0000", "scratch-OST000f", "scratch-OST0010"});
+  REQUIRE(p.entries.size() == 2);
+  CHECK(p.entries[0].since_boot);
+  CHECK(p.entries[0].snapshot_time == doctest::Approx(3143196.864165417));
+  CHECK(p.Counter(0, "read_bytes")->hist.size() == 2);
+  CHECK(p.Counter(0, "rename_trylocks")->sum == 12u);  // an op this build does not know is kept
+  CHECK(p.entries[1].target == "scratch-OST000f");
+  CHECK(p.entries[1].job_id == "11317854:17627127:r01c01");
+  CHECK(p.entries[1].quoted);
+  CHECK(!p.entries[1].since_boot);
+  CHECK(p.Counter(1, "punch")->unit == "reqs");
+  CHECK(!p.Counter(1, "punch")->sum.has_value());
+}
+
+TEST_CASE("jobstats: hostile input names the line and keeps the other entries") {
+  std::string big(1 << 20, 'x');
+  const Parsed p = ParseText(
+      "job_stats:\n"
+      "- job_id:          good1\n"
+      "  snapshot_time:   1510781837\n"
+      "  open:            { samples:           5, unit:  reqs }\n"
+      "- job_id:          half\n"
+      "  snapshot_time:   15107818xx\n"
+      "  open:            { samples:           1, unit:  reqs }\n"
+      "\x01\x02\xff binary garbage\n" +
+      big + "\n"
+      "- job_id:          \"bad\\xZZ\"\n"
+      "  open:            { samples: 1 }\n"
+      "- job_id:          \"1234567890123456789012345\\x3A1\"\n"
+      "  snapshot_time:   1510781838\n"
+      "  open:            { samples:  notanumber, unit:  reqs }\n"
+      "- job_id:          good2\n"
+      "  snapshot_time:   1510781839\n"
+      "  close:           { samples:           7, unit:  reqs }\n"
+      "- job_id:          cut\n"
+      "  snapshot_time:   1510781840\n"
+      "  open:            { samples:           1, unit:");
+  REQUIRE(p.entries.size() == 2);
+  CHECK(p.entries[0].job_id == "good1");
+  CHECK(p.entries[1].job_id == "good2");
+  CHECK(p.Counter(1, "close")->samples == 7);
+  // Each problem names the file and its line.
+  REQUIRE(p.summary.problems.size() >= 5);
+  CHECK(p.summary.problems[0].message == "capture.txt: line 6: snapshot_time '15107818xx' is not a time");
+  CHECK(p.summary.problems[0].line == 6);
+  bool binary = false, escape = false, number = false, end = false;
+  for (const auto& pr : p.summary.problems) {
+    binary |= pr.line == 8;
+    escape |= pr.message.find("bad escape") != std::string::npos;
+    number |= pr.message.find("'notanumber' is not an unsigned integer") != std::string::npos;
+    end |= pr.message.find("the file ends inside a counter") != std::string::npos;
+  }
+  CHECK(binary);
+  CHECK(escape);
+  CHECK(number);
+  CHECK(end);
+}
+
+}  // namespace
+}  // namespace xtfq
