@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 
+#include "importers/jobid_classifier.h"
 #include "importers/jobstats_parser.h"
 #include "store/mem_file.h"
 #include "store/posix_file.h"
@@ -202,6 +203,67 @@ TEST_CASE("jobstats: hostile input names the line and keeps the other entries") 
   CHECK(escape);
   CHECK(number);
   CHECK(end);
+}
+
+}  // namespace
+}  // namespace xtfq
+
+namespace xtfq {
+namespace {
+
+TEST_CASE("jobstats: job ids are parsed against the site's templates and classified as the Puhti study saw them") {
+  auto c = JobIdClassifier::Make();
+  REQUIRE(c.ok());
+  struct Case {
+    const char* id;
+    JobIdClass cls;
+    const char* job;
+    std::optional<int64_t> uid;
+    const char* node;
+    const char* exe;
+  };
+  const Case cases[] = {
+      {"11317854:17627127:r01c01", JobIdClass::kOk, "11317854", 17627127, "r01c01", ""},
+      {":17627127:r01c01", JobIdClass::kMissingJob, "", 17627127, "r01c01", ""},
+      {":17627127:r01c01.bullx", JobIdClass::kMissingJob, "", 17627127, "r01c01", ""},
+      {"11317854:17627127:r01c01.bullx", JobIdClass::kFqdn, "11317854", 17627127, "r01c01", ""},
+      {"11317854_3.batch:2001:r02c11", JobIdClass::kOk, "11317854_3.batch", 2001, "r02c11", ""},
+      {"12:0:oss4", JobIdClass::kSystemUid, "12", 0, "oss4", ""},
+      {"md5sum.1001", JobIdClass::kOk, "", 1001, "", "md5sum"},
+      {"bash.0", JobIdClass::kSystemUid, "", 0, "", "bash"},
+      {"mount.lustre.0", JobIdClass::kSystemUid, "", 0, "", "mount.lustre"},  // the executable keeps its dot
+      {"kworker/86:1.0", JobIdClass::kSystemUid, "", 0, "", "kworker/86:1"},
+      {"11317854", JobIdClass::kMalformed, "", std::nullopt, "", ""},
+      {"11317854:", JobIdClass::kMalformed, "", std::nullopt, "", ""},
+      {"113178544", JobIdClass::kMalformed, "", std::nullopt, "", ""},
+      {"lfs.0.", JobIdClass::kMalformed, "", std::nullopt, "", ""},
+      {"", JobIdClass::kMalformed, "", std::nullopt, "", ""},
+      {"4668060:17627127:r01c01.bullx.c", JobIdClass::kTruncated, "4668060", 17627127, "r01c01", ""},  // 31 bytes
+  };
+  for (const Case& k : cases) {
+    CAPTURE(k.id);
+    const JobIdFields f = c->Classify(k.id);
+    CHECK(JobIdClassName(f.cls) == JobIdClassName(k.cls));
+    CHECK(f.job == k.job);
+    CHECK(f.uid == k.uid);
+    CHECK(f.node == k.node);
+    CHECK(f.exe == k.exe);
+  }
+  // Other templates: %j@%u@%H (glljobstat) and %e:%u:%H (DDN 164).
+  auto g = JobIdClassifier::Make({"%j@%u@%H", "%e:%u:%H"});
+  REQUIRE(g.ok());
+  CHECK(g->Classify("4668060@92097@comp0173").cls == JobIdClass::kOk);
+  CHECK(g->Classify("@33918@login").cls == JobIdClass::kMissingJob);
+  CHECK(g->Classify("@0@oss4").cls == JobIdClass::kSystemUid);
+  const JobIdFields b = g->Classify("bash:0:es-2-virt3-cosp");
+  CHECK(b.template_index == 1);
+  CHECK(b.exe == "bash");
+  CHECK(b.node == "es-2-virt3-cosp");
+  CHECK(g->Classify("node_exporter:989:es-2-virt3-co").cls == JobIdClass::kTruncated);  // 31 bytes
+  // Bad templates are refused with a reason.
+  CHECK(!JobIdClassifier::Make({"%j%u"}).ok());
+  CHECK(!JobIdClassifier::Make({"%q.%u"}).ok());
+  CHECK(!JobIdClassifier::Make({"static"}).ok());
 }
 
 }  // namespace
