@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cstdlib>
+#include <ctime>
 
 #include "importers/line_reader.h"
 
@@ -96,6 +97,39 @@ std::optional<std::string> ParseCounter(std::string_view text, JobStatsCounter& 
 
 }  // namespace
 
+std::optional<double> JobStatsParser::TimeFromName(std::string_view name) {
+  if (const size_t slash = name.rfind('/'); slash != std::string_view::npos) name.remove_prefix(slash + 1);
+  if (const size_t dot = name.rfind(".txt"); dot != std::string_view::npos && dot + 4 == name.size()) name.remove_suffix(4);
+  // ISO 8601: the last 'T' with a date before it and a 'Z' at the end.
+  if (!name.empty() && name.back() == 'Z') {
+    const size_t t = name.rfind('T');
+    if (t != std::string_view::npos && t >= 8) {
+      std::string digits;
+      for (char c : name.substr(t >= 10 && name[t - 3] == '-' ? t - 10 : t - 8)) {
+        if (c >= '0' && c <= '9') digits += c;
+      }
+      if (digits.size() == 14) {
+        std::tm tm{};
+        tm.tm_year = std::stoi(digits.substr(0, 4)) - 1900, tm.tm_mon = std::stoi(digits.substr(4, 2)) - 1;
+        tm.tm_mday = std::stoi(digits.substr(6, 2)), tm.tm_hour = std::stoi(digits.substr(8, 2));
+        tm.tm_min = std::stoi(digits.substr(10, 2)), tm.tm_sec = std::stoi(digits.substr(12, 2));
+        if (tm.tm_mon < 0 || tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60) {
+          return std::nullopt;
+        }
+        return static_cast<double>(timegm(&tm));
+      }
+    }
+    return std::nullopt;
+  }
+  // "...-<epoch>": the digits (and a fraction) after the last '-' or '_'.
+  const size_t sep = name.find_last_of("-_");
+  if (sep == std::string_view::npos) return std::nullopt;
+  double v = 0;
+  const std::string_view tail = name.substr(sep + 1);
+  if (tail.size() < 9 || !ParseSeconds(tail, v) || tail.find_first_not_of("0123456789.") != std::string_view::npos) return std::nullopt;
+  return v;
+}
+
 std::optional<std::string> JobStatsParser::DecodeJobId(std::string_view text, bool* quoted) {
   text = Trim(text);
   *quoted = text.size() >= 2 && text.front() == '"' && text.back() == '"';
@@ -165,6 +199,19 @@ Result<JobStatsParser::Summary> JobStatsParser::Parse(File& in, const std::strin
       continue;
     }
     if (Trim(l).empty()) continue;
+    if (l.front() == '#') {
+      const std::string_view c = Trim(l.substr(1));
+      if (c.starts_with("collected_at:")) {
+        double v = 0;
+        if (ParseSeconds(c.substr(13), v)) {
+          sum.collected_at = v;
+        } else {
+          problem(at, fmt::format("collected_at '{}' is not an epoch time", Trim(c.substr(13))));
+          bad = false;
+        }
+      }
+      continue;
+    }
     // `param=value` of lctl get_param.
     if (l.front() != ' ' && l.front() != '-') {
       const size_t eq = l.find('=');

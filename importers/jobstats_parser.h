@@ -8,6 +8,9 @@
 // `hist`; quoted and `\xHH`-escaped job ids; line-wrapped captures joined (a counter line whose
 // braces are not closed takes the following lines).
 //
+// Comment lines start with '#'; "# collected_at: <epoch>" (written by `xtfq collect`) gives the
+// collection time, which snapshot_time is not (it is an entry's last update).
+//
 // A malformed entry is reported (file and line) and skipped up to the next entry; the rest of
 // the file is still read. Duplicate (target, job id) entries of one dump are all delivered; the
 // caller keeps the last (docs section 2.4).
@@ -56,11 +59,15 @@ class JobStatsParser {
     uint64_t entries = 0, lines = 0;
     std::vector<std::string> targets;  // in order of appearance, including empty ones
     std::vector<JobStatsProblem> problems;
+    std::optional<double> collected_at;  // from a "# collected_at: <epoch>" line
   };
   // Reads `in`; `target` names the target of a plain `cat` (no `param=` lines). Calls `entry`
   // for each complete entry; an error it returns stops the parse.
   static Result<Summary> Parse(File& in, const std::string& target,
                                const std::function<Status(const JobStatsEntry&)>& entry);
+  // When a snapshot was collected, from its file name: "...-<epoch>.txt" (seconds, maybe with a
+  // fraction) or an ISO 8601 UTC stamp "...-2026-11-22T10:00:00Z.txt" (also "20261122T100000Z").
+  static std::optional<double> TimeFromName(std::string_view file_name);
   // A job id as printed after "job_id:": trimmed, unquoted, `\xHH` decoded.
   static std::optional<std::string> DecodeJobId(std::string_view text, bool* quoted);
 };

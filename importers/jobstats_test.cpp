@@ -268,3 +268,25 @@ TEST_CASE("jobstats: job ids are parsed against the site's templates and classif
 
 }  // namespace
 }  // namespace xtfq
+
+namespace xtfq {
+namespace {
+
+TEST_CASE("jobstats: the collection time comes from a collected_at line or the file name") {
+  const Parsed p = ParseText("# collected_at: 1723114700.5\njob_stats:\n- job_id: a.1001\n  snapshot_time: 1723114647\n"
+                             "  open: { samples: 1, unit: reqs }\n");
+  REQUIRE(p.summary.collected_at.has_value());
+  CHECK(*p.summary.collected_at == 1723114700.5);
+  CHECK(p.summary.problems.empty());
+  CHECK(p.entries.size() == 1);
+  CHECK(JobStatsParser::TimeFromName("/data/oss3-jobstats-1723114700.txt") == 1723114700.0);
+  CHECK(JobStatsParser::TimeFromName("oss3_1723114700.25.txt") == 1723114700.25);
+  CHECK(JobStatsParser::TimeFromName("oss3-2024-08-08T11:00:00Z.txt") == 1723114800.0);
+  CHECK(JobStatsParser::TimeFromName("oss3-20240808T110000Z.txt") == 1723114800.0);
+  CHECK(!JobStatsParser::TimeFromName("oss3-jobstats.txt").has_value());
+  CHECK(!JobStatsParser::TimeFromName("OST0002.txt").has_value());
+  CHECK(!JobStatsParser::TimeFromName("oss3-2024-13-08T11:00:00Z.txt").has_value());
+}
+
+}  // namespace
+}  // namespace xtfq
