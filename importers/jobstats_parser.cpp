@@ -49,12 +49,12 @@ std::optional<std::string> ParseCounter(std::string_view text, JobStatsCounter& 
   const size_t close = text.rfind('}');
   if (close == std::string_view::npos || close < open) return "a counter without its closing '}'";
   std::string_view body = text.substr(open + 1, close - open - 1);
-  // The histogram first: it has commas of its own.
-  std::string rest(body);
-  if (const size_t h = rest.find("hist:"); h != std::string::npos) {
-    const size_t ho = rest.find('{', h), hc = rest.find('}', h);
-    if (ho == std::string::npos || hc == std::string::npos || hc < ho) return "a histogram without its braces";
-    const std::string_view buckets = std::string_view(rest).substr(ho + 1, hc - ho - 1);
+  // The histogram first (it has commas of its own); the rest is "key: value" pairs around it.
+  std::string_view before = body, after;
+  if (const size_t h = body.find("hist:"); h != std::string_view::npos) {
+    const size_t ho = body.find('{', h), hc = body.find('}', h);
+    if (ho == std::string_view::npos || hc == std::string_view::npos || hc < ho) return "a histogram without its braces";
+    const std::string_view buckets = body.substr(ho + 1, hc - ho - 1);
     for (size_t at = 0; at < buckets.size();) {
       size_t comma = buckets.find(',', at);
       if (comma == std::string_view::npos) comma = buckets.size();
@@ -66,30 +66,33 @@ std::optional<std::string> ParseCounter(std::string_view text, JobStatsCounter& 
       if (bc == std::string_view::npos || !ParseU64(b.substr(bc + 1), n)) return fmt::format("histogram bucket '{}'", b);
       c.hist.emplace_back(std::string(Trim(b.substr(0, bc))), n);
     }
-    rest.erase(h, hc + 1 - h);
+    before = body.substr(0, h);
+    after = body.substr(hc + 1);
   }
   bool samples = false;
-  for (size_t at = 0; at < rest.size();) {
-    size_t comma = rest.find(',', at);
-    if (comma == std::string::npos) comma = rest.size();
-    const std::string_view kv = Trim(std::string_view(rest).substr(at, comma - at));
-    at = comma + 1;
-    if (kv.empty()) continue;
-    const size_t k = kv.find(':');
-    if (k == std::string_view::npos) return fmt::format("'{}' is not 'key: value'", kv);
-    const std::string_view key = Trim(kv.substr(0, k)), value = Trim(kv.substr(k + 1));
-    uint64_t v = 0;
-    if (key == "unit") {
-      c.unit = std::string(value);
-      continue;
+  for (std::string_view rest : {before, after}) {
+    for (size_t at = 0; at < rest.size();) {
+      size_t comma = rest.find(',', at);
+      if (comma == std::string_view::npos) comma = rest.size();
+      const std::string_view kv = Trim(rest.substr(at, comma - at));
+      at = comma + 1;
+      if (kv.empty()) continue;
+      const size_t k = kv.find(':');
+      if (k == std::string_view::npos) return fmt::format("'{}' is not 'key: value'", kv);
+      const std::string_view key = Trim(kv.substr(0, k)), value = Trim(kv.substr(k + 1));
+      uint64_t v = 0;
+      if (key == "unit") {
+        c.unit = std::string(value);
+        continue;
+      }
+      if (!ParseU64(value, v)) return fmt::format("{} = '{}' is not an unsigned integer", key, value);
+      if (key == "samples") c.samples = v, samples = true;
+      else if (key == "min") c.min = v;
+      else if (key == "max") c.max = v;
+      else if (key == "sum") c.sum = v;
+      else if (key == "sumsq") c.sumsq = v;
+      // Other keys of future versions are ignored.
     }
-    if (!ParseU64(value, v)) return fmt::format("{} = '{}' is not an unsigned integer", key, value);
-    if (key == "samples") c.samples = v, samples = true;
-    else if (key == "min") c.min = v;
-    else if (key == "max") c.max = v;
-    else if (key == "sum") c.sum = v;
-    else if (key == "sumsq") c.sumsq = v;
-    // Other keys of future versions are ignored.
   }
   if (!samples) return "a counter without samples";
   return std::nullopt;
