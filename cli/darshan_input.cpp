@@ -50,9 +50,7 @@ Result<std::unique_ptr<DarshanInput>> DarshanInput::Open(const std::string& path
     in->temp_ = store = name;
     DarshanImportOptions opts;
     opts.temp_dir = dir;
-    StoreOptions so;
-    so.process_index = true;
-    XTFQ_ASSIGN_OR_RETURN(auto w, StoreWriter::CreatePath(store, so));
+    XTFQ_ASSIGN_OR_RETURN(auto w, StoreWriter::CreatePath(store));
     XTFQ_ASSIGN_OR_RETURN(auto f, PosixFile::Open(path, PosixFile::Mode::kRead));
     std::vector<std::byte> head(256);
     XTFQ_ASSIGN_OR_RETURN(size_t got, f->ReadAt(0, head));

@@ -34,26 +34,52 @@ struct Op {
   bool opens;  // the first operation after an open
 };
 
+// What the runtime counts of one operation (read or write) for one file and rank.
+struct OpStats {
+  int64_t count = 0, bytes = 0, max_byte = 0, consec = 0, seq = 0, max_time_size = 0;
+  int64_t bins[10] = {};
+  double start = 0, end = 0, time = 0, max_time = 0;
+  int64_t last = 0;  // the last byte of the previous operation (darshan-posix.c's last_byte_*)
+
+  void Add(const Op& o) {
+    const double d = o.end - o.start;
+    if (o.offset > last) ++seq;
+    if (o.offset == last + 1) ++consec;
+    last = o.offset + o.length - 1;
+    max_byte = std::max(max_byte, last);
+    bytes += o.length, ++count, ++bins[DarshanLayout::SizeBin(o.length)];
+    time += d;
+    if (start == 0) start = o.start;
+    end = o.end;
+    if (d > max_time) max_time = d, max_time_size = o.length;
+  }
+  // Darshan's reduction of one rank's counts into a shared record.
+  void Merge(const OpStats& s) {
+    count += s.count, bytes += s.bytes, consec += s.consec, seq += s.seq, time += s.time;
+    max_byte = std::max(max_byte, s.max_byte);
+    for (int b = 0; b < 10; ++b) bins[b] += s.bins[b];
+    start = start == 0 ? s.start : s.start == 0 ? start : std::min(start, s.start);
+    end = std::max(end, s.end);
+    if (s.max_time > max_time) max_time = s.max_time, max_time_size = s.max_time_size;
+  }
+};
+
 // What the runtime counts for one file and rank (or, reduced, for all ranks).
 struct Stats {
-  int64_t opens = 0, stats = 0, reads = 0, writes = 0, bytes_r = 0, bytes_w = 0, max_byte_r = 0, max_byte_w = 0;
-  int64_t consec_r = 0, consec_w = 0, seq_r = 0, seq_w = 0, rw_switches = 0, not_aligned = 0;
-  int64_t max_read_size = 0, max_write_size = 0;
-  int64_t bins_r[10] = {}, bins_w[10] = {};
+  OpStats io[2];  // read, write
+  int64_t opens = 0, stats = 0, rw_switches = 0, not_aligned = 0;
   std::map<int64_t, int64_t> access;
-  double open_start = 0, read_start = 0, write_start = 0, close_start = 0, open_end = 0, read_end = 0, write_end = 0,
-         close_end = 0, read_time = 0, write_time = 0, meta_time = 0, max_read_time = 0, max_write_time = 0;
+  double open_start = 0, close_start = 0, open_end = 0, close_end = 0, meta_time = 0;
   int64_t fastest_rank = 0, fastest_bytes = 0, slowest_rank = 0, slowest_bytes = 0;
   double fastest_time = 0, slowest_time = 0, var_time = 0, var_bytes = 0;
-  double Time() const { return read_time + write_time + meta_time; }
+  double Time() const { return io[0].time + io[1].time + meta_time; }
+  int64_t Bytes() const { return io[0].bytes + io[1].bytes; }
 };
 
 Stats Count(const std::vector<Op>& ops) {
   Stats s;
-  int64_t last_r = 0, last_w = 0;
-  int last_io = 0;  // 1 read, 2 write
+  int last_io = -1;  // 0 read, 1 write
   for (const Op& o : ops) {
-    const double d = o.end - o.start;
     if (o.opens) {
       ++s.opens, ++s.stats;
       const double open_at = o.start - 2e-4;
@@ -62,31 +88,9 @@ Stats Count(const std::vector<Op>& ops) {
     }
     if (o.offset % kAlignment != 0) ++s.not_aligned;
     ++s.access[o.length];
-    if (o.write) {
-      if (o.offset > last_w) ++s.seq_w;
-      if (o.offset == last_w + 1) ++s.consec_w;
-      last_w = o.offset + o.length - 1;
-      s.max_byte_w = std::max(s.max_byte_w, last_w);
-      s.bytes_w += o.length, ++s.writes, ++s.bins_w[DarshanLayout::SizeBin(o.length)];
-      if (last_io == 1) ++s.rw_switches;
-      last_io = 2;
-      s.write_time += d;
-      if (s.write_start == 0) s.write_start = o.start;
-      s.write_end = o.end;
-      if (d > s.max_write_time) s.max_write_time = d, s.max_write_size = o.length;
-    } else {
-      if (o.offset > last_r) ++s.seq_r;
-      if (o.offset == last_r + 1) ++s.consec_r;
-      last_r = o.offset + o.length - 1;
-      s.max_byte_r = std::max(s.max_byte_r, last_r);
-      s.bytes_r += o.length, ++s.reads, ++s.bins_r[DarshanLayout::SizeBin(o.length)];
-      if (last_io == 2) ++s.rw_switches;
-      last_io = 1;
-      s.read_time += d;
-      if (s.read_start == 0) s.read_start = o.start;
-      s.read_end = o.end;
-      if (d > s.max_read_time) s.max_read_time = d, s.max_read_size = o.length;
-    }
+    s.io[o.write].Add(o);
+    if (last_io >= 0 && last_io != static_cast<int>(o.write)) ++s.rw_switches;
+    last_io = o.write;
   }
   if (!ops.empty()) s.close_start = ops.back().end + 1e-5, s.close_end = s.close_start + 1e-4;
   return s;
@@ -100,22 +104,14 @@ Stats Reduce(const std::vector<Stats>& ranks) {
   double t_sum = 0, t_sq = 0, b_sum = 0, b_sq = 0;
   for (size_t i = 0; i < ranks.size(); ++i) {
     const Stats& s = ranks[i];
-    for (int64_t* f : {&r.opens, &r.stats, &r.reads, &r.writes, &r.bytes_r, &r.bytes_w, &r.consec_r, &r.consec_w, &r.seq_r,
-                       &r.seq_w, &r.rw_switches, &r.not_aligned}) {
-      *f += *(reinterpret_cast<const int64_t*>(&s) + (f - reinterpret_cast<int64_t*>(&r)));
-    }
-    r.max_byte_r = std::max(r.max_byte_r, s.max_byte_r), r.max_byte_w = std::max(r.max_byte_w, s.max_byte_w);
-    for (int b = 0; b < 10; ++b) r.bins_r[b] += s.bins_r[b], r.bins_w[b] += s.bins_w[b];
+    r.io[0].Merge(s.io[0]), r.io[1].Merge(s.io[1]);
+    r.opens += s.opens, r.stats += s.stats, r.rw_switches += s.rw_switches, r.not_aligned += s.not_aligned;
     for (const auto& [size, n] : s.access) r.access[size] += n;
-    r.open_start = min_nz(r.open_start, s.open_start), r.read_start = min_nz(r.read_start, s.read_start);
-    r.write_start = min_nz(r.write_start, s.write_start), r.close_start = min_nz(r.close_start, s.close_start);
-    r.open_end = std::max(r.open_end, s.open_end), r.read_end = std::max(r.read_end, s.read_end);
-    r.write_end = std::max(r.write_end, s.write_end), r.close_end = std::max(r.close_end, s.close_end);
-    r.read_time += s.read_time, r.write_time += s.write_time, r.meta_time += s.meta_time;
-    if (s.max_read_time > r.max_read_time) r.max_read_time = s.max_read_time, r.max_read_size = s.max_read_size;
-    if (s.max_write_time > r.max_write_time) r.max_write_time = s.max_write_time, r.max_write_size = s.max_write_size;
+    r.open_start = min_nz(r.open_start, s.open_start), r.close_start = min_nz(r.close_start, s.close_start);
+    r.open_end = std::max(r.open_end, s.open_end), r.close_end = std::max(r.close_end, s.close_end);
+    r.meta_time += s.meta_time;
     const double t = s.Time();
-    const int64_t bytes = s.bytes_r + s.bytes_w;
+    const int64_t bytes = s.Bytes();
     if (i == 0 || t < r.fastest_time) r.fastest_time = t, r.fastest_rank = static_cast<int64_t>(i), r.fastest_bytes = bytes;
     if (i == 0 || t > r.slowest_time) r.slowest_time = t, r.slowest_rank = static_cast<int64_t>(i), r.slowest_bytes = bytes;
     t_sum += t, t_sq += t * t, b_sum += static_cast<double>(bytes), b_sq += static_cast<double>(bytes) * static_cast<double>(bytes);
@@ -127,7 +123,8 @@ Stats Reduce(const std::vector<Stats>& ranks) {
 }
 
 // A record of module `module` (counter names as darshan-parser prints them, `prefix` included)
-// in the module's current layout: base record, int counters, float counters.
+// in the module's current layout: base record, int counters, float counters. Counters the run
+// does not produce are 0 (MMAPS -1, as a runtime without mmap wrapping writes it).
 std::vector<std::byte> Encode(std::string_view module, std::string_view prefix, uint64_t id, int64_t rank, const Stats& s) {
   const DarshanModuleTables::Counters* names = nullptr;
   for (const auto& c : DarshanModuleTables::CounterNames()) {
@@ -136,6 +133,40 @@ std::vector<std::byte> Encode(std::string_view module, std::string_view prefix, 
   std::vector<std::pair<int64_t, int64_t>> top(s.access.begin(), s.access.end());  // size, count
   std::sort(top.begin(), top.end(), [](auto a, auto b) { return a.second != b.second ? a.second > b.second : a.first > b.first; });
   top.resize(std::min<size_t>(top.size(), 4));
+  std::map<std::string, int64_t> ints = {
+      {"OPENS", s.opens},  {"COLL_OPENS", s.opens},        {"STATS", s.stats},
+      {"RW_SWITCHES", s.rw_switches}, {"MODE", 420},       {"MMAPS", -1},
+      {"MEM_ALIGNMENT", 8}, {"FILE_ALIGNMENT", kAlignment}, {"FILE_NOT_ALIGNED", s.not_aligned},
+      {"FASTEST_RANK", s.fastest_rank}, {"FASTEST_RANK_BYTES", s.fastest_bytes},
+      {"SLOWEST_RANK", s.slowest_rank}, {"SLOWEST_RANK_BYTES", s.slowest_bytes}};
+  std::map<std::string, double> floats = {
+      {"F_OPEN_START_TIMESTAMP", s.open_start}, {"F_CLOSE_START_TIMESTAMP", s.close_start},
+      {"F_OPEN_END_TIMESTAMP", s.open_end},     {"F_CLOSE_END_TIMESTAMP", s.close_end},
+      {"F_META_TIME", s.meta_time},             {"F_FASTEST_RANK_TIME", s.fastest_time},
+      {"F_SLOWEST_RANK_TIME", s.slowest_time},  {"F_VARIANCE_RANK_TIME", s.var_time},
+      {"F_VARIANCE_RANK_BYTES", s.var_bytes}};
+  for (int op = 0; op < 2; ++op) {
+    const OpStats& x = s.io[op];
+    const std::string u = op == 0 ? "READ" : "WRITE";
+    ints[u + "S"] = ints["COLL_" + u + "S"] = x.count;
+    ints[op == 0 ? "BYTES_READ" : "BYTES_WRITTEN"] = x.bytes;
+    ints[op == 0 ? "MAX_BYTE_READ" : "MAX_BYTE_WRITTEN"] = x.max_byte;
+    ints["CONSEC_" + u + "S"] = x.consec;
+    ints["SEQ_" + u + "S"] = x.seq;
+    ints["MAX_" + u + "_TIME_SIZE"] = x.max_time_size;
+    for (int b = 0; b < 10; ++b) {
+      const std::string bin(DarshanLayout::SizeBinName(b));
+      ints["SIZE_" + u + "_" + bin] = ints["SIZE_" + u + "_AGG_" + bin] = x.bins[b];
+    }
+    floats["F_" + u + "_START_TIMESTAMP"] = x.start;
+    floats["F_" + u + "_END_TIMESTAMP"] = x.end;
+    floats["F_" + u + "_TIME"] = x.time;
+    floats["F_MAX_" + u + "_TIME"] = x.max_time;
+  }
+  for (size_t k = 0; k < 4; ++k) {
+    ints[fmt::format("ACCESS{}_ACCESS", k + 1)] = k < top.size() ? top[k].first : 0;
+    ints[fmt::format("ACCESS{}_COUNT", k + 1)] = k < top.size() ? top[k].second : 0;
+  }
   std::vector<std::byte> out(16);
   StoreLe<uint64_t>(out.data(), id);
   StoreLe<int64_t>(out.data() + 8, rank);
@@ -144,62 +175,15 @@ std::vector<std::byte> Encode(std::string_view module, std::string_view prefix, 
     out.resize(at + 8);
     StoreLe(out.data() + at, v);
   };
-  static constexpr std::string_view kBins[] = {"0_100", "100_1K", "1K_10K", "10K_100K", "100K_1M",
-                                               "1M_4M", "4M_10M", "10M_100M", "100M_1G", "1G_PLUS"};
   for (std::string_view full : names->names) {
-    const std::string_view n = full.substr(prefix.size());
-    if (n.find("F_") == 0) {
-      const std::map<std::string_view, double> f = {
-          {"F_OPEN_START_TIMESTAMP", s.open_start}, {"F_READ_START_TIMESTAMP", s.read_start},
-          {"F_WRITE_START_TIMESTAMP", s.write_start}, {"F_CLOSE_START_TIMESTAMP", s.close_start},
-          {"F_OPEN_END_TIMESTAMP", s.open_end}, {"F_READ_END_TIMESTAMP", s.read_end},
-          {"F_WRITE_END_TIMESTAMP", s.write_end}, {"F_CLOSE_END_TIMESTAMP", s.close_end},
-          {"F_READ_TIME", s.read_time}, {"F_WRITE_TIME", s.write_time}, {"F_META_TIME", s.meta_time},
-          {"F_MAX_READ_TIME", s.max_read_time}, {"F_MAX_WRITE_TIME", s.max_write_time},
-          {"F_FASTEST_RANK_TIME", s.fastest_time}, {"F_SLOWEST_RANK_TIME", s.slowest_time},
-          {"F_VARIANCE_RANK_TIME", s.var_time}, {"F_VARIANCE_RANK_BYTES", s.var_bytes}};
-      auto it = f.find(n);
-      put(it == f.end() ? 0.0 : it->second);
-      continue;
-    }
-    int64_t v = 0;
-    if (n == "OPENS" || n == "COLL_OPENS") v = s.opens;
-    else if (n == "STATS") v = s.stats;
-    else if (n == "READS" || n == "COLL_READS") v = s.reads;
-    else if (n == "WRITES" || n == "COLL_WRITES") v = s.writes;
-    else if (n == "BYTES_READ") v = s.bytes_r;
-    else if (n == "BYTES_WRITTEN") v = s.bytes_w;
-    else if (n == "MAX_BYTE_READ") v = s.max_byte_r;
-    else if (n == "MAX_BYTE_WRITTEN") v = s.max_byte_w;
-    else if (n == "CONSEC_READS") v = s.consec_r;
-    else if (n == "CONSEC_WRITES") v = s.consec_w;
-    else if (n == "SEQ_READS") v = s.seq_r;
-    else if (n == "SEQ_WRITES") v = s.seq_w;
-    else if (n == "RW_SWITCHES") v = s.rw_switches;
-    else if (n == "MODE") v = 420;
-    else if (n == "MMAPS") v = -1;
-    else if (n == "MEM_ALIGNMENT") v = 8;
-    else if (n == "FILE_ALIGNMENT") v = kAlignment;
-    else if (n == "FILE_NOT_ALIGNED") v = s.not_aligned;
-    else if (n == "MAX_READ_TIME_SIZE") v = s.max_read_size;
-    else if (n == "MAX_WRITE_TIME_SIZE") v = s.max_write_size;
-    else if (n == "FASTEST_RANK") v = s.fastest_rank;
-    else if (n == "FASTEST_RANK_BYTES") v = s.fastest_bytes;
-    else if (n == "SLOWEST_RANK") v = s.slowest_rank;
-    else if (n == "SLOWEST_RANK_BYTES") v = s.slowest_bytes;
-    else if (n.size() == 14 && n.starts_with("ACCESS") && n.ends_with("_ACCESS")) {
-      const size_t k = static_cast<size_t>(n[6] - '1');
-      v = k < top.size() ? top[k].first : 0;
-    } else if (n.size() == 13 && n.starts_with("ACCESS") && n.ends_with("_COUNT")) {
-      const size_t k = static_cast<size_t>(n[6] - '1');
-      v = k < top.size() ? top[k].second : 0;
+    const std::string n(full.substr(prefix.size()));
+    if (n.starts_with("F_")) {
+      auto it = floats.find(n);
+      put(it == floats.end() ? 0.0 : it->second);
     } else {
-      for (int b = 0; b < 10; ++b) {
-        if (n == fmt::format("SIZE_READ_{}", kBins[b]) || n == fmt::format("SIZE_READ_AGG_{}", kBins[b])) v = s.bins_r[b];
-        if (n == fmt::format("SIZE_WRITE_{}", kBins[b]) || n == fmt::format("SIZE_WRITE_AGG_{}", kBins[b])) v = s.bins_w[b];
-      }
+      auto it = ints.find(n);
+      put(it == ints.end() ? int64_t{0} : it->second);
     }
-    put(v);
   }
   return out;
 }

@@ -27,9 +27,8 @@ DarshanJob DarshanImporter::Job(const DarshanLog& log) {
 
 bool DarshanImporter::LooksBinary(std::span<const std::byte> head) {
   if (head.size() < 16 || std::memcmp(head.data(), "3.", 2) != 0) return false;
-  constexpr uint64_t kMagic = 6567223;
   const uint64_t m = LoadLe<uint64_t>(head.data() + 8);
-  return m == kMagic || __builtin_bswap64(m) == kMagic;
+  return m == DarshanLog::kMagic || __builtin_bswap64(m) == DarshanLog::kMagic;
 }
 
 Result<DarshanImportStats> DarshanImporter::Import(DarshanLog& log, RecordSink& sink, int64_t log_index,

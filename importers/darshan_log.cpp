@@ -13,7 +13,6 @@
 namespace xtfq {
 
 namespace {
-constexpr uint64_t kMagic = 6567223;
 constexpr uint32_t kHeader341 = 1328, kHeaderOld = 360;
 constexpr uint32_t kJob341 = 1080, kJobOld = 1064, kMetadataBytes = 1024;
 

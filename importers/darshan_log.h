@@ -28,6 +28,7 @@ namespace xtfq {
 class DarshanLog {
  public:
   static constexpr int kSlots = 64;
+  static constexpr uint64_t kMagic = 6567223;  // in the writer's byte order at offset 8
   struct Region {
     uint64_t off = 0, len = 0;
   };

@@ -12,7 +12,6 @@ namespace xtfq {
 
 namespace {
 constexpr uint32_t kHeader = 1328;
-constexpr uint64_t kMagic = 6567223;
 
 #define XTFQ_MIX64(a, b, c) \
   {                         \
@@ -158,7 +157,7 @@ Status DarshanLogWriter::EndModule() {
 Status DarshanLogWriter::Finish(uint64_t partial_flags) {
   std::vector<std::byte> h(kHeader);
   std::memcpy(h.data(), "3.41", 4);
-  StoreLe<uint64_t>(h.data() + 8, kMagic);
+  StoreLe<uint64_t>(h.data() + 8, DarshanLog::kMagic);
   h[16] = std::byte{0};  // ZLIB
   StoreLe<uint64_t>(h.data() + 24, partial_flags);
   StoreLe<uint64_t>(h.data() + 32, names_.first);

@@ -25,10 +25,6 @@ int64_t Nanos(double seconds) {
 DarshanRecordWriter::DarshanRecordWriter(RecordSink& sink, int64_t log, DarshanImportOptions options)
     : sink_(sink), log_(log), options_(std::move(options)) {}
 
-Result<ArrayId> DarshanRecordWriter::Array(std::string_view name, const Schema& schema) {
-  return sink_.CreateArray(name, schema);
-}
-
 Status DarshanRecordWriter::AddSource(std::span<const std::byte> bytes) {
   stats_.source_bytes += bytes.size();
   while (!bytes.empty()) {
@@ -45,7 +41,7 @@ Status DarshanRecordWriter::FlushChunk() {
   if (!source_) {
     source_ = sink_.FindArrayId(L::kSource);
     if (!source_) {
-    XTFQ_ASSIGN_OR_RETURN(source_, Array(L::kSource, L::SourceSchema()));
+    XTFQ_ASSIGN_OR_RETURN(source_, sink_.CreateArray(L::kSource, L::SourceSchema()));
   }
   }
   const Schema& s = L::SourceSchema();
@@ -64,7 +60,7 @@ Status DarshanRecordWriter::FlushChunk() {
 
 Status DarshanRecordWriter::AddName(uint64_t id, std::string_view name) {
   if (!names_) {
-    XTFQ_ASSIGN_OR_RETURN(names_, Array(L::ArrayName(log_, "names"), L::NamesSchema()));
+    XTFQ_ASSIGN_OR_RETURN(names_, sink_.CreateArray(L::ArrayName(log_, "names"), L::NamesSchema()));
   }
   XTFQ_ASSIGN_OR_RETURN(StringRef ref, sink_.AddString(name));
   std::byte r[16];
@@ -99,7 +95,7 @@ Status DarshanRecordWriter::BeginCounters(int slot, std::string_view module) {
   for (size_t i = ints_; i < counters; ++i) {
     if (fields[i].ends_with("_F_OPEN_START_TIMESTAMP")) open_time_ = i;
   }
-  XTFQ_ASSIGN_OR_RETURN(array_, Array(L::ArrayName(log_, module), schema_));
+  XTFQ_ASSIGN_OR_RETURN(array_, sink_.CreateArray(L::ArrayName(log_, module), schema_));
   sorter_ = std::make_unique<RecordSorter>(schema_.record_width(), schema_.fields()[2].offset, options_.sort_memory,
                                            options_.temp_dir);
   rec_.assign(schema_.record_width(), std::byte{0});
@@ -136,9 +132,9 @@ Status DarshanRecordWriter::EndCounters() {
 Status DarshanRecordWriter::BeginDxt(std::string_view module) {
   module_ = module;
   const Schema& s = L::DxtSchema();
-  XTFQ_ASSIGN_OR_RETURN(read_array_, Array(L::ArrayName(log_, fmt::format("{}.read", module)), s));
-  XTFQ_ASSIGN_OR_RETURN(write_array_, Array(L::ArrayName(log_, fmt::format("{}.write", module)), s));
-  XTFQ_ASSIGN_OR_RETURN(files_array_, Array(L::ArrayName(log_, fmt::format("{}.files", module)), L::DxtFileSchema()));
+  XTFQ_ASSIGN_OR_RETURN(read_array_, sink_.CreateArray(L::ArrayName(log_, fmt::format("{}.read", module)), s));
+  XTFQ_ASSIGN_OR_RETURN(write_array_, sink_.CreateArray(L::ArrayName(log_, fmt::format("{}.write", module)), s));
+  XTFQ_ASSIGN_OR_RETURN(files_array_, sink_.CreateArray(L::ArrayName(log_, fmt::format("{}.files", module)), L::DxtFileSchema()));
   reads_ = std::make_unique<RecordSorter>(s.record_width(), 0, options_.sort_memory / 2, options_.temp_dir);
   writes_ = std::make_unique<RecordSorter>(s.record_width(), 0, options_.sort_memory / 2, options_.temp_dir);
   rec_.assign(s.record_width(), std::byte{0});
@@ -217,7 +213,7 @@ Status DarshanRecordWriter::AddHeatmap(const HeatmapRecord& r, std::string_view 
 
 Status DarshanRecordWriter::EndHeatmaps() {
   for (auto& [part, sorter] : heatmaps_) {
-    XTFQ_ASSIGN_OR_RETURN(ArrayId a, Array(L::ArrayName(log_, part), L::HeatmapSchema()));
+    XTFQ_ASSIGN_OR_RETURN(ArrayId a, sink_.CreateArray(L::ArrayName(log_, part), L::HeatmapSchema()));
     XTFQ_TRY(sorter->Drain([&](std::span<const std::byte> r) { return sink_.Append(a, r); }));
   }
   heatmaps_.clear();
@@ -244,7 +240,7 @@ Status DarshanRecordWriter::Finish(const DarshanJob& job) {
   }
   std::optional<ArrayId> logs = sink_.FindArrayId(L::kLogs);
   if (!logs) {
-    XTFQ_ASSIGN_OR_RETURN(logs, Array(L::kLogs, s));
+    XTFQ_ASSIGN_OR_RETURN(logs, sink_.CreateArray(L::kLogs, s));
   }
   return sink_.Append(*logs, r);
 }

@@ -83,7 +83,6 @@ class DarshanRecordWriter {
   bool tail() const { return tail_; }
 
  private:
-  Result<ArrayId> Array(std::string_view name, const Schema& schema);
   Status FlushChunk();
 
   RecordSink& sink_;

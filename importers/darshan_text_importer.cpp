@@ -11,6 +11,7 @@
 #include "importers/darshan_log.h"
 #include "importers/darshan_module_tables.h"
 #include "importers/line_reader.h"
+#include "importers/text_number.h"
 #include "store/endian.h"
 
 namespace xtfq {
@@ -45,21 +46,6 @@ int SlotOf(std::string_view module) {
     if (!module.empty() && DarshanLog::ModuleName(slot) == module) return slot;
   }
   return -1;
-}
-
-template <class T>
-bool ParseNumber(std::string_view s, T& out) {
-  if constexpr (std::is_same_v<T, double>) {
-    // strtod accepts what printf("%f") prints, including -nan and inf.
-    std::string z(s);
-    char* end = nullptr;
-    errno = 0;
-    out = std::strtod(z.c_str(), &end);
-    return !z.empty() && end == z.c_str() + z.size();
-  } else {
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-    return ec == std::errc() && p == s.data() + s.size();
-  }
 }
 
 // A 16-byte UUID from its 8-4-4-4-12 hex form.

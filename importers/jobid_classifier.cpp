@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "importers/text_number.h"
+
 namespace xtfq {
 
 namespace {
@@ -28,9 +30,7 @@ bool HostText(std::string_view s) {
 }
 std::optional<int64_t> Number(std::string_view s) {
   int64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  return v;
+  return ParseNumber(s, v) ? std::optional<int64_t>(v) : std::nullopt;
 }
 }  // namespace
 

@@ -7,6 +7,7 @@
 #include <ctime>
 
 #include "importers/line_reader.h"
+#include "importers/text_number.h"
 
 namespace xtfq {
 
@@ -18,19 +19,26 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
-bool ParseU64(std::string_view s, uint64_t& out) {
-  s = Trim(s);
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-  return !s.empty() && ec == std::errc() && p == s.data() + s.size();
-}
+bool ParseU64(std::string_view s, uint64_t& out) { return ParseNumber(Trim(s), out); }
 
 bool ParseSeconds(std::string_view s, double& out) {
   s = Trim(s);
   if (s.ends_with("secs.nsecs")) s = Trim(s.substr(0, s.size() - 10));
-  const std::string z(s);
-  char* end = nullptr;
-  out = std::strtod(z.c_str(), &end);
-  return !z.empty() && end == z.c_str() + z.size();
+  return ParseNumber(s, out);
+}
+
+// Calls fn with each trimmed, non-empty item of `s` between commas; stops at fn's first message.
+template <class Fn>
+std::optional<std::string> EachItem(std::string_view s, const Fn& fn) {
+  for (size_t at = 0; at < s.size();) {
+    size_t comma = s.find(',', at);
+    if (comma == std::string_view::npos) comma = s.size();
+    const std::string_view item = Trim(s.substr(at, comma - at));
+    at = comma + 1;
+    if (item.empty()) continue;
+    if (auto m = fn(item)) return m;
+  }
+  return std::nullopt;
 }
 
 int Balance(std::string_view s) {
@@ -54,45 +62,38 @@ std::optional<std::string> ParseCounter(std::string_view text, JobStatsCounter& 
   if (const size_t h = body.find("hist:"); h != std::string_view::npos) {
     const size_t ho = body.find('{', h), hc = body.find('}', h);
     if (ho == std::string_view::npos || hc == std::string_view::npos || hc < ho) return "a histogram without its braces";
-    const std::string_view buckets = body.substr(ho + 1, hc - ho - 1);
-    for (size_t at = 0; at < buckets.size();) {
-      size_t comma = buckets.find(',', at);
-      if (comma == std::string_view::npos) comma = buckets.size();
-      const std::string_view b = Trim(buckets.substr(at, comma - at));
-      at = comma + 1;
-      if (b.empty()) continue;
+    auto bucket = [&](std::string_view b) -> std::optional<std::string> {
       const size_t bc = b.find(':');
       uint64_t n = 0;
       if (bc == std::string_view::npos || !ParseU64(b.substr(bc + 1), n)) return fmt::format("histogram bucket '{}'", b);
       c.hist.emplace_back(std::string(Trim(b.substr(0, bc))), n);
-    }
+      return std::nullopt;
+    };
+    if (auto m = EachItem(body.substr(ho + 1, hc - ho - 1), bucket)) return m;
     before = body.substr(0, h);
     after = body.substr(hc + 1);
   }
   bool samples = false;
-  for (std::string_view rest : {before, after}) {
-    for (size_t at = 0; at < rest.size();) {
-      size_t comma = rest.find(',', at);
-      if (comma == std::string_view::npos) comma = rest.size();
-      const std::string_view kv = Trim(rest.substr(at, comma - at));
-      at = comma + 1;
-      if (kv.empty()) continue;
-      const size_t k = kv.find(':');
-      if (k == std::string_view::npos) return fmt::format("'{}' is not 'key: value'", kv);
-      const std::string_view key = Trim(kv.substr(0, k)), value = Trim(kv.substr(k + 1));
-      uint64_t v = 0;
-      if (key == "unit") {
-        c.unit = std::string(value);
-        continue;
-      }
-      if (!ParseU64(value, v)) return fmt::format("{} = '{}' is not an unsigned integer", key, value);
-      if (key == "samples") c.samples = v, samples = true;
-      else if (key == "min") c.min = v;
-      else if (key == "max") c.max = v;
-      else if (key == "sum") c.sum = v;
-      else if (key == "sumsq") c.sumsq = v;
-      // Other keys of future versions are ignored.
+  auto pair = [&](std::string_view kv) -> std::optional<std::string> {
+    const size_t k = kv.find(':');
+    if (k == std::string_view::npos) return fmt::format("'{}' is not 'key: value'", kv);
+    const std::string_view key = Trim(kv.substr(0, k)), value = Trim(kv.substr(k + 1));
+    if (key == "unit") {
+      c.unit = std::string(value);
+      return std::nullopt;
     }
+    uint64_t v = 0;
+    if (!ParseU64(value, v)) return fmt::format("{} = '{}' is not an unsigned integer", key, value);
+    if (key == "samples") c.samples = v, samples = true;
+    else if (key == "min") c.min = v;
+    else if (key == "max") c.max = v;
+    else if (key == "sum") c.sum = v;
+    else if (key == "sumsq") c.sumsq = v;
+    // Other keys of future versions are ignored.
+    return std::nullopt;
+  };
+  for (std::string_view part : {before, after}) {
+    if (auto m = EachItem(part, pair)) return m;
   }
   if (!samples) return "a counter without samples";
   return std::nullopt;

@@ -1,15 +1,13 @@
 #include "importers/record_sorter.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <queue>
 
 #include "store/endian.h"
+#include "store/posix_file.h"
 
 namespace xtfq {
 
@@ -18,10 +16,6 @@ RecordSorter::RecordSorter(uint32_t width, uint32_t key_offset, size_t memory_by
       key_offset_(key_offset),
       capacity_(std::max<size_t>(1, std::min<size_t>(memory_bytes / (width + 16), UINT32_MAX))),
       temp_dir_(std::move(temp_dir)) {}
-
-RecordSorter::~RecordSorter() {
-  if (fd_ >= 0) ::close(fd_);
-}
 
 int64_t RecordSorter::Key(const std::byte* record) const { return LoadLe<int64_t>(record + key_offset_); }
 
@@ -46,46 +40,9 @@ std::vector<uint32_t> RecordSorter::SortedOrder() const {
   return order;
 }
 
-Status RecordSorter::WriteAt(uint64_t offset, std::span<const std::byte> bytes) {
-  while (!bytes.empty()) {
-    const ssize_t n = ::pwrite(fd_, bytes.data(), bytes.size(), static_cast<off_t>(offset));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      return Error(ErrorCode::kIo, fmt::format("{}: writing a sort run to a temporary file: {}", temp_dir_,
-                                               n < 0 ? std::strerror(errno) : "no space"));
-    }
-    bytes = bytes.subspan(static_cast<size_t>(n));
-    offset += static_cast<uint64_t>(n);
-  }
-  return Ok();
-}
-
-Status RecordSorter::ReadAt(uint64_t offset, std::span<std::byte> bytes) {
-  while (!bytes.empty()) {
-    const ssize_t n = ::pread(fd_, bytes.data(), bytes.size(), static_cast<off_t>(offset));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      return Error(ErrorCode::kIo, fmt::format("{}: reading a sort run back from a temporary file: {}", temp_dir_,
-                                               n < 0 ? std::strerror(errno) : "it is shorter than written"));
-    }
-    bytes = bytes.subspan(static_cast<size_t>(n));
-    offset += static_cast<uint64_t>(n);
-  }
-  return Ok();
-}
-
 Status RecordSorter::Spill() {
-  if (fd_ < 0) {
-    fd_ = ::open(temp_dir_.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    if (fd_ < 0) {  // file systems without O_TMPFILE: a named file, unlinked at once
-      std::string path = temp_dir_ + "/xtfq-sort-XXXXXX";
-      fd_ = ::mkstemp(path.data());
-      if (fd_ >= 0) ::unlink(path.c_str());
-    }
-    if (fd_ < 0) {
-      return Error(ErrorCode::kIo, fmt::format("{}: cannot create a temporary file for sorting: {}", temp_dir_,
-                                               std::strerror(errno)));
-    }
+  if (!file_) {
+    XTFQ_ASSIGN_OR_RETURN(file_, PosixFile::CreateTemporary(temp_dir_));
   }
   const std::vector<uint32_t> order = SortedOrder();
   std::vector<std::byte> out;
@@ -95,7 +52,7 @@ Status RecordSorter::Spill() {
     const std::byte* r = buffer_.data() + size_t{order[i]} * width_;
     out.insert(out.end(), r, r + width_);
     if (out.size() >= (size_t{1} << 20) || i + 1 == held_) {
-      XTFQ_TRY(WriteAt(file_end_, out));
+      XTFQ_TRY(file_->WriteAt(file_end_, out));
       file_end_ += out.size();
       out.clear();
     }
@@ -124,7 +81,7 @@ Status RecordSorter::Drain(const std::function<Status(std::span<const std::byte>
       Cursor& c = cur[r];
       const size_t n = static_cast<size_t>(std::min<uint64_t>(window, c.end - c.next));
       c.buf.resize(n * width_);
-      XTFQ_TRY(ReadAt(runs_[r].offset + c.next * width_, c.buf));
+      XTFQ_TRY(ReadExact(*file_, runs_[r].offset + c.next * width_, c.buf));
       c.next += n, c.pos = 0, c.n = n;
       return Ok();
     };
@@ -148,7 +105,7 @@ Status RecordSorter::Drain(const std::function<Status(std::span<const std::byte>
     }
     runs_.clear();
     file_end_ = 0;
-    if (::ftruncate(fd_, 0) != 0) return Error(ErrorCode::kIo, fmt::format("{}: truncating the sort file: {}", temp_dir_, std::strerror(errno)));
+    XTFQ_TRY(file_->Truncate(0));
   }
   held_ = 0;
   count_ = 0;

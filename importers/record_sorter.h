@@ -12,11 +12,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
-#include "store/result.h"
+#include "store/file.h"
 
 namespace xtfq {
 
@@ -24,7 +25,6 @@ class RecordSorter {
  public:
   // The key is the little-endian int64 at `key_offset` of each record.
   RecordSorter(uint32_t width, uint32_t key_offset, size_t memory_bytes, std::string temp_dir);
-  ~RecordSorter();
   RecordSorter(const RecordSorter&) = delete;
   RecordSorter& operator=(const RecordSorter&) = delete;
 
@@ -43,8 +43,6 @@ class RecordSorter {
   // The buffer's records in sorted order, as positions.
   std::vector<uint32_t> SortedOrder() const;
   Status Spill();
-  Status WriteAt(uint64_t offset, std::span<const std::byte> bytes);
-  Status ReadAt(uint64_t offset, std::span<std::byte> bytes);
   int64_t Key(const std::byte* record) const;
 
   uint32_t width_, key_offset_;
@@ -53,7 +51,7 @@ class RecordSorter {
   std::vector<std::byte> buffer_;
   size_t held_ = 0;
   uint64_t count_ = 0;
-  int fd_ = -1;
+  std::unique_ptr<File> file_;  // the spilled runs
   uint64_t file_end_ = 0;
   std::vector<Run> runs_;
 };

@@ -40,6 +40,19 @@ Result<std::unique_ptr<PosixFile>> PosixFile::Open(const std::string& path, Mode
   return std::unique_ptr<PosixFile>(new PosixFile(path, fd));
 }
 
+Result<std::unique_ptr<PosixFile>> PosixFile::CreateTemporary(const std::string& dir) {
+  int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    std::string path = dir + "/xtfq-tmp-XXXXXX";
+    fd = ::mkstemp(path.data());
+    if (fd >= 0) ::unlink(path.c_str());
+  }
+  if (fd < 0) {
+    return Error(ErrorCode::kIo, fmt::format("{}: cannot create a temporary file: {}", dir, std::strerror(errno)));
+  }
+  return std::unique_ptr<PosixFile>(new PosixFile(dir + " (temporary file)", fd));
+}
+
 PosixFile::~PosixFile() { ::close(fd_); }
 
 Error PosixFile::Errno(std::string_view what, uint64_t offset) const {

@@ -23,6 +23,9 @@ class PosixFile final : public File {
   };
 
   static Result<std::unique_ptr<PosixFile>> Open(const std::string& path, Mode mode);
+  // An unnamed file in `dir` for scratch data (O_TMPFILE, or a named file unlinked at once where
+  // the file system lacks it): the system removes it when it is closed, even after a crash.
+  static Result<std::unique_ptr<PosixFile>> CreateTemporary(const std::string& dir);
   ~PosixFile() override;
   PosixFile(const PosixFile&) = delete;
   PosixFile& operator=(const PosixFile&) = delete;
