@@ -34,11 +34,6 @@ std::optional<int64_t> Number(std::string_view s) {
 }
 }  // namespace
 
-std::string_view JobIdClassName(JobIdClass c) {
-  static constexpr std::string_view kNames[] = {"ok", "missing_job", "fqdn", "truncated", "system_uid", "malformed"};
-  return kNames[static_cast<size_t>(c)];
-}
-
 Result<JobIdClassifier> JobIdClassifier::Make(std::vector<std::string> templates) {
   if (templates.empty()) templates = {"%j:%u:%H", "%e.%u"};
   JobIdClassifier c;

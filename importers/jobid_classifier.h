@@ -21,12 +21,11 @@
 #include <string_view>
 #include <vector>
 
+#include "store/jobstats_layout.h"
 #include "store/result.h"
 
 namespace xtfq {
 
-enum class JobIdClass : uint8_t { kOk = 0, kMissingJob = 1, kFqdn = 2, kTruncated = 3, kSystemUid = 4, kMalformed = 5 };
-std::string_view JobIdClassName(JobIdClass c);  // "ok", "missing_job", "fqdn", "truncated", "system_uid", "malformed"
 
 struct JobIdFields {
   JobIdClass cls = JobIdClass::kMalformed;

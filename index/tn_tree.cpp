@@ -67,10 +67,7 @@ Result<uint64_t> TnTree::LowerBound(int64_t t) {
   }
 }
 
-Status TnTree::Record(uint64_t n, std::span<std::byte> out) {
-  if (n >= size()) {
-    return Error(ErrorCode::kInvalidArgument, fmt::format("record {} of array '{}', which has {}", n, array_.name, size()));
-  }
+Result<std::pair<PageRef, uint32_t>> TnTree::Leaf(uint64_t n) {
   PageId id = Root();
   for (size_t level = height() - 1;; --level) {
     XTFQ_ASSIGN_OR_RETURN(PageRef page, Fetch(level, id));
@@ -78,8 +75,7 @@ Status TnTree::Record(uint64_t n, std::span<std::byte> out) {
     const std::byte* base = page.data() + f::kPageHeaderSize;
     if (level == 0) {
       if (n >= entries) return Error(ErrorCode::kCorrupt, fmt::format("{}: page {}: counts above it promise more records", cache_.source().name(), page.id().value));
-      std::memcpy(out.data(), base + n * array_.schema.record_width(), array_.schema.record_width());
-      return Ok();
+      return std::pair<PageRef, uint32_t>(std::move(page), static_cast<uint32_t>(n));
     }
     uint32_t i = 0;
     for (;; ++i) {
@@ -90,6 +86,33 @@ Status TnTree::Record(uint64_t n, std::span<std::byte> out) {
     }
     id = PageId(LoadLe<uint32_t>(base + size_t{i} * entry_width_ + f::kIeChild));
   }
+}
+
+Status TnTree::Record(uint64_t n, std::span<std::byte> out) {
+  if (n >= size()) {
+    return Error(ErrorCode::kInvalidArgument, fmt::format("record {} of array '{}', which has {}", n, array_.name, size()));
+  }
+  XTFQ_ASSIGN_OR_RETURN(auto leaf, Leaf(n));
+  const uint32_t width = array_.schema.record_width();
+  std::memcpy(out.data(), leaf.first.data() + f::kPageHeaderSize + size_t{leaf.second} * width, width);
+  return Ok();
+}
+
+Status TnTree::ForEach(uint64_t lo, uint64_t hi, const std::function<Result<bool>(const std::byte*)>& fn) {
+  hi = std::min(hi, size());
+  const uint32_t width = array_.schema.record_width();
+  while (lo < hi) {
+    XTFQ_ASSIGN_OR_RETURN(auto leaf, Leaf(lo));
+    const std::byte* base = leaf.first.data() + f::kPageHeaderSize;
+    const uint32_t entries = LoadLe<uint32_t>(leaf.first.data() + f::kPhEntryCount);
+    const uint64_t take = std::min<uint64_t>(entries - leaf.second, hi - lo);
+    for (uint64_t i = 0; i < take; ++i) {
+      XTFQ_ASSIGN_OR_RETURN(bool more, fn(base + (leaf.second + i) * width));
+      if (!more) return Ok();
+    }
+    lo += take;
+  }
+  return Ok();
 }
 
 Result<Summary> TnTree::Aggregate(uint64_t lo, uint64_t hi) {

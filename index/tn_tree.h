@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <vector>
 #include <span>
 
@@ -36,6 +37,9 @@ class TnTree {
   Result<uint64_t> LowerBound(int64_t t);
   // Copies the record at position n into `out`. REQUIRES: n < size(), out.size() == record width.
   Status Record(uint64_t n, std::span<std::byte> out);
+  // Calls fn(record) for the records at positions [lo, hi) (clamped to the array) in order,
+  // one descent per leaf page; stops at fn's first error, or when it returns false.
+  Status ForEach(uint64_t lo, uint64_t hi, const std::function<Result<bool>(const std::byte*)>& fn);
   // The summary of the records at positions [lo, hi) (clamped to the array).
   Result<Summary> Aggregate(uint64_t lo, uint64_t hi);
   // Summaries of the records with t1 <= key < t2 in `buckets` equal buckets (Bucket()), in one
@@ -54,6 +58,8 @@ class TnTree {
  private:
   // Pins the page of `level` with logical id `id` and checks that it belongs there.
   Result<PageRef> Fetch(size_t level, PageId id);
+  // The leaf page holding position n, and n's slot in it. REQUIRES: n < size().
+  Result<std::pair<PageRef, uint32_t>> Leaf(uint64_t n);
   // In a leaf of n records whose first has position `base_pos`: the slot of the first record whose
   // key is >= t (n when none).
   uint32_t FirstAtOrAfter(const std::byte* records, uint32_t n, uint64_t base_pos, int64_t t) const;

@@ -1,0 +1,322 @@
+#include "importers/jobstats_importer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <map>
+
+#include "importers/line_reader.h"
+#include "store/endian.h"
+#include "store/jobstats_layout.h"
+
+namespace xtfq {
+
+namespace {
+using L = JobStatsLayout;
+
+void Put64(std::byte* r, uint32_t off, uint64_t v) { StoreLe<uint64_t>(r + off, v); }
+void Put32(std::byte* r, uint32_t off, uint32_t v) { StoreLe<uint32_t>(r + off, v); }
+void PutF(std::byte* r, uint32_t off, double v) { StoreLe<uint64_t>(r + off, std::bit_cast<uint64_t>(v)); }
+
+std::string HistText(const JobStatsCounter& c) {
+  std::string s;
+  for (const auto& [label, n] : c.hist) {
+    if (!s.empty()) s += ' ';
+    s += fmt::format("{}:{}", label, n);
+  }
+  return s;
+}
+}  // namespace
+
+Result<JobStatsImporter> JobStatsImporter::Make(RecordSink& sink, JobStatsState& state, JobStatsImportOptions options) {
+  XTFQ_ASSIGN_OR_RETURN(JobIdClassifier c, JobIdClassifier::Make(options.templates));
+  return JobStatsImporter(sink, state, std::move(options), std::move(c));
+}
+
+Result<double> JobStatsImporter::CollectionTime(File& in, std::optional<double> at) {
+  if (at) return *at;
+  LineReader lines(in);
+  for (int i = 0; i < 64; ++i) {
+    std::string line;
+    XTFQ_ASSIGN_OR_RETURN(bool more, lines.Next(line));
+    if (!more) break;
+    std::string_view l = line;
+    if (!l.starts_with("#")) continue;
+    l.remove_prefix(1);
+    while (!l.empty() && l.front() == ' ') l.remove_prefix(1);
+    if (!l.starts_with("collected_at:")) continue;
+    l.remove_prefix(13);
+    while (!l.empty() && l.front() == ' ') l.remove_prefix(1);
+    while (!l.empty() && (l.back() == ' ' || l.back() == '\r')) l.remove_suffix(1);
+    char* end = nullptr;
+    const std::string text(l);
+    const double v = std::strtod(text.c_str(), &end);
+    if (end == text.c_str() || *end != '\0' || !std::isfinite(v) || v <= 0) {
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("{}:{}: collected_at '{}' is not an epoch time", in.name(), i + 1, text));
+    }
+    return v;
+  }
+  if (auto t = JobStatsParser::TimeFromName(in.name())) return *t;
+  return Error(ErrorCode::kInvalidArgument,
+               fmt::format("{}: no collection time: snapshot_time is each entry's last update, not when the file was "
+                           "read; give --at EPOCH, a '# collected_at: EPOCH' line, or a name ending in -EPOCH.txt or "
+                           "an ISO 8601 stamp (xtfq collect writes both)",
+                           in.name()));
+}
+
+Result<uint64_t> JobStatsImporter::Intern(std::string_view s) {
+  auto it = state_->strings.find(std::string(s));
+  if (it != state_->strings.end()) return it->second;
+  XTFQ_ASSIGN_OR_RETURN(StringRef ref, sink_->AddString(s));
+  state_->strings.emplace(std::string(s), ref.Pack());
+  return ref.Pack();
+}
+
+Result<ArrayId> JobStatsImporter::Array(std::string_view name, const Schema& schema) {
+  if (auto it = arrays_.find(std::string(name)); it != arrays_.end()) return it->second;
+  std::optional<ArrayId> id = sink_->FindArrayId(name);
+  if (!id) {
+    XTFQ_ASSIGN_OR_RETURN(ArrayId created, sink_->CreateArray(name, schema));
+    id = created;
+  }
+  arrays_.emplace(std::string(name), *id);
+  return *id;
+}
+
+Result<uint32_t> JobStatsImporter::TargetId(const std::string& name) {
+  if (auto it = state_->target_ids.find(name); it != state_->target_ids.end()) return it->second;
+  XTFQ_ASSIGN_OR_RETURN(ArrayId a, Array(L::kTargets, L::TargetSchema()));
+  XTFQ_ASSIGN_OR_RETURN(uint64_t ref, Intern(name));
+  std::byte r[8];
+  Put64(r, 0, ref);
+  XTFQ_TRY(sink_->Append(a, r));
+  const auto id = static_cast<uint32_t>(state_->targets.size());
+  state_->targets.push_back(JobStatsState::Target{name});
+  state_->target_ids.emplace(name, id);
+  return id;
+}
+
+Result<uint32_t> JobStatsImporter::OpId(const std::string& name) {
+  if (auto it = state_->op_ids.find(name); it != state_->op_ids.end()) return it->second;
+  XTFQ_ASSIGN_OR_RETURN(ArrayId a, Array(L::kOps, L::OpSchema()));
+  XTFQ_ASSIGN_OR_RETURN(uint64_t ref, Intern(name));
+  std::byte r[8];
+  Put64(r, 0, ref);
+  XTFQ_TRY(sink_->Append(a, r));
+  const auto id = static_cast<uint32_t>(state_->ops.size());
+  state_->ops.push_back(name);
+  state_->op_ids.emplace(name, id);
+  return id;
+}
+
+Result<uint32_t> JobStatsImporter::SeriesId(uint32_t target, const JobStatsEntry& e, int64_t t, bool* created) {
+  std::string key = JobStatsState::SeriesKey(target, e.job_id);
+  if (auto it = state_->series_ids.find(key); it != state_->series_ids.end()) {
+    *created = false;
+    return it->second;
+  }
+  *created = true;
+  XTFQ_ASSIGN_OR_RETURN(ArrayId a, Array(L::kSeries, L::SeriesSchema()));
+  const JobIdFields f = classifier_.Classify(e.job_id);
+  std::byte r[L::kSerWidth] = {};
+  Put64(r, L::kSerT, static_cast<uint64_t>(t));
+  Put32(r, L::kSerTarget, target);
+  r[L::kSerCls] = static_cast<std::byte>(f.cls);
+  r[L::kSerTmpl] = static_cast<std::byte>(static_cast<int8_t>(f.template_index));
+  r[L::kSerQuoted] = static_cast<std::byte>(e.quoted ? 1 : 0);
+  Put64(r, L::kSerUid, static_cast<uint64_t>(f.uid.value_or(INT64_MIN)));
+  Put64(r, L::kSerGid, static_cast<uint64_t>(f.gid.value_or(INT64_MIN)));
+  Put64(r, L::kSerPid, static_cast<uint64_t>(f.pid.value_or(INT64_MIN)));
+  const std::pair<uint32_t, const std::string*> strings[] = {
+      {L::kSerRaw, &e.job_id}, {L::kSerJob, &f.job}, {L::kSerNode, &f.node}, {L::kSerExe, &f.exe}};
+  for (const auto& [off, s] : strings) {
+    XTFQ_ASSIGN_OR_RETURN(uint64_t ref, Intern(*s));
+    Put64(r, off, ref);
+  }
+  XTFQ_TRY(sink_->Append(a, r));
+  const auto id = static_cast<uint32_t>(state_->series++);
+  state_->series_ids.emplace(std::move(key), id);
+  return id;
+}
+
+Result<JobStatsImportStats> JobStatsImporter::Import(File& in) {
+  JobStatsImportStats stats;
+  XTFQ_ASSIGN_OR_RETURN(double at, CollectionTime(in, options_.at));
+  const auto t = static_cast<int64_t>(std::llround(at));
+  stats.time = t;
+  if (t < state_->last_time) {
+    return Error(ErrorCode::kInvalidArgument,
+                 fmt::format("{}: collected at {} but the store already holds a collection at {}; job_stats are "
+                             "imported in collection order (give the snapshots in one import, or start a new store)",
+                             in.name(), t, state_->last_time));
+  }
+  std::vector<JobStatsEntry> entries;
+  XTFQ_ASSIGN_OR_RETURN(JobStatsParser::Summary sum, JobStatsParser::Parse(in, options_.target, [&](const JobStatsEntry& e) {
+                          entries.push_back(e);
+                          return Ok();
+                        }));
+  for (const JobStatsProblem& p : sum.problems) stats.problems.push_back(fmt::format("{}:{}: {}", in.name(), p.line, p.message));
+  // Group by target in order of appearance; entries outside any target name (a plain cat without
+  // --target) are refused as a whole.
+  std::vector<std::string> targets;
+  for (const std::string& name : sum.targets) {
+    if (std::find(targets.begin(), targets.end(), name) == targets.end()) targets.push_back(name);
+  }
+  std::map<std::string, std::vector<const JobStatsEntry*>> by_target;
+  bool since_boot = false;
+  for (const JobStatsEntry& e : entries) {
+    if (e.target.empty()) {
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("{}:{}: an entry without a target (a plain cat of job_stats): give --target NAME", in.name(), e.line));
+    }
+    if (std::find(targets.begin(), targets.end(), e.target) == targets.end()) targets.push_back(e.target);
+    by_target[e.target].push_back(&e);
+    since_boot |= e.since_boot;
+  }
+  for (const std::string& target : targets) {
+    if (target.empty()) continue;
+    XTFQ_TRY(ImportTarget(in.name(), target, std::move(by_target[target]), t, since_boot, stats));
+  }
+  state_->last_time = std::max(state_->last_time, t);
+  return stats;
+}
+
+Status JobStatsImporter::ImportTarget(const std::string& file, const std::string& target,
+                                      std::vector<const JobStatsEntry*> entries, int64_t t, bool since_boot,
+                                      JobStatsImportStats& stats) {
+  XTFQ_ASSIGN_OR_RETURN(uint32_t g, TargetId(target));
+  if (t <= state_->targets[g].last_time) {
+    return Error(ErrorCode::kInvalidArgument,
+                 fmt::format("{}: target {} collected at {}, not after its previous collection at {} (the same "
+                             "snapshot twice?)",
+                             file, target, t, state_->targets[g].last_time));
+  }
+  // Duplicates within one dump: the last one stands.
+  std::unordered_map<std::string_view, size_t> last;
+  for (size_t i = 0; i < entries.size(); ++i) last[entries[i]->job_id] = i;
+  XTFQ_ASSIGN_OR_RETURN(ArrayId entry_array, Array(L::kEntries, L::EntrySchema()));
+  XTFQ_ASSIGN_OR_RETURN(ArrayId counter_array, Array(L::kCounters, L::CounterSchema()));
+  XTFQ_ASSIGN_OR_RETURN(ArrayId collection_array, Array(L::kCollections, L::CollectionSchema()));
+  JobStatsState::Target& tg = state_->targets[g];
+  const bool baseline = tg.last_time == std::numeric_limits<int64_t>::min();
+  const int64_t t0 = tg.last_time;
+  std::unordered_map<uint32_t, JobStatsState::Previous> now;
+  const uint64_t first_entry = state_->entries, first_counter = state_->counters;
+  uint32_t kept = 0, duplicates = 0;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const JobStatsEntry& e = *entries[i];
+    if (last[e.job_id] != i) {
+      ++duplicates;
+      continue;
+    }
+    ++kept;
+    bool created = false;
+    XTFQ_ASSIGN_OR_RETURN(uint32_t s, SeriesId(g, e, t, &created));
+    stats.new_series += created ? 1 : 0;
+    JobStatsState::Previous cur;
+    cur.start_time = e.start_time;
+    const uint64_t entry_counters = state_->counters;
+    auto prev_it = baseline ? tg.entries.end() : tg.entries.find(s);
+    const JobStatsState::Previous* prev = prev_it == tg.entries.end() ? nullptr : &prev_it->second;
+    const bool start_changed = prev != nullptr && prev->start_time && e.start_time && *prev->start_time != *e.start_time;
+    bool reset_counted = false;
+    for (const JobStatsCounter& c : e.counters) {
+      const uint64_t sum = c.sum.value_or(0);
+      const bool nonzero = c.samples != 0 || sum != 0 || c.min.value_or(0) != 0 || c.max.value_or(0) != 0 ||
+                           c.sumsq.value_or(0) != 0 || !c.hist.empty();
+      if (!nonzero) continue;  // Lustre's implicit zero
+      XTFQ_ASSIGN_OR_RETURN(uint32_t op, OpId(c.op));
+      std::byte r[L::kCntWidth] = {};
+      Put64(r, L::kCntT, static_cast<uint64_t>(t));
+      Put32(r, L::kCntSeries, s);
+      Put32(r, L::kCntOp, op);
+      r[L::kCntUnit] = static_cast<std::byte>(L::UnitCode(c.unit));
+      r[L::kCntHas] = static_cast<std::byte>((c.min ? 1 : 0) | (c.max ? 2 : 0) | (c.sum ? 4 : 0) | (c.sumsq ? 8 : 0));
+      Put64(r, L::kCntSamples, c.samples);
+      Put64(r, L::kCntMin, c.min.value_or(0));
+      Put64(r, L::kCntMax, c.max.value_or(0));
+      Put64(r, L::kCntSum, sum);
+      Put64(r, L::kCntSumsq, c.sumsq.value_or(0));
+      uint64_t hist = ~uint64_t{0};
+      if (!c.hist.empty()) {
+        XTFQ_ASSIGN_OR_RETURN(hist, Intern(HistText(c)));
+      }
+      Put64(r, L::kCntHist, hist);
+      XTFQ_TRY(sink_->Append(counter_array, r));
+      ++state_->counters;
+      cur.values.push_back({op, c.samples, sum});
+      if (baseline) continue;
+      // The step of this (series, op) since the previous collection.
+      uint64_t v_samples = 0, v_sum = 0;
+      if (prev != nullptr) {
+        for (const auto& pv : prev->values) {
+          if (pv.op == op) v_samples = pv.samples, v_sum = pv.sum;
+        }
+      }
+      uint32_t flags = 0;
+      uint64_t d_samples = 0, d_sum = 0;
+      if (prev == nullptr) {
+        flags = L::kStepNew, d_samples = c.samples, d_sum = sum;
+      } else if (start_changed) {
+        flags = L::kStepStartChanged, d_samples = c.samples, d_sum = sum;
+      } else if (c.samples < v_samples || sum < v_sum) {
+        flags = L::kStepReset, d_samples = c.samples, d_sum = sum;
+      } else {
+        d_samples = c.samples - v_samples, d_sum = sum - v_sum;
+      }
+      if ((flags & (L::kStepReset | L::kStepStartChanged)) != 0 && !reset_counted) ++stats.resets, reset_counted = true;
+      if (d_samples == 0 && d_sum == 0) continue;
+      const bool bytes = L::CountsBytes(c.op, c.unit);
+      const uint64_t delta = bytes ? d_sum : d_samples;
+      XTFQ_ASSIGN_OR_RETURN(ArrayId steps, Array(L::StepArrayName(c.op), L::StepSchema()));
+      std::byte st[L::kStepWidth] = {};
+      Put64(st, L::kStepT1, static_cast<uint64_t>(t));
+      Put32(st, L::kStepTarget, g);
+      Put32(st, L::kStepSeries, s);
+      Put64(st, L::kStepT0, static_cast<uint64_t>(t0));
+      Put32(st, L::kStepFlags, flags | (bytes ? L::kStepBytes : 0));
+      Put64(st, L::kStepDelta, delta);
+      Put64(st, L::kStepSamples, d_samples);
+      Put64(st, L::kStepSum, d_sum);
+      PutF(st, L::kStepRate, static_cast<double>(delta) / static_cast<double>(t - t0));
+      XTFQ_TRY(sink_->Append(steps, st));
+      ++stats.steps;
+    }
+    std::byte r[L::kEntWidth] = {};
+    Put64(r, L::kEntT, static_cast<uint64_t>(t));
+    Put32(r, L::kEntSeries, s);
+    Put32(r, L::kEntFlags, (e.quoted ? L::kEntQuoted : 0) | (e.since_boot ? L::kEntSinceBoot : 0) |
+                               (e.start_time ? L::kEntHasStart : 0) | (e.elapsed_time ? L::kEntHasElapsed : 0));
+    PutF(r, L::kEntSnapshot, e.snapshot_time);
+    PutF(r, L::kEntStart, e.start_time.value_or(0));
+    PutF(r, L::kEntElapsed, e.elapsed_time.value_or(0));
+    Put64(r, L::kEntFirstCounter, entry_counters);
+    Put32(r, L::kEntCounters, static_cast<uint32_t>(state_->counters - entry_counters));
+    Put32(r, L::kEntLine, static_cast<uint32_t>(std::min<uint64_t>(e.line, UINT32_MAX)));
+    XTFQ_TRY(sink_->Append(entry_array, r));
+    ++state_->entries;
+    now[s] = std::move(cur);
+  }
+  std::byte r[L::kColWidth] = {};
+  Put64(r, L::kColT, static_cast<uint64_t>(t));
+  Put64(r, L::kColTarget, g);
+  Put64(r, L::kColFirstEntry, first_entry);
+  Put32(r, L::kColEntries, kept);
+  Put32(r, L::kColFlags, (since_boot ? L::kColSinceBoot : 0) | (kept == 0 ? L::kColEmpty : 0));
+  Put64(r, L::kColFirstCounter, first_counter);
+  Put32(r, L::kColCounters, static_cast<uint32_t>(state_->counters - first_counter));
+  Put32(r, L::kColDuplicates, duplicates);
+  XTFQ_ASSIGN_OR_RETURN(uint64_t name_ref, Intern(file));
+  Put64(r, L::kColFile, name_ref);
+  XTFQ_TRY(sink_->Append(collection_array, r));
+  tg.entries = std::move(now);
+  tg.last_time = t;
+  stats.collections += 1, stats.entries += kept, stats.duplicates += duplicates;
+  stats.counters += state_->counters - first_counter;
+  return Ok();
+}
+
+}  // namespace xtfq

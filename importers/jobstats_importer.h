@@ -1,0 +1,73 @@
+// JobStatsImporter: job_stats snapshots into a store (store/JobStatsLayout), one snapshot at a
+// time, in collection order. For each snapshot it
+//   - takes the collection time (--at, a "# collected_at:" line, or the file name; refused
+//     without one: snapshot_time is an entry's last update, not the read), in whole seconds;
+//   - keeps the last of duplicate (target, job id) entries of one dump (docs section 2.4) and
+//     counts the others;
+//   - gives each new (target, raw id) a series, classified by JobIdClassifier (no id dropped);
+//   - appends the collection, every entry and every non-zero counter as read;
+//   - appends one rate step per (series, op) whose value changed since the target's previous
+//     collection: Δv = v' - v, or v' when a counter went down (a reset) or start_time changed
+//     (an exact reset); a series absent at the previous collection is new, with an implicit zero
+//     at that collection's time; the target's first collection is only a baseline; the rate is
+//     Δv / Δt over the collection times. sumsq is kept, never differenced (it wraps).
+// Bad entries are skipped by the parser and reported as problems ("file:line: message").
+// A snapshot older than the store's newest collection is refused (the store is append-only in
+// time).
+//
+// Thread-safety: one importer per sink and state.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "importers/jobid_classifier.h"
+#include "importers/jobstats_parser.h"
+#include "store/file.h"
+#include "store/jobstats_state.h"
+#include "store/record_sink.h"
+
+namespace xtfq {
+
+struct JobStatsImportOptions {
+  std::vector<std::string> templates;  // jobid_name templates; the default two when empty
+  std::string target;                  // the target of a plain `cat` (no param= lines)
+  std::optional<double> at;            // the collection time, overriding the file's
+};
+
+struct JobStatsImportStats {
+  uint64_t collections = 0, entries = 0, duplicates = 0, counters = 0, steps = 0, new_series = 0, resets = 0;
+  int64_t time = 0;                   // the collection time used (seconds)
+  std::vector<std::string> problems;  // "file:line: message" of each skipped entry
+};
+
+class JobStatsImporter {
+ public:
+  static Result<JobStatsImporter> Make(RecordSink& sink, JobStatsState& state, JobStatsImportOptions options);
+  // The collection time of a snapshot without reading it all: `at`, else a "# collected_at:"
+  // line among its first 64 lines, else its file name; an error naming the file when none.
+  static Result<double> CollectionTime(File& in, std::optional<double> at);
+  Result<JobStatsImportStats> Import(File& in);
+
+ private:
+  JobStatsImporter(RecordSink& sink, JobStatsState& state, JobStatsImportOptions options, JobIdClassifier c)
+      : sink_(&sink), state_(&state), options_(std::move(options)), classifier_(std::move(c)) {}
+  Result<uint64_t> Intern(std::string_view s);
+  Result<uint32_t> TargetId(const std::string& name);
+  Result<uint32_t> OpId(const std::string& name);
+  Result<uint32_t> SeriesId(uint32_t target, const JobStatsEntry& e, int64_t t, bool* created);
+  Result<ArrayId> Array(std::string_view name, const Schema& schema);
+  // Appends one target's collection: its entries (deduplicated) and their steps.
+  Status ImportTarget(const std::string& file, const std::string& target, std::vector<const JobStatsEntry*> entries,
+                      int64_t t, bool since_boot, JobStatsImportStats& stats);
+
+  RecordSink* sink_;
+  JobStatsState* state_;
+  JobStatsImportOptions options_;
+  JobIdClassifier classifier_;
+  std::unordered_map<std::string, ArrayId> arrays_;
+};
+
+}  // namespace xtfq

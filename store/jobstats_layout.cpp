@@ -1,0 +1,132 @@
+#include "store/jobstats_layout.h"
+
+namespace xtfq {
+
+namespace {
+using Fields = std::vector<std::pair<std::string, FieldType>>;
+
+Schema Made(const Fields& f, const std::vector<std::string>& aggregates, std::string_view time = {},
+            std::string_view process = {}) {
+  return Schema::Make(f, aggregates, time, process).value();  // valid by construction (a test checks each)
+}
+}  // namespace
+
+std::string_view JobIdClassName(JobIdClass c) {
+  static constexpr std::string_view kNames[kJobIdClasses] = {"ok", "missing_job", "fqdn", "truncated", "system_uid", "malformed"};
+  const auto i = static_cast<size_t>(c);
+  return i < kJobIdClasses ? kNames[i] : "unknown";
+}
+
+std::string JobStatsLayout::StepArrayName(std::string_view op) { return "jobstats/op/" + std::string(op); }
+
+const Schema& JobStatsLayout::TargetSchema() {
+  static const Schema s = Made({{"name", FieldType::kU64}}, {});
+  return s;
+}
+
+const Schema& JobStatsLayout::OpSchema() {
+  static const Schema s = Made({{"name", FieldType::kU64}}, {});
+  return s;
+}
+
+const Schema& JobStatsLayout::SeriesSchema() {
+  static const Schema s = Made({{"t", FieldType::kI64},
+                                {"target", FieldType::kU32},
+                                {"cls", FieldType::kU8},
+                                {"tmpl", FieldType::kI8},
+                                {"quoted", FieldType::kU8},
+                                {"pad", FieldType::kU8},
+                                {"uid", FieldType::kI64},
+                                {"gid", FieldType::kI64},
+                                {"pid", FieldType::kI64},
+                                {"raw", FieldType::kU64},
+                                {"job", FieldType::kU64},
+                                {"node", FieldType::kU64},
+                                {"exe", FieldType::kU64}},
+                               {}, "t");
+  return s;
+}
+
+const Schema& JobStatsLayout::CollectionSchema() {
+  static const Schema s = Made({{"t", FieldType::kI64},
+                                {"target", FieldType::kI64},
+                                {"first_entry", FieldType::kU64},
+                                {"entries", FieldType::kU32},
+                                {"flags", FieldType::kU32},
+                                {"first_counter", FieldType::kU64},
+                                {"counters", FieldType::kU32},
+                                {"duplicates", FieldType::kU32},
+                                {"file", FieldType::kU64}},
+                               {"entries"}, "t", "target");
+  return s;
+}
+
+const Schema& JobStatsLayout::EntrySchema() {
+  static const Schema s = Made({{"t", FieldType::kI64},
+                                {"series", FieldType::kU32},
+                                {"flags", FieldType::kU32},
+                                {"snapshot", FieldType::kF64},
+                                {"start", FieldType::kF64},
+                                {"elapsed", FieldType::kF64},
+                                {"first_counter", FieldType::kU64},
+                                {"counters", FieldType::kU32},
+                                {"line", FieldType::kU32}},
+                               {}, "t");
+  return s;
+}
+
+const Schema& JobStatsLayout::CounterSchema() {
+  static const Schema s = Made({{"t", FieldType::kI64},
+                                {"series", FieldType::kU32},
+                                {"op", FieldType::kU32},
+                                {"unit", FieldType::kU8},
+                                {"has", FieldType::kU8},
+                                {"pad", FieldType::kU16},
+                                {"samples", FieldType::kU64},
+                                {"min", FieldType::kU64},
+                                {"max", FieldType::kU64},
+                                {"sum", FieldType::kU64},
+                                {"sumsq", FieldType::kU64},
+                                {"hist", FieldType::kU64}},
+                               {}, "t");
+  return s;
+}
+
+const Schema& JobStatsLayout::StepSchema() {
+  static const Schema s = Made({{"t1", FieldType::kI64},
+                                {"target", FieldType::kU32},
+                                {"series", FieldType::kU32},
+                                {"t0", FieldType::kI64},
+                                {"flags", FieldType::kU32},
+                                {"pad", FieldType::kU32},
+                                {"delta", FieldType::kU64},
+                                {"samples", FieldType::kU64},
+                                {"sum", FieldType::kU64},
+                                {"rate", FieldType::kF64}},
+                               {"delta", "samples", "sum", "rate"}, "t1", "target");
+  return s;
+}
+
+bool JobStatsLayout::CountsBytes(std::string_view op, std::string_view unit) {
+  return unit == "bytes" || (op.size() > 6 && op.substr(op.size() - 6) == "_bytes");
+}
+
+uint8_t JobStatsLayout::UnitCode(std::string_view unit) {
+  if (unit.empty()) return 0;
+  if (unit == "reqs") return 1;
+  if (unit == "bytes") return 2;
+  if (unit == "usecs") return 3;
+  return 4;
+}
+
+std::string_view JobStatsLayout::UnitName(uint8_t code) {
+  switch (code) {
+    case 0: return "";
+    case 1: return "reqs";
+    case 2: return "bytes";
+    case 3: return "usecs";
+    default: return "other";
+  }
+}
+
+}  // namespace xtfq

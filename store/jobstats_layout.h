@@ -1,0 +1,108 @@
+// JobStatsLayout: how Lustre job_stats live in a store (docs/format.md, "Job stats layout"): the
+// array names, record schemas and field offsets shared by the importer (which writes them) and
+// the query layer (which reads them). Times are whole seconds since the Unix epoch.
+//
+//   jobstats.targets      one record per target (OST/MDT) ever seen: name; record number = id
+//   jobstats.ops          one record per operation name ever seen; record number = id
+//   jobstats.series       one record per series (target, raw job id), in order of first sight:
+//                         the raw id and what the job-id templates made of it (class, job, uid,
+//                         gid, pid, node, executable); record number = series id
+//   jobstats.collections  one record per (target, collection): when the collector read it
+//                         (time), the target (process, P index), where its entries and counters
+//                         start, the snapshot file
+//   jobstats.entries      every entry of every collection, as read: series, snapshot, start and
+//                         elapsed time, where its counters are
+//   jobstats.counters     every non-zero counter of every entry, as read: samples, unit, min,
+//                         max, sum, sumsq, histogram (zero counters are Lustre's implicit zeros)
+//   jobstats/op/<op>      the rate step function of each (series, op): one record per step with
+//                         a non-zero change, time = the step's end t1 (the collection that
+//                         revealed it), t0 its start, process = the target (P index), the change
+//                         in the op's value (bytes for bytes counters, otherwise events), samples
+//                         and sum, and the rate; steps of one target and collection share t0.
+//
+// Thread-safety: immutable.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "store/schema.h"
+
+namespace xtfq {
+
+// What a job id is (importers/JobIdClassifier decides; stored in jobstats.series).
+enum class JobIdClass : uint8_t { kOk = 0, kMissingJob = 1, kFqdn = 2, kTruncated = 3, kSystemUid = 4, kMalformed = 5 };
+inline constexpr size_t kJobIdClasses = 6;
+// "ok", "missing_job", "fqdn", "truncated", "system_uid", "malformed"; "unknown" past them.
+std::string_view JobIdClassName(JobIdClass c);
+
+class JobStatsLayout {
+ public:
+  static constexpr std::string_view kTargets = "jobstats.targets";
+  static constexpr std::string_view kOps = "jobstats.ops";
+  static constexpr std::string_view kSeries = "jobstats.series";
+  static constexpr std::string_view kCollections = "jobstats.collections";
+  static constexpr std::string_view kEntries = "jobstats.entries";
+  static constexpr std::string_view kCounters = "jobstats.counters";
+  static std::string StepArrayName(std::string_view op);  // "jobstats/op/<op>"
+
+  // jobstats.targets: name u64 (string reference). 8 bytes.
+  static const Schema& TargetSchema();
+  // jobstats.ops: name u64 (string reference). 8 bytes.
+  static const Schema& OpSchema();
+
+  // jobstats.series: t i64 (first collection; time), target u32, cls u8 (JobIdClass), tmpl i8
+  // (the template that matched, -1 none), quoted u8, pad u8, uid i64, gid i64, pid i64
+  // (INT64_MIN when absent), raw, job, node, exe u64 (string references; 0 for an empty string).
+  static const Schema& SeriesSchema();
+  static constexpr uint32_t kSerT = 0, kSerTarget = 8, kSerCls = 12, kSerTmpl = 13, kSerQuoted = 14, kSerUid = 16,
+                            kSerGid = 24, kSerPid = 32, kSerRaw = 40, kSerJob = 48, kSerNode = 56, kSerExe = 64,
+                            kSerWidth = 72;
+
+  // jobstats.collections: t i64 (collection time; time), target i64 (process), first_entry u64,
+  // entries u32, flags u32 (bit 0: since-boot header clock; bit 1: the target was empty),
+  // first_counter u64, counters u32, duplicates u32 (entries replaced by a later one of the same
+  // id), file u64 (string reference: the snapshot's file name). 56 bytes.
+  static const Schema& CollectionSchema();
+  static constexpr uint32_t kColT = 0, kColTarget = 8, kColFirstEntry = 16, kColEntries = 24, kColFlags = 28,
+                            kColFirstCounter = 32, kColCounters = 40, kColDuplicates = 44, kColFile = 48,
+                            kColWidth = 56;
+  static constexpr uint32_t kColSinceBoot = 1, kColEmpty = 2;
+
+  // jobstats.entries: t i64 (collection time; time), series u32, flags u32 (bit 0 quoted, bit 1
+  // since boot, bit 2 has start_time, bit 3 has elapsed_time), snapshot f64, start f64,
+  // elapsed f64, first_counter u64, counters u32, line u32 (of the job_id line). 56 bytes.
+  static const Schema& EntrySchema();
+  static constexpr uint32_t kEntT = 0, kEntSeries = 8, kEntFlags = 12, kEntSnapshot = 16, kEntStart = 24,
+                            kEntElapsed = 32, kEntFirstCounter = 40, kEntCounters = 48, kEntLine = 52, kEntWidth = 56;
+  static constexpr uint32_t kEntQuoted = 1, kEntSinceBoot = 2, kEntHasStart = 4, kEntHasElapsed = 8;
+
+  // jobstats.counters: t i64 (collection time; time), series u32, op u32, unit u8 (0 none, 1
+  // reqs, 2 bytes, 3 usecs, 4 other), has u8 (bit 0 min, 1 max, 2 sum, 3 sumsq), pad u16,
+  // samples u64, min u64, max u64, sum u64, sumsq u64, hist u64 (string reference to
+  // "4K:1 8K:2 ...", 0 when none). 68 bytes.
+  static const Schema& CounterSchema();
+  static constexpr uint32_t kCntT = 0, kCntSeries = 8, kCntOp = 12, kCntUnit = 16, kCntHas = 17, kCntSamples = 20,
+                            kCntMin = 28, kCntMax = 36, kCntSum = 44, kCntSumsq = 52, kCntHist = 60, kCntWidth = 68;
+
+  // jobstats/op/<op>: t1 i64 (step end; time), target u32 (process), series u32, t0 i64 (step
+  // start), flags u32 (kStep*), pad u32, delta u64* (the change of the op's value: bytes for
+  // bytes counters, events otherwise), samples u64* (change of samples), sum u64* (change of
+  // sum), rate f64* (delta / (t1 - t0) per second); * = aggregated. 64 bytes.
+  static const Schema& StepSchema();
+  static constexpr uint32_t kStepT1 = 0, kStepTarget = 8, kStepSeries = 12, kStepT0 = 16, kStepFlags = 24,
+                            kStepDelta = 32, kStepSamples = 40, kStepSum = 48, kStepRate = 56, kStepWidth = 64;
+  static constexpr uint32_t kStepReset = 1,       // a counter went down: Δv = v'
+      kStepStartChanged = 2,                      // start_time changed: an exact reset
+      kStepNew = 4,                               // absent at the previous collection: implicit zero
+      kStepBytes = 8;                             // delta counts bytes (sum), not events (samples)
+
+  // The value an op counts: bytes (its sum) for bytes counters (unit "bytes", or a name ending
+  // in "_bytes", which 2.12-2.13 MDTs label "reqs"), otherwise events (its samples).
+  static bool CountsBytes(std::string_view op, std::string_view unit);
+  static uint8_t UnitCode(std::string_view unit);
+  static std::string_view UnitName(uint8_t code);
+};
+
+}  // namespace xtfq

@@ -1,0 +1,51 @@
+// JobStatsState: what appending job_stats to a store must know of what it already holds
+// (docs/format.md, "Job stats layout"): the ids of targets, ops and series, the interned strings,
+// the record counts of the entry and counter arrays, and for each target its last collection time
+// and the counters of that collection's entries (the previous values the next collection's rates
+// are taken against). The query layer reads it from a store (JobStatsStore::LoadState); the
+// importer updates it as it appends. A series absent from its target's last collection is new at
+// the next one, so nothing older is needed.
+//
+// Thread-safety: value type.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace xtfq {
+
+struct JobStatsState {
+  struct OpValue {
+    uint32_t op = 0;
+    uint64_t samples = 0, sum = 0;
+  };
+  struct Previous {
+    std::optional<double> start_time;
+    std::vector<OpValue> values;  // the entry's non-zero counters
+  };
+  struct Target {
+    std::string name;
+    int64_t last_time = std::numeric_limits<int64_t>::min();  // none yet
+    std::unordered_map<uint32_t, Previous> entries;  // series -> its counters at last_time
+  };
+  std::vector<Target> targets;
+  std::unordered_map<std::string, uint32_t> target_ids;
+  std::vector<std::string> ops;
+  std::unordered_map<std::string, uint32_t> op_ids;
+  std::unordered_map<std::string, uint32_t> series_ids;  // SeriesKey(target, raw id) -> series
+  uint64_t series = 0, entries = 0, counters = 0;        // records held
+  int64_t last_time = std::numeric_limits<int64_t>::min();  // the newest collection of any target
+  std::unordered_map<std::string, uint64_t> strings;      // interned string -> StringRef (packed)
+
+  static std::string SeriesKey(uint32_t target, std::string_view raw) {
+    std::string k(reinterpret_cast<const char*>(&target), sizeof target);
+    k.append(raw);
+    return k;
+  }
+};
+
+}  // namespace xtfq
