@@ -10,6 +10,7 @@
 #include "cli/dump_command.h"
 #include "cli/command.h"
 #include "cli/gen_command.h"
+#include "cli/heatmap_command.h"
 #include "cli/import_command.h"
 #include "cli/info_command.h"
 #include "cli/primitive_command.h"
@@ -40,6 +41,7 @@ int RunCli(int argc, char** argv) {
   commands.push_back(std::make_unique<BenchCommand>());
   commands.push_back(std::make_unique<DumpCommand>());
   commands.push_back(std::make_unique<SignalsCommand>());
+  commands.push_back(std::make_unique<HeatmapCommand>());
   std::vector<CLI::App*> subs;
   for (auto& c : commands) subs.push_back(c->Register(app));
   try {

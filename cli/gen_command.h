@@ -1,5 +1,6 @@
-// GenCommand: `xtfq gen events N -o FILE`: synthetic data at any scale (EventsGenerator), written
-// in 4 MiB blocks.
+// GenCommand: `xtfq gen events N -o FILE` (EventsGenerator, written in 4 MiB blocks), `xtfq gen
+// darshan SEGMENTS -o LOG` (DarshanGenerator) and `xtfq gen jobstats ... -o DIR`
+// (JobStatsGenerator, with its ground truth): synthetic data at any scale.
 //
 // Thread-safety: as Command.
 #pragma once
@@ -8,6 +9,7 @@
 
 #include "cli/command.h"
 #include "importers/darshan_generator.h"
+#include "importers/jobstats_generator.h"
 
 namespace xtfq::cli {
 
@@ -22,6 +24,9 @@ class GenCommand final : public Command {
   DarshanGenOptions darshan_opts_;
   double darshan_segments_ = 1e6;
   int RunDarshan();
+  CLI::App* jobstats_ = nullptr;
+  JobStatsGenOptions jobstats_opts_;
+  int RunJobStats();
   double count_ = 0;
   std::string out_;
   int32_t ranks_ = 1024;

@@ -9,6 +9,7 @@
 
 #include "importers/darshan_importer.h"
 #include "importers/darshan_text_importer.h"
+#include "cli/jobstats_input.h"
 #include "importers/events_importer.h"
 #include "store/darshan_layout.h"
 #include "store/posix_file.h"
@@ -21,7 +22,10 @@ CLI::App* ImportCommand::Register(CLI::App& parent) {
   app->add_option("INPUT", inputs_, "input files: Darshan logs, darshan-parser text, or 32-byte events (.bin)")->required();
   app->add_option("-o,--output", out_, "store file (default: the first input's name with .xtfq)");
   app->add_option("--format", format_, "input format (auto: events for .bin, otherwise from the first bytes)")
-      ->check(CLI::IsMember({"auto", "events", "darshan", "darshan-text"}));
+      ->check(CLI::IsMember({"auto", "events", "darshan", "darshan-text", "jobstats"}));
+  app->add_option("--target", target_, "job_stats: the target (OST/MDT) of a plain cat of one job_stats file");
+  app->add_option("--at", at_, "job_stats: the collection time (epoch seconds) of every input");
+  app->add_option("--jobid-name", jobid_names_, "job_stats: a jobid_name template (repeatable; default '%j:%u:%H' and '%e.%u')");
   app->add_option("--array", array_, "array name for events");
   app->add_option("--page-size", page_size_, "page size of a new store: 4096 to 65536, a power of two");
   app->add_option("--sort-memory", sort_memory_mib_, "MiB of records sorted in memory before runs spill to TMPDIR (Darshan)")
@@ -35,14 +39,18 @@ namespace {
 // The format of `path` from its name (.bin) and first bytes.
 Result<std::string> Sniff(const std::string& path) {
   if (std::filesystem::path(path).extension() == ".bin") return std::string("events");
+  if (std::filesystem::is_directory(path)) return std::string("jobstats");
   XTFQ_ASSIGN_OR_RETURN(auto file, PosixFile::Open(path, PosixFile::Mode::kRead));
   std::vector<std::byte> head(256);
   XTFQ_ASSIGN_OR_RETURN(size_t got, file->ReadAt(0, head));
   head.resize(got);
   if (DarshanImporter::LooksBinary(head)) return std::string("darshan");
   if (DarshanTextImporter::LooksLikeText(head)) return std::string("darshan-text");
+  if (JobStatsInput::LooksLikeJobStats(std::string_view(reinterpret_cast<const char*>(head.data()), head.size()))) {
+    return std::string("jobstats");
+  }
   return Error(ErrorCode::kInvalidArgument,
-               fmt::format("{}: cannot tell the format (not a Darshan log, not darshan-parser text, not .bin); give --format", path));
+               fmt::format("{}: cannot tell the format (not a Darshan log, darshan-parser text, job_stats or .bin); give --format", path));
 }
 }  // namespace
 
@@ -58,6 +66,12 @@ int ImportCommand::Run() {
     auto f = Sniff(in);
     if (!f.ok()) return Fail("import", f.error());
     formats.push_back(*f);
+  }
+  if (std::count(formats.begin(), formats.end(), "jobstats") > 0) {
+    if (std::count(formats.begin(), formats.end(), "jobstats") != static_cast<std::ptrdiff_t>(formats.size())) {
+      return Fail("import", Error(ErrorCode::kInvalidArgument, "import job_stats snapshots on their own, not mixed with other inputs"));
+    }
+    return RunJobStats();
   }
   if (std::count(formats.begin(), formats.end(), "events") > 1) {
     // One events file per array: a second one would need its own --array.
@@ -122,6 +136,38 @@ int ImportCommand::Run() {
     fmt::print(stderr, "import: {} records into {} (generation {}) in {:.2f} s ({:.1f} M records/s)\n", records, out_,
                w.generation(), secs, secs > 0 ? records / secs / 1e6 : 0.0);
   }
+  return kExitOk;
+}
+
+int ImportCommand::RunJobStats() {
+  namespace fs = std::filesystem;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto files = JobStatsInput::Expand(inputs_);
+  if (!files.ok()) return Fail("import", files.error());
+  std::error_code ec;
+  const bool exists = fs::exists(out_, ec);
+  StoreOptions opts;
+  opts.process_index = !no_process_index_;
+  opts.page_size = page_size_;
+  auto writer = exists ? StoreWriter::OpenPath(out_, opts) : StoreWriter::CreatePath(out_, opts);
+  if (!writer.ok()) return Fail("import", writer.error());
+  JobStatsImportOptions jopts;
+  jopts.templates = jobid_names_, jopts.target = target_, jopts.at = at_;
+  auto st = JobStatsInput::Import(**writer, out_, exists, *files, jopts);
+  Status s = st.ok() ? (*writer)->Commit() : Status(st.error());
+  if (!s.ok()) {
+    fmt::print(stderr, "xtfq import: {}\n", s.error().message());
+    fmt::print(stderr, "xtfq import: nothing committed; {} stays at generation {}\n", out_, (*writer)->generation());
+    writer->reset();
+    if (!exists) fs::remove(out_, ec);
+    return kExitFailure;
+  }
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  fmt::print(stderr,
+             "import: {} job_stats files: {} collections, {} entries ({} duplicates replaced, {} skipped), {} counters, {} new "
+             "series, {} rate steps, {} resets into {} (generation {}) in {:.2f} s ({:.0f} entries/s)\n",
+             files->size(), st->collections, st->entries, st->duplicates, st->problems.size(), st->counters, st->new_series,
+             st->steps, st->resets, out_, (*writer)->generation(), secs, secs > 0 ? st->entries / secs : 0.0);
   return kExitOk;
 }
 

@@ -1,4 +1,4 @@
-// ImportCommand: `xtfq import [-o STORE] [--format auto|events] INPUT...`: reads inputs into a
+// ImportCommand: `xtfq import [-o STORE] [--format auto|events|darshan|darshan-text|jobstats] INPUT...`: reads inputs into a
 // store, creating it if it does not exist, and commits once at the end, so a failed import leaves
 // the store at its previous generation.
 //
@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "cli/command.h"
@@ -25,6 +26,10 @@ class ImportCommand final : public Command {
   uint32_t page_size_ = 4096;
   uint32_t sort_memory_mib_ = 64;
   bool no_process_index_ = false;
+  std::string target_;                      // job_stats: the target of a plain cat
+  std::optional<double> at_;                // job_stats: the collection time
+  std::vector<std::string> jobid_names_;    // job_stats: jobid_name templates
+  int RunJobStats();
 };
 
 }  // namespace xtfq::cli

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "importers/darshan_log.h"
+#include "query/jobstats_store.h"
 #include "query/darshan_logs.h"
 #include "store/format.h"
 #include "store/index_entry.h"
@@ -148,6 +149,22 @@ int InfoCommand::Run() {
                                        : ""}});
     }
   }
+  // job_stats: targets, collections, entries, series per job id class.
+  nlohmann::json jobstats;
+  if (JobStatsStore::Holds(s)) {
+    auto reader = StoreReader::Open(store_);
+    if (!reader.ok()) return Fail("info", reader.error());
+    auto js = JobStatsStore::Open(**reader);
+    if (!js.ok()) return Fail("info", js.error());
+    auto span = (*js)->Span();
+    if (!span.ok()) return Fail("info", span.error());
+    nlohmann::json classes;
+    for (size_t c = 0; c < kJobIdClasses; ++c) classes[std::string(JobIdClassName(static_cast<JobIdClass>(c)))] = 0;
+    for (const JobStatsSeriesInfo& x : (*js)->series()) classes[std::string(JobIdClassName(x.cls))] = classes[std::string(JobIdClassName(x.cls))].get<uint64_t>() + 1;
+    jobstats = {{"targets", (*js)->targets().size()}, {"ops", (*js)->ops()}, {"collections", (*js)->collections()},
+                {"entries", (*js)->entries()}, {"series", (*js)->series().size()}, {"classes", classes},
+                {"first", *span ? (*span)->first : 0}, {"last", *span ? (*span)->second : 0}};
+  }
   const uint64_t free_pages = cat.free_pages.size();
   nlohmann::json j = {
       {"store", s.name()},
@@ -173,6 +190,7 @@ int InfoCommand::Run() {
       {"catalogue_bytes", sb.catalogue_bytes},
       {"arrays", arrays},
       {"darshan_logs", darshan},
+      {"jobstats", jobstats},
   };
   if (format_ == "json") {
     fmt::print("{}\n", j.dump(2));
@@ -221,6 +239,15 @@ int InfoCommand::Run() {
     fmt::print("    exe: {}\n", d["exe"].get<std::string>());
     if (!partial.empty()) fmt::print("    incomplete data (partial flag) in: {}\n", partial);
     if (!d["note"].get<std::string>().empty()) fmt::print("    note: {}\n", d["note"].get<std::string>());
+  }
+  if (!jobstats.is_null()) {
+    fmt::print("job_stats:   {} targets, {} collections from {} to {}, {} entries, {} series\n", jobstats["targets"].get<uint64_t>(),
+               jobstats["collections"].get<uint64_t>(), jobstats["first"].get<int64_t>(), jobstats["last"].get<int64_t>(),
+               jobstats["entries"].get<uint64_t>(), jobstats["series"].get<uint64_t>());
+    std::string cls;
+    for (const auto& [k, v] : jobstats["classes"].items()) cls += fmt::format("{}{} {}", cls.empty() ? "" : ", ", k, v.get<uint64_t>());
+    fmt::print("  series per job id class: {}\n", cls);
+    fmt::print("  ops: {}\n", fmt::join(jobstats["ops"].get<std::vector<std::string>>(), " "));
   }
   return kExitOk;
 }

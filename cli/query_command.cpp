@@ -15,7 +15,18 @@ CLI::App* QueryCommand::Register(CLI::App& parent) {
   app->add_option("--buckets", buckets_, "split the window into B equal time buckets (a histogram)")->check(CLI::Range(1, 10000000));
   app->add_option("--module", darshan_.module, "Darshan: POSIX or MPI-IO (DXT, or heatmaps), STDIO (heatmaps)")->check(CLI::IsMember({"POSIX", "MPI-IO", "STDIO"}));
   app->add_option("--file", darshan_.file_glob, "Darshan: only files whose name matches this glob");
-  app->add_option("--job", darshan_.job, "Darshan: the log of this job id");
+  app->add_option("--job", jobs_, "Darshan: the log of this job id; job_stats: only these jobs (repeatable)");
+  app->add_flag("--jobstats", jobstats_, "job_stats: totals and rates per group over --time (epoch seconds or ISO 8601)");
+  app->add_option("--by", js_.by, "job_stats: group by job, uid, node, target, op, class, id (repeatable, or comma-separated)")
+      ->delimiter(',');
+  app->add_option("--uid", js_.uids, "job_stats: only these uids");
+  app->add_option("--node", js_.filter.nodes, "job_stats: only these nodes (short names)");
+  app->add_option("--target", js_.filter.targets, "job_stats: only these targets");
+  app->add_option("--op", js_.filter.ops, "job_stats: only these ops");
+  app->add_option("--class", js_.filter.classes, "job_stats: only these job id classes");
+  app->add_option("--id", js_.filter.ids, "job_stats: only these raw job ids");
+  app->add_option("--top", js_.top, "job_stats: the N groups with the largest total of --sort");
+  app->add_option("--sort", js_.sort, "job_stats: the op whose total orders the groups (default: the first column)");
   app->add_option("--log", darshan_.log, "Darshan: the log number");
   app->add_flag("--per-rank", darshan_.per_rank, "Darshan: a row per rank");
   app->add_flag("--per-file", darshan_.per_file, "Darshan: a row per file (reads the window's segments)");
@@ -23,6 +34,22 @@ CLI::App* QueryCommand::Register(CLI::App& parent) {
 }
 
 Result<std::string> QueryCommand::Answer() {
+  if (jobstats_) {
+    XTFQ_TRY(opts_.OpenReader());
+    js_.time = time_, js_.format = opts_.format(), js_.scan = opts_.scan(), js_.filter.jobs = jobs_;
+    return JobStatsReport::Window(opts_.reader(), js_);
+  }
+  if (!js_.by.empty() || !js_.uids.empty() || !js_.filter.nodes.empty() || !js_.filter.targets.empty() ||
+      !js_.filter.ops.empty() || !js_.filter.classes.empty() || !js_.filter.ids.empty() || js_.top != 0 || !js_.sort.empty()) {
+    return Error(ErrorCode::kInvalidArgument, "--by, --uid, --node, --target, --op, --class, --id, --top and --sort need --jobstats");
+  }
+  if (jobs_.size() > 1) return Error(ErrorCode::kInvalidArgument, "--job: one Darshan job id");
+  if (jobs_.size() == 1) {
+    char* end = nullptr;
+    const long long v = std::strtoll(jobs_[0].c_str(), &end, 10);
+    if (jobs_[0].empty() || *end != '\0') return Error(ErrorCode::kInvalidArgument, fmt::format("--job '{}' is not a Darshan job id", jobs_[0]));
+    darshan_.job = v;
+  }
   if (!opts_.array_given()) {
     XTFQ_TRY(opts_.OpenReader());
     if (opts_.reader().store().catalogue().Find(DarshanLayout::kLogs) != nullptr) {

@@ -53,6 +53,20 @@ Result<std::unique_ptr<PosixFile>> PosixFile::CreateTemporary(const std::string&
   return std::unique_ptr<PosixFile>(new PosixFile(dir + " (temporary file)", fd));
 }
 
+Status PosixFile::WriteAtomically(const std::string& path, std::span<const std::byte> data) {
+  std::string tmp = path + ".tmp-XXXXXX";
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0) return Error(ErrorCode::kIo, fmt::format("{}: cannot create: {}", tmp, std::strerror(errno)));
+  PosixFile f(tmp, fd);
+  Status s = f.WriteAt(0, data);
+  if (s.ok()) s = f.Sync();
+  if (s.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) {
+    s = Error(ErrorCode::kIo, fmt::format("{}: cannot rename to {}: {}", tmp, path, std::strerror(errno)));
+  }
+  if (!s.ok()) ::unlink(tmp.c_str());
+  return s;
+}
+
 PosixFile::~PosixFile() { ::close(fd_); }
 
 Error PosixFile::Errno(std::string_view what, uint64_t offset) const {

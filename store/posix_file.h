@@ -26,6 +26,9 @@ class PosixFile final : public File {
   // An unnamed file in `dir` for scratch data (O_TMPFILE, or a named file unlinked at once where
   // the file system lacks it): the system removes it when it is closed, even after a crash.
   static Result<std::unique_ptr<PosixFile>> CreateTemporary(const std::string& dir);
+  // Writes `data` to `path` so that readers see the old file or the whole new one: into
+  // "<path>.tmp-XXXXXX" beside it, synced, then renamed over `path`.
+  static Status WriteAtomically(const std::string& path, std::span<const std::byte> data);
   ~PosixFile() override;
   PosixFile(const PosixFile&) = delete;
   PosixFile& operator=(const PosixFile&) = delete;

@@ -1,0 +1,73 @@
+#include "cli/jobstats_input.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "query/jobstats_store.h"
+#include "query/store_reader.h"
+#include "store/posix_file.h"
+
+namespace xtfq::cli {
+
+Result<std::vector<std::string>> JobStatsInput::Expand(const std::vector<std::string>& inputs) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  for (const std::string& in : inputs) {
+    std::error_code ec;
+    if (!fs::is_directory(in, ec)) {
+      out.push_back(in);
+      continue;
+    }
+    std::vector<std::string> files;
+    for (const auto& e : fs::directory_iterator(in, ec)) {
+      if (e.is_regular_file() && e.path().extension() != ".csv" && e.path().filename().string().find(".tmp-") == std::string::npos) {
+        files.push_back(e.path().string());
+      }
+    }
+    if (ec) return Error(ErrorCode::kIo, fmt::format("{}: cannot list: {}", in, ec.message()));
+    std::sort(files.begin(), files.end());
+    out.insert(out.end(), files.begin(), files.end());
+  }
+  return out;
+}
+
+bool JobStatsInput::LooksLikeJobStats(std::string_view head) {
+  return head.find("job_stats") != std::string_view::npos || head.find("- job_id:") != std::string_view::npos ||
+         head.find("collected_at:") != std::string_view::npos;
+}
+
+Result<JobStatsImportStats> JobStatsInput::Import(StoreWriter& w, const std::string& path, bool exists,
+                                                  const std::vector<std::string>& files, const JobStatsImportOptions& options) {
+  JobStatsState state;
+  if (exists) {
+    XTFQ_ASSIGN_OR_RETURN(auto reader, StoreReader::Open(path));
+    if (JobStatsStore::Holds(reader->store())) {
+      XTFQ_ASSIGN_OR_RETURN(auto js, JobStatsStore::Open(*reader));
+      XTFQ_ASSIGN_OR_RETURN(state, js->LoadState());
+    }
+  }
+  // Collection order: each file's time (from --at, its collected_at line or its name), then name.
+  std::vector<std::pair<double, std::string>> order;
+  for (const std::string& f : files) {
+    XTFQ_ASSIGN_OR_RETURN(auto file, PosixFile::Open(f, PosixFile::Mode::kRead));
+    XTFQ_ASSIGN_OR_RETURN(double t, JobStatsImporter::CollectionTime(*file, options.at));
+    order.emplace_back(t, f);
+  }
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  XTFQ_ASSIGN_OR_RETURN(JobStatsImporter importer, JobStatsImporter::Make(w, state, options));
+  JobStatsImportStats total;
+  for (const auto& [t, f] : order) {
+    XTFQ_ASSIGN_OR_RETURN(auto file, PosixFile::Open(f, PosixFile::Mode::kRead));
+    XTFQ_ASSIGN_OR_RETURN(JobStatsImportStats st, importer.Import(*file));
+    for (const std::string& p : st.problems) fmt::print(stderr, "xtfq import: warning: {} (entry skipped)\n", p);
+    total.collections += st.collections, total.entries += st.entries, total.duplicates += st.duplicates;
+    total.counters += st.counters, total.steps += st.steps, total.new_series += st.new_series, total.resets += st.resets;
+    total.time = st.time;
+    total.problems.insert(total.problems.end(), st.problems.begin(), st.problems.end());
+  }
+  return total;
+}
+
+}  // namespace xtfq::cli

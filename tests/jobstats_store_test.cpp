@@ -1,0 +1,287 @@
+// job_stats in a store against independent expectations: the generator's ground truth (the
+// activity it drew, never differenced counters) for every Lustre variant, over random windows,
+// per series, per job and per target, indexed and scanned, in one import and in two; and a small
+// hand-written history whose steps are computed by hand (reset, start_time change, new series,
+// absence, duplicates, first collection as baseline).
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+
+#include "importers/jobstats_generator.h"
+#include "query/jobstats_store.h"
+#include "query/store_reader.h"
+#include "tests/temp_dir.h"
+#include "tests/why.h"
+#include "tests/xtfq_cli.h"
+
+namespace xtfq {
+namespace {
+
+using test::Why;
+
+struct TruthStep {
+  std::string target, id, op;
+  int64_t t0, t1;
+  uint64_t delta;
+};
+
+std::vector<std::vector<std::string>> ReadCsv(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::vector<std::string>> rows;
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    std::string x;
+    while (std::getline(ss, x, ',')) f.push_back(x);
+    if (!line.empty() && line.back() == ',') f.emplace_back();
+    rows.push_back(f);
+  }
+  return rows;
+}
+
+double Part(const TruthStep& s, int64_t w1, int64_t w2) {
+  const int64_t ov = std::min(s.t1, w2) - std::max(s.t0, w1);
+  return ov <= 0 ? 0.0 : static_cast<double>(s.delta) * static_cast<double>(ov) / static_cast<double>(s.t1 - s.t0);
+}
+
+void Close(double got, double want, const std::string& what) {
+  INFO(what.c_str());
+  CHECK(got == doctest::Approx(want).epsilon(1e-9).scale(std::max(1.0, std::fabs(want))));
+}
+
+// group key -> op -> total, from the store.
+std::map<std::string, std::map<std::string, double>> Totals(JobStatsStore& js, int64_t t1, int64_t t2,
+                                                             const std::vector<JobStatsKey>& by, bool scan,
+                                                             const JobStatsFilter& f = {}) {
+  auto w = js.Window(t1, t2, f, by, scan);
+  REQUIRE_MESSAGE(w.ok(), Why(w));
+  std::map<std::string, std::map<std::string, double>> out;
+  for (const auto& g : w->groups) {
+    std::string key;
+    for (const auto& k : g.keys) key += k + "|";
+    for (const auto& [op, o] : g.ops) out[key][op] += o.total;
+  }
+  return out;
+}
+
+void CheckVariant(const std::string& variant, uint64_t seed) {
+  test::TempDir dir;
+  JobStatsGenOptions o;
+  o.variant = variant, o.targets = 6, o.jobs = 60, o.samples = 30, o.seed = seed;
+  o.malformed_rate = 0.1, o.reset_rate = 0.05, o.missing_rate = 0.1;
+  auto gen = JobStatsGenerator::Write(o, dir.File("snap"));
+  REQUIRE_MESSAGE(gen.ok(), Why(gen));
+  // The data exercise what they should.
+  CHECK(gen->resets > 0);
+  CHECK(gen->purges > 0);
+  CHECK(gen->missed > 0);
+  std::vector<TruthStep> truth;
+  for (const auto& r : ReadCsv(dir.File("snap/truth_steps.csv"))) {
+    truth.push_back({r[0], r[1], r[2], std::stoll(r[3]), std::stoll(r[4]), std::stoull(r[5])});
+  }
+  REQUIRE(truth.size() > 500);
+  std::map<std::pair<std::string, std::string>, std::vector<std::string>> truth_series;
+  for (const auto& r : ReadCsv(dir.File("snap/truth_series.csv"))) truth_series[{r[0], r[1]}] = r;
+
+  // One import, and the same snapshots in two imports (the second continues from the stored state).
+  test::Run one = test::Xtfq(dir, "import snap -o one.xtfq");
+  REQUIRE_MESSAGE(one.status == 0, one.err);
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir.File("snap"))) {
+    if (e.path().extension() == ".txt") files.push_back(e.path().filename().string());
+  }
+  std::sort(files.begin(), files.end(), [](const std::string& a, const std::string& b) {
+    return a.substr(a.find('-')) < b.substr(b.find('-'));  // by collection time (the name's stamp)
+  });
+  std::filesystem::create_directories(dir.File("first")), std::filesystem::create_directories(dir.File("second"));
+  for (size_t i = 0; i < files.size(); ++i) {
+    std::filesystem::copy(dir.File("snap/" + files[i]), dir.File((i < files.size() / 2 ? "first/" : "second/") + files[i]));
+  }
+  for (const char* part : {"first", "second"}) {
+    test::Run r = test::Xtfq(dir, fmt::format("import --format jobstats {} -o two.xtfq", part));
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+  }
+
+  for (const char* store : {"one.xtfq", "two.xtfq"}) {
+    CAPTURE(store);
+    auto reader = StoreReader::Open(dir.File(store));
+    REQUIRE_MESSAGE(reader.ok(), Why(reader));
+    auto js = JobStatsStore::Open(**reader);
+    REQUIRE_MESSAGE(js.ok(), Why(js));
+    // Classes and parsed fields per id.
+    for (const JobStatsSeriesInfo& s : (*js)->series()) {
+      auto it = truth_series.find({(*js)->targets()[s.target], s.raw});
+      REQUIRE_MESSAGE(it != truth_series.end(), s.raw);
+      CHECK_MESSAGE(JobIdClassName(s.cls) == it->second[2], s.raw);
+      if (!it->second[4].empty()) {
+        CHECK(s.job == it->second[3]);
+        CHECK(std::to_string(s.uid) == it->second[4]);
+        CHECK(s.node == it->second[5]);
+      }
+    }
+    auto span = (*js)->Span();
+    REQUIRE(span.ok());
+    REQUIRE(span->has_value());
+    const auto [first, last] = **span;
+    std::mt19937_64 rng(seed);
+    for (int trial = 0; trial < 12; ++trial) {
+      int64_t t1 = first + static_cast<int64_t>(rng() % static_cast<uint64_t>(last - first));
+      int64_t t2 = t1 + 1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(last - t1 + 200));
+      if (trial == 0) t1 = first - 100, t2 = last + 100;  // everything: exact integers
+      CAPTURE(t1);
+      CAPTURE(t2);
+      // Per series and op.
+      std::map<std::string, std::map<std::string, double>> want_series, want_job, want_target;
+      for (const TruthStep& s : truth) {
+        const double p = Part(s, t1, t2);
+        if (p == 0) continue;
+        want_series[s.target + "|" + s.id + "|"][s.op] += p;
+        const auto& ts = truth_series[{s.target, s.id}];
+        want_job[(ts[3].empty() ? "-" : ts[3]) + "|"][s.op] += p;
+        want_target[s.target + "|"][s.op] += p;
+      }
+      auto check = [&](const std::map<std::string, std::map<std::string, double>>& got,
+                       const std::map<std::string, std::map<std::string, double>>& want, const char* what) {
+        INFO(what);
+        size_t nonzero = 0;
+        for (const auto& [k, ops] : got) {
+          for (const auto& [op, v] : ops) nonzero += v != 0;
+        }
+        size_t expected = 0;
+        for (const auto& [k, ops] : want) {
+          for (const auto& [op, v] : ops) {
+            ++expected;
+            auto gk = got.find(k);
+            const double g = gk == got.end() || !gk->second.contains(op) ? 0.0 : gk->second.at(op);
+            Close(g, v, k + op);
+            if (trial == 0) CHECK(g == v);  // whole steps: exact
+          }
+        }
+        CHECK(nonzero == expected);
+      };
+      check(Totals(**js, t1, t2, {JobStatsKey::kTarget, JobStatsKey::kId}, false), want_series, "series");
+      check(Totals(**js, t1, t2, {JobStatsKey::kJob}, false), want_job, "job");
+      check(Totals(**js, t1, t2, {JobStatsKey::kTarget}, false), want_target, "target (index)");
+      check(Totals(**js, t1, t2, {JobStatsKey::kTarget}, true), want_target, "target (scan)");
+    }
+  }
+}
+
+TEST_CASE("jobstats: every variant gives back the generator's ground truth") {
+  uint64_t seed = 11;
+  for (const char* v : {"A", "B", "C", "D", "E1", "E2", "F"}) {
+    SUBCASE(v) { CheckVariant(v, seed); }
+    ++seed;
+  }
+}
+
+// A history small enough to work out by hand. Target OST0000, collections at 1000, 1100, 1300,
+// 1400 (the collector missed 1200), 1500.
+// A history small enough to work out by hand, on target OST0000.
+TEST_CASE("jobstats: steps of a hand-made history") {
+  test::TempDir dir;
+  constexpr int64_t kB = 1700000000;  // collections at kB + 1000, 1100, 1300, 1400 (1200 missed), 1500
+  auto write = [&](const std::string& name, const std::string& text) { std::ofstream(dir.File(name)) << text; };
+  auto entry = [](const std::string& id, uint64_t w_samples, uint64_t w_sum, const std::string& start) {
+    return fmt::format("- job_id:          {}\n  snapshot_time:   999.5 secs.nsecs\n  start_time:      {} secs.nsecs\n"
+                       "  elapsed_time:    1.0 secs.nsecs\n"
+                       "  write_bytes:     {{ samples: {}, unit: bytes, min: 1, max: 9, sum: {}, sumsq: 0 }}\n"
+                       "  punch:           {{ samples: {}, unit: usecs, min: 1, max: 1, sum: 1, sumsq: 1 }}\n",
+                       id, start, w_samples, w_sum, w_samples);
+  };
+  const std::string head = "obdfilter.fs-OST0000.job_stats=\njob_stats:\n";
+  // 1000: baseline. a has 10 writes of 1000 bytes.
+  write("s-1700001000.txt", head + entry("1:1001:n1", 10, 1000, "900.0"));
+  // 1100: a grows to 30/5000 (+20 events, +4000 bytes over 100 s); b appears (new: implicit zero at 1000).
+  write("s-1700001100.txt", head + entry("1:1001:n1", 30, 5000, "900.0") + entry("2:1002:n2", 5, 500, "1050.0"));
+  // 1300: a went down (a reset: 4/400); b re-created (start_time changed) with 8/800 > 5/500.
+  // The same id twice: the dump repeated an entry, the last one stands.
+  write("s-1700001300.txt", head + entry("1:1001:n1", 4, 400, "900.0") + entry("2:1002:n2", 1, 1, "1050.0") +
+                          entry("2:1002:n2", 8, 800, "1250.0"));
+  // 1400: a absent (purged); b unchanged.
+  write("s-1700001400.txt", head + entry("2:1002:n2", 8, 800, "1250.0"));
+  // 1500: a back: new with an implicit zero at 1400.
+  write("s-1700001500.txt", "# collected_at: 1700001500\n" + head + entry("1:1001:n1", 2, 64, "1450.0") + entry("2:1002:n2", 8, 800, "1250.0"));
+  test::Run r = test::Xtfq(dir, "import s-1700001000.txt s-1700001100.txt s-1700001300.txt s-1700001400.txt s-1700001500.txt --format jobstats -o h.xtfq");
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  CHECK(r.err.find("1 duplicates replaced") != std::string::npos);
+  auto reader = StoreReader::Open(dir.File("h.xtfq"));
+  REQUIRE(reader.ok());
+  auto js = JobStatsStore::Open(**reader);
+  REQUIRE(js.ok());
+  auto total = [&](int64_t t1, int64_t t2, const std::string& id, const std::string& op) {
+    JobStatsFilter f;
+    f.ids = {id}, f.ops = {op};
+    auto w = (*js)->Window(t1, t2, f, {JobStatsKey::kId}, false);
+    REQUIRE_MESSAGE(w.ok(), Why(w));
+    return w->groups.empty() ? 0.0 : w->groups[0].ops.begin()->second.total;
+  };
+  // a: steps [1000,1100) +4000 bytes, [1100,1300) 400 bytes (reset), [1400,1500) 64 (new).
+  CHECK(total(kB + 0, kB + 2000, "1:1001:n1", "write_bytes") == 4000 + 400 + 64);
+  CHECK(total(kB + 1050, kB + 1100, "1:1001:n1", "write_bytes") == doctest::Approx(2000));
+  CHECK(total(kB + 1250, kB + 1450, "1:1001:n1", "write_bytes") == doctest::Approx(100 + 32));  // 400*50/200 + 64*50/100
+  CHECK(total(kB + 0, kB + 2000, "1:1001:n1", "punch") == 20 + 4 + 2);  // events for usecs counters
+  // b: [1000,1100) 500 (new), [1100,1300) 800 (start_time changed: the last duplicate), then nothing.
+  CHECK(total(kB + 0, kB + 2000, "2:1002:n2", "write_bytes") == 500 + 800);
+  CHECK(total(kB + 1300, kB + 2000, "2:1002:n2", "write_bytes") == 0);
+  CHECK(total(kB + 1200, kB + 1300, "2:1002:n2", "write_bytes") == doctest::Approx(400));
+  // Rates: a's first step is 4000 bytes / 100 s.
+  JobStatsFilter f;
+  f.ids = {"1:1001:n1"}, f.ops = {"write_bytes"};
+  auto w = (*js)->Window(kB + 1000, kB + 1100, f, {JobStatsKey::kId}, false);
+  REQUIRE(w.ok());
+  CHECK(w->groups.at(0).ops.at("write_bytes").rate_max == 40.0);
+  // Classes: both ok; the job and uid parsed.
+  REQUIRE((*js)->series().size() == 2);
+  CHECK((*js)->series()[1].job == "2");
+  CHECK((*js)->series()[1].uid == 1002);
+
+  // Importing a collection again, or an older one, is refused and changes nothing.
+  test::Run again = test::Xtfq(dir, "import s-1700001400.txt --format jobstats -o h.xtfq");
+  CHECK(again.status == 1);
+  CHECK(again.err.find("s-1700001400.txt") != std::string::npos);
+  // No collection time anywhere: refused with the file named.
+  write("nostamp.txt", head + entry("3:1003:n3", 1, 1, "1.0"));
+  test::Run bare = test::Xtfq(dir, "import nostamp.txt --format jobstats -o other.xtfq");
+  CHECK(bare.status == 1);
+  CHECK(bare.err.find("nostamp.txt: no collection time") != std::string::npos);
+  CHECK(!std::filesystem::exists(dir.File("other.xtfq")));
+  // A plain cat needs --target.
+  write("cat-1700002000.txt", "job_stats:\n" + entry("3:1003:n3", 1, 1, "1.0"));
+  test::Run cat = test::Xtfq(dir, "import cat-1700002000.txt --format jobstats -o cat.xtfq");
+  CHECK(cat.status == 1);
+  CHECK(cat.err.find("--target") != std::string::npos);
+  test::Run cat2 = test::Xtfq(dir, "import cat-1700002000.txt --format jobstats --target fs-OST0009 -o cat.xtfq");
+  CHECK_MESSAGE(cat2.status == 0, cat2.err);
+}
+
+TEST_CASE("jobstats: every real capture imports and info counts its classes") {
+  const std::filesystem::path data = std::filesystem::path(XTFQ_SHARED_DIR) / "data" / "jobstats";
+  if (!std::filesystem::exists(data)) {
+    MESSAGE("skipped: " << data.string() << " is absent");
+    return;
+  }
+  test::TempDir dir;
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(data)) {
+    if (e.path().extension() != ".txt") continue;
+    const std::string store = dir.File(fmt::format("c{}.xtfq", n++));
+    // Plain cats get a target; every capture gets a collection time.
+    test::Run r = test::Xtfq(dir, fmt::format("import --format jobstats --at 1700000000 --target fs-OST0000 '{}' -o '{}'",
+                                              e.path().string(), store));
+    CHECK_MESSAGE(r.status == 0, std::string(e.path().string() + ": " + r.err));
+    test::Run info = test::Xtfq(dir, fmt::format("info '{}'", store));
+    CHECK_MESSAGE(info.status == 0, info.err);
+    CHECK(info.out.find("job_stats:") != std::string::npos);
+  }
+  CHECK(n == 14);
+}
+
+}  // namespace
+}  // namespace xtfq
