@@ -7,6 +7,7 @@
 
 #include "cli/bench_command.h"
 #include "cli/check_command.h"
+#include "cli/collect_command.h"
 #include "cli/dump_command.h"
 #include "cli/command.h"
 #include "cli/gen_command.h"
@@ -42,6 +43,7 @@ int RunCli(int argc, char** argv) {
   commands.push_back(std::make_unique<DumpCommand>());
   commands.push_back(std::make_unique<SignalsCommand>());
   commands.push_back(std::make_unique<HeatmapCommand>());
+  commands.push_back(std::make_unique<CollectCommand>());
   std::vector<CLI::App*> subs;
   for (auto& c : commands) subs.push_back(c->Register(app));
   try {

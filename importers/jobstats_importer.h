@@ -50,6 +50,8 @@ class JobStatsImporter {
   // line among its first 64 lines, else its file name; an error naming the file when none.
   static Result<double> CollectionTime(File& in, std::optional<double> at);
   Result<JobStatsImportStats> Import(File& in);
+  // Sets the collection time of the snapshots that follow (as --at does).
+  void set_time(std::optional<double> at) { options_.at = at; }
 
  private:
   JobStatsImporter(RecordSink& sink, JobStatsState& state, JobStatsImportOptions options, JobIdClassifier c)

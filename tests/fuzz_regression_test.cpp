@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tests/darshan_log_fuzz_target.h"
+#include "tests/jobstats_fuzz_target.h"
 #include "tests/store_open_fuzz_target.h"
 
 namespace xtfq::test {
@@ -34,6 +35,13 @@ TEST_CASE("fuzz regression: every kept darshan_log input runs without a crash") 
   CHECK(Replay("darshan_log", FuzzDarshanLog, inputs) > 0);  // the seed logs are valid
   MESSAGE(inputs << " inputs replayed");
   CHECK(inputs >= 3);
+}
+
+TEST_CASE("fuzz regression: every kept jobstats input runs without a crash") {
+  size_t inputs = 0;
+  CHECK(Replay("jobstats", FuzzJobStats, inputs) > 0);  // the seeds hold entries
+  MESSAGE(inputs << " inputs replayed");
+  CHECK(inputs >= 7);
 }
 
 TEST_CASE("fuzz regression: every kept store_open input runs without a crash") {

@@ -261,6 +261,33 @@ TEST_CASE("jobstats: steps of a hand-made history") {
   CHECK_MESSAGE(cat2.status == 0, cat2.err);
 }
 
+TEST_CASE("jobstats: collect stamps and writes each snapshot and appends it to a store") {
+  test::TempDir dir;
+  std::ofstream(dir.File("lctl.txt")) << "obdfilter.fs-OST0000.job_stats=\njob_stats:\n- job_id:          7:1001:n1\n"
+                                         "  snapshot_time:   1700000000\n  write_bytes:     { samples: 3, unit: bytes, min: 1, "
+                                         "max: 1, sum: 3 }\n";
+  test::Run r = test::Xtfq(dir, "collect --interval 1 --count 2 --name oss1 --out snaps --store c.xtfq -- cat lctl.txt");
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  int files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir.File("snaps"))) {
+    ++files;
+    std::ifstream in(e.path());
+    std::string first;
+    std::getline(in, first);
+    CHECK(first.rfind("# collected_at: ", 0) == 0);
+    CHECK(e.path().filename().string().rfind("oss1-", 0) == 0);
+  }
+  CHECK(files == 2);
+  test::Run info = test::Xtfq(dir, "info c.xtfq --format json");
+  REQUIRE(info.status == 0);
+  CHECK(info.out.find("\"collections\": 2") != std::string::npos);
+  CHECK(info.out.find("\"series\": 1") != std::string::npos);
+  // A command that fails skips its collection and says so.
+  test::Run bad = test::Xtfq(dir, "collect --interval 0.01 --count 1 --out snaps -- false");
+  CHECK(bad.status == 1);
+  CHECK(bad.err.find("collection skipped") != std::string::npos);
+}
+
 TEST_CASE("jobstats: every real capture imports and info counts its classes") {
   const std::filesystem::path data = std::filesystem::path(XTFQ_SHARED_DIR) / "data" / "jobstats";
   if (!std::filesystem::exists(data)) {
