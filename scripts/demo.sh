@@ -3,7 +3,9 @@
 # with 10^6 DXT segments over 10^4 files (input read, collective checkpoints with straggler ranks,
 # small per-rank diagnostics, read-back), imports it into a store, shows the store's layout and
 # the log's job header printed back from the store as darshan-parser prints it, answers a time
-# and rank window from the index, writes the signal spec file, then verifies every page.
+# and rank window from the index, writes the signal spec file, then verifies every page; then
+# generates Lustre job_stats snapshots, imports them, asks for the top writers of a window and
+# draws the rate heatmap.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake --preset default >/dev/null
@@ -20,3 +22,12 @@ echo "# the signal spec v2.0 for the whole log: $out/run_signals_v2.txt; its job
 build/xtfq signals "$out/run.xtfq" -o "$out/run_signals_v2.txt"
 grep -A4 "JOB LEVEL" "$out/run_signals_v2.txt"
 build/xtfq check "$out/run.xtfq"
+echo "# Lustre job_stats: 2.16-style snapshots of 16 targets every 120 s for 2 h, imported with rates:"
+build/xtfq gen jobstats --targets 16 --jobs 400 --samples 60 --variant E2 -o "$out/jobstats"
+build/xtfq import "$out/jobstats" -o "$out/jobstats.xtfq"
+build/xtfq info "$out/jobstats.xtfq" | tail -3
+echo "# the 5 jobs that wrote most between 00:30 and 01:30, from the rate steps:"
+build/xtfq query "$out/jobstats.xtfq" --jobstats --time 2026-01-01T00:30:00Z:2026-01-01T01:30:00Z --by job --op write_bytes --top 5
+build/xtfq heatmap "$out/jobstats.xtfq" --jobstats --op write_bytes --base 4 --format svg > "$out/jobstats_write_bytes.svg"
+echo "# heatmap of write_bytes rates: $out/jobstats_write_bytes.svg"
+build/xtfq check "$out/jobstats.xtfq"

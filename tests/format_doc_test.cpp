@@ -13,6 +13,7 @@
 #include <tuple>
 
 #include "store/darshan_layout.h"
+#include "store/jobstats_layout.h"
 #include "store/format.h"
 
 namespace xtfq {
@@ -59,7 +60,7 @@ TEST_CASE("format doc: every table row of docs/format.md equals store/format.h")
     header[std::string(r.table)].emplace(std::string(r.name), r.offset, r.size);
   }
   size_t darshan_tables = 0;
-  for (const auto& [table, rows] : d.rows) darshan_tables += table.starts_with("Darshan ");
+  for (const auto& [table, rows] : d.rows) darshan_tables += table.starts_with("Darshan ") || table.starts_with("Job stats ");
   CHECK(d.rows.size() - darshan_tables == header.size());
   for (const auto& [table, rows] : header) {
     CAPTURE(table);
@@ -116,6 +117,44 @@ TEST_CASE("format doc: the Darshan layout tables equal DarshanLayout's schemas")
     CHECK(L::HeatmapSchema().fields()[*L::HeatmapSchema().Find(name)].offset == offset);
   }
   CHECK(L::HeatmapSchema().record_width() == L::kHeatWidth);
+}
+
+TEST_CASE("format doc: the job stats layout tables equal JobStatsLayout's schemas") {
+  const Doc d = ParseDoc();
+  using J = JobStatsLayout;
+  const std::pair<const char*, const Schema*> tables[] = {
+      {"Job stats target record", &J::TargetSchema()},         {"Job stats op record", &J::OpSchema()},
+      {"Job stats series record", &J::SeriesSchema()},         {"Job stats collection record", &J::CollectionSchema()},
+      {"Job stats entry record", &J::EntrySchema()},           {"Job stats counter record", &J::CounterSchema()},
+      {"Job stats rate step", &J::StepSchema()}};
+  for (const auto& [table, schema] : tables) {
+    CAPTURE(table);
+    std::set<std::tuple<std::string, uint32_t, uint32_t>> want;
+    for (const Field& f : schema->fields()) want.emplace(f.name, f.offset, FieldWidth(f.type));
+    REQUIRE(d.rows.count(table) == 1);
+    CHECK(d.rows.at(table) == want);
+    REQUIRE(d.sizes.count(table) == 1);
+    CHECK(d.sizes.at(table) == schema->record_width());
+  }
+  // The offsets the importer and the queries use are the schemas'.
+  auto at = [](const Schema& s, const char* name) { return s.fields()[*s.Find(name)].offset; };
+  CHECK(J::SeriesSchema().record_width() == J::kSerWidth);
+  CHECK(at(J::SeriesSchema(), "raw") == J::kSerRaw);
+  CHECK(at(J::SeriesSchema(), "exe") == J::kSerExe);
+  CHECK(at(J::SeriesSchema(), "uid") == J::kSerUid);
+  CHECK(J::CollectionSchema().record_width() == J::kColWidth);
+  CHECK(at(J::CollectionSchema(), "file") == J::kColFile);
+  CHECK(at(J::CollectionSchema(), "duplicates") == J::kColDuplicates);
+  CHECK(J::EntrySchema().record_width() == J::kEntWidth);
+  CHECK(at(J::EntrySchema(), "first_counter") == J::kEntFirstCounter);
+  CHECK(at(J::EntrySchema(), "line") == J::kEntLine);
+  CHECK(J::CounterSchema().record_width() == J::kCntWidth);
+  CHECK(at(J::CounterSchema(), "samples") == J::kCntSamples);
+  CHECK(at(J::CounterSchema(), "hist") == J::kCntHist);
+  CHECK(J::StepSchema().record_width() == J::kStepWidth);
+  CHECK(at(J::StepSchema(), "t0") == J::kStepT0);
+  CHECK(at(J::StepSchema(), "delta") == J::kStepDelta);
+  CHECK(at(J::StepSchema(), "rate") == J::kStepRate);
 }
 
 TEST_CASE("format doc: magic and page sizes and version are the header's") {
