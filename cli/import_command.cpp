@@ -80,10 +80,7 @@ int ImportCommand::Run() {
   const auto t0 = std::chrono::steady_clock::now();
   std::error_code ec;
   const bool exists = fs::exists(out_, ec);
-  StoreOptions opts;
-  opts.process_index = !no_process_index_;
-  opts.page_size = page_size_;
-  auto writer = exists ? StoreWriter::OpenPath(out_, opts) : StoreWriter::CreatePath(out_, opts);
+  auto writer = OpenWriter(exists);
   if (!writer.ok()) return Fail("import", writer.error());
   StoreWriter& w = **writer;
   DarshanImportOptions dopts;
@@ -139,6 +136,13 @@ int ImportCommand::Run() {
   return kExitOk;
 }
 
+Result<std::unique_ptr<StoreWriter>> ImportCommand::OpenWriter(bool exists) const {
+  StoreOptions opts;
+  opts.process_index = !no_process_index_;
+  opts.page_size = page_size_;
+  return exists ? StoreWriter::OpenPath(out_, opts) : StoreWriter::CreatePath(out_, opts);
+}
+
 int ImportCommand::RunJobStats() {
   namespace fs = std::filesystem;
   const auto t0 = std::chrono::steady_clock::now();
@@ -146,10 +150,7 @@ int ImportCommand::RunJobStats() {
   if (!files.ok()) return Fail("import", files.error());
   std::error_code ec;
   const bool exists = fs::exists(out_, ec);
-  StoreOptions opts;
-  opts.process_index = !no_process_index_;
-  opts.page_size = page_size_;
-  auto writer = exists ? StoreWriter::OpenPath(out_, opts) : StoreWriter::CreatePath(out_, opts);
+  auto writer = OpenWriter(exists);
   if (!writer.ok()) return Fail("import", writer.error());
   JobStatsImportOptions jopts;
   jopts.templates = jobid_names_, jopts.target = target_, jopts.at = at_;

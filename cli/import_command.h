@@ -6,10 +6,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "cli/command.h"
+#include "store/store_writer.h"
 
 namespace xtfq::cli {
 
@@ -30,6 +32,8 @@ class ImportCommand final : public Command {
   std::optional<double> at_;                // job_stats: the collection time
   std::vector<std::string> jobid_names_;    // job_stats: jobid_name templates
   int RunJobStats();
+  // The store at out_: opened when it `exists`, else created, with the page size and P index asked for.
+  Result<std::unique_ptr<StoreWriter>> OpenWriter(bool exists) const;
 };
 
 }  // namespace xtfq::cli

@@ -86,29 +86,30 @@ Result<ArrayId> JobStatsImporter::Array(std::string_view name, const Schema& sch
   return *id;
 }
 
-Result<uint32_t> JobStatsImporter::TargetId(const std::string& name) {
-  if (auto it = state_->target_ids.find(name); it != state_->target_ids.end()) return it->second;
-  XTFQ_ASSIGN_OR_RETURN(ArrayId a, Array(L::kTargets, L::TargetSchema()));
+Result<uint32_t> JobStatsImporter::NameId(std::string_view array, const std::string& name,
+                                          std::unordered_map<std::string, uint32_t>& ids, size_t count) {
+  if (auto it = ids.find(name); it != ids.end()) return it->second;
+  XTFQ_ASSIGN_OR_RETURN(ArrayId a, Array(array, array == L::kTargets ? L::TargetSchema() : L::OpSchema()));
   XTFQ_ASSIGN_OR_RETURN(uint64_t ref, Intern(name));
   std::byte r[8];
   Put64(r, 0, ref);
   XTFQ_TRY(sink_->Append(a, r));
-  const auto id = static_cast<uint32_t>(state_->targets.size());
-  state_->targets.push_back(JobStatsState::Target{name});
-  state_->target_ids.emplace(name, id);
+  const auto id = static_cast<uint32_t>(count);
+  ids.emplace(name, id);
+  return id;
+}
+
+Result<uint32_t> JobStatsImporter::TargetId(const std::string& name) {
+  const size_t before = state_->target_ids.size();
+  XTFQ_ASSIGN_OR_RETURN(uint32_t id, NameId(L::kTargets, name, state_->target_ids, state_->targets.size()));
+  if (state_->target_ids.size() != before) state_->targets.push_back(JobStatsState::Target{name});
   return id;
 }
 
 Result<uint32_t> JobStatsImporter::OpId(const std::string& name) {
-  if (auto it = state_->op_ids.find(name); it != state_->op_ids.end()) return it->second;
-  XTFQ_ASSIGN_OR_RETURN(ArrayId a, Array(L::kOps, L::OpSchema()));
-  XTFQ_ASSIGN_OR_RETURN(uint64_t ref, Intern(name));
-  std::byte r[8];
-  Put64(r, 0, ref);
-  XTFQ_TRY(sink_->Append(a, r));
-  const auto id = static_cast<uint32_t>(state_->ops.size());
-  state_->ops.push_back(name);
-  state_->op_ids.emplace(name, id);
+  const size_t before = state_->op_ids.size();
+  XTFQ_ASSIGN_OR_RETURN(uint32_t id, NameId(L::kOps, name, state_->op_ids, state_->ops.size()));
+  if (state_->op_ids.size() != before) state_->ops.push_back(name);
   return id;
 }
 

@@ -33,6 +33,13 @@ double Part(uint64_t delta, int64_t t0, int64_t t1, int64_t w1, int64_t w2) {
   if (overlap == t1 - t0) return static_cast<double>(delta);
   return static_cast<double>(delta) * static_cast<double>(overlap) / static_cast<double>(t1 - t0);
 }
+// The per-process array of target g (nullptr when g has no record there).
+Result<const ArrayDesc*> OfTarget(Primitives& p, uint32_t g) {
+  auto pa = p.ProcessArray(g);
+  if (pa.ok()) return *pa;
+  if (pa.error().code() == ErrorCode::kNotFound) return static_cast<const ArrayDesc*>(nullptr);
+  return pa.error();
+}
 }  // namespace
 
 Result<JobStatsKey> ParseJobStatsKey(std::string_view name) {
@@ -160,12 +167,9 @@ Result<JobStatsState> JobStatsStore::LoadState() {
   Primitives p(reader_.cache(), *cols, &cat);
   TnTree entry_tree(reader_.cache(), *ents), counter_tree(reader_.cache(), *cnts);
   for (uint32_t g = 0; g < targets_.size(); ++g) {
-    auto pa = p.ProcessArray(g);
-    if (!pa.ok()) {
-      if (pa.error().code() == ErrorCode::kNotFound) continue;
-      return pa.error();
-    }
-    TnTree t(reader_.cache(), **pa);
+    XTFQ_ASSIGN_OR_RETURN(const ArrayDesc* pa, OfTarget(p, g));
+    if (pa == nullptr) continue;
+    TnTree t(reader_.cache(), *pa);
     std::vector<std::byte> col(cols->schema.record_width());
     XTFQ_TRY(t.Record(t.size() - 1, col));
     JobStatsState::Target& tg = st.targets[g];
@@ -275,12 +279,9 @@ Status JobStatsStore::Steps(const ArrayDesc& steps, int64_t t1, int64_t t2, cons
   }
   Primitives p(reader_.cache(), steps, &reader_.store().catalogue());
   for (uint32_t g : targets) {
-    auto pa = p.ProcessArray(g);
-    if (!pa.ok()) {
-      if (pa.error().code() == ErrorCode::kNotFound) continue;
-      return pa.error();
-    }
-    TnTree t(reader_.cache(), **pa);
+    XTFQ_ASSIGN_OR_RETURN(const ArrayDesc* pa, OfTarget(p, g));
+    if (pa == nullptr) continue;
+    TnTree t(reader_.cache(), *pa);
     XTFQ_ASSIGN_OR_RETURN(uint64_t lo, t.LowerBound(t1 + 1));
     // A target's steps start no earlier than the ones before them: the first that starts at or
     // after t2 ends the window.
@@ -349,12 +350,9 @@ Result<JobStatsWindow> JobStatsStore::Window(int64_t t1, int64_t t2, const JobSt
     Primitives p(reader_.cache(), steps, &cat);
     std::vector<std::byte> rec(steps.schema.record_width());
     for (uint32_t g : targets) {
-      auto pa = p.ProcessArray(g);
-      if (!pa.ok()) {
-        if (pa.error().code() == ErrorCode::kNotFound) continue;
-        return pa.error();
-      }
-      TnTree t(reader_.cache(), **pa);
+      XTFQ_ASSIGN_OR_RETURN(const ArrayDesc* pa, OfTarget(p, g));
+      if (pa == nullptr) continue;
+      TnTree t(reader_.cache(), *pa);
       XTFQ_ASSIGN_OR_RETURN(uint64_t lo, t.LowerBound(t1 + 1));
       if (lo == t.size()) continue;
       XTFQ_ASSIGN_OR_RETURN(uint64_t hi, t.LowerBound(t2 + 1));

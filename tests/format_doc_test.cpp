@@ -83,12 +83,9 @@ TEST_CASE("format doc: every table row of docs/format.md equals store/format.h")
   }
 }
 
-TEST_CASE("format doc: the Darshan layout tables equal DarshanLayout's schemas") {
-  const Doc d = ParseDoc();
-  const std::pair<const char*, const Schema*> tables[] = {
-      {"Darshan log record", &DarshanLayout::LogSchema()},     {"Darshan source chunk", &DarshanLayout::SourceSchema()},
-      {"Darshan name record", &DarshanLayout::NamesSchema()},  {"Darshan DXT segment", &DarshanLayout::DxtSchema()},
-      {"Darshan DXT file record", &DarshanLayout::DxtFileSchema()}, {"Darshan heatmap bin", &DarshanLayout::HeatmapSchema()}};
+// Each named table of the document lists exactly the schema's fields, offsets and widths, and its size.
+template <size_t N>
+void CheckTables(const Doc& d, const std::pair<const char*, const Schema*> (&tables)[N]) {
   for (const auto& [table, schema] : tables) {
     CAPTURE(table);
     std::set<std::tuple<std::string, uint32_t, uint32_t>> want;
@@ -98,6 +95,15 @@ TEST_CASE("format doc: the Darshan layout tables equal DarshanLayout's schemas")
     REQUIRE(d.sizes.count(table) == 1);
     CHECK(d.sizes.at(table) == schema->record_width());
   }
+}
+
+TEST_CASE("format doc: the Darshan layout tables equal DarshanLayout's schemas") {
+  const Doc d = ParseDoc();
+  const std::pair<const char*, const Schema*> tables[] = {
+      {"Darshan log record", &DarshanLayout::LogSchema()},     {"Darshan source chunk", &DarshanLayout::SourceSchema()},
+      {"Darshan name record", &DarshanLayout::NamesSchema()},  {"Darshan DXT segment", &DarshanLayout::DxtSchema()},
+      {"Darshan DXT file record", &DarshanLayout::DxtFileSchema()}, {"Darshan heatmap bin", &DarshanLayout::HeatmapSchema()}};
+  CheckTables(d, tables);
   CHECK(DarshanLayout::DxtSchema().record_width() == DarshanLayout::kDxtWidth);
   using L = DarshanLayout;
   const std::pair<const char*, uint32_t> offsets[] = {
@@ -127,15 +133,7 @@ TEST_CASE("format doc: the job stats layout tables equal JobStatsLayout's schema
       {"Job stats series record", &J::SeriesSchema()},         {"Job stats collection record", &J::CollectionSchema()},
       {"Job stats entry record", &J::EntrySchema()},           {"Job stats counter record", &J::CounterSchema()},
       {"Job stats rate step", &J::StepSchema()}};
-  for (const auto& [table, schema] : tables) {
-    CAPTURE(table);
-    std::set<std::tuple<std::string, uint32_t, uint32_t>> want;
-    for (const Field& f : schema->fields()) want.emplace(f.name, f.offset, FieldWidth(f.type));
-    REQUIRE(d.rows.count(table) == 1);
-    CHECK(d.rows.at(table) == want);
-    REQUIRE(d.sizes.count(table) == 1);
-    CHECK(d.sizes.at(table) == schema->record_width());
-  }
+  CheckTables(d, tables);
   // The offsets the importer and the queries use are the schemas'.
   auto at = [](const Schema& s, const char* name) { return s.fields()[*s.Find(name)].offset; };
   CHECK(J::SeriesSchema().record_width() == J::kSerWidth);
