@@ -67,7 +67,7 @@ int CollectCommand::Run() {
   using Clock = std::chrono::system_clock;
   const auto step = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(interval_));
   auto next = Clock::now();
-  int failures = 0;
+  uint64_t failures = 0;
   for (uint64_t i = 0; count_ == 0 || i < count_; ++i) {
     if (i > 0) {
       next += step;
@@ -100,7 +100,8 @@ int CollectCommand::Run() {
       fmt::print(stderr, "collect: {} ({} bytes)\n", path, body.size());
     }
   }
-  return failures > 0 && count_ != 0 && static_cast<uint64_t>(failures) == count_ ? kExitFailure : kExitOk;
+  // A bounded run where no collection succeeded failed; otherwise the skipped ones were reported.
+  return count_ != 0 && failures == count_ ? kExitFailure : kExitOk;
 }
 
 }  // namespace xtfq::cli

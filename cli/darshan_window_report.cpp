@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/array_options.h"
-#include "store/darshan_layout.h"
+#include "layouts/darshan_layout.h"
 #include "store/endian.h"
 
 namespace xtfq::cli {

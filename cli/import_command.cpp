@@ -11,7 +11,7 @@
 #include "importers/darshan_text_importer.h"
 #include "cli/jobstats_input.h"
 #include "importers/events_importer.h"
-#include "store/darshan_layout.h"
+#include "layouts/darshan_layout.h"
 #include "store/posix_file.h"
 #include "store/store_writer.h"
 

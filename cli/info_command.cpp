@@ -3,6 +3,7 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "importers/darshan_log.h"
@@ -158,9 +159,10 @@ int InfoCommand::Run() {
     if (!js.ok()) return Fail("info", js.error());
     auto span = (*js)->Span();
     if (!span.ok()) return Fail("info", span.error());
-    nlohmann::json classes;
-    for (size_t c = 0; c < kJobIdClasses; ++c) classes[std::string(JobIdClassName(static_cast<JobIdClass>(c)))] = 0;
-    for (const JobStatsSeriesInfo& x : (*js)->series()) classes[std::string(JobIdClassName(x.cls))] = classes[std::string(JobIdClassName(x.cls))].get<uint64_t>() + 1;
+    std::map<std::string, uint64_t> per_class;
+    for (size_t c = 0; c < kJobIdClasses; ++c) per_class[std::string(JobIdClassName(static_cast<JobIdClass>(c)))] = 0;
+    for (const JobStatsSeriesInfo& x : (*js)->series()) ++per_class[std::string(JobIdClassName(x.cls))];
+    const nlohmann::json classes = per_class;
     jobstats = {{"targets", (*js)->targets().size()}, {"ops", (*js)->ops()}, {"collections", (*js)->collections()},
                 {"entries", (*js)->entries()}, {"series", (*js)->series().size()}, {"classes", classes},
                 {"first", *span ? (*span)->first : 0}, {"last", *span ? (*span)->second : 0}};

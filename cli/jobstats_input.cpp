@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "query/jobstats_store.h"
 #include "query/store_reader.h"
 #include "store/posix_file.h"
 
@@ -43,10 +42,7 @@ Result<JobStatsImportStats> JobStatsInput::Import(StoreWriter& w, const std::str
   JobStatsState state;
   if (exists) {
     XTFQ_ASSIGN_OR_RETURN(auto reader, StoreReader::Open(path));
-    if (JobStatsStore::Holds(reader->store())) {
-      XTFQ_ASSIGN_OR_RETURN(auto js, JobStatsStore::Open(*reader));
-      XTFQ_ASSIGN_OR_RETURN(state, js->LoadState());
-    }
+    XTFQ_ASSIGN_OR_RETURN(state, JobStatsState::Load(*reader));
   }
   // Collection order: each file's time (from --at, its collected_at line or its name), then name.
   std::vector<std::pair<double, std::string>> order;
@@ -60,6 +56,7 @@ Result<JobStatsImportStats> JobStatsInput::Import(StoreWriter& w, const std::str
   JobStatsImportStats total;
   for (const auto& [t, f] : order) {
     XTFQ_ASSIGN_OR_RETURN(auto file, PosixFile::Open(f, PosixFile::Mode::kRead));
+    importer.set_time(t);  // found above: the file's head is not read again
     XTFQ_ASSIGN_OR_RETURN(JobStatsImportStats st, importer.Import(*file));
     for (const std::string& p : st.problems) fmt::print(stderr, "xtfq import: warning: {} (entry skipped)\n", p);
     total.collections += st.collections, total.entries += st.entries, total.duplicates += st.duplicates;

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/output.h"
-#include "store/darshan_layout.h"
+#include "layouts/darshan_layout.h"
 
 namespace xtfq::cli {
 

@@ -8,7 +8,7 @@
 
 #include "importers/darshan_log_writer.h"
 #include "importers/darshan_module_tables.h"
-#include "store/darshan_layout.h"
+#include "layouts/darshan_layout.h"
 #include "store/endian.h"
 
 namespace xtfq {

@@ -28,7 +28,7 @@
 #include "importers/darshan_dxt_reader.h"
 #include "importers/darshan_heatmap_reader.h"
 #include "importers/record_sorter.h"
-#include "store/darshan_layout.h"
+#include "layouts/darshan_layout.h"
 #include "store/record_sink.h"
 
 namespace xtfq {

@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-#include "store/jobstats_layout.h"
+#include "layouts/jobstats_layout.h"
 #include "store/result.h"
 
 namespace xtfq {

@@ -9,7 +9,7 @@
 #include <map>
 #include <random>
 
-#include "store/jobstats_layout.h"
+#include "layouts/jobstats_layout.h"
 #include "store/posix_file.h"
 
 namespace xtfq {

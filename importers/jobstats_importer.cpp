@@ -9,7 +9,7 @@
 
 #include "importers/line_reader.h"
 #include "store/endian.h"
-#include "store/jobstats_layout.h"
+#include "layouts/jobstats_layout.h"
 
 namespace xtfq {
 
@@ -42,22 +42,12 @@ Result<double> JobStatsImporter::CollectionTime(File& in, std::optional<double> 
     std::string line;
     XTFQ_ASSIGN_OR_RETURN(bool more, lines.Next(line));
     if (!more) break;
-    std::string_view l = line;
-    if (!l.starts_with("#")) continue;
-    l.remove_prefix(1);
-    while (!l.empty() && l.front() == ' ') l.remove_prefix(1);
-    if (!l.starts_with("collected_at:")) continue;
-    l.remove_prefix(13);
-    while (!l.empty() && l.front() == ' ') l.remove_prefix(1);
-    while (!l.empty() && (l.back() == ' ' || l.back() == '\r')) l.remove_suffix(1);
-    char* end = nullptr;
-    const std::string text(l);
-    const double v = std::strtod(text.c_str(), &end);
-    if (end == text.c_str() || *end != '\0' || !std::isfinite(v) || v <= 0) {
-      return Error(ErrorCode::kInvalidArgument,
-                   fmt::format("{}:{}: collected_at '{}' is not an epoch time", in.name(), i + 1, text));
+    std::optional<double> t;
+    if (!JobStatsParser::CollectedAt(line, &t)) continue;
+    if (!t || !std::isfinite(*t) || *t <= 0) {
+      return Error(ErrorCode::kInvalidArgument, fmt::format("{}:{}: '{}' does not give an epoch time", in.name(), i + 1, line));
     }
-    return v;
+    return *t;
   }
   if (auto t = JobStatsParser::TimeFromName(in.name())) return *t;
   return Error(ErrorCode::kInvalidArgument,

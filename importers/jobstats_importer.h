@@ -1,4 +1,4 @@
-// JobStatsImporter: job_stats snapshots into a store (store/JobStatsLayout), one snapshot at a
+// JobStatsImporter: job_stats snapshots into a store (layouts/JobStatsLayout), one snapshot at a
 // time, in collection order. For each snapshot it
 //   - takes the collection time (--at, a "# collected_at:" line, or the file name; refused
 //     without one: snapshot_time is an entry's last update, not the read), in whole seconds;
@@ -26,7 +26,7 @@
 #include "importers/jobid_classifier.h"
 #include "importers/jobstats_parser.h"
 #include "store/file.h"
-#include "store/jobstats_state.h"
+#include "importers/jobstats_state.h"
 #include "store/record_sink.h"
 
 namespace xtfq {

@@ -134,6 +134,15 @@ std::optional<double> JobStatsParser::TimeFromName(std::string_view name) {
   return v;
 }
 
+bool JobStatsParser::CollectedAt(std::string_view line, std::optional<double>* time) {
+  if (line.empty() || line.front() != '#') return false;
+  const std::string_view c = Trim(line.substr(1));
+  if (!c.starts_with("collected_at:")) return false;
+  double v = 0;
+  *time = ParseSeconds(c.substr(13), v) ? std::optional<double>(v) : std::nullopt;
+  return true;
+}
+
 std::optional<std::string> JobStatsParser::DecodeJobId(std::string_view text, bool* quoted) {
   text = Trim(text);
   *quoted = text.size() >= 2 && text.front() == '"' && text.back() == '"';
@@ -204,13 +213,12 @@ Result<JobStatsParser::Summary> JobStatsParser::Parse(File& in, const std::strin
     }
     if (Trim(l).empty()) continue;
     if (l.front() == '#') {
-      const std::string_view c = Trim(l.substr(1));
-      if (c.starts_with("collected_at:")) {
-        double v = 0;
-        if (ParseSeconds(c.substr(13), v)) {
+      std::optional<double> v;
+      if (CollectedAt(l, &v)) {
+        if (v) {
           sum.collected_at = v;
         } else {
-          problem(at, fmt::format("collected_at '{}' is not an epoch time", Trim(c.substr(13))));
+          problem(at, fmt::format("collected_at '{}' is not an epoch time", Trim(Trim(l.substr(1)).substr(13))));
           bad = false;
         }
       }

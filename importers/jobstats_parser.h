@@ -68,6 +68,9 @@ class JobStatsParser {
   // When a snapshot was collected, from its file name: "...-<epoch>.txt" (seconds, maybe with a
   // fraction) or an ISO 8601 UTC stamp "...-2026-11-22T10:00:00Z.txt" (also "20261122T100000Z").
   static std::optional<double> TimeFromName(std::string_view file_name);
+  // Whether `line` is a "# collected_at: <epoch>" comment; *time is its epoch, or nullopt when
+  // the value is not one.
+  static bool CollectedAt(std::string_view line, std::optional<double>* time);
   // A job id as printed after "job_id:": trimmed, unquoted, `\xHH` decoded.
   static std::optional<std::string> DecodeJobId(std::string_view text, bool* quoted);
 };

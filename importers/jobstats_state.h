@@ -2,9 +2,9 @@
 // (docs/format.md, "Job stats layout"): the ids of targets, ops and series, the interned strings,
 // the record counts of the entry and counter arrays, and for each target its last collection time
 // and the counters of that collection's entries (the previous values the next collection's rates
-// are taken against). The query layer reads it from a store (JobStatsStore::LoadState); the
-// importer updates it as it appends. A series absent from its target's last collection is new at
-// the next one, so nothing older is needed.
+// are taken against). Load() reads it from a store's committed records; the importer updates it
+// as it appends. A series absent from its target's last collection is new at the next one, so
+// nothing older is needed.
 //
 // Thread-safety: value type.
 #pragma once
@@ -15,6 +15,8 @@
 #include <string>
 #include <unordered_map>
 #include <vector>
+
+#include "store/record_source.h"
 
 namespace xtfq {
 
@@ -40,6 +42,12 @@ struct JobStatsState {
   uint64_t series = 0, entries = 0, counters = 0;        // records held
   int64_t last_time = std::numeric_limits<int64_t>::min();  // the newest collection of any target
   std::unordered_map<std::string, uint64_t> strings;      // interned string -> StringRef (packed)
+
+  // What `source` holds: its targets, ops and series with their strings, and each target's last
+  // collection with its entries and counters (found through the collections' per-target arrays,
+  // so O(targets x log N) pages plus the entries of those collections). Empty for a store
+  // without job_stats.
+  static Result<JobStatsState> Load(RecordSource& source);
 
   static std::string SeriesKey(uint32_t target, std::string_view raw) {
     std::string k(reinterpret_cast<const char*>(&target), sizeof target);

@@ -1,4 +1,4 @@
-#include "store/darshan_layout.h"
+#include "layouts/darshan_layout.h"
 
 #include <fmt/format.h>
 
@@ -8,11 +8,6 @@ namespace xtfq {
 
 namespace {
 using Fields = std::vector<std::pair<std::string, FieldType>>;
-
-Schema Made(const Fields& f, const std::vector<std::string>& aggregates, std::string_view time = {},
-            std::string_view process = {}) {
-  return Schema::Make(f, aggregates, time, process).value();  // valid by construction (a test builds each)
-}
 
 constexpr std::array<std::string_view, DarshanLayout::kSizeBins> kBinNames = {
     "0_100", "100_1K", "1K_10K", "10K_100K", "100K_1M", "1M_4M", "4M_10M", "10M_100M", "100M_1G", "1G_PLUS"};
@@ -31,7 +26,7 @@ int64_t DarshanLayout::SourceKey(int64_t log, uint64_t chunk) { return (log << 3
 std::string DarshanLayout::ArrayName(int64_t log, std::string_view part) { return fmt::format("darshan/{}/{}", log, part); }
 
 const Schema& DarshanLayout::LogSchema() {
-  static const Schema s = Made(
+  static const Schema s = Schema::Fixed(
       {{"log", FieldType::kI64},          {"job", FieldType::kI64},         {"uid", FieldType::kI64},
        {"start_sec", FieldType::kI64},    {"start_nsec", FieldType::kI64},  {"end_sec", FieldType::kI64},
        {"end_nsec", FieldType::kI64},     {"nprocs", FieldType::kI64},      {"format_minor", FieldType::kI64},
@@ -43,7 +38,7 @@ const Schema& DarshanLayout::LogSchema() {
 }
 
 const Schema& DarshanLayout::SourceSchema() {
-  static const Schema s = Made(
+  static const Schema s = Schema::Fixed(
       {{"key", FieldType::kI64}, {"log", FieldType::kI64}, {"chunk", FieldType::kU64}, {"bytes", FieldType::kU32},
        {"data", FieldType::kU64}},
       {"bytes"}, "key");
@@ -51,7 +46,7 @@ const Schema& DarshanLayout::SourceSchema() {
 }
 
 const Schema& DarshanLayout::NamesSchema() {
-  static const Schema s = Made({{"id", FieldType::kU64}, {"name", FieldType::kU64}}, {});
+  static const Schema s = Schema::Fixed({{"id", FieldType::kU64}, {"name", FieldType::kU64}}, {});
   return s;
 }
 
@@ -80,13 +75,13 @@ const Schema& DarshanLayout::DxtSchema() {
       aggregates.push_back(f.back().first);
     }
     f.emplace_back("thread", FieldType::kU64);
-    return Made(f, aggregates, "t", "rank");
+    return Schema::Fixed(f, aggregates, "t", "rank");
   }();
   return s;
 }
 
 const Schema& DarshanLayout::DxtFileSchema() {
-  static const Schema s = Made({{"id", FieldType::kU64},
+  static const Schema s = Schema::Fixed({{"id", FieldType::kU64},
                                 {"rank", FieldType::kI64},
                                 {"hostname", FieldType::kU64},
                                 {"writes", FieldType::kI64},
@@ -96,7 +91,7 @@ const Schema& DarshanLayout::DxtFileSchema() {
 }
 
 const Schema& DarshanLayout::HeatmapSchema() {
-  static const Schema s = Made({{"t", FieldType::kI64},
+  static const Schema s = Schema::Fixed({{"t", FieldType::kI64},
                                 {"rank", FieldType::kI64},
                                 {"bin", FieldType::kU32},
                                 {"width", FieldType::kF64},

@@ -1,15 +1,6 @@
-#include "store/jobstats_layout.h"
+#include "layouts/jobstats_layout.h"
 
 namespace xtfq {
-
-namespace {
-using Fields = std::vector<std::pair<std::string, FieldType>>;
-
-Schema Made(const Fields& f, const std::vector<std::string>& aggregates, std::string_view time = {},
-            std::string_view process = {}) {
-  return Schema::Make(f, aggregates, time, process).value();  // valid by construction (a test checks each)
-}
-}  // namespace
 
 std::string_view JobIdClassName(JobIdClass c) {
   static constexpr std::string_view kNames[kJobIdClasses] = {"ok", "missing_job", "fqdn", "truncated", "system_uid", "malformed"};
@@ -20,17 +11,14 @@ std::string_view JobIdClassName(JobIdClass c) {
 std::string JobStatsLayout::StepArrayName(std::string_view op) { return "jobstats/op/" + std::string(op); }
 
 const Schema& JobStatsLayout::TargetSchema() {
-  static const Schema s = Made({{"name", FieldType::kU64}}, {});
+  static const Schema s = Schema::Fixed({{"name", FieldType::kU64}}, {});
   return s;
 }
 
-const Schema& JobStatsLayout::OpSchema() {
-  static const Schema s = Made({{"name", FieldType::kU64}}, {});
-  return s;
-}
+const Schema& JobStatsLayout::OpSchema() { return TargetSchema(); }  // the same: a name
 
 const Schema& JobStatsLayout::SeriesSchema() {
-  static const Schema s = Made({{"t", FieldType::kI64},
+  static const Schema s = Schema::Fixed({{"t", FieldType::kI64},
                                 {"target", FieldType::kU32},
                                 {"cls", FieldType::kU8},
                                 {"tmpl", FieldType::kI8},
@@ -48,7 +36,7 @@ const Schema& JobStatsLayout::SeriesSchema() {
 }
 
 const Schema& JobStatsLayout::CollectionSchema() {
-  static const Schema s = Made({{"t", FieldType::kI64},
+  static const Schema s = Schema::Fixed({{"t", FieldType::kI64},
                                 {"target", FieldType::kI64},
                                 {"first_entry", FieldType::kU64},
                                 {"entries", FieldType::kU32},
@@ -62,7 +50,7 @@ const Schema& JobStatsLayout::CollectionSchema() {
 }
 
 const Schema& JobStatsLayout::EntrySchema() {
-  static const Schema s = Made({{"t", FieldType::kI64},
+  static const Schema s = Schema::Fixed({{"t", FieldType::kI64},
                                 {"series", FieldType::kU32},
                                 {"flags", FieldType::kU32},
                                 {"snapshot", FieldType::kF64},
@@ -76,7 +64,7 @@ const Schema& JobStatsLayout::EntrySchema() {
 }
 
 const Schema& JobStatsLayout::CounterSchema() {
-  static const Schema s = Made({{"t", FieldType::kI64},
+  static const Schema s = Schema::Fixed({{"t", FieldType::kI64},
                                 {"series", FieldType::kU32},
                                 {"op", FieldType::kU32},
                                 {"unit", FieldType::kU8},
@@ -93,7 +81,7 @@ const Schema& JobStatsLayout::CounterSchema() {
 }
 
 const Schema& JobStatsLayout::StepSchema() {
-  static const Schema s = Made({{"t1", FieldType::kI64},
+  static const Schema s = Schema::Fixed({{"t1", FieldType::kI64},
                                 {"target", FieldType::kU32},
                                 {"series", FieldType::kU32},
                                 {"t0", FieldType::kI64},

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "query/store_reader.h"
-#include "store/darshan_layout.h"
+#include "layouts/darshan_layout.h"
 #include "store/file.h"
 
 namespace xtfq {

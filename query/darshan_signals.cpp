@@ -8,7 +8,7 @@
 #include "store/endian.h"
 
 #include "index/process_tree.h"
-#include "store/darshan_layout.h"
+#include "layouts/darshan_layout.h"
 
 namespace xtfq {
 

@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "store/darshan_layout.h"
+#include "layouts/darshan_layout.h"
 
 namespace xtfq {
 

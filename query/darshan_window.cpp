@@ -7,7 +7,7 @@
 #include "index/process_tree.h"
 #include "index/tn_tree.h"
 #include "query/primitives.h"
-#include "store/darshan_layout.h"
+#include "layouts/darshan_layout.h"
 #include "store/endian.h"
 
 namespace xtfq {

@@ -131,65 +131,6 @@ Result<std::optional<std::pair<int64_t, int64_t>>> JobStatsStore::Span() {
   return std::optional<std::pair<int64_t, int64_t>>(std::pair{first, I64(r.data(), L::kColT)});
 }
 
-Result<JobStatsState> JobStatsStore::LoadState() {
-  JobStatsState st;
-  const Catalogue& cat = reader_.store().catalogue();
-  for (uint32_t g = 0; g < targets_.size(); ++g) {
-    st.targets.push_back(JobStatsState::Target{targets_[g]});
-    st.target_ids.emplace(targets_[g], g);
-  }
-  for (uint32_t o = 0; o < ops_.size(); ++o) st.ops.push_back(ops_[o]), st.op_ids.emplace(ops_[o], o);
-  // Interned strings: every string a series, target or op refers to.
-  auto intern = [&](const ArrayDesc* a, std::initializer_list<uint32_t> offsets) -> Status {
-    if (a == nullptr) return Ok();
-    return reader_.ForEach(*a, [&](const std::byte* r) -> Status {
-      for (uint32_t off : offsets) {
-        const uint64_t ref = U64(r, off);
-        XTFQ_ASSIGN_OR_RETURN(std::string s, reader_.String(StringRef::Unpack(ref)));
-        st.strings.emplace(std::move(s), ref);
-      }
-      return Ok();
-    });
-  };
-  XTFQ_TRY(intern(cat.Find(L::kTargets), {0}));
-  XTFQ_TRY(intern(cat.Find(L::kOps), {0}));
-  XTFQ_TRY(intern(cat.Find(L::kSeries), {L::kSerRaw, L::kSerJob, L::kSerNode, L::kSerExe}));
-  for (uint32_t s = 0; s < series_.size(); ++s) st.series_ids.emplace(JobStatsState::SeriesKey(series_[s].target, series_[s].raw), s);
-  st.series = series_.size();
-  const ArrayDesc* cols = cat.Find(L::kCollections);
-  const ArrayDesc* ents = cat.Find(L::kEntries);
-  const ArrayDesc* cnts = cat.Find(L::kCounters);
-  if (cols == nullptr || ents == nullptr || cnts == nullptr) return st;
-  st.entries = ents->record_count(), st.counters = cnts->record_count();
-  XTFQ_ASSIGN_OR_RETURN(auto span, Span());
-  if (span) st.last_time = span->second;
-  // Each target's last collection, its entries and their counters.
-  Primitives p(reader_.cache(), *cols, &cat);
-  TnTree entry_tree(reader_.cache(), *ents), counter_tree(reader_.cache(), *cnts);
-  for (uint32_t g = 0; g < targets_.size(); ++g) {
-    XTFQ_ASSIGN_OR_RETURN(const ArrayDesc* pa, OfTarget(p, g));
-    if (pa == nullptr) continue;
-    TnTree t(reader_.cache(), *pa);
-    std::vector<std::byte> col(cols->schema.record_width());
-    XTFQ_TRY(t.Record(t.size() - 1, col));
-    JobStatsState::Target& tg = st.targets[g];
-    tg.last_time = I64(col.data(), L::kColT);
-    const uint64_t first = U64(col.data(), L::kColFirstEntry), n = U32(col.data(), L::kColEntries);
-    XTFQ_TRY(entry_tree.ForEach(first, first + n, [&](const std::byte* e) -> Result<bool> {
-      JobStatsState::Previous prev;
-      if ((U32(e, L::kEntFlags) & L::kEntHasStart) != 0) prev.start_time = F64(e, L::kEntStart);
-      const uint64_t c0 = U64(e, L::kEntFirstCounter), cn = U32(e, L::kEntCounters);
-      XTFQ_TRY(counter_tree.ForEach(c0, c0 + cn, [&](const std::byte* c) -> Result<bool> {
-        prev.values.push_back({U32(c, L::kCntOp), U64(c, L::kCntSamples), U64(c, L::kCntSum)});
-        return true;
-      }));
-      tg.entries[U32(e, L::kEntSeries)] = std::move(prev);
-      return true;
-    }));
-  }
-  return st;
-}
-
 Result<std::vector<char>> JobStatsStore::SelectSeries(const JobStatsFilter& f) const {
   if (!f.BySeries()) return std::vector<char>();
   std::vector<char> keep(series_.size(), 0);
@@ -411,9 +352,9 @@ Result<JobStatsHeatmap> JobStatsStore::Heatmap(int64_t t1, int64_t t2, int64_t s
   XTFQ_TRY(Steps(*steps, t1, t2, targets, series, false, read, [&](const std::byte* r) {
     std::vector<double>& v = integral[GroupKey(keys, U32(r, L::kStepSeries), U32(r, L::kStepTarget), op)];
     if (v.empty()) v.assign(cells, 0.0);
-    const int64_t s0 = std::max(I64(r, L::kStepT0), t1), s1 = std::min(I64(r, L::kStepT1), t2);
-    const uint64_t delta = U64(r, L::kStepDelta);
     const int64_t a0 = I64(r, L::kStepT0), a1 = I64(r, L::kStepT1);
+    const int64_t s0 = std::max(a0, t1), s1 = std::min(a1, t2);
+    const uint64_t delta = U64(r, L::kStepDelta);
     for (auto c = static_cast<size_t>((s0 - t1) / step); c < cells; ++c) {
       const int64_t c0 = t1 + static_cast<int64_t>(c) * step;
       if (c0 >= s1) break;

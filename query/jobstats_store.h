@@ -1,6 +1,6 @@
-// JobStatsStore: the job_stats of a store (store/JobStatsLayout) for queries: targets, ops and
+// JobStatsStore: the job_stats of a store (layouts/JobStatsLayout) for queries: targets, ops and
 // series with their parsed job ids; window totals and rates grouped by job, uid, node, target,
-// op, class or raw id; the seed's log-binned heatmap; and the state an import appends from.
+// op, class or raw id; the seed's log-binned heatmap.
 //
 // A window [t1, t2) (seconds) takes from each rate step [t0, t1') of a series the part of its
 // change that falls inside: Δv · |[t0, t1') ∩ [t1, t2)| / (t1' - t0), the exact integral of the
@@ -21,11 +21,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "query/store_reader.h"
-#include "store/jobstats_layout.h"
-#include "store/jobstats_state.h"
+#include "layouts/jobstats_layout.h"
 
 namespace xtfq {
 
@@ -96,7 +96,6 @@ class JobStatsStore {
   // First and last collection times; nullopt when there is none.
   Result<std::optional<std::pair<int64_t, int64_t>>> Span();
 
-  Result<JobStatsState> LoadState();
   Result<JobStatsWindow> Window(int64_t t1, int64_t t2, const JobStatsFilter& filter, const std::vector<JobStatsKey>& by,
                                 bool scan = false);
   // z_b(t, k) over cells of `step` seconds from t1: the number of step functions (one per group

@@ -1,5 +1,7 @@
 #include "query/store_reader.h"
 
+#include "index/tn_tree.h"
+
 #include <fmt/format.h>
 
 #include "index/string_heap_reader.h"
@@ -38,6 +40,11 @@ Status StoreReader::ForEach(const ArrayDesc& array, const std::function<Status(c
     XTFQ_ASSIGN_OR_RETURN(more, c.Next());
   }
   return Ok();
+}
+
+Status StoreReader::ForEachAt(const ArrayDesc& array, uint64_t first, uint64_t last,
+                              const std::function<Result<bool>(const std::byte*)>& fn) {
+  return TnTree(*cache_, array).ForEach(first, last, fn);
 }
 
 ChainCursor StoreReader::Records(const ArrayDesc& array) {

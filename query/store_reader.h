@@ -12,6 +12,7 @@
 
 #include "cache/page_cache.h"
 #include "index/chain_cursor.h"
+#include "store/record_source.h"
 #include "store/store.h"
 
 namespace xtfq {
@@ -21,7 +22,7 @@ struct ReaderOptions {
   size_t cache_bytes = size_t{256} << 20;
 };
 
-class StoreReader {
+class StoreReader final : public RecordSource {
  public:
   static Result<std::unique_ptr<StoreReader>> Open(const std::string& path, ReaderOptions options = {});
   static Result<std::unique_ptr<StoreReader>> Open(std::unique_ptr<File> file, ReaderOptions options = {});
@@ -34,7 +35,11 @@ class StoreReader {
   ChainCursor Records(const ArrayDesc& array);
   // Calls fn with each record of `array` in append order; stops at fn's first error.
   Status ForEach(const ArrayDesc& array, const std::function<Status(const std::byte*)>& fn);
-  Result<std::string> String(StringRef ref);
+  Result<std::string> String(StringRef ref) override;
+  // RecordSource: the committed catalogue; records by position through the array's TN tree.
+  const Catalogue& catalogue() const override { return store_->catalogue(); }
+  Status ForEachAt(const ArrayDesc& array, uint64_t first, uint64_t last,
+                   const std::function<Result<bool>(const std::byte*)>& fn) override;
 
  private:
   StoreReader() = default;

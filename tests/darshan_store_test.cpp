@@ -21,7 +21,7 @@
 #include "importers/record_sorter.h"
 #include "query/darshan_logs.h"
 #include "query/store_reader.h"
-#include "store/darshan_layout.h"
+#include "layouts/darshan_layout.h"
 #include "store/endian.h"
 #include "store/posix_file.h"
 #include "store/store_writer.h"

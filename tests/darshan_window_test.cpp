@@ -13,7 +13,7 @@
 #include "importers/darshan_importer.h"
 #include "query/darshan_logs.h"
 #include "query/darshan_window.h"
-#include "store/darshan_layout.h"
+#include "layouts/darshan_layout.h"
 #include "store/endian.h"
 #include "store/store_writer.h"
 #include "tests/temp_dir.h"

@@ -12,8 +12,8 @@
 #include <sstream>
 #include <tuple>
 
-#include "store/darshan_layout.h"
-#include "store/jobstats_layout.h"
+#include "layouts/darshan_layout.h"
+#include "layouts/jobstats_layout.h"
 #include "store/format.h"
 
 namespace xtfq {

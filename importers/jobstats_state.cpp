@@ -1,0 +1,107 @@
+#include "importers/jobstats_state.h"
+
+#include <fmt/format.h>
+
+#include <bit>
+
+#include "layouts/jobstats_layout.h"
+#include "store/endian.h"
+
+namespace xtfq {
+
+namespace {
+using L = JobStatsLayout;
+
+uint64_t U64(const std::byte* r, uint32_t off) { return LoadLe<uint64_t>(r + off); }
+int64_t I64(const std::byte* r, uint32_t off) { return LoadLe<int64_t>(r + off); }
+uint32_t U32(const std::byte* r, uint32_t off) { return LoadLe<uint32_t>(r + off); }
+double F64(const std::byte* r, uint32_t off) { return std::bit_cast<double>(LoadLe<uint64_t>(r + off)); }
+}  // namespace
+
+Result<JobStatsState> JobStatsState::Load(RecordSource& source) {
+  JobStatsState st;
+  const Catalogue& cat = source.catalogue();
+  // Every record of an array, in order.
+  auto all = [&](const ArrayDesc& a, const std::function<Status(const std::byte*)>& fn) {
+    return source.ForEachAt(a, 0, a.record_count(), [&](const std::byte* r) -> Result<bool> {
+      XTFQ_TRY(fn(r));
+      return true;
+    });
+  };
+  // Interned strings, by reference.
+  auto str = [&](uint64_t ref) -> Result<std::string> {
+    XTFQ_ASSIGN_OR_RETURN(std::string s, source.String(StringRef::Unpack(ref)));
+    st.strings.emplace(s, ref);
+    return s;
+  };
+  if (const ArrayDesc* a = cat.Find(L::kTargets)) {
+    XTFQ_TRY(all(*a, [&](const std::byte* r) -> Status {
+      XTFQ_ASSIGN_OR_RETURN(std::string name, str(U64(r, 0)));
+      st.target_ids.emplace(name, static_cast<uint32_t>(st.targets.size()));
+      st.targets.push_back(Target{std::move(name)});
+      return Ok();
+    }));
+  }
+  if (const ArrayDesc* a = cat.Find(L::kOps)) {
+    XTFQ_TRY(all(*a, [&](const std::byte* r) -> Status {
+      XTFQ_ASSIGN_OR_RETURN(std::string name, str(U64(r, 0)));
+      st.op_ids.emplace(name, static_cast<uint32_t>(st.ops.size()));
+      st.ops.push_back(std::move(name));
+      return Ok();
+    }));
+  }
+  if (const ArrayDesc* a = cat.Find(L::kSeries)) {
+    XTFQ_TRY(all(*a, [&](const std::byte* r) -> Status {
+      const uint32_t target = U32(r, L::kSerTarget);
+      if (target >= st.targets.size()) {
+        return Error(ErrorCode::kCorrupt, fmt::format("series {} names target {} of {}", st.series, target, st.targets.size()));
+      }
+      XTFQ_ASSIGN_OR_RETURN(std::string raw, str(U64(r, L::kSerRaw)));
+      for (uint32_t off : {L::kSerJob, L::kSerNode, L::kSerExe}) XTFQ_TRY(str(U64(r, off)));
+      st.series_ids.emplace(SeriesKey(target, raw), static_cast<uint32_t>(st.series++));
+      return Ok();
+    }));
+  }
+  const ArrayDesc* cols = cat.Find(L::kCollections);
+  const ArrayDesc* ents = cat.Find(L::kEntries);
+  const ArrayDesc* cnts = cat.Find(L::kCounters);
+  if (cols == nullptr || ents == nullptr || cnts == nullptr) return st;
+  st.entries = ents->record_count(), st.counters = cnts->record_count();
+  // Each target's last collection (the last record of its per-target array), its entries and
+  // their counters.
+  for (const ArrayDesc& pa : cat.arrays) {
+    if (pa.parent != cols->id || pa.record_count() == 0) continue;
+    if (pa.process < 0 || static_cast<uint64_t>(pa.process) >= st.targets.size()) {
+      return Error(ErrorCode::kCorrupt, fmt::format("collections of target {} of {}", pa.process, st.targets.size()));
+    }
+    Target& tg = st.targets[static_cast<size_t>(pa.process)];
+    uint64_t first = 0, n = 0;
+    XTFQ_TRY(source.ForEachAt(pa, pa.record_count() - 1, pa.record_count(), [&](const std::byte* col) -> Result<bool> {
+      tg.last_time = I64(col, L::kColT);
+      first = U64(col, L::kColFirstEntry), n = U32(col, L::kColEntries);
+      return false;
+    }));
+    st.last_time = std::max(st.last_time, tg.last_time);
+    if (first + n > ents->record_count()) {
+      return Error(ErrorCode::kCorrupt, fmt::format("the last collection of target {} names entries [{}, {}) of {}", pa.process, first,
+                                                    first + n, ents->record_count()));
+    }
+    XTFQ_TRY(source.ForEachAt(*ents, first, first + n, [&](const std::byte* e) -> Result<bool> {
+      Previous prev;
+      if ((U32(e, L::kEntFlags) & L::kEntHasStart) != 0) prev.start_time = F64(e, L::kEntStart);
+      const uint64_t c0 = U64(e, L::kEntFirstCounter), cn = U32(e, L::kEntCounters);
+      if (c0 + cn > cnts->record_count()) {
+        return Error(ErrorCode::kCorrupt, fmt::format("an entry names counters [{}, {}) of {}", c0, c0 + cn, cnts->record_count()));
+      }
+      XTFQ_TRY(source.ForEachAt(*cnts, c0, c0 + cn, [&](const std::byte* c) -> Result<bool> {
+        prev.values.push_back({U32(c, L::kCntOp), U64(c, L::kCntSamples), U64(c, L::kCntSum)});
+        return true;
+      }));
+      tg.entries[U32(e, L::kEntSeries)] = std::move(prev);
+      return true;
+    }));
+  }
+  return st;
+}
+
+}  // namespace xtfq
