@@ -6,29 +6,10 @@
 
 #include <charconv>
 
-namespace xtfq::cli {
+#include "index/tn_tree.h"
+#include "layouts/jobstats_layout.h"
 
-Result<Range> ParseRange(const std::string& text, std::string_view what) {
-  const size_t colon = text.find(':');
-  auto bad = [&] {
-    return Error(ErrorCode::kInvalidArgument,
-                 fmt::format("{} '{}': expected A:B with integers (half-open; either side may be empty)", what, text));
-  };
-  if (colon == std::string::npos) return bad();
-  Range r;
-  auto parse = [&](std::string_view s, int64_t& out) {
-    if (s.empty()) return true;
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-    return ec == std::errc() && p == s.data() + s.size();
-  };
-  if (!parse(std::string_view(text).substr(0, colon), r.lo) || !parse(std::string_view(text).substr(colon + 1), r.hi)) {
-    return bad();
-  }
-  if (r.lo > r.hi) {
-    return Error(ErrorCode::kInvalidArgument, fmt::format("{} '{}': the start is after the end", what, text));
-  }
-  return r;
-}
+namespace xtfq::cli {
 
 void ArrayOptions::Register(CLI::App* app) {
   app->add_option("STORE", store_, "store file")->required();
@@ -61,6 +42,18 @@ Status ArrayOptions::Open() {
   XTFQ_ASSIGN_OR_RETURN(array_, reader_->Array(name));
   primitives_ = std::make_unique<Primitives>(reader_->cache(), *array_, &cat);
   return Ok();
+}
+
+Result<TimeFrame> ArrayOptions::Frame() {
+  const ArrayDesc& a = *array_;
+  const bool ns = !JobStatsLayout::Owns(a.name);  // job_stats arrays count epoch seconds
+  if (a.record_count() == 0 || !a.schema.time_field()) return TimeFrame::Raw(0, 0, ns);
+  TnTree t(reader_->cache(), a);
+  std::vector<std::byte> r(a.schema.record_width());
+  XTFQ_TRY(t.Record(0, r));
+  const int64_t first = a.schema.Time(r.data());
+  XTFQ_TRY(t.Record(a.record_count() - 1, r));
+  return TimeFrame::Raw(first, a.schema.Time(r.data()), ns);
 }
 
 }  // namespace xtfq::cli

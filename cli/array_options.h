@@ -1,6 +1,6 @@
 // ArrayOptions: the options every reading command shares (--array, --backend, --cache-mb,
-// --format, --scan) and the parsing of windows: `--time T1:T2` and `--ranks R1:R2`, half-open,
-// either side may be left empty for "from the start" or "to the end".
+// --format, --scan), the opened store and array, and the time frame in which a raw array's
+// `--time` is read (query/time_window.h).
 //
 // Thread-safety: used by main's thread only.
 #pragma once
@@ -13,16 +13,9 @@
 
 #include "query/primitives.h"
 #include "query/store_reader.h"
+#include "query/time_window.h"
 
 namespace xtfq::cli {
-
-struct Range {
-  int64_t lo = INT64_MIN;
-  int64_t hi = INT64_MAX;
-};
-
-// Parses "A:B", ":B", "A:" or ":"; `what` names the option in errors.
-Result<Range> ParseRange(const std::string& text, std::string_view what);
 
 class ArrayOptions {
  public:
@@ -39,6 +32,9 @@ class ArrayOptions {
   const ArrayDesc& array() const { return *array_; }
   Primitives& primitives() { return *primitives_; }
   bool json() const { return format_ == "json"; }
+  // The opened array's time frame: its first and last record's times (for percentages), in ns
+  // unless its layout says otherwise. REQUIRES: Open() succeeded.
+  Result<TimeFrame> Frame();
   bool scan() const { return scan_; }
   const std::string& store() const { return store_; }
 

@@ -24,7 +24,8 @@ class Command {
   virtual int Run() = 0;
 };
 
-// Prints "xtfq <command>: <message>" on stderr as one line; returns kExitFailure.
+// Prints "xtfq <command>: <message>" on stderr as one line; returns kExitUsage for
+// ErrorCode::kUsage, else kExitFailure.
 int Fail(std::string_view command, const Error& error);
 
 }  // namespace xtfq::cli

@@ -22,7 +22,7 @@ namespace xtfq::cli {
 
 int Fail(std::string_view command, const Error& error) {
   fmt::print(stderr, "xtfq {}: {}\n", command, error.message());
-  return kExitFailure;
+  return error.code() == ErrorCode::kUsage ? kExitUsage : kExitFailure;
 }
 
 int RunCli(int argc, char** argv) {

@@ -10,11 +10,11 @@ CLI::App* HeatmapCommand::Register(CLI::App& parent) {
   app->add_flag("--jobstats", jobstats_, "job_stats rates (the only kind for now)")->required();
   app->add_option("--op", r_.op, "the op (write_bytes, open, ...)")->required();
   app->add_option("--base", r_.base, "bin base b > 1: bin k holds rates in [b^k, b^(k+1))")->check(CLI::Range(1.000001, 1e9));
-  app->add_option("--step", r_.step, "cell width in seconds (default 120)")->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+  app->add_option("--cell,--step", r_.cell, "cell width in seconds (default 120; --step is the old name)")->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
   app->add_option("--time", r_.time, "window T1:T2, epoch seconds or ISO 8601 (default: every collection)");
   app->add_option("--by", r_.by, "one step function per group of these keys (default: per series)")->delimiter(',');
   app->add_option("--job", r_.filter.jobs, "only these jobs");
-  app->add_option("--uid", r_.uids, "only these uids");
+  app->add_option("--uid", uids_, "only these uids");
   app->add_option("--node", r_.filter.nodes, "only these nodes");
   app->add_option("--target", r_.filter.targets, "only these targets");
   app->add_option("--class", r_.filter.classes, "only these job id classes");
@@ -25,10 +25,14 @@ CLI::App* HeatmapCommand::Register(CLI::App& parent) {
 int HeatmapCommand::Run() {
   auto reader = StoreReader::Open(store_);
   if (!reader.ok()) return Fail("heatmap", reader.error());
-  r_.format = format_;
-  auto out = JobStatsReport::Heatmap(**reader, r_);
-  if (!out.ok()) return Fail("heatmap", out.error());
-  fmt::print("{}", *out);
+  auto uids = JobStatsReport::ParseUids(uids_);
+  if (!uids.ok()) return Fail("heatmap", uids.error());
+  r_.filter.uids = *uids;
+  auto view = JobStatsView::Open(**reader);
+  if (!view.ok()) return Fail("heatmap", view.error());
+  auto h = JobStatsHeatmapQuery::Run(**view, r_);
+  if (!h.ok()) return Fail("heatmap", h.error());
+  fmt::print("{}", JobStatsReport::Heatmap(*h, format_));
   return kExitOk;
 }
 

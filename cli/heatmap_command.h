@@ -1,6 +1,6 @@
-// HeatmapCommand: `xtfq heatmap STORE --jobstats --op OP [--base B] [--step S] [--time T1:T2]
+// HeatmapCommand: `xtfq heatmap STORE --jobstats --op OP [--base B] [--cell S] [--time T1:T2]
 // [--by KEYS] [filters] [--format csv|json|svg]`: the seed's log-binned heatmap z_b(t, k) of
-// job_stats rates (JobStatsReport::Heatmap).
+// job_stats rates (query/JobStatsHeatmapQuery, rendered by JobStatsReport::Heatmap).
 //
 // Thread-safety: as Command.
 #pragma once
@@ -19,7 +19,8 @@ class HeatmapCommand final : public Command {
  private:
   std::string store_;
   bool jobstats_ = false;
-  JobStatsRequest r_;
+  JobStatsHeatmapRequest r_;
+  std::vector<std::string> uids_;
   std::string format_ = "csv";
 };
 

@@ -1,6 +1,6 @@
 // InfoCommand: `xtfq info STORE`: page size, pages by role, generation, free space, and every
-// array with its schema, record count and pages; text or JSON. Reads only the superblock and the
-// catalogue.
+// array with its schema, record count and pages, then the Darshan logs and job_stats it holds;
+// text or JSON (query/StoreSummary, one opened snapshot).
 //
 // Thread-safety: as Command.
 #pragma once

@@ -1,6 +1,6 @@
 // JobStatsInput: job_stats snapshots (files, or directories of them) appended to a store by
-// `xtfq import --format jobstats` and `xtfq collect --store`: reads the store's state (the query
-// layer's JobStatsStore), orders the snapshots by collection time, imports each, and prints
+// `xtfq import --format jobstats` and `xtfq collect --store`: reads the store's state
+// (importers/JobStatsState::Load), orders the snapshots by collection time, imports each, and prints
 // every skipped entry as a warning naming its file and line (nothing is dropped silently).
 //
 // Thread-safety: as Command.

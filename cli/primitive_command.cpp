@@ -1,5 +1,7 @@
 #include "cli/primitive_command.h"
 
+#include "query/process_window.h"
+
 #include <fmt/format.h>
 
 #include <charconv>
@@ -40,15 +42,16 @@ Result<std::string> PrimitiveCommand::Answer() {
   XTFQ_TRY(opts_.Open());
   Primitives* p = &opts_.primitives();
   const Schema& schema = opts_.array().schema;
-  Range r;
+  ProcessWindow r;
   if (!ranks_.empty()) {
-    XTFQ_ASSIGN_OR_RETURN(r, ParseRange(ranks_, "--ranks"));
+    XTFQ_ASSIGN_OR_RETURN(r, ProcessWindow::Parse(ranks_));
     if (!schema.process_field()) {
       return Error(ErrorCode::kInvalidArgument, fmt::format("array '{}' has no process field for --ranks", opts_.array().name));
     }
   }
   if (kind_ == Kind::kSize) {
-    XTFQ_ASSIGN_OR_RETURN(Range w, ParseRange(*time_, "--time"));
+    XTFQ_ASSIGN_OR_RETURN(TimeFrame frame, opts_.Frame());
+    XTFQ_ASSIGN_OR_RETURN(TimeWindow w, TimeWindow::Parse(*time_, frame));
     XTFQ_ASSIGN_OR_RETURN(uint64_t n, opts_.scan() ? p->ScanSize(w.lo, w.hi, r.lo, r.hi) : p->Size(w.lo, w.hi, r.lo, r.hi));
     return opts_.json() ? nlohmann::json{{"count", n}}.dump() : std::to_string(n);
   }
@@ -66,11 +69,8 @@ Result<std::string> PrimitiveCommand::Answer() {
   }
   Cursor c;
   if (time_) {
-    int64_t t = 0;
-    auto [end, ec] = std::from_chars(time_->data(), time_->data() + time_->size(), t);
-    if (ec != std::errc() || end != time_->data() + time_->size()) {
-      return Error(ErrorCode::kInvalidArgument, fmt::format("--time '{}': expected an integer time in ns", *time_));
-    }
+    XTFQ_ASSIGN_OR_RETURN(TimeFrame frame, opts_.Frame());
+    XTFQ_ASSIGN_OR_RETURN(const int64_t t, TimeWindow::ParsePoint(*time_, frame));
     XTFQ_ASSIGN_OR_RETURN(c, opts_.scan() ? p->ScanSearch(t) : p->Search(t));
   } else {
     XTFQ_ASSIGN_OR_RETURN(c, p->SearchAt(*record_));

@@ -2,89 +2,136 @@
 
 #include <fmt/format.h>
 
+#include "cli/darshan_window_report.h"
+#include "cli/jobstats_report.h"
 #include "cli/output.h"
 #include "layouts/darshan_layout.h"
+#include "query/jobstats_view.h"
+#include "query/process_window.h"
 
 namespace xtfq::cli {
 
+namespace {
+constexpr std::string_view kKindNames[] = {"a raw array", "Darshan logs", "job_stats"};
+}  // namespace
+
 CLI::App* QueryCommand::Register(CLI::App& parent) {
-  CLI::App* app = parent.add_subcommand("query", "Statistics of the aggregate fields over a time and rank window");
+  CLI::App* app = parent.add_subcommand("query", "Statistics of a time and rank window: of an array, of Darshan logs, of job_stats");
   opts_.Register(app);
-  app->add_option("--time", time_, "window T1:T2 (half-open, ns; either side may be empty; default: everything)");
-  app->add_option("--ranks", ranks_, "process window R1:R2 (half-open)");
-  app->add_option("--buckets", buckets_, "split the window into B equal time buckets (a histogram)")->check(CLI::Range(1, 10000000));
-  app->add_option("--module", darshan_.module, "Darshan: POSIX or MPI-IO (DXT, or heatmaps), STDIO (heatmaps)")->check(CLI::IsMember({"POSIX", "MPI-IO", "STDIO"}));
-  app->add_option("--file", darshan_.file_glob, "Darshan: only files whose name matches this glob");
-  app->add_option("--job", jobs_, "Darshan: the log of this job id; job_stats: only these jobs (repeatable)");
-  app->add_flag("--jobstats", jobstats_, "job_stats: totals and rates per group over --time (epoch seconds or ISO 8601)");
-  app->add_option("--by", js_.by, "job_stats: group by job, uid, node, target, op, class, id (repeatable, or comma-separated)")
-      ->delimiter(',');
-  app->add_option("--uid", js_.uids, "job_stats: only these uids");
-  app->add_option("--node", js_.filter.nodes, "job_stats: only these nodes (short names)");
-  app->add_option("--target", js_.filter.targets, "job_stats: only these targets");
-  app->add_option("--op", js_.filter.ops, "job_stats: only these ops");
-  app->add_option("--class", js_.filter.classes, "job_stats: only these job id classes");
-  app->add_option("--id", js_.filter.ids, "job_stats: only these raw job ids");
-  app->add_option("--top", js_.top, "job_stats: the N groups with the largest total of --sort");
-  app->add_option("--sort", js_.sort, "job_stats: the op whose total orders the groups (default: the first column)");
-  app->add_option("--log", darshan_.log, "Darshan: the log number");
-  app->add_flag("--per-rank", darshan_.per_rank, "Darshan: a row per rank");
-  app->add_flag("--per-file", darshan_.per_file, "Darshan: a row per file (reads the window's segments)");
+  app->add_option("--time", time_, "window T1:T2, half-open: s from the job start (Darshan), epoch s (job_stats), ns (arrays); "
+                                   "also 90s/15m/2h, 33%, @EPOCH, ISO 8601 (docs/cli.md, Windows)");
+  flags_["--ranks"] = app->add_option("--ranks", ranks_, "arrays, Darshan: process window R1:R2 (half-open)");
+  flags_["--buckets"] = app->add_option("--buckets", buckets_, "arrays: split the window into B equal time buckets (a histogram)")
+                            ->check(CLI::Range(1, 10000000));
+  flags_["--module"] = app->add_option("--module", darshan_.module, "Darshan: POSIX or MPI-IO (DXT, or heatmaps), STDIO (heatmaps)")
+                           ->check(CLI::IsMember({"POSIX", "MPI-IO", "STDIO"}));
+  flags_["--file"] = app->add_option("--file", darshan_.file_glob, "Darshan: only files whose name matches this glob");
+  flags_["--job"] = app->add_option("--job", jobs_, "Darshan: the log of this job id; job_stats: only these jobs (repeatable)");
+  flags_["--log"] = app->add_option("--log", darshan_.log, "Darshan: the log number");
+  flags_["--per-rank"] = app->add_flag("--per-rank", darshan_.per_rank, "Darshan: a row per rank");
+  flags_["--per-file"] = app->add_flag("--per-file", darshan_.per_file, "Darshan: a row per file (reads the window's segments)");
+  flags_["--jobstats"] = app->add_flag("--jobstats", jobstats_, "job_stats: read the store's job_stats (the default when it holds only those)");
+  flags_["--by"] = app->add_option("--by", js_.by, "job_stats: group by job, uid, node, target, op, class, id (repeatable, or comma-separated)")
+                       ->delimiter(',');
+  flags_["--uid"] = app->add_option("--uid", uids_, "job_stats: only these uids");
+  flags_["--node"] = app->add_option("--node", js_.filter.nodes, "job_stats: only these nodes (short names)");
+  flags_["--target"] = app->add_option("--target", js_.filter.targets, "job_stats: only these targets");
+  flags_["--op"] = app->add_option("--op", js_.filter.ops, "job_stats: only these ops");
+  flags_["--class"] = app->add_option("--class", js_.filter.classes, "job_stats: only these job id classes");
+  flags_["--id"] = app->add_option("--id", js_.filter.ids, "job_stats: only these raw job ids");
+  flags_["--top"] = app->add_option("--top", js_.top, "job_stats: the N groups with the largest total of --sort");
+  flags_["--sort"] = app->add_option("--sort", js_.sort, "job_stats: the op whose total orders the groups (default: the first column)");
   return app;
 }
 
-Result<std::string> QueryCommand::Answer() {
+Result<QueryCommand::Kind> QueryCommand::KindOfStore() {
+  if (opts_.array_given()) {
+    if (jobstats_) return Error(ErrorCode::kUsage, "--jobstats and --array: give one");
+    return Kind::kRaw;
+  }
+  XTFQ_TRY(opts_.OpenReader());
+  const Store& store = opts_.reader().store();
+  const bool darshan = store.catalogue().Find(DarshanLayout::kLogs) != nullptr;
   if (jobstats_) {
-    XTFQ_TRY(opts_.OpenReader());
-    js_.time = time_, js_.format = opts_.format(), js_.scan = opts_.scan(), js_.filter.jobs = jobs_;
-    return JobStatsReport::Window(opts_.reader(), js_);
+    if (!JobStatsView::Holds(store)) {
+      return Error(ErrorCode::kUsage, fmt::format("--jobstats: {} holds no job_stats{}", store.name(), darshan ? " (it holds Darshan logs)" : ""));
+    }
+    return Kind::kJobStats;
   }
-  if (!js_.by.empty() || !js_.uids.empty() || !js_.filter.nodes.empty() || !js_.filter.targets.empty() ||
-      !js_.filter.ops.empty() || !js_.filter.classes.empty() || !js_.filter.ids.empty() || js_.top != 0 || !js_.sort.empty()) {
-    return Error(ErrorCode::kInvalidArgument, "--by, --uid, --node, --target, --op, --class, --id, --top and --sort need --jobstats");
+  if (darshan) return Kind::kDarshan;
+  if (JobStatsView::Holds(store)) return Kind::kJobStats;
+  return Kind::kRaw;
+}
+
+Status QueryCommand::OnlyFlags(Kind kind, const std::vector<std::string>& allowed) const {
+  std::vector<std::string> wrong;
+  for (const auto& [name, opt] : flags_) {
+    if (opt->count() > 0 && std::find(allowed.begin(), allowed.end(), name) == allowed.end()) wrong.push_back(name);
   }
-  if (jobs_.size() > 1) return Error(ErrorCode::kInvalidArgument, "--job: one Darshan job id");
+  if (wrong.empty()) return Ok();
+  return Error(ErrorCode::kUsage, fmt::format("{} {} not apply to {} (this query reads {}; flags for it: {})", fmt::join(wrong, ", "),
+                                              wrong.size() == 1 ? "does" : "do", kKindNames[static_cast<int>(kind)],
+                                              kKindNames[static_cast<int>(kind)],
+                                              fmt::format("--time {}", fmt::join(allowed, " "))));
+}
+
+Result<std::string> QueryCommand::Answer() {
+  XTFQ_ASSIGN_OR_RETURN(Kind kind, KindOfStore());
+  switch (kind) {
+    case Kind::kJobStats:
+      XTFQ_TRY(OnlyFlags(kind, {"--jobstats", "--by", "--uid", "--node", "--target", "--op", "--class", "--id", "--top", "--sort", "--job"}));
+      return JobStats();
+    case Kind::kDarshan:
+      XTFQ_TRY(OnlyFlags(kind, {"--ranks", "--module", "--file", "--job", "--log", "--per-rank", "--per-file"}));
+      return Darshan();
+    case Kind::kRaw:
+      XTFQ_TRY(OnlyFlags(kind, {"--ranks", "--buckets"}));
+      return Raw();
+  }
+  return Error(ErrorCode::kUsage, "unknown kind of store");
+}
+
+Result<std::string> QueryCommand::JobStats() {
+  js_.time = time_, js_.scan = opts_.scan(), js_.filter.jobs = jobs_;
+  XTFQ_ASSIGN_OR_RETURN(js_.filter.uids, JobStatsReport::ParseUids(uids_));
+  XTFQ_ASSIGN_OR_RETURN(auto view, JobStatsView::Open(opts_.reader()));
+  XTFQ_ASSIGN_OR_RETURN(JobStatsWindowAnswer a, JobStatsWindowQuery::Run(*view, js_));
+  return JobStatsReport::Window(a, opts_.format());
+}
+
+Result<std::string> QueryCommand::Darshan() {
+  if (jobs_.size() > 1) return Error(ErrorCode::kUsage, "--job: one Darshan job id");
   if (jobs_.size() == 1) {
     char* end = nullptr;
     const long long v = std::strtoll(jobs_[0].c_str(), &end, 10);
-    if (jobs_[0].empty() || *end != '\0') return Error(ErrorCode::kInvalidArgument, fmt::format("--job '{}' is not a Darshan job id", jobs_[0]));
+    if (jobs_[0].empty() || *end != '\0') return Error(ErrorCode::kUsage, fmt::format("--job '{}' is not a Darshan job id", jobs_[0]));
     darshan_.job = v;
   }
-  if (!opts_.array_given()) {
-    XTFQ_TRY(opts_.OpenReader());
-    if (opts_.reader().store().catalogue().Find(DarshanLayout::kLogs) != nullptr) {
-      darshan_.time = time_;
-      darshan_.ranks = ranks_;
-      darshan_.scan = opts_.scan();
-      darshan_.format = opts_.format();
-      if (buckets_ != 0) return Error(ErrorCode::kInvalidArgument, "--buckets on Darshan windows: give --array NAME for a histogram of one array");
-      return DarshanWindowReport::Render(opts_.reader(), darshan_);
-    }
-  }
-  if (!darshan_.file_glob.empty() || darshan_.job || darshan_.log || darshan_.per_rank || darshan_.per_file) {
-    return Error(ErrorCode::kInvalidArgument, "--module, --file, --job, --log, --per-rank and --per-file are for stores of Darshan logs");
-  }
+  darshan_.time = time_, darshan_.ranks = ranks_, darshan_.scan = opts_.scan();
+  XTFQ_ASSIGN_OR_RETURN(DarshanWindowAnswer a, DarshanWindowQuery::Run(opts_.reader(), darshan_));
+  return DarshanWindowReport::Render(a, opts_.format());
+}
+
+Result<std::string> QueryCommand::Raw() {
   XTFQ_TRY(opts_.Open());
   Primitives& p = opts_.primitives();
   const Schema& schema = opts_.array().schema;
-  XTFQ_ASSIGN_OR_RETURN(Range w, ParseRange(time_, "--time"));
-  Range r;
+  XTFQ_ASSIGN_OR_RETURN(TimeFrame frame, opts_.Frame());
+  XTFQ_ASSIGN_OR_RETURN(TimeWindow w, TimeWindow::Parse(time_, frame));
+  ProcessWindow r;
   if (!ranks_.empty()) {
-    XTFQ_ASSIGN_OR_RETURN(r, ParseRange(ranks_, "--ranks"));
+    XTFQ_ASSIGN_OR_RETURN(r, ProcessWindow::Parse(ranks_));
     if (!schema.process_field()) {
-      return Error(ErrorCode::kInvalidArgument, fmt::format("array '{}' has no process field for --ranks", opts_.array().name));
+      return Error(ErrorCode::kUsage, fmt::format("array '{}' has no process field for --ranks", opts_.array().name));
     }
   }
   if (buckets_ == 0) {
     XTFQ_ASSIGN_OR_RETURN(Summary s, opts_.scan() ? p.ScanAggregate(w.lo, w.hi, r.lo, r.hi) : p.Aggregate(w.lo, w.hi, r.lo, r.hi));
     return opts_.json() ? SummaryJson(schema, s).dump(2) : SummaryText(schema, s);
   }
-  if (w.lo == INT64_MIN || w.hi == INT64_MAX) {
-    return Error(ErrorCode::kInvalidArgument, "--buckets needs a bounded --time T1:T2");
-  }
+  if (w.open_lo() || w.open_hi()) return Error(ErrorCode::kUsage, "--buckets needs a bounded --time T1:T2");
   XTFQ_ASSIGN_OR_RETURN(std::vector<Summary> h,
-                        opts_.scan() ? p.ScanHistogram(w.lo, w.hi, buckets_, r.lo, r.hi)
-                                     : p.Histogram(w.lo, w.hi, buckets_, r.lo, r.hi));
+                        opts_.scan() ? p.ScanHistogram(w.lo, w.hi, buckets_, r.lo, r.hi) : p.Histogram(w.lo, w.hi, buckets_, r.lo, r.hi));
   nlohmann::json j = nlohmann::json::array();
   std::string text;
   for (uint32_t b = 0; b < buckets_; ++b) {

@@ -1,16 +1,25 @@
-// QueryCommand: `xtfq query STORE [--time T1:T2] [--ranks R1:R2] [--buckets B]`: count and, for
-// every aggregate field, sum, min, max, mean and standard deviation over the window, from the
-// index; with --buckets, the same for each of B equal time buckets (a histogram). On a store of
-// Darshan logs without --array: Darshan's signals inside the window (DarshanWindowReport). With
-// --jobstats: job_stats totals and rates of a window, grouped and filtered (JobStatsReport).
+// QueryCommand: `xtfq query STORE ...`, one command whose meaning follows the kind of data it reads
+// (docs/cli.md, "query"):
+//   - a raw array (`--array NAME`, or a store of events): count and, for every aggregate field,
+//     sum, min, max, mean and standard deviation over a time and rank window, from the index;
+//     with --buckets, the same for each of B equal time buckets (a histogram);
+//   - a store of Darshan logs: Darshan's signals inside the window (query/DarshanWindowQuery);
+//   - a store of job_stats (or --jobstats): totals and rates of a window, grouped and filtered
+//     (query/JobStatsWindowQuery).
+// A flag that does not apply to the kind being read is a usage error (exit 2) that says which
+// kind the store holds, never silently ignored.
 //
 // Thread-safety: as Command.
 #pragma once
 
+#include <map>
+#include <string>
+#include <vector>
+
 #include "cli/array_options.h"
 #include "cli/command.h"
-#include "cli/darshan_window_report.h"
-#include "cli/jobstats_report.h"
+#include "query/darshan_window_query.h"
+#include "query/jobstats_window_query.h"
 
 namespace xtfq::cli {
 
@@ -20,15 +29,24 @@ class QueryCommand final : public Command {
   int Run() override;
 
  private:
+  enum class Kind { kRaw, kDarshan, kJobStats };
+  Result<Kind> KindOfStore();
+  // kUsage when a flag given is not one of `allowed` (names as registered, e.g. "--by").
+  Status OnlyFlags(Kind kind, const std::vector<std::string>& allowed) const;
   Result<std::string> Answer();
+  Result<std::string> Raw();
+  Result<std::string> Darshan();
+  Result<std::string> JobStats();
 
   ArrayOptions opts_;
+  std::map<std::string, CLI::Option*> flags_;  // the kind-specific flags, by name
   std::string time_ = ":";
   std::string ranks_;
   uint32_t buckets_ = 0;
   DarshanWindowRequest darshan_;
   bool jobstats_ = false;
-  JobStatsRequest js_;
+  JobStatsWindowRequest js_;
+  std::vector<std::string> uids_;
   std::vector<std::string> jobs_;  // --job: a Darshan job id, or job_stats jobs
 };
 

@@ -1,5 +1,7 @@
 #include "cli/signals_command.h"
 
+#include "query/process_window.h"
+
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -192,7 +194,7 @@ int SignalsCommand::Run() {
   if (!header.ok()) return Fail("signals", header.error());
   std::optional<std::pair<int64_t, int64_t>> ranks;
   if (!ranks_.empty()) {
-    auto r = ParseRange(ranks_, "--ranks");
+    auto r = ProcessWindow::Parse(ranks_);
     if (!r.ok()) return Fail("signals", r.error());
     ranks = std::pair{r->lo, r->hi};
     *header += fmt::format("\n# ranks {}: the per-rank records of ranks {} <= rank < {} only, from the P index; shared records\n"

@@ -1,5 +1,7 @@
 #include "importers/darshan_log.h"
 
+#include "layouts/darshan_layout.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -16,10 +18,6 @@ namespace {
 constexpr uint32_t kHeader341 = 1328, kHeaderOld = 360;
 constexpr uint32_t kJob341 = 1080, kJobOld = 1064, kMetadataBytes = 1024;
 
-constexpr std::array<std::string_view, 18> kModuleNames = {
-    "NULL", "POSIX", "MPI-IO", "H5F", "H5D", "PNETCDF_FILE", "PNETCDF_VAR", "BG/Q", "LUSTRE",
-    "STDIO", "DXT_POSIX", "DXT_MPIIO", "MDHIM", "APXC", "APMPI", "HEATMAP", "DFS", "DAOS"};
-
 // Inserts an empty slot at `at`, moving the higher slots (and their partial bits) up by one, as
 // darshan-util does for modules added in later formats.
 template <class A>
@@ -33,9 +31,7 @@ uint64_t InsertBit(uint64_t flags, int at) {
 }
 }  // namespace
 
-std::string_view DarshanLog::ModuleName(int slot) {
-  return slot >= 0 && slot < static_cast<int>(kModuleNames.size()) ? kModuleNames[slot] : std::string_view();
-}
+std::string_view DarshanLog::ModuleName(int slot) { return DarshanLayout::ModuleName(slot); }
 
 uint64_t DarshanLog::U64(const std::byte* p) const {
   const uint64_t v = LoadLe<uint64_t>(p);

@@ -12,10 +12,6 @@ namespace xtfq {
 namespace {
 using L = JobStatsLayout;
 
-uint64_t U64(const std::byte* r, uint32_t off) { return LoadLe<uint64_t>(r + off); }
-int64_t I64(const std::byte* r, uint32_t off) { return LoadLe<int64_t>(r + off); }
-uint32_t U32(const std::byte* r, uint32_t off) { return LoadLe<uint32_t>(r + off); }
-double F64(const std::byte* r, uint32_t off) { return std::bit_cast<double>(LoadLe<uint64_t>(r + off)); }
 }  // namespace
 
 Result<JobStatsState> JobStatsState::Load(RecordSource& source) {
@@ -36,7 +32,7 @@ Result<JobStatsState> JobStatsState::Load(RecordSource& source) {
   };
   if (const ArrayDesc* a = cat.Find(L::kTargets)) {
     XTFQ_TRY(all(*a, [&](const std::byte* r) -> Status {
-      XTFQ_ASSIGN_OR_RETURN(std::string name, str(U64(r, 0)));
+      XTFQ_ASSIGN_OR_RETURN(std::string name, str(U64At(r, 0)));
       st.target_ids.emplace(name, static_cast<uint32_t>(st.targets.size()));
       st.targets.push_back(Target{std::move(name)});
       return Ok();
@@ -44,7 +40,7 @@ Result<JobStatsState> JobStatsState::Load(RecordSource& source) {
   }
   if (const ArrayDesc* a = cat.Find(L::kOps)) {
     XTFQ_TRY(all(*a, [&](const std::byte* r) -> Status {
-      XTFQ_ASSIGN_OR_RETURN(std::string name, str(U64(r, 0)));
+      XTFQ_ASSIGN_OR_RETURN(std::string name, str(U64At(r, 0)));
       st.op_ids.emplace(name, static_cast<uint32_t>(st.ops.size()));
       st.ops.push_back(std::move(name));
       return Ok();
@@ -52,12 +48,12 @@ Result<JobStatsState> JobStatsState::Load(RecordSource& source) {
   }
   if (const ArrayDesc* a = cat.Find(L::kSeries)) {
     XTFQ_TRY(all(*a, [&](const std::byte* r) -> Status {
-      const uint32_t target = U32(r, L::kSerTarget);
+      const uint32_t target = U32At(r, L::kSerTarget);
       if (target >= st.targets.size()) {
         return Error(ErrorCode::kCorrupt, fmt::format("series {} names target {} of {}", st.series, target, st.targets.size()));
       }
-      XTFQ_ASSIGN_OR_RETURN(std::string raw, str(U64(r, L::kSerRaw)));
-      for (uint32_t off : {L::kSerJob, L::kSerNode, L::kSerExe}) XTFQ_TRY(str(U64(r, off)));
+      XTFQ_ASSIGN_OR_RETURN(std::string raw, str(U64At(r, L::kSerRaw)));
+      for (uint32_t off : {L::kSerJob, L::kSerNode, L::kSerExe}) XTFQ_TRY(str(U64At(r, off)));
       st.series_ids.emplace(SeriesKey(target, raw), static_cast<uint32_t>(st.series++));
       return Ok();
     }));
@@ -77,8 +73,8 @@ Result<JobStatsState> JobStatsState::Load(RecordSource& source) {
     Target& tg = st.targets[static_cast<size_t>(pa.process)];
     uint64_t first = 0, n = 0;
     XTFQ_TRY(source.ForEachAt(pa, pa.record_count() - 1, pa.record_count(), [&](const std::byte* col) -> Result<bool> {
-      tg.last_time = I64(col, L::kColT);
-      first = U64(col, L::kColFirstEntry), n = U32(col, L::kColEntries);
+      tg.last_time = I64At(col, L::kColT);
+      first = U64At(col, L::kColFirstEntry), n = U32At(col, L::kColEntries);
       return false;
     }));
     st.last_time = std::max(st.last_time, tg.last_time);
@@ -88,16 +84,16 @@ Result<JobStatsState> JobStatsState::Load(RecordSource& source) {
     }
     XTFQ_TRY(source.ForEachAt(*ents, first, first + n, [&](const std::byte* e) -> Result<bool> {
       Previous prev;
-      if ((U32(e, L::kEntFlags) & L::kEntHasStart) != 0) prev.start_time = F64(e, L::kEntStart);
-      const uint64_t c0 = U64(e, L::kEntFirstCounter), cn = U32(e, L::kEntCounters);
+      if ((U32At(e, L::kEntFlags) & L::kEntHasStart) != 0) prev.start_time = F64At(e, L::kEntStart);
+      const uint64_t c0 = U64At(e, L::kEntFirstCounter), cn = U32At(e, L::kEntCounters);
       if (c0 + cn > cnts->record_count()) {
         return Error(ErrorCode::kCorrupt, fmt::format("an entry names counters [{}, {}) of {}", c0, c0 + cn, cnts->record_count()));
       }
       XTFQ_TRY(source.ForEachAt(*cnts, c0, c0 + cn, [&](const std::byte* c) -> Result<bool> {
-        prev.values.push_back({U32(c, L::kCntOp), U64(c, L::kCntSamples), U64(c, L::kCntSum)});
+        prev.values.push_back({U32At(c, L::kCntOp), U64At(c, L::kCntSamples), U64At(c, L::kCntSum)});
         return true;
       }));
-      tg.entries[U32(e, L::kEntSeries)] = std::move(prev);
+      tg.entries[U32At(e, L::kEntSeries)] = std::move(prev);
       return true;
     }));
   }

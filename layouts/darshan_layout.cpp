@@ -112,4 +112,11 @@ int DarshanLayout::SizeBin(int64_t bytes) {
 
 std::string_view DarshanLayout::SizeBinName(int bin) { return kBinNames[static_cast<size_t>(bin)]; }
 
+std::string_view DarshanLayout::ModuleName(int slot) {
+  static constexpr std::array<std::string_view, 18> kModuleNames = {
+      "NULL", "POSIX", "MPI-IO", "H5F", "H5D", "PNETCDF_FILE", "PNETCDF_VAR", "BG/Q", "LUSTRE",
+      "STDIO", "DXT_POSIX", "DXT_MPIIO", "MDHIM", "APXC", "APMPI", "HEATMAP", "DFS", "DAOS"};
+  return slot >= 0 && slot < static_cast<int>(kModuleNames.size()) ? kModuleNames[static_cast<size_t>(slot)] : std::string_view();
+}
+
 }  // namespace xtfq

@@ -82,6 +82,10 @@ class DarshanLayout {
   static int SizeBin(int64_t bytes);
   // The suffixes darshan-parser gives the bins: "0_100", "100_1K", ..., "1G_PLUS".
   static std::string_view SizeBinName(int bin);
+  // The module of a log's slot in Darshan's current numbering (3.41): "POSIX", "MPI-IO", ... ("" for
+  // a slot Darshan does not name); the partial-flag bits of darshan.logs follow these slots.
+  static std::string_view ModuleName(int slot);
+  static constexpr int kModuleSlots = 64;
 };
 
 }  // namespace xtfq

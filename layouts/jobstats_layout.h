@@ -46,6 +46,8 @@ class JobStatsLayout {
   static constexpr std::string_view kEntries = "jobstats.entries";
   static constexpr std::string_view kCounters = "jobstats.counters";
   static std::string StepArrayName(std::string_view op);  // "jobstats/op/<op>"
+  // Whether an array of this name is one of the layout's (its times are epoch seconds).
+  static bool Owns(std::string_view array_name) { return array_name.starts_with("jobstats"); }
 
   // jobstats.targets: name u64 (string reference). 8 bytes.
   static const Schema& TargetSchema();

@@ -63,4 +63,14 @@ Status ChainDesc::Validate(uint32_t capacity, uint32_t page_count, std::string_v
   return Ok();
 }
 
+uint64_t ProcessTreePages(uint64_t processes, uint32_t capacity) {
+  uint64_t pages = 0;
+  for (uint64_t n = processes; n > 0;) {
+    const uint64_t level = (n + capacity - 1) / capacity;
+    pages += level;
+    n = level == 1 ? 0 : level;
+  }
+  return pages;
+}
+
 }  // namespace xtfq

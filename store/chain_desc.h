@@ -20,6 +20,9 @@ namespace xtfq {
 
 // Entries of `width` bytes that fit in one page after its header.
 uint32_t PageCapacity(uint32_t page_size, uint32_t width);
+// The pages of a process tree over `processes` leaf entries at `capacity` entries per page: every
+// level full but its last, up to one root page (docs/format.md, "P index").
+uint64_t ProcessTreePages(uint64_t processes, uint32_t capacity);
 
 struct ChainDesc {
   PageId head;       // first page (logical id); 0 when the chain is empty

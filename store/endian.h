@@ -45,4 +45,10 @@ void StoreLe(std::byte* p, T v) {
   std::memcpy(p, &v, sizeof(T));
 }
 
+// Fields of a record at byte offsets (all little-endian; doubles as their IEEE 754 bits).
+inline uint64_t U64At(const std::byte* r, uint32_t off) { return LoadLe<uint64_t>(r + off); }
+inline int64_t I64At(const std::byte* r, uint32_t off) { return LoadLe<int64_t>(r + off); }
+inline uint32_t U32At(const std::byte* r, uint32_t off) { return LoadLe<uint32_t>(r + off); }
+inline double F64At(const std::byte* r, uint32_t off) { return std::bit_cast<double>(LoadLe<uint64_t>(r + off)); }
+
 }  // namespace xtfq

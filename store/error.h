@@ -22,6 +22,7 @@ enum class ErrorCode : uint8_t {
   kUnsupported = 5,      // a format version or feature this build cannot read
   kBusy = 6,             // another writer holds the store
   kFailed = 7,           // the writer failed earlier and refuses further work until reopened
+  kUsage = 8,            // the command line is malformed or does not apply (cli/ exits 2)
 };
 
 class Error {

@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "importers/jobstats_generator.h"
-#include "query/jobstats_store.h"
+#include "query/jobstats_window_query.h"
 #include "query/store_reader.h"
 #include "tests/temp_dir.h"
 #include "tests/why.h"
@@ -56,10 +56,10 @@ void Close(double got, double want, const std::string& what) {
 }
 
 // group key -> op -> total, from the store.
-std::map<std::string, std::map<std::string, double>> Totals(JobStatsStore& js, int64_t t1, int64_t t2,
+std::map<std::string, std::map<std::string, double>> Totals(JobStatsView& js, int64_t t1, int64_t t2,
                                                              const std::vector<JobStatsKey>& by, bool scan,
                                                              const JobStatsFilter& f = {}) {
-  auto w = js.Window(t1, t2, f, by, scan);
+  auto w = JobStatsWindowQuery::Compute(js, t1, t2, f, by, scan);
   REQUIRE_MESSAGE(w.ok(), Why(w));
   std::map<std::string, std::map<std::string, double>> out;
   for (const auto& g : w->groups) {
@@ -112,7 +112,7 @@ void CheckVariant(const std::string& variant, uint64_t seed) {
     CAPTURE(store);
     auto reader = StoreReader::Open(dir.File(store));
     REQUIRE_MESSAGE(reader.ok(), Why(reader));
-    auto js = JobStatsStore::Open(**reader);
+    auto js = JobStatsView::Open(**reader);
     REQUIRE_MESSAGE(js.ok(), Why(js));
     // Classes and parsed fields per id.
     for (const JobStatsSeriesInfo& s : (*js)->series()) {
@@ -213,12 +213,12 @@ TEST_CASE("jobstats: steps of a hand-made history") {
   CHECK(r.err.find("1 duplicates replaced") != std::string::npos);
   auto reader = StoreReader::Open(dir.File("h.xtfq"));
   REQUIRE(reader.ok());
-  auto js = JobStatsStore::Open(**reader);
+  auto js = JobStatsView::Open(**reader);
   REQUIRE(js.ok());
   auto total = [&](int64_t t1, int64_t t2, const std::string& id, const std::string& op) {
     JobStatsFilter f;
     f.ids = {id}, f.ops = {op};
-    auto w = (*js)->Window(t1, t2, f, {JobStatsKey::kId}, false);
+    auto w = JobStatsWindowQuery::Compute(**js, t1, t2, f, {JobStatsKey::kId}, false);
     REQUIRE_MESSAGE(w.ok(), Why(w));
     return w->groups.empty() ? 0.0 : w->groups[0].ops.begin()->second.total;
   };
@@ -234,7 +234,7 @@ TEST_CASE("jobstats: steps of a hand-made history") {
   // Rates: a's first step is 4000 bytes / 100 s.
   JobStatsFilter f;
   f.ids = {"1:1001:n1"}, f.ops = {"write_bytes"};
-  auto w = (*js)->Window(kB + 1000, kB + 1100, f, {JobStatsKey::kId}, false);
+  auto w = JobStatsWindowQuery::Compute(**js, kB + 1000, kB + 1100, f, {JobStatsKey::kId}, false);
   REQUIRE(w.ok());
   CHECK(w->groups.at(0).ops.at("write_bytes").rate_max == 40.0);
   // Classes: both ok; the job and uid parsed.

@@ -1,0 +1,57 @@
+#include "query/darshan_window_query.h"
+
+#include <fmt/format.h>
+
+#include "query/darshan_file_filter.h"
+
+namespace xtfq {
+
+const std::string& DarshanWindowAnswer::FileName(uint64_t id) const {
+  static const std::string kNull = "(null)";
+  auto it = names.find(id);
+  return it == names.end() ? kNull : it->second;
+}
+
+std::string DarshanWindowAnswer::Source() const {
+  if (result.heatmap) return fmt::format("HEATMAP {}", spec.module);
+  return spec.module == "POSIX" ? "DXT_POSIX" : "DXT_MPIIO";
+}
+
+TimeFrame DarshanWindowQuery::Frame(const DarshanLogInfo& info) {
+  const int64_t run_ns = (info.end_sec - info.start_sec) * 1000000000 + (info.end_nsec - info.start_nsec);
+  return TimeFrame::Darshan(info.start_sec, run_ns);
+}
+
+Result<DarshanWindowAnswer> DarshanWindowQuery::Run(StoreReader& reader, const DarshanWindowRequest& q) {
+  DarshanWindowAnswer a;
+  a.request = q;
+  XTFQ_ASSIGN_OR_RETURN(a.info, DarshanLogs::Find(reader, q.log, q.job));
+  XTFQ_ASSIGN_OR_RETURN(TimeWindow w, TimeWindow::Parse(q.time, Frame(a.info)));
+  a.spec.t1 = w.lo, a.spec.t2 = w.hi;
+  if (!q.ranks.empty()) {
+    XTFQ_ASSIGN_OR_RETURN(ProcessWindow r, ProcessWindow::Parse(q.ranks));
+    a.spec.p1 = r.lo, a.spec.p2 = r.hi;
+  }
+  a.spec.module = q.module;
+  a.spec.scan = q.scan;
+  a.spec.per_rank = true;  // rank imbalance needs the rows
+  a.spec.per_file = q.per_file;
+  if (!q.file_glob.empty() || q.per_file) {
+    XTFQ_ASSIGN_OR_RETURN(a.names, DarshanLogs::Names(reader, a.info));
+  }
+  if (!q.file_glob.empty()) a.spec.files = DarshanFileFilter::Match(a.names, q.file_glob);
+  XTFQ_ASSIGN_OR_RETURN(a.result, DarshanWindow::Compute(reader, a.info, a.spec));
+  a.read = DarshanOpMetrics::Of(a.result.read);
+  a.write = DarshanOpMetrics::Of(a.result.write);
+  a.imbalance = RankImbalance::Of(a.result.ranks);
+  a.answered = a.result.indexed ? "from the index" : "from the window's segments";
+  if (a.result.heatmap) {
+    a.answered += fmt::format(
+        "; no DXT in this log: bytes from the HEATMAP bins ({} s wide, a bin counts in the window that holds "
+        "its start); operations, sizes and times are not in heatmaps",
+        a.result.heatmap_width);
+  }
+  return a;
+}
+
+}  // namespace xtfq

@@ -1,0 +1,58 @@
+// DarshanWindowQuery: the answer to "Darshan's signals inside this time window and rank range of a
+// log" that every front end shows (`xtfq query` on a Darshan store, the viewer's selection): the
+// log, the window resolved in ns from the job's start, the read and write totals with their
+// derived metrics, rank imbalance, and the optional per-rank and per-file rows with file names.
+// Window semantics and costs: query/darshan_window.h and docs/signals.md.
+//
+// Thread-safety: one thread at a time (shares the reader's cache).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "query/darshan_logs.h"
+#include "query/darshan_op_metrics.h"
+#include "query/darshan_window.h"
+#include "query/process_window.h"
+#include "query/rank_imbalance.h"
+#include "query/store_reader.h"
+#include "query/time_window.h"
+
+namespace xtfq {
+
+struct DarshanWindowRequest {
+  std::string time = ":";  // --time, in the syntax of query/time_window.h (Darshan frame)
+  std::string ranks;                                 // --ranks R1:R2 (query/process_window.h); empty: all
+  std::string module = "POSIX";                      // POSIX, MPI-IO, STDIO (heatmaps only)
+  std::string file_glob;                             // only files whose name matches
+  std::optional<int64_t> log, job;                   // which log (default: the only one)
+  bool per_rank = false, per_file = false, scan = false;
+};
+
+struct DarshanWindowAnswer {
+  DarshanWindowRequest request;
+  DarshanLogInfo info;
+  DarshanWindowSpec spec;    // the window in ns from the job's start, the rank range
+  DarshanWindowResult result;
+  DarshanOpMetrics read, write;
+  std::optional<RankImbalance> imbalance;
+  std::unordered_map<uint64_t, std::string> names;  // record id -> file name (with --file or per file)
+  std::string answered;  // how: from the index, from the segments, from HEATMAP bins (and what that lacks)
+
+  // The name of record `id`, or "(null)" as darshan-parser prints an unknown one.
+  const std::string& FileName(uint64_t id) const;
+  // "DXT_POSIX", "DXT_MPIIO" or "HEATMAP <module>": what the totals were taken from.
+  std::string Source() const;
+};
+
+class DarshanWindowQuery {
+ public:
+  static Result<DarshanWindowAnswer> Run(StoreReader& reader, const DarshanWindowRequest& request);
+  // The time frame of a log: ns from its job's start, its run time, its start on the wall clock.
+  static TimeFrame Frame(const DarshanLogInfo& info);
+};
+
+}  // namespace xtfq

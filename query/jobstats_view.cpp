@@ -1,0 +1,233 @@
+#include "query/jobstats_view.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <unordered_map>
+
+#include "index/tn_tree.h"
+#include "query/primitives.h"
+#include "store/endian.h"
+
+namespace xtfq {
+
+namespace {
+using L = JobStatsLayout;
+
+
+constexpr std::pair<JobStatsKey, std::string_view> kKeys[] = {
+    {JobStatsKey::kJob, "job"},       {JobStatsKey::kUid, "uid"},     {JobStatsKey::kNode, "node"},
+    {JobStatsKey::kTarget, "target"}, {JobStatsKey::kOp, "op"},       {JobStatsKey::kClass, "class"},
+    {JobStatsKey::kId, "id"}};
+
+}  // namespace
+
+double JobStatsView::Part(uint64_t delta, int64_t t0, int64_t t1, int64_t w1, int64_t w2) {
+  const int64_t overlap = std::min(t1, w2) - std::max(t0, w1);
+  if (overlap <= 0) return 0;
+  if (overlap == t1 - t0) return static_cast<double>(delta);
+  return static_cast<double>(delta) * static_cast<double>(overlap) / static_cast<double>(t1 - t0);
+}
+Result<const ArrayDesc*> JobStatsView::OfTarget(Primitives& p, uint32_t g) {
+  auto pa = p.ProcessArray(g);
+  if (pa.ok()) return *pa;
+  if (pa.error().code() == ErrorCode::kNotFound) return static_cast<const ArrayDesc*>(nullptr);
+  return pa.error();
+}
+
+Result<JobStatsKey> ParseJobStatsKey(std::string_view name) {
+  for (const auto& [k, n] : kKeys) {
+    if (n == name) return k;
+  }
+  return Error(ErrorCode::kInvalidArgument, fmt::format("'{}' is not a job_stats key (job, uid, node, target, op, class, id)", name));
+}
+
+std::string_view JobStatsKeyName(JobStatsKey k) {
+  for (const auto& [key, n] : kKeys) {
+    if (key == k) return n;
+  }
+  return "?";
+}
+
+bool JobStatsView::Holds(const Store& store) { return store.catalogue().Find(L::kCollections) != nullptr; }
+
+Result<std::unique_ptr<JobStatsView>> JobStatsView::Open(StoreReader& reader) {
+  if (!Holds(reader.store())) {
+    return Error(ErrorCode::kNotFound, fmt::format("{}: holds no job_stats (import snapshots with --format jobstats)", reader.store().name()));
+  }
+  std::unique_ptr<JobStatsView> s(new JobStatsView(reader));
+  XTFQ_TRY(s->Load());
+  return s;
+}
+
+Status JobStatsView::Load() {
+  std::unordered_map<uint64_t, std::string> strings;
+  auto str = [&](uint64_t ref) -> Result<std::string> {
+    if (auto it = strings.find(ref); it != strings.end()) return it->second;
+    XTFQ_ASSIGN_OR_RETURN(std::string s, reader_.String(StringRef::Unpack(ref)));
+    strings.emplace(ref, s);
+    return s;
+  };
+  const Catalogue& cat = reader_.store().catalogue();
+  for (auto [name, out] : {std::pair{L::kTargets, &targets_}, std::pair{L::kOps, &ops_}}) {
+    if (const ArrayDesc* a = cat.Find(name)) {
+      XTFQ_TRY(reader_.ForEach(*a, [&](const std::byte* r) -> Status {
+        XTFQ_ASSIGN_OR_RETURN(std::string s, str(U64At(r, 0)));
+        out->push_back(std::move(s));
+        return Ok();
+      }));
+    }
+  }
+  if (const ArrayDesc* a = cat.Find(L::kSeries)) {
+    series_.reserve(a->record_count());
+    XTFQ_TRY(reader_.ForEach(*a, [&](const std::byte* r) -> Status {
+      JobStatsSeriesInfo s;
+      s.first = I64At(r, L::kSerT);
+      s.target = U32At(r, L::kSerTarget);
+      s.cls = static_cast<JobIdClass>(r[L::kSerCls]);
+      s.tmpl = static_cast<int8_t>(r[L::kSerTmpl]);
+      s.quoted = r[L::kSerQuoted] != std::byte{0};
+      s.uid = I64At(r, L::kSerUid), s.gid = I64At(r, L::kSerGid), s.pid = I64At(r, L::kSerPid);
+      XTFQ_ASSIGN_OR_RETURN(s.raw, str(U64At(r, L::kSerRaw)));
+      XTFQ_ASSIGN_OR_RETURN(s.job, str(U64At(r, L::kSerJob)));
+      XTFQ_ASSIGN_OR_RETURN(s.node, str(U64At(r, L::kSerNode)));
+      XTFQ_ASSIGN_OR_RETURN(s.exe, str(U64At(r, L::kSerExe)));
+      if (s.target >= targets_.size()) {
+        return Error(ErrorCode::kCorrupt, fmt::format("{}: series {} names target {} of {}", reader_.store().name(),
+                                                      series_.size(), s.target, targets_.size()));
+      }
+      series_.push_back(std::move(s));
+      return Ok();
+    }));
+  }
+  return Ok();
+}
+
+uint64_t JobStatsView::collections() const {
+  const ArrayDesc* a = reader_.store().catalogue().Find(L::kCollections);
+  return a == nullptr ? 0 : a->record_count();
+}
+
+uint64_t JobStatsView::entries() const {
+  const ArrayDesc* a = reader_.store().catalogue().Find(L::kEntries);
+  return a == nullptr ? 0 : a->record_count();
+}
+
+Result<std::optional<std::pair<int64_t, int64_t>>> JobStatsView::Span() {
+  const ArrayDesc* a = reader_.store().catalogue().Find(L::kCollections);
+  if (a == nullptr || a->record_count() == 0) return std::optional<std::pair<int64_t, int64_t>>();
+  TnTree t(reader_.cache(), *a);
+  std::vector<std::byte> r(a->schema.record_width());
+  XTFQ_TRY(t.Record(0, r));
+  const int64_t first = I64At(r.data(), L::kColT);
+  XTFQ_TRY(t.Record(a->record_count() - 1, r));
+  return std::optional<std::pair<int64_t, int64_t>>(std::pair{first, I64At(r.data(), L::kColT)});
+}
+
+Result<std::vector<char>> JobStatsView::SelectSeries(const JobStatsFilter& f) const {
+  if (!f.BySeries()) return std::vector<char>();
+  std::vector<char> keep(series_.size(), 0);
+  auto in = [](const std::vector<std::string>& v, const std::string& s) { return v.empty() || std::find(v.begin(), v.end(), s) != v.end(); };
+  for (const std::string& c : f.classes) {
+    bool known = false;
+    for (size_t i = 0; i < kJobIdClasses; ++i) known |= JobIdClassName(static_cast<JobIdClass>(i)) == c;
+    if (!known) {
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("'{}' is not a job id class (ok, missing_job, fqdn, truncated, system_uid, malformed)", c));
+    }
+  }
+  for (size_t s = 0; s < series_.size(); ++s) {
+    const JobStatsSeriesInfo& x = series_[s];
+    keep[s] = in(f.jobs, x.job) && in(f.nodes, x.node) && in(f.ids, x.raw) &&
+              in(f.classes, std::string(JobIdClassName(x.cls))) &&
+              (f.uids.empty() || std::find(f.uids.begin(), f.uids.end(), x.uid) != f.uids.end());
+  }
+  return keep;
+}
+
+Result<std::vector<uint32_t>> JobStatsView::SelectTargets(const JobStatsFilter& f, const std::vector<char>& series) const {
+  std::vector<char> keep(targets_.size(), f.targets.empty() ? 1 : 0);
+  for (const std::string& name : f.targets) {
+    auto it = std::find(targets_.begin(), targets_.end(), name);
+    if (it == targets_.end()) {
+      return Error(ErrorCode::kNotFound, fmt::format("{}: no target '{}' (there are {})", reader_.store().name(), name, targets_.size()));
+    }
+    keep[static_cast<size_t>(it - targets_.begin())] = 1;
+  }
+  if (!series.empty()) {
+    std::vector<char> touched(targets_.size(), 0);
+    for (size_t s = 0; s < series.size(); ++s) {
+      if (series[s]) touched[series_[s].target] = 1;
+    }
+    for (size_t g = 0; g < keep.size(); ++g) keep[g] &= touched[g];
+  }
+  std::vector<uint32_t> out;
+  for (uint32_t g = 0; g < keep.size(); ++g) {
+    if (keep[g]) out.push_back(g);
+  }
+  return out;
+}
+
+std::string JobStatsView::GroupKey(const std::vector<JobStatsKey>& by, uint32_t s, uint32_t target, const std::string& op) const {
+  std::string key;
+  for (JobStatsKey k : by) {
+    if (!key.empty()) key += '\x1f';
+    const JobStatsSeriesInfo* x = s < series_.size() ? &series_[s] : nullptr;
+    switch (k) {
+      case JobStatsKey::kJob: key += x == nullptr || x->job.empty() ? "-" : x->job; break;
+      case JobStatsKey::kUid: key += x == nullptr || x->uid == INT64_MIN ? "-" : std::to_string(x->uid); break;
+      case JobStatsKey::kNode: key += x == nullptr || x->node.empty() ? "-" : x->node; break;
+      case JobStatsKey::kTarget: key += targets_[target]; break;
+      case JobStatsKey::kOp: key += op; break;
+      case JobStatsKey::kClass: key += x == nullptr ? "-" : std::string(JobIdClassName(x->cls)); break;
+      case JobStatsKey::kId: key += x == nullptr ? "-" : x->raw; break;
+    }
+  }
+  return key;
+}
+
+Status JobStatsView::Steps(const ArrayDesc& steps, int64_t t1, int64_t t2, const std::vector<uint32_t>& targets,
+                            const std::vector<char>& series, bool scan, uint64_t& read,
+                            const std::function<void(const std::byte*)>& fn) {
+  std::vector<char> want(targets_.size(), 0);
+  for (uint32_t g : targets) want[g] = 1;
+  auto visit = [&](const std::byte* r) {
+    ++read;
+    const uint32_t g = U32At(r, L::kStepTarget), s = U32At(r, L::kStepSeries);
+    if (g >= want.size() || !want[g] || (!series.empty() && (s >= series.size() || !series[s]))) return;
+    if (std::min(I64At(r, L::kStepT1), t2) - std::max(I64At(r, L::kStepT0), t1) <= 0) return;
+    fn(r);
+  };
+  if (scan || !steps.process_index) {
+    // Every step from the first that ends after t1 (all of them when scanning): without a P
+    // index the targets interleave, so no step before the end tells that the rest start later.
+    TnTree t(reader_.cache(), steps);
+    uint64_t lo = 0;
+    if (!scan) {
+      XTFQ_ASSIGN_OR_RETURN(lo, t.LowerBound(t1 + 1));
+    }
+    return t.ForEach(lo, t.size(), [&](const std::byte* r) -> Result<bool> {
+      visit(r);
+      return true;
+    });
+  }
+  Primitives p(reader_.cache(), steps, &reader_.store().catalogue());
+  for (uint32_t g : targets) {
+    XTFQ_ASSIGN_OR_RETURN(const ArrayDesc* pa, OfTarget(p, g));
+    if (pa == nullptr) continue;
+    TnTree t(reader_.cache(), *pa);
+    XTFQ_ASSIGN_OR_RETURN(uint64_t lo, t.LowerBound(t1 + 1));
+    // A target's steps start no earlier than the ones before them: the first that starts at or
+    // after t2 ends the window.
+    XTFQ_TRY(t.ForEach(lo, t.size(), [&](const std::byte* r) -> Result<bool> {
+      if (I64At(r, L::kStepT0) >= t2) return false;
+      visit(r);
+      return true;
+    }));
+  }
+  return Ok();
+}
+
+}  // namespace xtfq

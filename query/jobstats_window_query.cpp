@@ -1,0 +1,166 @@
+#include "query/jobstats_window_query.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <unordered_map>
+
+#include "index/tn_tree.h"
+#include "query/primitives.h"
+#include "query/time_window.h"
+#include "store/endian.h"
+
+namespace xtfq {
+
+namespace {
+using L = JobStatsLayout;
+}  // namespace
+
+Result<JobStatsWindow> JobStatsWindowQuery::Compute(JobStatsView& view, int64_t t1, int64_t t2, const JobStatsFilter& filter,
+                                                    const std::vector<JobStatsKey>& by, bool scan) {
+  if (t1 >= t2) return Error(ErrorCode::kInvalidArgument, fmt::format("the window {}:{} is empty", t1, t2));
+  JobStatsWindow out;
+  out.t1 = t1, out.t2 = t2;
+  XTFQ_ASSIGN_OR_RETURN(std::vector<char> series, view.SelectSeries(filter));
+  XTFQ_ASSIGN_OR_RETURN(std::vector<uint32_t> targets, view.SelectTargets(filter, series));
+  for (const std::string& op : filter.ops) {
+    if (std::find(view.ops().begin(), view.ops().end(), op) == view.ops().end()) {
+      return Error(ErrorCode::kNotFound, fmt::format("{}: no op '{}' in the store ({})", view.reader().store().name(), op, fmt::join(view.ops(), " ")));
+    }
+  }
+  const Catalogue& cat = view.reader().store().catalogue();
+  for (const std::string& op : view.ops()) {
+    if ((filter.ops.empty() || std::find(filter.ops.begin(), filter.ops.end(), op) != filter.ops.end()) &&
+        cat.Find(L::StepArrayName(op)) != nullptr) {
+      out.ops.push_back(op);
+    }
+  }
+  bool per_series = !series.empty();
+  for (JobStatsKey k : by) per_series |= k != JobStatsKey::kTarget && k != JobStatsKey::kOp;
+  std::unordered_map<std::string, size_t> index;
+  auto group = [&](const std::string& key) -> JobStatsGroup& {
+    auto [it, fresh] = index.emplace(key, out.groups.size());
+    if (fresh) {
+      JobStatsGroup g;
+      size_t start = 0;
+      for (size_t i = 0; i < by.size(); ++i) {
+        const size_t end = key.find('\x1f', start);
+        g.keys.push_back(key.substr(start, end == std::string::npos ? std::string::npos : end - start));
+        start = end == std::string::npos ? key.size() : end + 1;
+      }
+      out.groups.push_back(std::move(g));
+    }
+    return out.groups[it->second];
+  };
+  out.indexed = !per_series && !scan;
+  for (const std::string& op : out.ops) {
+    const ArrayDesc& steps = *cat.Find(L::StepArrayName(op));
+    if (per_series || scan || !steps.process_index) {
+      XTFQ_TRY(view.Steps(steps, t1, t2, targets, series, scan, out.steps_read, [&](const std::byte* r) {
+        const uint32_t s = U32At(r, L::kStepSeries), g = U32At(r, L::kStepTarget);
+        JobStatsOpResult& o = group(view.GroupKey(by, s, g, op)).ops[op];
+        o.total += JobStatsView::Part(U64At(r, L::kStepDelta), I64At(r, L::kStepT0), I64At(r, L::kStepT1), t1, t2);
+        o.rate_max = std::max(o.rate_max, F64At(r, L::kStepRate));
+        ++o.steps;
+      }));
+      if (!steps.process_index && !scan) out.indexed = false;
+      continue;
+    }
+    // From the TN tree of each target's steps: the steps ending in (t1, t2] count whole except
+    // the first block, which may start before t1; the block ending first after t2 counts in
+    // part when it starts before t2. Steps of one block share t0 and t1.
+    Primitives p(view.reader().cache(), steps, &cat);
+    std::vector<std::byte> rec(steps.schema.record_width());
+    for (uint32_t g : targets) {
+      XTFQ_ASSIGN_OR_RETURN(const ArrayDesc* pa, JobStatsView::OfTarget(p, g));
+      if (pa == nullptr) continue;
+      TnTree t(view.reader().cache(), *pa);
+      XTFQ_ASSIGN_OR_RETURN(uint64_t lo, t.LowerBound(t1 + 1));
+      if (lo == t.size()) continue;
+      XTFQ_ASSIGN_OR_RETURN(uint64_t hi, t.LowerBound(t2 + 1));
+      double total = 0, rate_max = 0;
+      uint64_t count = 0;
+      if (lo < hi) {
+        XTFQ_ASSIGN_OR_RETURN(Summary whole, t.Aggregate(lo, hi));
+        total = static_cast<double>(static_cast<uint64_t>(whole.fields[0].i_sum));
+        rate_max = whole.fields[3].f_max, count = whole.count;
+        XTFQ_TRY(t.Record(lo, rec));
+        const int64_t a1 = I64At(rec.data(), L::kStepT1), a0 = I64At(rec.data(), L::kStepT0);
+        if (a0 < t1) {
+          XTFQ_ASSIGN_OR_RETURN(uint64_t a_end, t.LowerBound(a1 + 1));
+          XTFQ_ASSIGN_OR_RETURN(Summary a, t.Aggregate(lo, a_end));
+          const auto sum = static_cast<double>(static_cast<uint64_t>(a.fields[0].i_sum));
+          total -= sum * static_cast<double>(t1 - a0) / static_cast<double>(a1 - a0);
+        }
+      }
+      if (hi < t.size()) {
+        XTFQ_TRY(t.Record(hi, rec));
+        const int64_t b1 = I64At(rec.data(), L::kStepT1), b0 = I64At(rec.data(), L::kStepT0);
+        if (b0 < t2) {
+          XTFQ_ASSIGN_OR_RETURN(uint64_t b_end, t.LowerBound(b1 + 1));
+          XTFQ_ASSIGN_OR_RETURN(Summary b, t.Aggregate(hi, b_end));
+          total += JobStatsView::Part(static_cast<uint64_t>(b.fields[0].i_sum), b0, b1, t1, t2);
+          rate_max = std::max(rate_max, b.fields[3].f_max), count += b.count;
+        }
+      }
+      if (count == 0) continue;
+      JobStatsOpResult& o = group(view.GroupKey(by, UINT32_MAX, g, op)).ops[op];
+      o.total += total, o.rate_max = std::max(o.rate_max, rate_max), o.steps += count;
+    }
+  }
+  std::sort(out.groups.begin(), out.groups.end(), [](const JobStatsGroup& a, const JobStatsGroup& b) { return a.keys < b.keys; });
+  return out;
+}
+
+const JobStatsOpResult* JobStatsWindowAnswer::Column(const JobStatsGroup& g, const std::string& column) {
+  if (column.empty()) return g.ops.empty() ? nullptr : &g.ops.begin()->second;
+  auto it = g.ops.find(column);
+  return it == g.ops.end() ? nullptr : &it->second;
+}
+
+double JobStatsWindowAnswer::RateMean(const JobStatsOpResult& o) const { return o.total / static_cast<double>(window.t2 - window.t1); }
+
+Result<std::pair<int64_t, int64_t>> JobStatsWindowQuery::ResolveWindow(JobStatsView& view, const std::string& time) {
+  XTFQ_ASSIGN_OR_RETURN(auto span, view.Span());
+  const TimeFrame frame = span ? TimeFrame::JobStats(span->first, span->second) : TimeFrame::JobStats(0, 0);
+  XTFQ_ASSIGN_OR_RETURN(TimeWindow w, TimeWindow::Parse(time, frame));
+  if (!span && (w.open_lo() || w.open_hi())) return Error(ErrorCode::kNotFound, "the store holds no job_stats collection");
+  const int64_t t1 = w.open_lo() ? span->first : w.lo, t2 = w.open_hi() ? span->second : w.hi;
+  if (t1 >= t2) return Error(ErrorCode::kInvalidArgument, fmt::format("--time: the window [{}, {}) is empty", t1, t2));
+  return std::pair{t1, t2};
+}
+
+Result<std::vector<JobStatsKey>> JobStatsWindowQuery::ParseKeys(const std::vector<std::string>& names) {
+  std::vector<JobStatsKey> by;
+  for (const std::string& k : names) {
+    XTFQ_ASSIGN_OR_RETURN(JobStatsKey key, ParseJobStatsKey(k));
+    if (std::find(by.begin(), by.end(), key) == by.end()) by.push_back(key);
+  }
+  return by;
+}
+
+Result<JobStatsWindowAnswer> JobStatsWindowQuery::Run(JobStatsView& view, const JobStatsWindowRequest& r) {
+  JobStatsWindowAnswer a;
+  XTFQ_ASSIGN_OR_RETURN(auto w, ResolveWindow(view, r.time));
+  XTFQ_ASSIGN_OR_RETURN(a.by, ParseKeys(r.by));
+  XTFQ_ASSIGN_OR_RETURN(a.window, Compute(view, w.first, w.second, r.filter, a.by, r.scan));
+  const bool op_key = std::find(a.by.begin(), a.by.end(), JobStatsKey::kOp) != a.by.end();
+  a.columns = op_key ? std::vector<std::string>{""} : a.window.ops;
+  if (r.top > 0 || !r.sort.empty()) {
+    const std::string key = r.sort.empty() ? (a.columns.empty() ? std::string() : a.columns.front()) : r.sort;
+    if (!op_key && std::find(a.columns.begin(), a.columns.end(), key) == a.columns.end()) {
+      return Error(ErrorCode::kInvalidArgument, fmt::format("--sort {}: not an op of this answer ({})", key, fmt::join(a.columns, " ")));
+    }
+    std::stable_sort(a.window.groups.begin(), a.window.groups.end(), [&](const JobStatsGroup& x, const JobStatsGroup& y) {
+      const JobStatsOpResult* p = JobStatsWindowAnswer::Column(x, op_key ? "" : key);
+      const JobStatsOpResult* q = JobStatsWindowAnswer::Column(y, op_key ? "" : key);
+      return (p ? p->total : 0) > (q ? q->total : 0);
+    });
+    if (r.top > 0 && a.window.groups.size() > r.top) a.window.groups.resize(r.top);
+  }
+  return a;
+}
+
+}  // namespace xtfq

@@ -1,0 +1,78 @@
+// JobStatsWindowQuery: job_stats totals and rates of a window grouped by job, uid, node, target,
+// op, class or raw id (`xtfq query STORE --jobstats`, the viewer's top jobs).
+//
+// A group's total in [t1, t2) is the exact integral of its series' rate step functions
+// (JobStatsView::Part); rate_mean is the total over (t2 - t1); rate_max the highest rate of a
+// step that overlaps the window. Run() resolves the request's window in the store's frame
+// (query/time_window.h; default: every collection), orders the groups by the total of one op and
+// keeps the top N.
+//
+// Cost. Totals grouped by target and op only (filters by target and op) come from the TN tree of
+// each (op, target) per-process array: at most six descents per target and op, whatever the window
+// holds. Grouping by series attributes (job, uid, node, class, id), or filtering by them, reads
+// the window's steps of the targets involved (one descent per leaf page). `scan` reads every step
+// (the flat-scan baseline).
+//
+// Thread-safety: one thread at a time (shares the view's reader).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "query/jobstats_view.h"
+
+namespace xtfq {
+
+struct JobStatsOpResult {
+  double total = 0;     // events or bytes in the window
+  double rate_max = 0;  // per second
+  uint64_t steps = 0;   // steps that overlap the window
+};
+
+struct JobStatsGroup {
+  std::vector<std::string> keys;                 // in --by order
+  std::map<std::string, JobStatsOpResult> ops;   // by op name
+};
+
+struct JobStatsWindow {
+  int64_t t1 = 0, t2 = 0;
+  std::vector<std::string> ops;  // the ops asked for (or all), in store order
+  std::vector<JobStatsGroup> groups;  // sorted by keys
+  bool indexed = false;               // answered from index aggregates (no step read)
+  uint64_t steps_read = 0;            // step records read one by one
+};
+
+struct JobStatsWindowRequest {
+  std::string time = ":";            // --time (query/time_window.h, job_stats frame)
+  std::vector<std::string> by;       // group keys: job uid node target op class id
+  JobStatsFilter filter;
+  uint32_t top = 0;                  // 0: every group
+  std::string sort;                  // the op whose total orders the groups (default: the first column)
+  bool scan = false;
+};
+
+struct JobStatsWindowAnswer {
+  JobStatsWindow window;              // groups in answer order (by --sort when asked, else by keys)
+  std::vector<JobStatsKey> by;
+  // The op columns: one per op, or a single unnamed column ("") when grouping by op.
+  std::vector<std::string> columns;
+  // The group's result in a column (nullptr: no step of that op).
+  static const JobStatsOpResult* Column(const JobStatsGroup& g, const std::string& column);
+  // total / (t2 - t1).
+  double RateMean(const JobStatsOpResult& o) const;
+};
+
+class JobStatsWindowQuery {
+ public:
+  static Result<JobStatsWindowAnswer> Run(JobStatsView& view, const JobStatsWindowRequest& request);
+  static Result<JobStatsWindow> Compute(JobStatsView& view, int64_t t1, int64_t t2, const JobStatsFilter& filter,
+                                        const std::vector<JobStatsKey>& by, bool scan = false);
+  // The window of a request in the view's frame (default: first to last collection), and its
+  // group keys.
+  static Result<std::pair<int64_t, int64_t>> ResolveWindow(JobStatsView& view, const std::string& time);
+  static Result<std::vector<JobStatsKey>> ParseKeys(const std::vector<std::string>& by);
+};
+
+}  // namespace xtfq

@@ -1,0 +1,180 @@
+#include "query/result_json.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace xtfq {
+
+namespace {
+nlohmann::json J(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+}  // namespace
+
+std::string ResultJson::EdgeSeconds(int64_t ns, bool lo) {
+  if (lo ? ns == INT64_MIN : ns == INT64_MAX) return lo ? "-inf" : "+inf";
+  return fmt::format("{:.9g}", static_cast<double>(ns) / 1e9);
+}
+
+nlohmann::json ResultJson::Of(const DarshanOpStats& s, const DarshanOpMetrics& d) {
+  nlohmann::json bins = nlohmann::json::object();
+  for (int b = 0; b < DarshanLayout::kSizeBins; ++b) bins[std::string(DarshanLayout::SizeBinName(b))] = s.bins[static_cast<size_t>(b)];
+  return {{"ops", s.ops},           {"bytes", s.bytes},          {"busy_s", s.busy},
+          {"bw_mib_s", J(d.bw_mib_s)}, {"iops", J(d.iops)},      {"avg_size", J(d.avg_size)},
+          {"seq_ratio", J(d.seq_ratio)}, {"consec_ratio", J(d.consec_ratio)}, {"small_ratio", J(d.small_ratio)},
+          {"seq", s.seq},           {"consec", s.consec},        {"size_classes", bins}};
+}
+
+nlohmann::json ResultJson::Of(const RankImbalance& r) {
+  return {{"ranks", r.ranks},
+          {"max_bytes", r.max_bytes.bytes},
+          {"max_bytes_rank", r.max_bytes.rank},
+          {"min_bytes", r.min_bytes.bytes},
+          {"min_bytes_rank", r.min_bytes.rank},
+          {"mean_bytes", r.mean_bytes},
+          {"slowest_rank", r.slowest.rank},
+          {"slowest_rank_bytes", r.slowest.bytes},
+          {"slowest_rank_busy_s", r.slowest.busy},
+          {"fastest_rank", r.fastest.rank},
+          {"fastest_rank_bytes", r.fastest.bytes},
+          {"fastest_rank_busy_s", r.fastest.busy},
+          {"slowest_to_fastest_bytes", J(r.slowest_to_fastest_bytes)}};
+}
+
+nlohmann::json ResultJson::Of(const DarshanWindowAnswer& a) {
+  auto op = [](const DarshanOpStats& s) { return Of(s, DarshanOpMetrics::Of(s)); };
+  nlohmann::json j = {{"log", a.info.log},
+                      {"job", a.info.job},
+                      {"module", a.spec.module},
+                      {"window_s", {EdgeSeconds(a.spec.t1, true), EdgeSeconds(a.spec.t2, false)}},
+                      {"ranks", a.request.ranks.empty() ? ":" : a.request.ranks},
+                      {"answered", a.answered},
+                      {"read", Of(a.result.read, a.read)},
+                      {"write", Of(a.result.write, a.write)},
+                      {"rank_imbalance", a.imbalance ? Of(*a.imbalance) : nlohmann::json(nullptr)}};
+  if (a.request.per_rank) {
+    j["per_rank"] = nlohmann::json::array();
+    for (const auto& [rank, ops] : a.result.ranks) j["per_rank"].push_back({{"rank", rank}, {"read", op(ops[0])}, {"write", op(ops[1])}});
+  }
+  if (a.request.per_file) {
+    j["per_file"] = nlohmann::json::array();
+    for (const auto& [id, ops] : a.result.files) {
+      j["per_file"].push_back({{"id", id}, {"name", a.FileName(id)}, {"read", op(ops[0])}, {"write", op(ops[1])}});
+    }
+  }
+  return j;
+}
+
+nlohmann::json ResultJson::Of(const JobStatsWindowAnswer& a) {
+  const JobStatsWindow& w = a.window;
+  nlohmann::json j;
+  j["t1"] = w.t1, j["t2"] = w.t2, j["indexed"] = w.indexed, j["steps_read"] = w.steps_read;
+  for (JobStatsKey k : a.by) j["by"].push_back(JobStatsKeyName(k));
+  j["groups"] = nlohmann::json::array();
+  for (const JobStatsGroup& g : w.groups) {
+    nlohmann::json gj;
+    for (size_t i = 0; i < a.by.size(); ++i) gj[std::string(JobStatsKeyName(a.by[i]))] = g.keys[i];
+    for (const auto& [op, o] : g.ops) {
+      gj["ops"][op] = {{"total", o.total}, {"rate_mean", a.RateMean(o)}, {"rate_max", o.rate_max}, {"steps", o.steps}};
+    }
+    j["groups"].push_back(gj);
+  }
+  return j;
+}
+
+nlohmann::json ResultJson::Of(const JobStatsHeatmap& h) {
+  nlohmann::json j;
+  j["op"] = h.op, j["base"] = h.base, j["t1"] = h.t1, j["t2"] = h.t2, j["step"] = h.cell, j["step_functions"] = h.groups;
+  j["cells"] = nlohmann::json::array();
+  for (const auto& c : h.cells) {
+    j["cells"].push_back({{"t", c.t}, {"k", c.k}, {"lo", std::pow(h.base, c.k)}, {"hi", std::pow(h.base, c.k + 1)}, {"count", c.count}});
+  }
+  return j;
+}
+
+nlohmann::json ResultJson::Of(const DarshanLogInfo& l) {
+  const bool text = l.source == DarshanLayout::SourceKind::kParserText;
+  return {{"log", l.log},
+          {"job", l.job},
+          {"uid", l.uid},
+          {"nprocs", l.nprocs},
+          {"format", fmt::format("3.{:02}", l.format_minor)},
+          {"start_sec", l.start_sec},
+          {"end_sec", l.end_sec},
+          {"exe", l.exe},
+          {"file", l.file},
+          {"source", text ? "darshan-parser text" : "binary log"},
+          {"source_bytes", l.source_bytes},
+          {"partial_modules", StoreSummary::PartialModules(l)},
+          {"note", text ? "floating-point counters carry only the six decimals darshan-parser prints; "
+                          "no DXT segments; job nanoseconds unknown"
+                        : ""}};
+}
+
+nlohmann::json ResultJson::Of(const StoreSummary& s) {
+  nlohmann::json arrays = nlohmann::json::array();
+  for (const StoreSummary::Array& a : s.arrays) {
+    nlohmann::json fields = nlohmann::json::array();
+    for (const Field& fd : a.desc->schema.fields()) fields.push_back({{"name", fd.name}, {"type", FieldTypeName(fd.type)}, {"offset", fd.offset}});
+    nlohmann::json aggs = nlohmann::json::array();
+    for (uint16_t g : a.desc->schema.aggregates()) aggs.push_back(a.desc->schema.fields()[g].name);
+    nlohmann::json levels = nlohmann::json::array();
+    for (size_t l = 0; l < a.levels.size(); ++l) {
+      levels.push_back({{"level", l}, {"pages", a.levels[l].pages}, {"entries_per_page", a.levels[l].entries_per_page}});
+    }
+    nlohmann::json pj = nullptr;
+    if (const auto& pi = a.process_index) {
+      pj = {{"processes", pi->processes}, {"data_pages", pi->data_pages}, {"index_pages", pi->index_pages},
+            {"tree_pages", pi->tree_pages}, {"tree_height", pi->tree_height}};
+    }
+    arrays.push_back({{"id", a.id},
+                      {"name", a.name},
+                      {"records", a.records},
+                      {"record_bytes", a.record_bytes},
+                      {"records_per_page", a.records_per_page},
+                      {"full_pages", a.full_pages},
+                      {"open_page_records", a.open_page_records},
+                      {"fields", fields},
+                      {"aggregates", aggs},
+                      {"height", a.levels.size()},
+                      {"levels", levels},
+                      {"index_pages", a.index_pages},
+                      {"index_overhead", a.index_overhead},
+                      {"process_index", pj},
+                      {"bytes_per_record", a.bytes_per_record}});
+  }
+  nlohmann::json darshan = nlohmann::json::array();
+  for (const DarshanLogInfo& l : s.darshan_logs) darshan.push_back(Of(l));
+  nlohmann::json jobstats;
+  if (const auto& js = s.jobstats) {
+    const nlohmann::json classes = js->classes;
+    jobstats = {{"targets", js->targets}, {"ops", js->ops},         {"collections", js->collections}, {"entries", js->entries},
+                {"series", js->series},   {"classes", classes},     {"first", js->first},             {"last", js->last}};
+  }
+  const StoreSummary::Pages& p = s.pages;
+  return {{"store", s.store},
+          {"format_version", s.format_version},
+          {"page_size", s.page_size},
+          {"generation", s.generation},
+          {"superblock_slot", s.superblock_slot},
+          {"commit_time_ns", s.commit_time_ns},
+          {"page_count", s.page_count},
+          {"file_bytes", s.file_bytes},
+          {"pages",
+           {{"superblock", p.superblock},
+            {"catalogue", p.catalogue},
+            {"data", p.data},
+            {"index", p.index},
+            {"process_tree", p.process_tree},
+            {"heap", p.heap},
+            {"shadow", p.shadow},
+            {"open_reserved", p.open_reserved},
+            {"free", p.free}}},
+          {"free_bytes", s.free_bytes},
+          {"heap_bytes", s.heap_bytes},
+          {"catalogue_bytes", s.catalogue_bytes},
+          {"arrays", arrays},
+          {"darshan_logs", darshan},
+          {"jobstats", jobstats}};
+}
+
+}  // namespace xtfq

@@ -1,0 +1,30 @@
+// ResultJson: the one JSON form of every query result, shared by the command line (`--format
+// json`) and the viewer's API, so both show the same numbers under the same names. A value that
+// cannot be computed (a ratio over zero) is null, never 0.
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "query/darshan_window_query.h"
+#include "query/jobstats_heatmap_query.h"
+#include "query/jobstats_window_query.h"
+#include "query/store_summary.h"
+
+namespace xtfq {
+
+class ResultJson {
+ public:
+  static nlohmann::json Of(const DarshanOpStats& stats, const DarshanOpMetrics& metrics);
+  static nlohmann::json Of(const RankImbalance& imbalance);
+  static nlohmann::json Of(const DarshanWindowAnswer& answer);
+  static nlohmann::json Of(const JobStatsWindowAnswer& answer);
+  static nlohmann::json Of(const JobStatsHeatmap& heatmap);
+  static nlohmann::json Of(const StoreSummary& summary);
+  static nlohmann::json Of(const DarshanLogInfo& log);
+  // Seconds from the job's start of a window edge in ns ("-inf"/"+inf" for an open side).
+  static std::string EdgeSeconds(int64_t ns, bool lo);
+};
+
+}  // namespace xtfq

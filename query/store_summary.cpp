@@ -1,0 +1,113 @@
+#include "query/store_summary.h"
+
+#include <fmt/format.h>
+
+#include "layouts/darshan_layout.h"
+#include "query/jobstats_view.h"
+#include "store/format.h"
+#include "store/index_entry.h"
+
+namespace xtfq {
+
+namespace {
+
+struct ChainPages {
+  uint64_t full = 0;
+  uint64_t open = 0;    // reserved open pages (0 or 1)
+  uint64_t shadow = 0;  // 0 or 1
+};
+
+ChainPages Count(const ChainDesc& c, uint32_t page_size, uint32_t width) {
+  const uint32_t cap = PageCapacity(page_size, width);
+  return ChainPages{c.FullPages(cap), c.open != kNoPage ? 1u : 0u, c.shadow != kNoPage ? 1u : 0u};
+}
+
+// Data and index pages of one array (each counting the open page's shadow once), and its levels.
+struct ArrayPages {
+  uint64_t data = 0, index = 0;
+  std::vector<StoreSummary::Level> levels;
+};
+
+}  // namespace
+
+std::vector<std::string> StoreSummary::PartialModules(const DarshanLogInfo& l) {
+  std::vector<std::string> out;
+  for (int slot = 0; slot < DarshanLayout::kModuleSlots; ++slot) {
+    if ((l.partial >> slot) & 1) {
+      const std::string_view n = DarshanLayout::ModuleName(slot);
+      out.push_back(n.empty() ? fmt::format("slot {}", slot) : std::string(n));
+    }
+  }
+  return out;
+}
+
+Result<StoreSummary> StoreSummary::Of(StoreReader& reader) {
+  const Store& s = reader.store();
+  const Superblock& sb = s.superblock();
+  const Catalogue& cat = s.catalogue();
+  StoreSummary out;
+  out.store = s.name();
+  out.format_version = sb.version, out.page_size = sb.page_size, out.superblock_slot = s.superblock_slot();
+  out.generation = sb.generation, out.commit_time_ns = sb.commit_time_ns, out.page_count = sb.page_count, out.file_bytes = s.file_size();
+  const ChainPages heap = Count(cat.heap, sb.page_size, 1);
+  Pages& pg = out.pages;
+  pg.superblock = format::kSuperblockSlots, pg.catalogue = sb.catalogue_pages, pg.heap = heap.full;
+  pg.shadow = heap.shadow, pg.open_reserved = heap.open, pg.free = cat.free_pages.size();
+  std::vector<ArrayPages> pages(cat.arrays.size());
+  for (const ArrayDesc& a : cat.arrays) {
+    ArrayPages& ap = pages[a.id.value - 1];
+    for (size_t l = 0; l < a.levels.size(); ++l) {
+      const uint32_t width = l == 0 ? a.schema.record_width() : IndexEntry::Width(a.schema);
+      const ChainPages lc = Count(a.levels[l], sb.page_size, width);
+      (l == 0 ? pg.data : pg.index) += lc.full;
+      pg.shadow += lc.shadow, pg.open_reserved += lc.open;
+      (l == 0 ? ap.data : ap.index) += lc.full + lc.shadow;
+      ap.levels.push_back({lc.full + lc.shadow, PageCapacity(sb.page_size, width)});
+    }
+  }
+  for (const ArrayDesc& a : cat.arrays) {
+    if (a.per_process()) continue;
+    const ArrayPages& ap = pages[a.id.value - 1];
+    Array x;
+    x.id = a.id.value, x.name = a.name, x.records = a.record_count(), x.desc = &a;
+    x.record_bytes = a.schema.record_width();
+    x.records_per_page = PageCapacity(sb.page_size, x.record_bytes);
+    x.full_pages = a.levels[0].FullPages(x.records_per_page);
+    x.open_page_records = a.levels[0].OpenEntries(x.records_per_page);
+    x.levels = ap.levels, x.index_pages = ap.index;
+    x.index_overhead = ap.data == 0 ? 0.0 : static_cast<double>(ap.index) / static_cast<double>(ap.data);
+    uint64_t all_pages = ap.data + ap.index;
+    if (a.process_index) {
+      ProcessIndex pi;
+      for (const ArrayDesc& c : cat.arrays) {
+        if (c.parent != a.id) continue;
+        ++pi.processes;
+        pi.data_pages += pages[c.id.value - 1].data, pi.index_pages += pages[c.id.value - 1].index;
+      }
+      pi.tree_pages = ProcessTreePages(pi.processes, PageCapacity(sb.page_size, IndexEntry::Width(a.schema)));
+      pi.tree_height = a.process_levels;
+      pg.process_tree += pi.tree_pages;
+      all_pages += pi.data_pages + pi.index_pages + pi.tree_pages;
+      x.process_index = pi;
+    }
+    x.bytes_per_record =
+        a.record_count() == 0 ? 0.0 : static_cast<double>(all_pages * sb.page_size) / static_cast<double>(a.record_count());
+    out.arrays.push_back(std::move(x));
+  }
+  out.free_bytes = pg.free * sb.page_size, out.heap_bytes = cat.heap.entries, out.catalogue_bytes = sb.catalogue_bytes;
+  XTFQ_ASSIGN_OR_RETURN(out.darshan_logs, DarshanLogs::List(reader));
+  if (JobStatsView::Holds(s)) {
+    XTFQ_ASSIGN_OR_RETURN(auto js, JobStatsView::Open(reader));
+    XTFQ_ASSIGN_OR_RETURN(auto span, js->Span());
+    JobStats j;
+    j.targets = js->targets().size(), j.collections = js->collections(), j.entries = js->entries(), j.series = js->series().size();
+    j.ops = js->ops();
+    for (size_t c = 0; c < kJobIdClasses; ++c) j.classes[std::string(JobIdClassName(static_cast<JobIdClass>(c)))] = 0;
+    for (const JobStatsSeriesInfo& x : js->series()) ++j.classes[std::string(JobIdClassName(x.cls))];
+    if (span) j.first = span->first, j.last = span->second;
+    out.jobstats = std::move(j);
+  }
+  return out;
+}
+
+}  // namespace xtfq
