@@ -9,7 +9,8 @@
 #include <filesystem>
 #include <thread>
 
-#include "cli/jobstats_input.h"
+#include "importers/importer.h"
+#include "query/store_reader.h"
 #include "store/posix_file.h"
 #include "store/store_writer.h"
 
@@ -53,6 +54,15 @@ Result<std::string> Capture(const std::vector<std::string>& argv) {
 }
 }  // namespace
 
+Result<ImportReport> CollectCommand::Import(StoreWriter& w, bool exists, const std::string& snapshot, const ImportOptions& options) const {
+  std::unique_ptr<StoreReader> existing;
+  if (exists) {
+    XTFQ_ASSIGN_OR_RETURN(existing, StoreReader::Open(store_));
+  }
+  XTFQ_ASSIGN_OR_RETURN(auto importer, Importer::Make("jobstats", options));
+  return importer->Import({snapshot}, w, existing.get());
+}
+
 int CollectCommand::Run() {
   namespace fs = std::filesystem;
   if (command_.empty()) command_ = {"lctl", "get_param", "mdt.*.job_stats", "obdfilter.*.job_stats"};
@@ -89,11 +99,12 @@ int CollectCommand::Run() {
       const bool exists = fs::exists(store_, ec);
       auto w = exists ? StoreWriter::OpenPath(store_) : StoreWriter::CreatePath(store_);
       if (!w.ok()) return Fail("collect", w.error());
-      JobStatsImportOptions o;
-      o.templates = jobid_names_, o.target = target_;
-      auto st = JobStatsInput::Import(**w, store_, exists, {path}, o);
+      ImportOptions o;
+      o.jobid_names = jobid_names_, o.target = target_;
+      auto st = Import(**w, exists, path, o);
       s = st.ok() ? (*w)->Commit() : Status(st.error());
       if (!s.ok()) return Fail("collect", s.error());
+      for (const std::string& x : st->warnings) fmt::print(stderr, "xtfq collect: warning: {}\n", x);
       fmt::print(stderr, "collect: {} ({} entries, {} rate steps) -> {} generation {}\n", path, st->entries, st->steps, store_,
                  (*w)->generation());
     } else {

@@ -7,12 +7,8 @@
 #include <cstring>
 #include <filesystem>
 
-#include "importers/darshan_importer.h"
-#include "importers/darshan_text_importer.h"
-#include "cli/jobstats_input.h"
-#include "importers/events_importer.h"
-#include "layouts/darshan_layout.h"
-#include "store/posix_file.h"
+#include "importers/importer.h"
+#include "query/store_reader.h"
 #include "store/store_writer.h"
 
 namespace xtfq::cli {
@@ -35,103 +31,84 @@ CLI::App* ImportCommand::Register(CLI::App& parent) {
   return app;
 }
 
-namespace {
-// The format of `path` from its name (.bin) and first bytes.
-Result<std::string> Sniff(const std::string& path) {
-  if (std::filesystem::path(path).extension() == ".bin") return std::string("events");
-  if (std::filesystem::is_directory(path)) return std::string("jobstats");
-  XTFQ_ASSIGN_OR_RETURN(auto file, PosixFile::Open(path, PosixFile::Mode::kRead));
-  std::vector<std::byte> head(256);
-  XTFQ_ASSIGN_OR_RETURN(size_t got, file->ReadAt(0, head));
-  head.resize(got);
-  if (DarshanImporter::LooksBinary(head)) return std::string("darshan");
-  if (DarshanTextImporter::LooksLikeText(head)) return std::string("darshan-text");
-  if (JobStatsInput::LooksLikeJobStats(std::string_view(reinterpret_cast<const char*>(head.data()), head.size()))) {
-    return std::string("jobstats");
+Result<std::vector<std::pair<std::string, std::vector<std::string>>>> ImportCommand::Groups() const {
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;
+  for (const std::string& in : inputs_) {
+    std::string f = format_;
+    if (f == "auto") {
+      XTFQ_ASSIGN_OR_RETURN(f, Importer::Sniff(in));
+      if (f == "darshan" || f == "darshan-text") f = "darshan-any";  // each log sniffed again by the importer
+    }
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == f; });
+    if (it == groups.end()) it = groups.insert(groups.end(), {f, {}});
+    it->second.push_back(in);
   }
-  return Error(ErrorCode::kInvalidArgument,
-               fmt::format("{}: cannot tell the format (not a Darshan log, darshan-parser text, job_stats or .bin); give --format", path));
+  const bool jobstats = std::any_of(groups.begin(), groups.end(), [](const auto& g) { return g.first == "jobstats"; });
+  if (jobstats && groups.size() > 1) {
+    return Error(ErrorCode::kUsage, "import job_stats snapshots on their own, not mixed with other inputs");
+  }
+  return groups;
 }
-}  // namespace
 
 int ImportCommand::Run() {
   namespace fs = std::filesystem;
   if (out_.empty()) out_ = fs::path(inputs_.front()).replace_extension(".xtfq").string();
-  std::vector<std::string> formats;
-  for (const std::string& in : inputs_) {
-    if (format_ != "auto") {
-      formats.push_back(format_);
-      continue;
-    }
-    auto f = Sniff(in);
-    if (!f.ok()) return Fail("import", f.error());
-    formats.push_back(*f);
-  }
-  if (std::count(formats.begin(), formats.end(), "jobstats") > 0) {
-    if (std::count(formats.begin(), formats.end(), "jobstats") != static_cast<std::ptrdiff_t>(formats.size())) {
-      return Fail("import", Error(ErrorCode::kInvalidArgument, "import job_stats snapshots on their own, not mixed with other inputs"));
-    }
-    return RunJobStats();
-  }
-  if (std::count(formats.begin(), formats.end(), "events") > 1) {
-    // One events file per array: a second one would need its own --array.
-    return Fail("import", Error(ErrorCode::kInvalidArgument, "give one events file per import (each goes to its own --array)"));
-  }
+  auto groups = Groups();
+  if (!groups.ok()) return Fail("import", groups.error());
+  ImportOptions options;
+  options.array = array_;
+  options.sort_memory = static_cast<size_t>(sort_memory_mib_) << 20;
+  if (const char* tmp = std::getenv("TMPDIR"); tmp != nullptr && *tmp != '\0') options.temp_dir = tmp;
+  options.jobid_names = jobid_names_, options.target = target_, options.at = at_;
   const auto t0 = std::chrono::steady_clock::now();
   std::error_code ec;
   const bool exists = fs::exists(out_, ec);
   auto writer = OpenWriter(exists);
   if (!writer.ok()) return Fail("import", writer.error());
   StoreWriter& w = **writer;
-  DarshanImportOptions dopts;
-  dopts.sort_memory = static_cast<size_t>(sort_memory_mib_) << 20;
-  if (const char* tmp = std::getenv("TMPDIR"); tmp != nullptr && *tmp != '\0') dopts.temp_dir = tmp;
-  const ArrayDesc* logs = w.FindArray(DarshanLayout::kLogs);
-  int64_t next_log = logs == nullptr ? 0 : static_cast<int64_t>(logs->record_count());
-  uint64_t records = 0, segments = 0, bytes = 0;
-  for (size_t i = 0; i < inputs_.size(); ++i) {
-    const std::string& in = inputs_[i];
-    Status s = Ok();
-    if (formats[i] == "events") {
-      auto file = PosixFile::Open(in, PosixFile::Mode::kRead);
-      auto n = file.ok() ? EventsImporter::Import(**file, w, array_) : Result<uint64_t>(file.error());
-      if (n.ok()) records += *n;
-      s = n.ok() ? Ok() : Status(n.error());
-    } else {
-      Result<DarshanImportStats> st = Error(ErrorCode::kInvalidArgument, "");
-      if (formats[i] == "darshan") {
-        auto log = DarshanLog::Open(in);
-        st = log.ok() ? DarshanImporter::Import(**log, w, next_log, dopts) : Result<DarshanImportStats>(log.error());
-      } else {
-        auto file = PosixFile::Open(in, PosixFile::Mode::kRead);
-        st = file.ok() ? DarshanTextImporter::Import(**file, w, next_log, dopts) : Result<DarshanImportStats>(file.error());
-      }
-      if (st.ok()) {
-        fmt::print(stderr, "import: {} as Darshan log {}: {} records, {} DXT segments, {} names\n", in, next_log,
-                   st->records, st->segments, st->names);
-        ++next_log;
-        records += st->records, segments += st->segments, bytes += st->source_bytes;
-      }
-      s = st.ok() ? Ok() : Status(st.error());
-    }
-    if (!s.ok()) {
-      fmt::print(stderr, "xtfq import: {}\n", s.error().message());
-      fmt::print(stderr, "xtfq import: nothing committed; {} stays at generation {}\n", out_, w.generation());
-      writer->reset();
-      if (!exists) fs::remove(out_, ec);
-      return kExitFailure;
-    }
+  // What the store already holds, for importers that continue from it.
+  std::unique_ptr<StoreReader> existing;
+  ImportReport total;
+  bool jobstats = false;
+  Status s = Ok();
+  if (exists) {
+    auto r = StoreReader::Open(out_);
+    if (r.ok()) existing = std::move(*r);
+    s = r.ok() ? Ok() : Status(r.error());
   }
-  Status s = w.Commit();
-  if (!s.ok()) return Fail("import", s.error());
+  for (const auto& [format, inputs] : *groups) {
+    if (!s.ok()) break;
+    auto importer = Importer::Make(format, options);
+    auto report = importer.ok() ? (*importer)->Import(inputs, w, existing.get()) : Result<ImportReport>(importer.error());
+    if (!report.ok()) {
+      s = report.error();
+      break;
+    }
+    for (const std::string& n : report->notes) fmt::print(stderr, "import: {}\n", n);
+    for (const std::string& x : report->warnings) fmt::print(stderr, "xtfq import: warning: {}\n", x);
+    jobstats |= format == "jobstats";
+    total.records += report->records, total.segments += report->segments, total.source_bytes += report->source_bytes;
+    total.entries += report->entries, total.totals = report->totals;
+  }
+  if (s.ok()) s = w.Commit();
+  if (!s.ok()) {
+    fmt::print(stderr, "xtfq import: {}\n", s.error().message());
+    fmt::print(stderr, "xtfq import: nothing committed; {} stays at generation {}\n", out_, w.generation());
+    writer->reset();
+    if (!exists) fs::remove(out_, ec);
+    return s.error().code() == ErrorCode::kUsage ? kExitUsage : kExitFailure;
+  }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (segments > 0 || bytes > 0) {
+  if (jobstats) {
+    fmt::print(stderr, "import: {} into {} (generation {}) in {:.2f} s ({:.0f} entries/s)\n", total.totals, out_, w.generation(), secs,
+               secs > 0 ? total.entries / secs : 0.0);
+  } else if (total.segments > 0 || total.source_bytes > 0) {
     fmt::print(stderr, "import: {} records and {} DXT segments from {:.1f} MB into {} (generation {}) in {:.2f} s ({:.2f} M segments/s, {:.1f} MB/s)\n",
-               records, segments, bytes / 1e6, out_, w.generation(), secs, secs > 0 ? segments / secs / 1e6 : 0.0,
-               secs > 0 ? bytes / secs / 1e6 : 0.0);
+               total.records, total.segments, total.source_bytes / 1e6, out_, w.generation(), secs,
+               secs > 0 ? total.segments / secs / 1e6 : 0.0, secs > 0 ? total.source_bytes / secs / 1e6 : 0.0);
   } else {
-    fmt::print(stderr, "import: {} records into {} (generation {}) in {:.2f} s ({:.1f} M records/s)\n", records, out_,
-               w.generation(), secs, secs > 0 ? records / secs / 1e6 : 0.0);
+    fmt::print(stderr, "import: {} records into {} (generation {}) in {:.2f} s ({:.1f} M records/s)\n", total.records, out_,
+               w.generation(), secs, secs > 0 ? total.records / secs / 1e6 : 0.0);
   }
   return kExitOk;
 }
@@ -141,35 +118,6 @@ Result<std::unique_ptr<StoreWriter>> ImportCommand::OpenWriter(bool exists) cons
   opts.process_index = !no_process_index_;
   opts.page_size = page_size_;
   return exists ? StoreWriter::OpenPath(out_, opts) : StoreWriter::CreatePath(out_, opts);
-}
-
-int ImportCommand::RunJobStats() {
-  namespace fs = std::filesystem;
-  const auto t0 = std::chrono::steady_clock::now();
-  auto files = JobStatsInput::Expand(inputs_);
-  if (!files.ok()) return Fail("import", files.error());
-  std::error_code ec;
-  const bool exists = fs::exists(out_, ec);
-  auto writer = OpenWriter(exists);
-  if (!writer.ok()) return Fail("import", writer.error());
-  JobStatsImportOptions jopts;
-  jopts.templates = jobid_names_, jopts.target = target_, jopts.at = at_;
-  auto st = JobStatsInput::Import(**writer, out_, exists, *files, jopts);
-  Status s = st.ok() ? (*writer)->Commit() : Status(st.error());
-  if (!s.ok()) {
-    fmt::print(stderr, "xtfq import: {}\n", s.error().message());
-    fmt::print(stderr, "xtfq import: nothing committed; {} stays at generation {}\n", out_, (*writer)->generation());
-    writer->reset();
-    if (!exists) fs::remove(out_, ec);
-    return kExitFailure;
-  }
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  fmt::print(stderr,
-             "import: {} job_stats files: {} collections, {} entries ({} duplicates replaced, {} skipped), {} counters, {} new "
-             "series, {} rate steps, {} resets into {} (generation {}) in {:.2f} s ({:.0f} entries/s)\n",
-             files->size(), st->collections, st->entries, st->duplicates, st->problems.size(), st->counters, st->new_series,
-             st->steps, st->resets, out_, (*writer)->generation(), secs, secs > 0 ? st->entries / secs : 0.0);
-  return kExitOk;
 }
 
 }  // namespace xtfq::cli

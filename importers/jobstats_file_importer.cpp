@@ -1,16 +1,17 @@
-#include "cli/jobstats_input.h"
+#include "importers/jobstats_file_importer.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <filesystem>
 
-#include "query/store_reader.h"
+#include "importers/jobstats_importer.h"
+#include "importers/jobstats_state.h"
 #include "store/posix_file.h"
 
-namespace xtfq::cli {
+namespace xtfq {
 
-Result<std::vector<std::string>> JobStatsInput::Expand(const std::vector<std::string>& inputs) {
+Result<std::vector<std::string>> JobStatsFileImporter::Expand(const std::vector<std::string>& inputs) {
   namespace fs = std::filesystem;
   std::vector<std::string> out;
   for (const std::string& in : inputs) {
@@ -32,18 +33,19 @@ Result<std::vector<std::string>> JobStatsInput::Expand(const std::vector<std::st
   return out;
 }
 
-bool JobStatsInput::LooksLikeJobStats(std::string_view head) {
+bool JobStatsFileImporter::LooksLikeJobStats(std::string_view head) {
   return head.find("job_stats") != std::string_view::npos || head.find("- job_id:") != std::string_view::npos ||
          head.find("collected_at:") != std::string_view::npos;
 }
 
-Result<JobStatsImportStats> JobStatsInput::Import(StoreWriter& w, const std::string& path, bool exists,
-                                                  const std::vector<std::string>& files, const JobStatsImportOptions& options) {
+Result<ImportReport> JobStatsFileImporter::Import(const std::vector<std::string>& inputs, RecordSink& sink, RecordSource* existing) {
+  XTFQ_ASSIGN_OR_RETURN(std::vector<std::string> files, Expand(inputs));
   JobStatsState state;
-  if (exists) {
-    XTFQ_ASSIGN_OR_RETURN(auto reader, StoreReader::Open(path));
-    XTFQ_ASSIGN_OR_RETURN(state, JobStatsState::Load(*reader));
+  if (existing != nullptr) {
+    XTFQ_ASSIGN_OR_RETURN(state, JobStatsState::Load(*existing));
   }
+  JobStatsImportOptions options;
+  options.templates = options_.jobid_names, options.target = options_.target, options.at = options_.at;
   // Collection order: each file's time (from --at, its collected_at line or its name), then name.
   std::vector<std::pair<double, std::string>> order;
   for (const std::string& f : files) {
@@ -52,19 +54,25 @@ Result<JobStatsImportStats> JobStatsInput::Import(StoreWriter& w, const std::str
     order.emplace_back(t, f);
   }
   std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  XTFQ_ASSIGN_OR_RETURN(JobStatsImporter importer, JobStatsImporter::Make(w, state, options));
+  XTFQ_ASSIGN_OR_RETURN(JobStatsImporter importer, JobStatsImporter::Make(sink, state, options));
   JobStatsImportStats total;
+  ImportReport r;
   for (const auto& [t, f] : order) {
     XTFQ_ASSIGN_OR_RETURN(auto file, PosixFile::Open(f, PosixFile::Mode::kRead));
     importer.set_time(t);  // found above: the file's head is not read again
     XTFQ_ASSIGN_OR_RETURN(JobStatsImportStats st, importer.Import(*file));
-    for (const std::string& p : st.problems) fmt::print(stderr, "xtfq import: warning: {} (entry skipped)\n", p);
+    for (const std::string& p : st.problems) r.warnings.push_back(fmt::format("{} (entry skipped)", p));
     total.collections += st.collections, total.entries += st.entries, total.duplicates += st.duplicates;
     total.counters += st.counters, total.steps += st.steps, total.new_series += st.new_series, total.resets += st.resets;
-    total.time = st.time;
     total.problems.insert(total.problems.end(), st.problems.begin(), st.problems.end());
   }
-  return total;
+  r.inputs = files.size(), r.records = total.entries, r.entries = total.entries, r.steps = total.steps;
+  r.totals = fmt::format(
+      "{} job_stats files: {} collections, {} entries ({} duplicates replaced, {} skipped), {} counters, {} new series, {} rate steps, "
+      "{} resets",
+      files.size(), total.collections, total.entries, total.duplicates, total.problems.size(), total.counters, total.new_series,
+      total.steps, total.resets);
+  return r;
 }
 
-}  // namespace xtfq::cli
+}  // namespace xtfq

@@ -1,0 +1,40 @@
+#include "importers/darshan_file_importer.h"
+
+#include <fmt/format.h>
+
+#include "importers/darshan_importer.h"
+#include "importers/darshan_text_importer.h"
+#include "layouts/darshan_layout.h"
+#include "store/posix_file.h"
+
+namespace xtfq {
+
+Result<ImportReport> DarshanFileImporter::Import(const std::vector<std::string>& inputs, RecordSink& sink, RecordSource* existing) {
+  DarshanImportOptions dopts;
+  dopts.sort_memory = options_.sort_memory, dopts.temp_dir = options_.temp_dir;
+  const ArrayDesc* logs = existing == nullptr ? nullptr : existing->catalogue().Find(DarshanLayout::kLogs);
+  int64_t next_log = logs == nullptr ? 0 : static_cast<int64_t>(logs->record_count());
+  ImportReport r;
+  for (const std::string& in : inputs) {
+    bool text = mode_ == Mode::kText;
+    if (mode_ == Mode::kSniff) {
+      XTFQ_ASSIGN_OR_RETURN(std::string f, Importer::Sniff(in));
+      if (f != "darshan" && f != "darshan-text") return Error(ErrorCode::kInvalidArgument, fmt::format("{}: {} input, not a Darshan log", in, f));
+      text = f == "darshan-text";
+    }
+    DarshanImportStats st;
+    if (text) {
+      XTFQ_ASSIGN_OR_RETURN(auto file, PosixFile::Open(in, PosixFile::Mode::kRead));
+      XTFQ_ASSIGN_OR_RETURN(st, DarshanTextImporter::Import(*file, sink, next_log, dopts));
+    } else {
+      XTFQ_ASSIGN_OR_RETURN(auto log, DarshanLog::Open(in));
+      XTFQ_ASSIGN_OR_RETURN(st, DarshanImporter::Import(*log, sink, next_log, dopts));
+    }
+    r.notes.push_back(fmt::format("{} as Darshan log {}: {} records, {} DXT segments, {} names", in, next_log, st.records, st.segments, st.names));
+    ++next_log, ++r.inputs;
+    r.records += st.records, r.segments += st.segments, r.source_bytes += st.source_bytes;
+  }
+  return r;
+}
+
+}  // namespace xtfq

@@ -1,0 +1,24 @@
+// DarshanFileImporter: the Importer of Darshan logs, binary (DarshanImporter) or darshan-parser
+// text (DarshanTextImporter), each input sniffed (Importer::Sniff) unless the format was forced;
+// each becomes the next log of the store (numbered after the logs it already holds).
+//
+// Thread-safety: one import at a time.
+#pragma once
+
+#include "importers/importer.h"
+
+namespace xtfq {
+
+class DarshanFileImporter final : public Importer {
+ public:
+  enum class Mode : uint8_t { kSniff = 0, kBinary = 1, kText = 2 };
+  DarshanFileImporter(ImportOptions options, Mode mode) : options_(std::move(options)), mode_(mode) {}
+  std::string_view format() const override { return mode_ == Mode::kText ? "darshan-text" : "darshan"; }
+  Result<ImportReport> Import(const std::vector<std::string>& inputs, RecordSink& sink, RecordSource* existing) override;
+
+ private:
+  ImportOptions options_;
+  Mode mode_;
+};
+
+}  // namespace xtfq

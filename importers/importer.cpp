@@ -1,0 +1,41 @@
+#include "importers/importer.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "importers/darshan_file_importer.h"
+#include "importers/darshan_importer.h"
+#include "importers/darshan_text_importer.h"
+#include "importers/events_file_importer.h"
+#include "importers/jobstats_file_importer.h"
+#include "store/posix_file.h"
+
+namespace xtfq {
+
+Result<std::unique_ptr<Importer>> Importer::Make(std::string_view format, const ImportOptions& options) {
+  if (format == "events") return std::unique_ptr<Importer>(new EventsFileImporter(options));
+  if (format == "darshan") return std::unique_ptr<Importer>(new DarshanFileImporter(options, DarshanFileImporter::Mode::kBinary));
+  if (format == "darshan-text") return std::unique_ptr<Importer>(new DarshanFileImporter(options, DarshanFileImporter::Mode::kText));
+  if (format == "darshan-any") return std::unique_ptr<Importer>(new DarshanFileImporter(options, DarshanFileImporter::Mode::kSniff));
+  if (format == "jobstats") return std::unique_ptr<Importer>(new JobStatsFileImporter(options));
+  return Error(ErrorCode::kUsage, fmt::format("'{}' is not an input format (events, darshan, darshan-text, jobstats)", format));
+}
+
+Result<std::string> Importer::Sniff(const std::string& path) {
+  if (std::filesystem::path(path).extension() == ".bin") return std::string("events");
+  if (std::filesystem::is_directory(path)) return std::string("jobstats");
+  XTFQ_ASSIGN_OR_RETURN(auto file, PosixFile::Open(path, PosixFile::Mode::kRead));
+  std::vector<std::byte> head(256);
+  XTFQ_ASSIGN_OR_RETURN(size_t got, file->ReadAt(0, head));
+  head.resize(got);
+  if (DarshanImporter::LooksBinary(head)) return std::string("darshan");
+  if (DarshanTextImporter::LooksLikeText(head)) return std::string("darshan-text");
+  if (JobStatsFileImporter::LooksLikeJobStats(std::string_view(reinterpret_cast<const char*>(head.data()), head.size()))) {
+    return std::string("jobstats");
+  }
+  return Error(ErrorCode::kInvalidArgument,
+               fmt::format("{}: cannot tell the format (not a Darshan log, darshan-parser text, job_stats or .bin); give --format", path));
+}
+
+}  // namespace xtfq

@@ -1,0 +1,59 @@
+// Importer: the one interface `xtfq import` and `xtfq collect` dispatch through. An importer turns
+// a list of input files of its format into records pushed to a RecordSink; it reads what the
+// store already holds through a RecordSource when it must continue from it (job_stats rates, the
+// next Darshan log number). It never commits: the caller commits once, or not at all when an
+// input fails (the store then stays at its previous generation).
+//
+// Formats: "events" (32-byte events, one file per array), "darshan" (binary logs and
+// darshan-parser text, each input sniffed; "darshan-text" forces text), "jobstats" (snapshot files
+// or directories, imported in collection order). Make() builds one; Sniff() tells an input's
+// format from its name and first bytes.
+//
+// Thread-safety: one import per sink at a time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "store/record_sink.h"
+#include "store/record_source.h"
+#include "store/result.h"
+
+namespace xtfq {
+
+struct ImportOptions {
+  std::string array = "events";            // events: the array to create
+  size_t sort_memory = size_t{64} << 20;   // Darshan: bytes of records sorted in memory before runs spill
+  std::string temp_dir = "/tmp";           // Darshan: where spilled runs go
+  std::vector<std::string> jobid_names;    // job_stats: jobid_name templates (default '%j:%u:%H', '%e.%u')
+  std::string target;                      // job_stats: the target of a plain cat of one job_stats file
+  std::optional<double> at;                // job_stats: the collection time of every input
+};
+
+struct ImportReport {
+  uint64_t inputs = 0, records = 0, segments = 0, source_bytes = 0;
+  std::vector<std::string> notes;     // one line per input worth naming ("x as Darshan log 0: ...")
+  std::vector<std::string> warnings;  // what was read but skipped, with file and line
+  std::string totals;                 // the format's own totals, for the summary line ("" when none)
+  uint64_t entries = 0, steps = 0;    // job_stats: entries read, rate steps written
+};
+
+class Importer {
+ public:
+  virtual ~Importer() = default;
+  virtual std::string_view format() const = 0;
+  // Appends `inputs` to `sink`. `existing`: the store's committed records (nullptr: a new store).
+  virtual Result<ImportReport> Import(const std::vector<std::string>& inputs, RecordSink& sink, RecordSource* existing) = 0;
+
+  // kUsage for an unknown format.
+  static Result<std::unique_ptr<Importer>> Make(std::string_view format, const ImportOptions& options);
+  // "events" (.bin), "jobstats" (a directory, or job_stats text), "darshan" (a binary log),
+  // "darshan-text" (darshan-parser text); an error naming the file when it is none of them.
+  static Result<std::string> Sniff(const std::string& path);
+};
+
+}  // namespace xtfq

@@ -1,0 +1,32 @@
+// JobStatsFileImporter: the Importer of job_stats snapshots (files, or directories of them):
+// continues from what the store holds (JobStatsState::Load), orders the snapshots by collection
+// time (--at, a "# collected_at:" line or the file name), imports each (JobStatsImporter), and
+// reports every skipped entry as a warning naming its file and line (nothing is dropped
+// silently).
+//
+// Thread-safety: one import at a time.
+#pragma once
+
+#include <string_view>
+
+#include "importers/importer.h"
+
+namespace xtfq {
+
+class JobStatsFileImporter final : public Importer {
+ public:
+  explicit JobStatsFileImporter(ImportOptions options) : options_(std::move(options)) {}
+  std::string_view format() const override { return "jobstats"; }
+  Result<ImportReport> Import(const std::vector<std::string>& inputs, RecordSink& sink, RecordSource* existing) override;
+
+  // Regular files of the inputs (a directory gives its files, except *.csv and temporary files,
+  // by name).
+  static Result<std::vector<std::string>> Expand(const std::vector<std::string>& inputs);
+  // Whether the first bytes look like job_stats text.
+  static bool LooksLikeJobStats(std::string_view head);
+
+ private:
+  ImportOptions options_;
+};
+
+}  // namespace xtfq
