@@ -129,7 +129,7 @@ Result<int64_t> TimeWindow::ParsePoint(std::string_view side, const TimeFrame& f
     const auto p = Number(side.substr(0, side.size() - 1));
     if (!p || *p < 0 || *p > 100) return Usage(fmt::format("'{}': a percentage is 0% to 100% of the run", side));
     const double span = static_cast<double>(f.last) - static_cast<double>(f.first) + 1;
-    return f.first + static_cast<int64_t>(std::llround(*p / 100.0 * span));
+    return f.first + static_cast<int64_t>(std::floor(*p / 100.0 * span));
   }
   if (side.front() == '@') {
     const auto e = Number(side.substr(1));
@@ -169,15 +169,20 @@ Result<int64_t> TimeWindow::ParsePoint(std::string_view side, const TimeFrame& f
 
 Result<TimeWindow> TimeWindow::Parse(std::string_view text, const TimeFrame& f) {
   // ISO stamps hold colons themselves: try each ':' as the separator; the first where both sides
-  // parse wins. Keep the first side's error for the message.
+  // parse wins. The message keeps the most telling error: one that says why a time cannot be
+  // placed rather than that a piece of an ISO stamp is no time.
   std::optional<Error> first_error;
+  auto keep = [&](const Error& e) {
+    const bool generic = e.message().find("' is not a time: give") != std::string::npos;
+    if (!first_error || (!generic && first_error->message().find("' is not a time: give") != std::string::npos)) first_error = e;
+  };
   for (size_t p = text.find(':'); p != std::string_view::npos; p = text.find(':', p + 1)) {
     const std::string_view a = text.substr(0, p), b = text.substr(p + 1);
     TimeWindow w;
     if (!a.empty()) {
       auto t = ParsePoint(a, f);
       if (!t.ok()) {
-        if (!first_error) first_error = t.error();
+        keep(t.error());
         continue;
       }
       w.lo = *t;
@@ -185,7 +190,7 @@ Result<TimeWindow> TimeWindow::Parse(std::string_view text, const TimeFrame& f) 
     if (!b.empty()) {
       auto t = ParsePoint(b, f);
       if (!t.ok()) {
-        if (!first_error) first_error = t.error();
+        keep(t.error());
         continue;
       }
       w.hi = *t;
