@@ -83,15 +83,15 @@ TEST_CASE("cli: search and size and next and query answer from the index as the 
   // One process: positions are that process's; record 0 of rank 3 is the first rank-3 event.
   Run r3 = Xtfq(dir, "search s.xtfq --record 0 --ranks 3:4");
   REQUIRE(r3.status == 0);
-  CHECK(r3.out.rfind("position 0 of process 3 t=", 0) == 0);
+  CHECK(r3.out.rfind("position 0 of rank 3 t=", 0) == 0);
   CHECK(r3.out.find("rank=3 ") != std::string::npos);
-  CHECK(Xtfq(dir, "next s.xtfq --record 0 --ranks 3:4 --step 1").out.rfind("position 1 of process 3 t=", 0) == 0);
+  CHECK(Xtfq(dir, "next s.xtfq --record 0 --ranks 3:4 --step 1").out.rfind("position 1 of rank 3 t=", 0) == 0);
   Run wide = Xtfq(dir, "search s.xtfq --record 0 --ranks 3:5");
   CHECK(wide.status == 1);
   CHECK(wide.err == "xtfq search: search follows one process: give --ranks R:R+1, not '3:5'\n");
   Run none = Xtfq(dir, "search s.xtfq --record 0 --ranks 99:100");
   CHECK(none.status == 1);
-  CHECK(none.err == "xtfq search: array 'events' has no record of process 99\n");
+  CHECK(none.err == "xtfq search: array 'events' has no record of rank 99\n");
   REQUIRE(Xtfq(dir, "import d.bin -o n.xtfq --no-process-index").status == 0);
   Run noidx = Xtfq(dir, "query n.xtfq --ranks 2:5");
   CHECK(noidx.status == 1);
@@ -194,6 +194,36 @@ TEST_CASE("cli: check names the damaged page and a failed import leaves the stor
   CHECK(std::count_if(arrays.begin(), arrays.end(), [](const ArrayDesc& a) { return !a.per_process(); }) == 1);
   CHECK((*store)->catalogue().Find("second") == nullptr);
   CHECK(Xtfq(dir2, "check s.xtfq").status == 0);
+}
+
+// Runs `args` with stdout sent to `sink` (a path or "| CMD"), returns the exit status and stderr.
+Run Into(const test::TempDir& dir, const std::string& args, const std::string& sink) {
+  const std::string err = dir.File("stderr.into");
+  const std::string redirect = sink.starts_with("|") ? sink : "> " + sink;
+  const std::string cmd =
+      fmt::format("cd '{}' && bash -o pipefail -c \"'{}' {} 2> '{}' {}\"", dir.path().string(), XTFQ_CLI_PATH, args, err, redirect);
+  const int rc = std::system(cmd.c_str());
+  std::ifstream in(err);
+  return Run{WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, "", std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>())};
+}
+
+TEST_CASE("cli: a failed write of the output is one line and exit 1") {
+  test::TempDir dir;
+  REQUIRE(Xtfq(dir, "gen events 20000 -o d.bin --ranks 8").status == 0);
+  REQUIRE(Xtfq(dir, "import d.bin -o s.xtfq").status == 0);
+  for (const char* args : {"info s.xtfq", "check s.xtfq", "size s.xtfq --time :", "search s.xtfq --record 5", "next s.xtfq --record 5 --step 2",
+                           "query s.xtfq", "query s.xtfq --format json", "query s.xtfq --time 0:100000000 --buckets 1000"}) {
+    CAPTURE(args);
+    const Run full = Into(dir, args, "/dev/full");
+    CHECK(full.status == 1);
+    const std::string name = std::string(args).substr(0, std::string(args).find(' '));
+    CHECK(full.err == fmt::format("xtfq {}: cannot write the output: No space left on device\n", name));
+  }
+  // A reader that goes away: the histogram's text is larger than a pipe holds.
+  const Run closed = Into(dir, "query s.xtfq --time 0:200000000 --buckets 20000", "| head -c 10 > /dev/null");
+  CHECK(closed.status == 1);
+  CHECK(closed.err.find("xtfq query: cannot write the output") == 0);
+  CHECK(std::count(closed.err.begin(), closed.err.end(), '\n') == 1);
 }
 
 }  // namespace

@@ -2,6 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <system_error>
+
 #include <memory>
 #include <vector>
 
@@ -23,6 +29,29 @@ namespace xtfq::cli {
 int Fail(std::string_view command, const Error& error) {
   fmt::print(stderr, "xtfq {}: {}\n", command, error.message());
   return error.code() == ErrorCode::kUsage ? kExitUsage : kExitFailure;
+}
+
+int RunChecked(Command& command, const std::string& name) {
+  // A closed pipe is a write error like any other (EPIPE), not a silent death by SIGPIPE.
+  std::signal(SIGPIPE, SIG_IGN);
+  int rc = kExitFailure;
+  try {
+    rc = command.Run();
+  } catch (const std::system_error& e) {  // fmt::print reports a failed write this way
+    std::fflush(stdout);
+    std::clearerr(stdout);
+    fmt::print(stderr, "xtfq {}: cannot write the output: {}\n", name, e.code().message());
+    return kExitFailure;
+  }
+  // What is still buffered goes out now; a full disk or a closed reader shows here.
+  errno = 0;
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    const int err = errno;
+    std::clearerr(stdout);
+    fmt::print(stderr, "xtfq {}: cannot write the output: {}\n", name, err != 0 ? std::strerror(err) : "write error");
+    return kExitFailure;
+  }
+  return rc;
 }
 
 int RunCli(int argc, char** argv) {
@@ -60,7 +89,7 @@ int RunCli(int argc, char** argv) {
     return kExitUsage;
   }
   for (size_t i = 0; i < commands.size(); ++i) {
-    if (subs[i]->parsed()) return commands[i]->Run();
+    if (subs[i]->parsed()) return RunChecked(*commands[i], subs[i]->get_name());
   }
   return kExitUsage;
 }

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstring>
+
 
 #include "cli/darshan_input.h"
 #include "importers/darshan_log.h"
@@ -30,7 +33,9 @@ Status CopyTo(File& file, std::FILE* out) {
   for (uint64_t off = 0;;) {
     XTFQ_ASSIGN_OR_RETURN(size_t got, file.ReadAt(off, buf));
     if (got == 0) return Ok();
-    std::fwrite(buf.data(), 1, got, out);
+    if (std::fwrite(buf.data(), 1, got, out) != got) {
+      return Error(ErrorCode::kIo, fmt::format("cannot write the output: {}", std::strerror(errno)));
+    }
     off += got;
   }
 }

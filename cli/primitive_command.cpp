@@ -84,7 +84,8 @@ Result<std::string> PrimitiveCommand::Answer() {
     j["record"] = c.at_end() ? nlohmann::json(nullptr) : RecordJson(schema, c.record.data());
     return j.dump();
   }
-  const std::string of = one ? fmt::format(" of process {}", r.lo) : "";
+  // Positions within one process, named by the array's process field ("rank 3", "target 2").
+  const std::string of = one ? fmt::format(" of {} {}", schema.fields()[*schema.process_field()].name, r.lo) : "";
   if (c.at_end()) return fmt::format("position {}{} (the end: {} records)", c.position, of, p->size());
   return fmt::format("position {}{} {}", c.position, of, RecordText(schema, c.record.data()));
 }

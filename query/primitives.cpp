@@ -52,7 +52,10 @@ Result<bool> Primitives::CoversAll(int64_t t1, int64_t t2) {
 Result<const ArrayDesc*> Primitives::ProcessArray(int64_t p) {
   XTFQ_ASSIGN_OR_RETURN(auto arrays, Processes(p, p == INT64_MAX ? p : p + 1));
   if (arrays.empty()) {
-    return Error(ErrorCode::kNotFound, fmt::format("array '{}' has no record of process {}", array().name, p));
+    // Named by the array's own process field (a rank for Darshan and events, a target for job_stats).
+    const Schema& sc = array().schema;
+    const std::string_view what = sc.process_field() ? std::string_view(sc.fields()[*sc.process_field()].name) : "process";
+    return Error(ErrorCode::kNotFound, fmt::format("array '{}' has no record of {} {}", array().name, what, p));
   }
   return arrays.front();
 }
