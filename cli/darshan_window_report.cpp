@@ -29,14 +29,20 @@ std::string Csv(const DarshanWindowAnswer& a) {
   return out;
 }
 
-std::string Imbalance(const std::optional<RankImbalance>& imb) {
-  if (!imb) return "rank imbalance: no rank has segments in the window\n";
+std::string Imbalance(const std::optional<RankImbalance>& imb, bool heatmap) {
+  if (!imb) return heatmap ? "rank imbalance: no rank has HEATMAP bytes in the window\n" : "rank imbalance: no rank has segments in the window\n";
   const RankImbalance& r = *imb;
+  const std::string bytes = fmt::format("bytes per rank max {} (rank {}), min {} (rank {}), mean {:.6g}", r.max_bytes.bytes, r.max_bytes.rank,
+                                        r.min_bytes.bytes, r.min_bytes.rank, r.mean_bytes);
+  if (!r.slowest || !r.fastest) {
+    return fmt::format("rank imbalance over {} ranks with HEATMAP bytes: {}; slowest and fastest ranks unknown (heatmaps hold no times)\n",
+                       r.ranks, bytes);
+  }
   return fmt::format(
-      "rank imbalance over {} ranks with segments: bytes per rank max {} (rank {}), min {} (rank {}), mean {:.6g}; "
+      "rank imbalance over {} ranks with segments: {}; "
       "slowest rank {} ({} bytes, {:.6g} s busy), fastest rank {} ({} bytes, {:.6g} s busy), slowest/fastest bytes {}\n",
-      r.ranks, r.max_bytes.bytes, r.max_bytes.rank, r.min_bytes.bytes, r.min_bytes.rank, r.mean_bytes, r.slowest.rank, r.slowest.bytes,
-      r.slowest.busy, r.fastest.rank, r.fastest.bytes, r.fastest.busy, T(r.slowest_to_fastest_bytes));
+      r.ranks, bytes, r.slowest->rank, r.slowest->bytes, r.slowest->busy, r.fastest->rank, r.fastest->bytes, r.fastest->busy,
+      T(r.slowest_to_fastest_bytes));
 }
 
 std::string Text(const DarshanWindowAnswer& a) {
@@ -61,7 +67,7 @@ std::string Text(const DarshanWindowAnswer& a) {
     for (int64_t v : (op == 0 ? a.result.read : a.result.write).bins) out += fmt::format(" {:>10}", v);
     out += "\n";
   }
-  out += Imbalance(a.imbalance);
+  out += Imbalance(a.imbalance, a.result.heatmap);
   if (a.request.per_rank) {
     out += fmt::format("{:>8} {:>12} {:>16} {:>12} {:>16} {:>12}\n", "rank", "read_ops", "read_bytes", "write_ops", "write_bytes", "busy_s");
     for (const auto& [rank, ops] : a.result.ranks) {

@@ -109,6 +109,7 @@ Result<std::string> QueryCommand::Darshan() {
   }
   darshan_.time = time_, darshan_.ranks = ranks_, darshan_.scan = opts_.scan();
   XTFQ_ASSIGN_OR_RETURN(DarshanWindowAnswer a, DarshanWindowQuery::Run(opts_.reader(), darshan_));
+  for (const std::string& w : a.warnings) fmt::print(stderr, "xtfq query: warning: {}\n", w);
   return DarshanWindowReport::Render(a, opts_.format());
 }
 

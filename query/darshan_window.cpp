@@ -111,6 +111,12 @@ Result<DarshanWindowResult> DarshanWindow::Compute(StoreReader& reader, const Da
     return Error(ErrorCode::kNotFound, fmt::format("{}: log {} has no {} segments and no {} heatmap", reader.store().name(),
                                                    info.log, dxt, spec.module));
   }
+  if (spec.files || spec.per_file) {
+    return Error(ErrorCode::kUnsupported,
+                 fmt::format("{}: log {} has no {} segments; its HEATMAP bins count bytes per rank and time, not per file, so {} cannot be "
+                             "answered",
+                             reader.store().name(), info.log, dxt, spec.files ? "a file filter (--file)" : "per-file rows (--per-file)"));
+  }
   out.heatmap = true;
   auto bytes = [](const Summary& s, DarshanOpStats& r, DarshanOpStats& w) {
     if (s.count == 0) return;

@@ -22,6 +22,23 @@ TimeFrame DarshanWindowQuery::Frame(const DarshanLogInfo& info) {
   return TimeFrame::Darshan(info.start_sec, run_ns);
 }
 
+std::vector<std::string> DarshanWindowQuery::Warnings(const DarshanLogInfo& info, const DarshanWindowSpec& spec) {
+  std::vector<std::string> out;
+  const TimeFrame f = Frame(info);
+  auto secs = [](int64_t ns) { return fmt::format("{:.9g}", static_cast<double>(ns) / 1e9); };
+  if ((spec.t1 != INT64_MIN && spec.t1 > f.last) || (spec.t2 != INT64_MAX && spec.t2 <= f.first)) {
+    out.push_back(fmt::format(
+        "the window [{}, {}) s lies outside the job's run (0 to {} s from its start at epoch {}); plain numbers are seconds from the "
+        "job's start: give @EPOCH or ISO 8601 for wall-clock times",
+        spec.t1 == INT64_MIN ? "-inf" : secs(spec.t1), spec.t2 == INT64_MAX ? "+inf" : secs(spec.t2), secs(f.last), info.start_sec));
+  }
+  if (info.nprocs > 0 && (spec.p1 >= info.nprocs || (spec.p2 != INT64_MAX && spec.p2 <= 0))) {
+    out.push_back(fmt::format("the ranks [{}, {}) lie outside the job's {} ranks (0 to {})", spec.p1 == INT64_MIN ? "-inf" : std::to_string(spec.p1),
+                              spec.p2 == INT64_MAX ? "+inf" : std::to_string(spec.p2), info.nprocs, info.nprocs - 1));
+  }
+  return out;
+}
+
 Result<DarshanWindowAnswer> DarshanWindowQuery::Run(StoreReader& reader, const DarshanWindowRequest& q) {
   DarshanWindowAnswer a;
   a.request = q;
@@ -43,7 +60,8 @@ Result<DarshanWindowAnswer> DarshanWindowQuery::Run(StoreReader& reader, const D
   XTFQ_ASSIGN_OR_RETURN(a.result, DarshanWindow::Compute(reader, a.info, a.spec));
   a.read = DarshanOpMetrics::Of(a.result.read);
   a.write = DarshanOpMetrics::Of(a.result.write);
-  a.imbalance = RankImbalance::Of(a.result.ranks);
+  a.imbalance = RankImbalance::Of(a.result.ranks, !a.result.heatmap);
+  a.warnings = Warnings(a.info, a.spec);
   a.answered = a.result.indexed ? "from the index" : "from the window's segments";
   if (a.result.heatmap) {
     a.answered += fmt::format(

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "query/darshan_logs.h"
 #include "query/darshan_op_metrics.h"
@@ -41,6 +42,8 @@ struct DarshanWindowAnswer {
   std::optional<RankImbalance> imbalance;
   std::unordered_map<uint64_t, std::string> names;  // record id -> file name (with --file or per file)
   std::string answered;  // how: from the index, from the segments, from HEATMAP bins (and what that lacks)
+  // What the user should know: a window or rank range outside the job (answered, with zeros).
+  std::vector<std::string> warnings;
 
   // The name of record `id`, or "(null)" as darshan-parser prints an unknown one.
   const std::string& FileName(uint64_t id) const;
@@ -53,6 +56,8 @@ class DarshanWindowQuery {
   static Result<DarshanWindowAnswer> Run(StoreReader& reader, const DarshanWindowRequest& request);
   // The time frame of a log: ns from its job's start, its run time, its start on the wall clock.
   static TimeFrame Frame(const DarshanLogInfo& info);
+  // Warnings for a window or rank range that lies wholly outside the job.
+  static std::vector<std::string> Warnings(const DarshanLogInfo& info, const DarshanWindowSpec& spec);
 };
 
 }  // namespace xtfq

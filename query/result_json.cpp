@@ -31,12 +31,12 @@ nlohmann::json ResultJson::Of(const RankImbalance& r) {
           {"min_bytes", r.min_bytes.bytes},
           {"min_bytes_rank", r.min_bytes.rank},
           {"mean_bytes", r.mean_bytes},
-          {"slowest_rank", r.slowest.rank},
-          {"slowest_rank_bytes", r.slowest.bytes},
-          {"slowest_rank_busy_s", r.slowest.busy},
-          {"fastest_rank", r.fastest.rank},
-          {"fastest_rank_bytes", r.fastest.bytes},
-          {"fastest_rank_busy_s", r.fastest.busy},
+          {"slowest_rank", r.slowest ? nlohmann::json(r.slowest->rank) : nullptr},
+          {"slowest_rank_bytes", r.slowest ? nlohmann::json(r.slowest->bytes) : nullptr},
+          {"slowest_rank_busy_s", r.slowest ? nlohmann::json(r.slowest->busy) : nullptr},
+          {"fastest_rank", r.fastest ? nlohmann::json(r.fastest->rank) : nullptr},
+          {"fastest_rank_bytes", r.fastest ? nlohmann::json(r.fastest->bytes) : nullptr},
+          {"fastest_rank_busy_s", r.fastest ? nlohmann::json(r.fastest->busy) : nullptr},
           {"slowest_to_fastest_bytes", J(r.slowest_to_fastest_bytes)}};
 }
 
@@ -48,6 +48,7 @@ nlohmann::json ResultJson::Of(const DarshanWindowAnswer& a) {
                       {"window_s", {EdgeSeconds(a.spec.t1, true), EdgeSeconds(a.spec.t2, false)}},
                       {"ranks", a.request.ranks.empty() ? ":" : a.request.ranks},
                       {"answered", a.answered},
+                      {"warnings", a.warnings},
                       {"read", Of(a.result.read, a.read)},
                       {"write", Of(a.result.write, a.write)},
                       {"rank_imbalance", a.imbalance ? Of(*a.imbalance) : nlohmann::json(nullptr)}};

@@ -1,0 +1,76 @@
+// Honest answers (issue 13): a question xtfq cannot answer from what a log holds is refused with
+// the reason, a window or rank range outside the job is answered with a warning that says what
+// the job spans, and no number is named that the data cannot give (a slowest rank without times).
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "tests/temp_dir.h"
+#include "tests/xtfq_cli.h"
+
+namespace xtfq {
+namespace {
+
+using test::Xtfq;
+
+TEST_CASE("honest: windows and ranks outside a Darshan job are answered with a warning naming the job's span") {
+  test::TempDir dir;
+  REQUIRE(Xtfq(dir, "gen darshan 5000 --ranks 16 --files 40 --duration 600 -o g.darshan").status == 0);
+  REQUIRE(Xtfq(dir, "import g.darshan -o g.xtfq").status == 0);
+  // Epoch seconds given where seconds from the job's start are meant.
+  const test::Run epoch = Xtfq(dir, "query g.xtfq --time 1767225600:1767229200");
+  REQUIRE(epoch.status == 0);
+  CHECK(epoch.err.find("xtfq query: warning: the window [1.7672256e+09, 1.7672292e+09) s lies outside the job's run (0 to ") == 0);
+  CHECK(epoch.err.find("give @EPOCH or ISO 8601 for wall-clock times") != std::string::npos);
+  CHECK(epoch.out.find("write             0                0") != std::string::npos);
+  // Ranks past the job's 16.
+  const test::Run ranks = Xtfq(dir, "query g.xtfq --ranks 40:50");
+  REQUIRE(ranks.status == 0);
+  CHECK(ranks.err == "xtfq query: warning: the ranks [40, 50) lie outside the job's 16 ranks (0 to 15)\n");
+  const test::Run json = Xtfq(dir, "query g.xtfq --ranks 40:50 --format json");
+  CHECK(json.out.find("\"the ranks [40, 50) lie outside the job's 16 ranks (0 to 15)\"") != std::string::npos);
+  // Inside the job: no warning.
+  const test::Run inside = Xtfq(dir, "query g.xtfq --time 10%:90% --ranks 0:8");
+  REQUIRE(inside.status == 0);
+  CHECK(inside.err.empty());
+}
+
+TEST_CASE("honest: flags that do not apply to the store are usage errors") {
+  test::TempDir dir;
+  REQUIRE(Xtfq(dir, "gen jobstats --targets 2 --jobs 10 --samples 4 -o js").status == 0);
+  REQUIRE(Xtfq(dir, "import js -o js.xtfq").status == 0);
+  for (const char* flag : {"--ranks 0:4", "--buckets 10", "--per-rank", "--module POSIX"}) {
+    CAPTURE(flag);
+    const test::Run r = Xtfq(dir, fmt::format("query js.xtfq --jobstats {}", flag));
+    CHECK(r.status == 2);
+    CHECK(r.err.find("does not apply to job_stats") != std::string::npos);
+  }
+  // Without --jobstats the store's kind is found all the same.
+  CHECK(Xtfq(dir, "query js.xtfq --by op").status == 0);
+}
+
+TEST_CASE("honest: a HEATMAP-only log refuses file filters and names no slowest rank") {
+  const std::filesystem::path log = std::filesystem::path(XTFQ_SHARED_DIR) / "data/darshan/real/heatmap-inactive-ranks.darshan";
+  if (!std::filesystem::exists(log)) {
+    MESSAGE("skipped: " << log.string() << " is absent");
+    return;
+  }
+  test::TempDir dir;
+  REQUIRE(Xtfq(dir, fmt::format("import '{}' -o h.xtfq", log.string())).status == 0);
+  const test::Run all = Xtfq(dir, "query h.xtfq --module STDIO");
+  REQUIRE_MESSAGE(all.status == 0, all.err);
+  CHECK(all.out.find("slowest and fastest ranks unknown (heatmaps hold no times)") != std::string::npos);
+  CHECK(all.out.find("slowest rank ") == std::string::npos);
+  const test::Run json = Xtfq(dir, "query h.xtfq --module STDIO --format json");
+  CHECK(json.out.find("\"slowest_rank\": null") != std::string::npos);
+  for (const char* flag : {"--file '*'", "--per-file"}) {
+    CAPTURE(flag);
+    const test::Run r = Xtfq(dir, fmt::format("query h.xtfq --module STDIO {}", flag));
+    CHECK(r.status == 1);
+    CHECK(r.err.find("its HEATMAP bins count bytes per rank and time, not per file") != std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace xtfq
