@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 
 #include "store/store.h"
+#include "tests/shared_data.h"
 #include "tests/temp_dir.h"
 #include "tests/xtfq_cli.h"
 
@@ -125,7 +126,7 @@ TEST_CASE("cli: bench prints the same CHECK lines from the index as from the fla
   CHECK(a.size() == 8);  // Q1_1 Q1_10 Q1_100 Q2_1 Q2_10 Q2_100 Q3 Q4
   CHECK(a == b);
 #else
-  MESSAGE("skipped: ../shared/bench/gen.cpp is absent, so there is no query file to run");
+  test::SharedAbsent(std::string(XTFQ_SHARED_DIR) + "/bench/gen.cpp is absent, so there is no query file to run");
 #endif
 }
 

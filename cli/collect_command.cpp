@@ -24,7 +24,7 @@ CLI::App* CollectCommand::Register(CLI::App& parent) {
   app->add_option("--store", store_, "also append each snapshot to this store (created if absent)");
   app->add_option("--name", name_, "file name prefix (default: the host name)");
   app->add_option("--target", target_, "the target, when COMMAND prints a plain job_stats file");
-  app->add_option("--jobid-name", jobid_names_, "jobid_name templates for --store (default '%j:%u:%H' and '%e.%u')");
+  app->add_option("--jobid-name", jobid_names_, "jobid_name templates for --store (default '%j:%u:%H', '%e.%u' and '%j', a bare job id)");
   app->add_option("COMMAND", command_, "command after '--' (default: lctl get_param mdt.*.job_stats obdfilter.*.job_stats)");
   return app;
 }

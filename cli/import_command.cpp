@@ -21,7 +21,7 @@ CLI::App* ImportCommand::Register(CLI::App& parent) {
       ->check(CLI::IsMember({"auto", "events", "darshan", "darshan-text", "jobstats"}));
   app->add_option("--target", target_, "job_stats: the target (OST/MDT) of a plain cat of one job_stats file");
   app->add_option("--at", at_, "job_stats: the collection time (epoch seconds) of every input");
-  app->add_option("--jobid-name", jobid_names_, "job_stats: a jobid_name template (repeatable; default '%j:%u:%H' and '%e.%u')");
+  app->add_option("--jobid-name", jobid_names_, "job_stats: a jobid_name template (repeatable; default '%j:%u:%H', '%e.%u' and '%j', a bare job id)");
   app->add_option("--array", array_, "array name for events");
   app->add_option("--page-size", page_size_, "page size of a new store: 4096 to 65536, a power of two");
   app->add_option("--sort-memory", sort_memory_mib_, "MiB of records sorted in memory before runs spill to TMPDIR (Darshan)")

@@ -70,15 +70,17 @@ std::string JobStatsReport::Window(const JobStatsWindowAnswer& a, const std::str
     std::vector<std::string> row = g.keys;
     for (const std::string& c : a.columns) {
       const JobStatsOpResult* o = JobStatsWindowAnswer::Column(g, c);
-      row.push_back(Num(o ? o->total : 0)), row.push_back(Num(o ? a.RateMean(*o) : 0)), row.push_back(Num(o ? o->rate_max : 0));
+      const std::optional<double> mean = o ? a.RateMean(*o) : a.window.t2 > a.window.t1 ? std::optional<double>(0) : std::nullopt;
+      row.push_back(Num(o ? o->total : 0)), row.push_back(mean ? Num(*mean) : "NA"), row.push_back(Num(o ? o->rate_max : 0));
     }
     rows.push_back(std::move(row));
   }
   std::string out;
   if (format == "csv") {
-    auto line = [](const std::vector<std::string>& v) {
+    auto line = [&](const std::vector<std::string>& v) {
       std::vector<std::string> c;
-      for (const auto& x : v) c.push_back(Csv(x));
+      // A value column without a value (NA) is an empty cell; key columns are printed as they are.
+      for (size_t i = 0; i < v.size(); ++i) c.push_back(i >= a.by.size() && v[i] == "NA" ? std::string() : Csv(v[i]));
       return fmt::format("{}\n", fmt::join(c, ","));
     };
     out += line(header);
@@ -87,6 +89,19 @@ std::string JobStatsReport::Window(const JobStatsWindowAnswer& a, const std::str
   }
   out += fmt::format("# job_stats window [{}, {}) ({} s), {} groups, {}\n", w.t1, w.t2, w.t2 - w.t1, w.groups.size(),
                      w.indexed ? "from the index" : fmt::format("{} steps read", w.steps_read));
+  const auto quiet = std::count_if(w.groups.begin(), w.groups.end(), [](const JobStatsGroup& g) { return g.ops.empty(); });
+  if (std::find(a.by.begin(), a.by.end(), JobStatsKey::kClass) != a.by.end() &&
+      std::any_of(w.groups.begin(), w.groups.end(), [&](const JobStatsGroup& g) {
+        return std::find(g.keys.begin(), g.keys.end(), "malformed") != g.keys.end();
+      })) {
+    out += "# malformed: the id matches none of the jobid_name templates given at import (default %j:%u:%H, %e.%u and a bare %j); "
+           "give your site's with --jobid-name\n";
+  }
+  if (quiet > 0) {
+    out += fmt::format("# {} of them with no rate step in the window, listed with zeros (rates need two collections of a target, and a "
+                       "counter that changed between them)\n",
+                       quiet);
+  }
   std::vector<size_t> width(header.size());
   for (size_t i = 0; i < header.size(); ++i) width[i] = header[i].size();
   for (const auto& row : rows) {

@@ -29,7 +29,7 @@ struct ImportOptions {
   std::string array = "events";            // events: the array to create
   size_t sort_memory = size_t{64} << 20;   // Darshan: bytes of records sorted in memory before runs spill
   std::string temp_dir = "/tmp";           // Darshan: where spilled runs go
-  std::vector<std::string> jobid_names;    // job_stats: jobid_name templates (default '%j:%u:%H', '%e.%u')
+  std::vector<std::string> jobid_names;    // job_stats: jobid_name templates (default '%j:%u:%H', '%e.%u', '%j')
   std::string target;                      // job_stats: the target of a plain cat of one job_stats file
   std::optional<double> at;                // job_stats: the collection time of every input
 };

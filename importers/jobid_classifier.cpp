@@ -35,7 +35,9 @@ std::optional<int64_t> Number(std::string_view s) {
 }  // namespace
 
 Result<JobIdClassifier> JobIdClassifier::Make(std::vector<std::string> templates) {
-  if (templates.empty()) templates = {"%j:%u:%H", "%e.%u"};
+  // Lustre's jobid_name for Puhti-like sites, the login/system form, and a bare job id (the most
+  // common setting: jobid_var=SLURM_JOB_ID with jobid_name %j).
+  if (templates.empty()) templates = {"%j:%u:%H", "%e.%u", "%j"};
   JobIdClassifier c;
   for (const std::string& t : templates) {
     std::vector<Token> tokens;

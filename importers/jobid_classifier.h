@@ -36,7 +36,7 @@ struct JobIdFields {
 
 class JobIdClassifier {
  public:
-  // "%j:%u:%H" and "%e.%u" when `templates` is empty. An error for a template with an unknown
+  // "%j:%u:%H", "%e.%u" and "%j" (a bare job id) when `templates` is empty. An error for a template with an unknown
   // code, two codes without a separator between them, or no code at all.
   static Result<JobIdClassifier> Make(std::vector<std::string> templates = {});
   JobIdFields Classify(std::string_view id) const;

@@ -10,6 +10,7 @@
 #include "importers/jobstats_parser.h"
 #include "store/mem_file.h"
 #include "store/posix_file.h"
+#include "tests/shared_data.h"
 #include "tests/why.h"
 
 namespace xtfq {
@@ -52,10 +53,7 @@ Parsed ParseText(const std::string& text, const std::string& target = "fs-OST000
 fs::path Data() { return fs::path(XTFQ_SHARED_DIR) / "data" / "jobstats"; }
 
 TEST_CASE("jobstats: every real capture parses with its entries, targets and values") {
-  if (!fs::exists(Data())) {
-    MESSAGE("skipped: no job_stats captures at " << Data().string());
-    return;
-  }
+  if (test::SharedMissing(Data())) return;
   // Entries per file (the "- job_id:" lines counted by hand).
   const std::map<std::string, size_t> want = {
       {"lctl_dump_es6.2.0_whamcloud_lustre_collector.txt", 2}, {"lctl_dump_es6_ex8761_whamcloud_lustre_collector.txt", 2},
@@ -233,11 +231,12 @@ TEST_CASE("jobstats: job ids are parsed against the site's templates and classif
       {"bash.0", JobIdClass::kSystemUid, "", 0, "", "bash"},
       {"mount.lustre.0", JobIdClass::kSystemUid, "", 0, "", "mount.lustre"},  // the executable keeps its dot
       {"kworker/86:1.0", JobIdClass::kSystemUid, "", 0, "", "kworker/86:1"},
-      {"11317854", JobIdClass::kMalformed, "", std::nullopt, "", ""},
+      {"11317854", JobIdClass::kOk, "11317854", std::nullopt, "", ""},  // a bare job id (the third default, %j)
+      {"11317854_3.batch", JobIdClass::kOk, "11317854_3.batch", std::nullopt, "", ""},
       {"11317854:", JobIdClass::kMalformed, "", std::nullopt, "", ""},
-      {"113178544", JobIdClass::kMalformed, "", std::nullopt, "", ""},
+      {"x11317854", JobIdClass::kMalformed, "", std::nullopt, "", ""},
       {"lfs.0.", JobIdClass::kMalformed, "", std::nullopt, "", ""},
-      {"", JobIdClass::kMalformed, "", std::nullopt, "", ""},
+      {"", JobIdClass::kMissingJob, "", std::nullopt, "", ""},  // the bare %j with no job in it
       {"4668060:17627127:r01c01.bullx.c", JobIdClass::kTruncated, "4668060", 17627127, "r01c01", ""},  // 31 bytes
   };
   for (const Case& k : cases) {

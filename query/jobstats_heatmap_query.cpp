@@ -20,7 +20,7 @@ using L = JobStatsLayout;
 
 Result<JobStatsHeatmap> JobStatsHeatmapQuery::Compute(JobStatsView& view, int64_t t1, int64_t t2, int64_t cell, const std::string& op,
                                                       double base, const JobStatsFilter& filter, const std::vector<JobStatsKey>& by) {
-  if (t1 >= t2) return Error(ErrorCode::kInvalidArgument, fmt::format("the window {}:{} is empty", t1, t2));
+  if (t1 > t2) return Error(ErrorCode::kUsage, fmt::format("the window {}:{} ends before it starts", t1, t2));
   if (cell <= 0) return Error(ErrorCode::kUsage, "the heatmap cell must be a positive number of seconds");
   if (!(base > 1) || !std::isfinite(base)) return Error(ErrorCode::kInvalidArgument, fmt::format("the base must be > 1 (got {})", base));
   JobStatsHeatmap out;

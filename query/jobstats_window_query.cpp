@@ -18,9 +18,31 @@ namespace {
 using L = JobStatsLayout;
 }  // namespace
 
+void JobStatsWindowQuery::AddQuietGroups(const JobStatsView& view, const std::vector<JobStatsKey>& by, const std::vector<char>& series,
+                                         const std::vector<uint32_t>& targets, const std::vector<std::string>& ops,
+                                         const std::function<JobStatsGroup&(const std::string&)>& group) {
+  const bool op_key = std::find(by.begin(), by.end(), JobStatsKey::kOp) != by.end();
+  const std::vector<std::string> key_ops = op_key ? ops : std::vector<std::string>{""};
+  bool series_keys = false;
+  for (JobStatsKey k : by) series_keys |= k != JobStatsKey::kTarget && k != JobStatsKey::kOp;
+  if (!series_keys) {
+    for (uint32_t g : targets) {
+      for (const std::string& op : key_ops) group(view.GroupKey(by, UINT32_MAX, g, op));
+    }
+    return;
+  }
+  std::vector<char> on_target(view.targets().size(), 0);
+  for (uint32_t g : targets) on_target[g] = 1;
+  for (uint32_t s = 0; s < view.series().size(); ++s) {
+    const uint32_t g = view.series()[s].target;
+    if ((!series.empty() && !series[s]) || g >= on_target.size() || !on_target[g]) continue;
+    for (const std::string& op : key_ops) group(view.GroupKey(by, s, g, op));
+  }
+}
+
 Result<JobStatsWindow> JobStatsWindowQuery::Compute(JobStatsView& view, int64_t t1, int64_t t2, const JobStatsFilter& filter,
                                                     const std::vector<JobStatsKey>& by, bool scan) {
-  if (t1 >= t2) return Error(ErrorCode::kInvalidArgument, fmt::format("the window {}:{} is empty", t1, t2));
+  if (t1 > t2) return Error(ErrorCode::kUsage, fmt::format("the window {}:{} ends before it starts", t1, t2));
   JobStatsWindow out;
   out.t1 = t1, out.t2 = t2;
   XTFQ_ASSIGN_OR_RETURN(std::vector<char> series, view.SelectSeries(filter));
@@ -32,10 +54,8 @@ Result<JobStatsWindow> JobStatsWindowQuery::Compute(JobStatsView& view, int64_t 
   }
   const Catalogue& cat = view.reader().store().catalogue();
   for (const std::string& op : view.ops()) {
-    if ((filter.ops.empty() || std::find(filter.ops.begin(), filter.ops.end(), op) != filter.ops.end()) &&
-        cat.Find(L::StepArrayName(op)) != nullptr) {
-      out.ops.push_back(op);
-    }
+    // Every op asked for is a column, also one without any rate step yet (zeros).
+    if (filter.ops.empty() || std::find(filter.ops.begin(), filter.ops.end(), op) != filter.ops.end()) out.ops.push_back(op);
   }
   bool per_series = !series.empty();
   for (JobStatsKey k : by) per_series |= k != JobStatsKey::kTarget && k != JobStatsKey::kOp;
@@ -55,8 +75,15 @@ Result<JobStatsWindow> JobStatsWindowQuery::Compute(JobStatsView& view, int64_t 
     return out.groups[it->second];
   };
   out.indexed = !per_series && !scan;
+  if (t1 == t2) {  // the empty window: nothing changes in it; every group is listed with zeros
+    AddQuietGroups(view, by, series, targets, out.ops, group);
+    std::sort(out.groups.begin(), out.groups.end(), [](const JobStatsGroup& a, const JobStatsGroup& b) { return a.keys < b.keys; });
+    return out;
+  }
   for (const std::string& op : out.ops) {
-    const ArrayDesc& steps = *cat.Find(L::StepArrayName(op));
+    const ArrayDesc* steps_array = cat.Find(L::StepArrayName(op));
+    if (steps_array == nullptr) continue;  // no rate step of this op in the store
+    const ArrayDesc& steps = *steps_array;
     if (per_series || scan || !steps.process_index) {
       XTFQ_TRY(view.Steps(steps, t1, t2, targets, series, scan, out.steps_read, [&](const std::byte* r) {
         const uint32_t s = U32At(r, L::kStepSeries), g = U32At(r, L::kStepTarget);
@@ -110,6 +137,7 @@ Result<JobStatsWindow> JobStatsWindowQuery::Compute(JobStatsView& view, int64_t 
       o.total += total, o.rate_max = std::max(o.rate_max, rate_max), o.steps += count;
     }
   }
+  AddQuietGroups(view, by, series, targets, out.ops, group);
   std::sort(out.groups.begin(), out.groups.end(), [](const JobStatsGroup& a, const JobStatsGroup& b) { return a.keys < b.keys; });
   return out;
 }
@@ -120,7 +148,10 @@ const JobStatsOpResult* JobStatsWindowAnswer::Column(const JobStatsGroup& g, con
   return it == g.ops.end() ? nullptr : &it->second;
 }
 
-double JobStatsWindowAnswer::RateMean(const JobStatsOpResult& o) const { return o.total / static_cast<double>(window.t2 - window.t1); }
+std::optional<double> JobStatsWindowAnswer::RateMean(const JobStatsOpResult& o) const {
+  if (window.t2 == window.t1) return std::nullopt;
+  return o.total / static_cast<double>(window.t2 - window.t1);
+}
 
 Result<std::pair<int64_t, int64_t>> JobStatsWindowQuery::ResolveWindow(JobStatsView& view, const std::string& time) {
   XTFQ_ASSIGN_OR_RETURN(auto span, view.Span());
@@ -128,7 +159,10 @@ Result<std::pair<int64_t, int64_t>> JobStatsWindowQuery::ResolveWindow(JobStatsV
   XTFQ_ASSIGN_OR_RETURN(TimeWindow w, TimeWindow::Parse(time, frame));
   if (!span && (w.open_lo() || w.open_hi())) return Error(ErrorCode::kNotFound, "the store holds no job_stats collection");
   const int64_t t1 = w.open_lo() ? span->first : w.lo, t2 = w.open_hi() ? span->second : w.hi;
-  if (t1 >= t2) return Error(ErrorCode::kInvalidArgument, fmt::format("--time: the window [{}, {}) is empty", t1, t2));
+  if (t1 > t2) {
+    return Error(ErrorCode::kUsage, fmt::format("--time '{}': the window [{}, {}) ends before it starts (the collections span {} to {})", time, t1,
+                                                t2, span ? span->first : 0, span ? span->second : 0));
+  }
   return std::pair{t1, t2};
 }
 

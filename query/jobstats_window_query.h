@@ -17,7 +17,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,7 +35,7 @@ struct JobStatsOpResult {
 
 struct JobStatsGroup {
   std::vector<std::string> keys;                 // in --by order
-  std::map<std::string, JobStatsOpResult> ops;   // by op name
+  std::map<std::string, JobStatsOpResult> ops;   // by op name; empty: no rate step in the window
 };
 
 struct JobStatsWindow {
@@ -60,8 +62,8 @@ struct JobStatsWindowAnswer {
   std::vector<std::string> columns;
   // The group's result in a column (nullptr: no step of that op).
   static const JobStatsOpResult* Column(const JobStatsGroup& g, const std::string& column);
-  // total / (t2 - t1).
-  double RateMean(const JobStatsOpResult& o) const;
+  // total / (t2 - t1); none for the empty window.
+  std::optional<double> RateMean(const JobStatsOpResult& o) const;
 };
 
 class JobStatsWindowQuery {
@@ -73,6 +75,14 @@ class JobStatsWindowQuery {
   // group keys.
   static Result<std::pair<int64_t, int64_t>> ResolveWindow(JobStatsView& view, const std::string& time);
   static Result<std::vector<JobStatsKey>> ParseKeys(const std::vector<std::string>& by);
+
+ private:
+  // Every group the selection holds (each selected series, or each selected target, times the
+  // ops when grouping by op) through `group`, which creates it empty when it had no rate step:
+  // a target seen in one collection only, or a series that never changed, is listed with zeros.
+  static void AddQuietGroups(const JobStatsView& view, const std::vector<JobStatsKey>& by, const std::vector<char>& series,
+                             const std::vector<uint32_t>& targets, const std::vector<std::string>& ops,
+                             const std::function<JobStatsGroup&(const std::string&)>& group);
 };
 
 }  // namespace xtfq

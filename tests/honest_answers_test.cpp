@@ -4,7 +4,9 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <string>
 
 #include "tests/temp_dir.h"
 #include "tests/xtfq_cli.h"
@@ -70,6 +72,56 @@ TEST_CASE("honest: a HEATMAP-only log refuses file filters and names no slowest 
     CHECK(r.status == 1);
     CHECK(r.err.find("its HEATMAP bins count bytes per rank and time, not per file") != std::string::npos);
   }
+}
+
+TEST_CASE("honest: job_stats windows list every group and answer the empty window") {
+  test::TempDir dir;
+  REQUIRE(Xtfq(dir, "gen jobstats --targets 2 --jobs 10 --samples 4 -o js").status == 0);
+  REQUIRE(Xtfq(dir, "import js -o js.xtfq").status == 0);
+  const test::Run info = Xtfq(dir, "info js.xtfq --format json");
+  const size_t series_at = info.out.find("\"series\": ");
+  REQUIRE(series_at != std::string::npos);
+  const long series = std::stol(info.out.substr(series_at + 10));
+  // The empty window T:T is answered: every series listed, zeros, no mean rate (NA).
+  const test::Run empty = Xtfq(dir, "query js.xtfq --time 1767225700:1767225700 --by target,id --op write_bytes --format csv");
+  REQUIRE_MESSAGE(empty.status == 0, empty.err);
+  CHECK(std::count(empty.out.begin(), empty.out.end(), '\n') == series + 1);
+  CHECK(empty.out.find(",0,,0\n") != std::string::npos);  // total 0, rate_mean empty (NA), rate_max 0
+  // A reversed window is a usage error, as for every store.
+  CHECK(Xtfq(dir, "query js.xtfq --time 1767225700:1767225600").status == 2);
+  // Over the whole run, --by target,id lists every series (a series is a target and an id), with or without rate steps.
+  const test::Run all = Xtfq(dir, "query js.xtfq --by target,id --format csv");
+  REQUIRE(all.status == 0);
+  CHECK(std::count(all.out.begin(), all.out.end(), '\n') == series + 1);
+}
+
+TEST_CASE("honest: a single job_stats snapshot of bare Slurm job ids is listed with zeros and its ids are jobs") {
+  const std::filesystem::path cap = std::filesystem::path(XTFQ_SHARED_DIR) / "data/jobstats/ost_lustre2.x_reqs_hpe_exporter_2017-07_OST0000.txt";
+  if (!std::filesystem::exists(cap)) {
+    MESSAGE("skipped: " << cap.string() << " is absent");
+    return;
+  }
+  test::TempDir dir;
+  const test::Run imp = Xtfq(dir, fmt::format("import --format jobstats --at 1500000000 --target OST0000 '{}' -o h.xtfq", cap.string()));
+  REQUIRE_MESSAGE(imp.status == 0, imp.err);
+  // Bare numeric ids (jobid_name %j) are jobs, not malformed.
+  const test::Run cls = Xtfq(dir, "query h.xtfq --by class --format csv");
+  REQUIRE(cls.status == 0);
+  CHECK(cls.out.find("\nmalformed,") == std::string::npos);
+  CHECK(cls.out.find("\nok,") != std::string::npos);
+  // One snapshot: no rate step yet, but the target and every id are listed, and the text says why.
+  const test::Run target = Xtfq(dir, "query h.xtfq --by target");
+  REQUIRE(target.status == 0);
+  CHECK(target.out.find("\nOST0000 ") != std::string::npos);
+  CHECK(target.out.find("with no rate step in the window, listed with zeros") != std::string::npos);
+  const test::Run info = Xtfq(dir, "info h.xtfq");
+  const size_t at = info.out.find(" series\n");
+  REQUIRE(at != std::string::npos);
+  const size_t from = info.out.rfind(' ', at - 1);
+  const long series = std::stol(info.out.substr(from + 1, at - from - 1));
+  CHECK(series > 0);
+  const test::Run ids = Xtfq(dir, "query h.xtfq --by id --format csv");
+  CHECK(std::count(ids.out.begin(), ids.out.end(), '\n') == series + 1);
 }
 
 }  // namespace
