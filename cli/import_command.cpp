@@ -33,7 +33,13 @@ CLI::App* ImportCommand::Register(CLI::App& parent) {
 
 Result<std::vector<std::pair<std::string, std::vector<std::string>>>> ImportCommand::Groups() const {
   std::vector<std::pair<std::string, std::vector<std::string>>> groups;
-  for (const std::string& in : inputs_) {
+  XTFQ_ASSIGN_OR_RETURN(Importer::Inputs expanded, Importer::Expand(inputs_, format_));
+  if (!expanded.skipped.empty()) {
+    fmt::print(stderr, "xtfq import: warning: {} file{} left out: {}\n", expanded.skipped.size(), expanded.skipped.size() == 1 ? "" : "s",
+               fmt::join(expanded.skipped, "; "));
+  }
+  if (expanded.files.empty()) return Error(ErrorCode::kInvalidArgument, "no input file to import");
+  for (const std::string& in : expanded.files) {
     std::string f = format_;
     if (f == "auto") {
       XTFQ_ASSIGN_OR_RETURN(f, Importer::Sniff(in));

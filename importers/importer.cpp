@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "importers/darshan_file_importer.h"
@@ -20,6 +21,40 @@ Result<std::unique_ptr<Importer>> Importer::Make(std::string_view format, const 
   if (format == "darshan-any") return std::unique_ptr<Importer>(new DarshanFileImporter(options, DarshanFileImporter::Mode::kSniff));
   if (format == "jobstats") return std::unique_ptr<Importer>(new JobStatsFileImporter(options));
   return Error(ErrorCode::kUsage, fmt::format("'{}' is not an input format (events, darshan, darshan-text, jobstats)", format));
+}
+
+Result<Importer::Inputs> Importer::Expand(const std::vector<std::string>& inputs, std::string_view format) {
+  namespace fs = std::filesystem;
+  Inputs out;
+  for (const std::string& in : inputs) {
+    std::error_code ec;
+    if (!fs::is_directory(in, ec)) {
+      out.files.push_back(in);
+      continue;
+    }
+    std::vector<std::string> files;
+    for (const auto& e : fs::directory_iterator(in, ec)) {
+      // Temporary files of `xtfq collect`'s atomic writes are never inputs.
+      if (e.is_regular_file() && e.path().filename().string().find(".tmp-") == std::string::npos) files.push_back(e.path().string());
+    }
+    if (ec) return Error(ErrorCode::kIo, fmt::format("{}: cannot list: {}", in, ec.message()));
+    std::sort(files.begin(), files.end());
+    for (const std::string& f : files) {
+      if (fs::file_size(f, ec) == 0) {
+        out.skipped.push_back(fmt::format("{}: empty", f));
+        continue;
+      }
+      auto kind = Sniff(f);
+      if (!kind.ok()) {
+        out.skipped.push_back(fmt::format("{}: not an input (not a Darshan log, darshan-parser text, job_stats or .bin)", f));
+      } else if (format != "auto" && *kind != format && !(format == "darshan-text" && *kind == "darshan")) {
+        out.skipped.push_back(fmt::format("{}: {} input, not {}", f, *kind, format));
+      } else {
+        out.files.push_back(f);
+      }
+    }
+  }
+  return out;
 }
 
 Result<std::string> Importer::Sniff(const std::string& path) {

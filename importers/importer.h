@@ -51,6 +51,15 @@ class Importer {
 
   // kUsage for an unknown format.
   static Result<std::unique_ptr<Importer>> Make(std::string_view format, const ImportOptions& options);
+  // The files of `inputs`: a file as it is; a directory's regular files by name, each sniffed, and
+  // those that are not inputs (of `format`, unless "auto") left out and listed in `skipped` with
+  // the reason ("DIR/README.md: not ..."), so that a README beside the snapshots or the logs
+  // neither aborts the import nor is lost silently.
+  struct Inputs {
+    std::vector<std::string> files;
+    std::vector<std::string> skipped;
+  };
+  static Result<Inputs> Expand(const std::vector<std::string>& inputs, std::string_view format);
   // "events" (.bin), "jobstats" (a directory, or job_stats text), "darshan" (a binary log),
   // "darshan-text" (darshan-parser text); an error naming the file when it is none of them.
   static Result<std::string> Sniff(const std::string& path);

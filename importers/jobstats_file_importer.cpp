@@ -11,35 +11,14 @@
 
 namespace xtfq {
 
-Result<std::vector<std::string>> JobStatsFileImporter::Expand(const std::vector<std::string>& inputs) {
-  namespace fs = std::filesystem;
-  std::vector<std::string> out;
-  for (const std::string& in : inputs) {
-    std::error_code ec;
-    if (!fs::is_directory(in, ec)) {
-      out.push_back(in);
-      continue;
-    }
-    std::vector<std::string> files;
-    for (const auto& e : fs::directory_iterator(in, ec)) {
-      if (e.is_regular_file() && e.path().extension() != ".csv" && e.path().filename().string().find(".tmp-") == std::string::npos) {
-        files.push_back(e.path().string());
-      }
-    }
-    if (ec) return Error(ErrorCode::kIo, fmt::format("{}: cannot list: {}", in, ec.message()));
-    std::sort(files.begin(), files.end());
-    out.insert(out.end(), files.begin(), files.end());
-  }
-  return out;
-}
-
 bool JobStatsFileImporter::LooksLikeJobStats(std::string_view head) {
   return head.find("job_stats") != std::string_view::npos || head.find("- job_id:") != std::string_view::npos ||
          head.find("collected_at:") != std::string_view::npos;
 }
 
 Result<ImportReport> JobStatsFileImporter::Import(const std::vector<std::string>& inputs, RecordSink& sink, RecordSource* existing) {
-  XTFQ_ASSIGN_OR_RETURN(std::vector<std::string> files, Expand(inputs));
+  XTFQ_ASSIGN_OR_RETURN(Importer::Inputs expanded, Importer::Expand(inputs, "jobstats"));
+  const std::vector<std::string>& files = expanded.files;
   JobStatsState state;
   if (existing != nullptr) {
     XTFQ_ASSIGN_OR_RETURN(state, JobStatsState::Load(*existing));
@@ -57,6 +36,7 @@ Result<ImportReport> JobStatsFileImporter::Import(const std::vector<std::string>
   XTFQ_ASSIGN_OR_RETURN(JobStatsImporter importer, JobStatsImporter::Make(sink, state, options));
   JobStatsImportStats total;
   ImportReport r;
+  for (const std::string& x : expanded.skipped) r.warnings.push_back(fmt::format("{} (left out)", x));
   for (const auto& [t, f] : order) {
     XTFQ_ASSIGN_OR_RETURN(auto file, PosixFile::Open(f, PosixFile::Mode::kRead));
     importer.set_time(t);  // found above: the file's head is not read again

@@ -19,9 +19,6 @@ class JobStatsFileImporter final : public Importer {
   std::string_view format() const override { return "jobstats"; }
   Result<ImportReport> Import(const std::vector<std::string>& inputs, RecordSink& sink, RecordSource* existing) override;
 
-  // Regular files of the inputs (a directory gives its files, except *.csv and temporary files,
-  // by name).
-  static Result<std::vector<std::string>> Expand(const std::vector<std::string>& inputs);
   // Whether the first bytes look like job_stats text.
   static bool LooksLikeJobStats(std::string_view head);
 

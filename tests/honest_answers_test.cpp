@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "tests/temp_dir.h"
@@ -122,6 +123,36 @@ TEST_CASE("honest: a single job_stats snapshot of bare Slurm job ids is listed w
   CHECK(series > 0);
   const test::Run ids = Xtfq(dir, "query h.xtfq --by id --format csv");
   CHECK(std::count(ids.out.begin(), ids.out.end(), '\n') == series + 1);
+}
+
+TEST_CASE("honest: a directory is sniffed file by file and what is not an input is left out and said") {
+  test::TempDir dir;
+  REQUIRE(Xtfq(dir, "gen jobstats --targets 2 --jobs 10 --samples 3 -o js").status == 0);
+  { std::ofstream(dir.File("js/README.md")) << "# snapshots of our file system\n"; }
+  { std::ofstream(dir.File("js/empty.txt")); }
+  const test::Run js = Xtfq(dir, "import js -o js.xtfq");
+  REQUIRE_MESSAGE(js.status == 0, js.err);
+  CHECK(js.err.find("xtfq import: warning: 4 files left out: ") == 0);
+  CHECK(js.err.find("js/README.md: not an input") != std::string::npos);
+  CHECK(js.err.find("js/empty.txt: empty") != std::string::npos);
+  CHECK(js.err.find("js/truth_steps.csv: not an input") != std::string::npos);
+  // A directory of Darshan logs is read as Darshan logs, not as job_stats.
+  std::filesystem::create_directory(dir.File("logs"));
+  REQUIRE(Xtfq(dir, "gen darshan 2000 --ranks 4 --files 10 -o logs/a.darshan").status == 0);
+  REQUIRE(Xtfq(dir, "gen darshan 2000 --ranks 8 --files 10 --seed 7 -o logs/b.darshan").status == 0);
+  { std::ofstream(dir.File("logs/notes.txt")) << "run on Tuesday\n"; }
+  const test::Run logs = Xtfq(dir, "import logs -o logs.xtfq");
+  REQUIRE_MESSAGE(logs.status == 0, logs.err);
+  CHECK(logs.err.find("logs/a.darshan as Darshan log 0") != std::string::npos);
+  CHECK(logs.err.find("logs/b.darshan as Darshan log 1") != std::string::npos);
+  CHECK(logs.err.find("logs/notes.txt: not an input") != std::string::npos);
+  // A directory with nothing to import is an error, not an empty store.
+  std::filesystem::create_directory(dir.File("nothing"));
+  { std::ofstream(dir.File("nothing/README")) << "x\n"; }
+  const test::Run none = Xtfq(dir, "import nothing -o n.xtfq");
+  CHECK(none.status == 1);
+  CHECK(none.err.find("no input file to import") != std::string::npos);
+  CHECK(!std::filesystem::exists(dir.File("n.xtfq")));
 }
 
 }  // namespace
