@@ -63,7 +63,7 @@ std::string JobStatsReport::Window(const JobStatsWindowAnswer& a, const std::str
   for (JobStatsKey k : a.by) header.emplace_back(JobStatsKeyName(k));
   for (const std::string& c : a.columns) {
     const std::string p = c.empty() ? "" : c + "_";
-    header.push_back(p + "total"), header.push_back(p + "rate_mean"), header.push_back(p + "rate_max");
+    header.push_back(p + "total"), header.push_back(p + "rate_mean"), header.push_back(p + "rate_max"), header.push_back(p + "series_rate_max");
   }
   std::vector<std::vector<std::string>> rows;
   for (const JobStatsGroup& g : w.groups) {
@@ -72,6 +72,7 @@ std::string JobStatsReport::Window(const JobStatsWindowAnswer& a, const std::str
       const JobStatsOpResult* o = JobStatsWindowAnswer::Column(g, c);
       const std::optional<double> mean = o ? a.RateMean(*o) : a.window.t2 > a.window.t1 ? std::optional<double>(0) : std::nullopt;
       row.push_back(Num(o ? o->total : 0)), row.push_back(mean ? Num(*mean) : "NA"), row.push_back(Num(o ? o->rate_max : 0));
+      row.push_back(Num(o ? o->series_rate_max : 0));
     }
     rows.push_back(std::move(row));
   }
@@ -89,6 +90,8 @@ std::string JobStatsReport::Window(const JobStatsWindowAnswer& a, const std::str
   }
   out += fmt::format("# job_stats window [{}, {}) ({} s), {} groups, {}\n", w.t1, w.t2, w.t2 - w.t1, w.groups.size(),
                      w.indexed ? "from the index" : fmt::format("{} steps read", w.steps_read));
+  out += "# totals are exact integrals of the rate steps: a step that crosses an edge of the window counts in proportion, so totals "
+         "may have fractions\n";
   const auto quiet = std::count_if(w.groups.begin(), w.groups.end(), [](const JobStatsGroup& g) { return g.ops.empty(); });
   if (std::find(a.by.begin(), a.by.end(), JobStatsKey::kClass) != a.by.end() &&
       std::any_of(w.groups.begin(), w.groups.end(), [&](const JobStatsGroup& g) {

@@ -9,6 +9,7 @@
 
 #include "index/tn_tree.h"
 #include "query/primitives.h"
+#include "query/rate_peak.h"
 #include "query/time_window.h"
 #include "store/endian.h"
 
@@ -38,6 +39,20 @@ void JobStatsWindowQuery::AddQuietGroups(const JobStatsView& view, const std::ve
     if ((!series.empty() && !series[s]) || g >= on_target.size() || !on_target[g]) continue;
     for (const std::string& op : key_ops) group(view.GroupKey(by, s, g, op));
   }
+}
+
+Status JobStatsWindowQuery::AddBlocks(TnTree& t, uint64_t lo, int64_t t2, RatePeak& peak) {
+  std::vector<std::byte> rec(t.array().schema.record_width());
+  for (uint64_t at = lo; at < t.size();) {
+    XTFQ_TRY(t.Record(at, rec));
+    const int64_t b0 = I64At(rec.data(), L::kStepT0), b1 = I64At(rec.data(), L::kStepT1);
+    if (b0 >= t2) break;
+    XTFQ_ASSIGN_OR_RETURN(uint64_t end, t.LowerBound(b1 + 1));
+    XTFQ_ASSIGN_OR_RETURN(Summary block, t.Aggregate(at, end));
+    peak.Add(b0, b1, static_cast<double>(static_cast<uint64_t>(block.fields[0].i_sum)) / static_cast<double>(b1 - b0));
+    at = end;
+  }
+  return Ok();
 }
 
 Result<JobStatsWindow> JobStatsWindowQuery::Compute(JobStatsView& view, int64_t t1, int64_t t2, const JobStatsFilter& filter,
@@ -75,6 +90,8 @@ Result<JobStatsWindow> JobStatsWindowQuery::Compute(JobStatsView& view, int64_t 
     return out.groups[it->second];
   };
   out.indexed = !per_series && !scan;
+  // The rate steps each group sums, per op (the group's peak is taken at the end).
+  std::map<std::pair<std::string, std::string>, RatePeak> peaks;  // (group key, op)
   if (t1 == t2) {  // the empty window: nothing changes in it; every group is listed with zeros
     AddQuietGroups(view, by, series, targets, out.ops, group);
     std::sort(out.groups.begin(), out.groups.end(), [](const JobStatsGroup& a, const JobStatsGroup& b) { return a.keys < b.keys; });
@@ -87,10 +104,12 @@ Result<JobStatsWindow> JobStatsWindowQuery::Compute(JobStatsView& view, int64_t 
     if (per_series || scan || !steps.process_index) {
       XTFQ_TRY(view.Steps(steps, t1, t2, targets, series, scan, out.steps_read, [&](const std::byte* r) {
         const uint32_t s = U32At(r, L::kStepSeries), g = U32At(r, L::kStepTarget);
-        JobStatsOpResult& o = group(view.GroupKey(by, s, g, op)).ops[op];
+        const std::string key = view.GroupKey(by, s, g, op);
+        JobStatsOpResult& o = group(key).ops[op];
         o.total += JobStatsView::Part(U64At(r, L::kStepDelta), I64At(r, L::kStepT0), I64At(r, L::kStepT1), t1, t2);
-        o.rate_max = std::max(o.rate_max, F64At(r, L::kStepRate));
+        o.series_rate_max = std::max(o.series_rate_max, F64At(r, L::kStepRate));
         ++o.steps;
+        peaks[{key, op}].Add(I64At(r, L::kStepT0), I64At(r, L::kStepT1), F64At(r, L::kStepRate));
       }));
       if (!steps.process_index && !scan) out.indexed = false;
       continue;
@@ -133,10 +152,13 @@ Result<JobStatsWindow> JobStatsWindowQuery::Compute(JobStatsView& view, int64_t 
         }
       }
       if (count == 0) continue;
-      JobStatsOpResult& o = group(view.GroupKey(by, UINT32_MAX, g, op)).ops[op];
-      o.total += total, o.rate_max = std::max(o.rate_max, rate_max), o.steps += count;
+      const std::string key = view.GroupKey(by, UINT32_MAX, g, op);
+      JobStatsOpResult& o = group(key).ops[op];
+      o.total += total, o.series_rate_max = std::max(o.series_rate_max, rate_max), o.steps += count;
+      XTFQ_TRY(AddBlocks(t, lo, t2, peaks[{key, op}]));
     }
   }
+  for (const auto& [key_op, peak] : peaks) group(key_op.first).ops[key_op.second].rate_max = peak.Max(t1, t2);
   AddQuietGroups(view, by, series, targets, out.ops, group);
   std::sort(out.groups.begin(), out.groups.end(), [](const JobStatsGroup& a, const JobStatsGroup& b) { return a.keys < b.keys; });
   return out;

@@ -2,14 +2,16 @@
 // op, class or raw id (`xtfq query STORE --jobstats`, the viewer's top jobs).
 //
 // A group's total in [t1, t2) is the exact integral of its series' rate step functions
-// (JobStatsView::Part); rate_mean is the total over (t2 - t1); rate_max the highest rate of a
-// step that overlaps the window. Run() resolves the request's window in the store's frame
+// (JobStatsView::Part); rate_mean is the total over (t2 - t1); rate_max the group's peak, the
+// highest value over the window of the sum of its series' rates (RatePeak); series_rate_max the
+// highest rate of any one series' step that overlaps the window. Run() resolves the request's window in the store's frame
 // (query/time_window.h; default: every collection), orders the groups by the total of one op and
 // keeps the top N.
 //
 // Cost. Totals grouped by target and op only (filters by target and op) come from the TN tree of
 // each (op, target) per-process array: at most six descents per target and op, whatever the window
-// holds. Grouping by series attributes (job, uid, node, class, id), or filtering by them, reads
+// holds; the group's peak walks the window's collection blocks of each target (the steps of one
+// collection share t0 and t1): three descents per block, O(C log N) for C collections. Grouping by series attributes (job, uid, node, class, id), or filtering by them, reads
 // the window's steps of the targets involved (one descent per leaf page). `scan` reads every step
 // (the flat-scan baseline).
 //
@@ -23,14 +25,17 @@
 #include <string>
 #include <vector>
 
+#include "index/tn_tree.h"
 #include "query/jobstats_view.h"
+#include "query/rate_peak.h"
 
 namespace xtfq {
 
 struct JobStatsOpResult {
-  double total = 0;     // events or bytes in the window
-  double rate_max = 0;  // per second
-  uint64_t steps = 0;   // steps that overlap the window
+  double total = 0;            // events or bytes in the window
+  double rate_max = 0;         // per second: the group's own peak, the highest of its summed rate over the window
+  double series_rate_max = 0;  // per second: the highest rate of any one series' step in the window
+  uint64_t steps = 0;          // steps that overlap the window
 };
 
 struct JobStatsGroup {
@@ -77,6 +82,9 @@ class JobStatsWindowQuery {
   static Result<std::vector<JobStatsKey>> ParseKeys(const std::vector<std::string>& by);
 
  private:
+  // Adds to `peak` the summed rate of each collection block of a target's steps from position lo
+  // (the first step ending after the window's start) to the first block starting at or after t2.
+  static Status AddBlocks(TnTree& t, uint64_t lo, int64_t t2, RatePeak& peak);
   // Every group the selection holds (each selected series, or each selected target, times the
   // ops when grouping by op) through `group`, which creates it empty when it had no rate step:
   // a target seen in one collection only, or a series that never changed, is listed with zeros.

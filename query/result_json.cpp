@@ -76,7 +76,7 @@ nlohmann::json ResultJson::Of(const JobStatsWindowAnswer& a) {
     for (size_t i = 0; i < a.by.size(); ++i) gj[std::string(JobStatsKeyName(a.by[i]))] = g.keys[i];
     if (g.ops.empty()) gj["no_rate_steps"] = true;
     for (const auto& [op, o] : g.ops) {
-      gj["ops"][op] = {{"total", o.total}, {"rate_mean", J(a.RateMean(o))}, {"rate_max", o.rate_max}, {"steps", o.steps}};
+      gj["ops"][op] = {{"total", o.total}, {"rate_mean", J(a.RateMean(o))}, {"rate_max", o.rate_max}, {"series_rate_max", o.series_rate_max}, {"steps", o.steps}};
     }
     j["groups"].push_back(gj);
   }

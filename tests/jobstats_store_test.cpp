@@ -170,6 +170,56 @@ void CheckVariant(const std::string& variant, uint64_t seed) {
       check(Totals(**js, t1, t2, {JobStatsKey::kJob}, false), want_job, "job");
       check(Totals(**js, t1, t2, {JobStatsKey::kTarget}, false), want_target, "target (index)");
       check(Totals(**js, t1, t2, {JobStatsKey::kTarget}, true), want_target, "target (scan)");
+      // Peak rates: a group's rate_max is the highest of its summed rate over the window (a naive
+      // sweep of the truth's steps at every step edge), series_rate_max the highest of one step.
+      std::map<std::string, std::map<std::string, std::vector<const TruthStep*>>> by_target, by_job;
+      for (const TruthStep& s : truth) {
+        if (std::min(s.t1, t2) <= std::max(s.t0, t1)) continue;
+        by_target[s.target][s.op].push_back(&s);
+        const auto& ts = truth_series[{s.target, s.id}];
+        by_job[ts[3].empty() ? "-" : ts[3]][s.op].push_back(&s);
+      }
+      auto naive_peak = [&](const std::vector<const TruthStep*>& steps) {
+        double peak = 0;
+        for (const TruthStep* at : steps) {  // the summed rate is highest at some step's start (or the window's)
+          const int64_t t = std::max(at->t0, t1);
+          double sum = 0;
+          for (const TruthStep* s : steps) {
+            if (s->t0 <= t && t < s->t1) sum += static_cast<double>(s->delta) / static_cast<double>(s->t1 - s->t0);
+          }
+          peak = std::max(peak, sum);
+        }
+        return peak;
+      };
+      auto naive_series_max = [&](const std::vector<const TruthStep*>& steps) {
+        double m = 0;
+        for (const TruthStep* s : steps) m = std::max(m, static_cast<double>(s->delta) / static_cast<double>(s->t1 - s->t0));
+        return m;
+      };
+      auto check_peaks = [&](const std::map<std::string, std::map<std::string, std::vector<const TruthStep*>>>& want,
+                             JobStatsKey key, bool scan, const char* what) {
+        INFO(what);
+        auto w = JobStatsWindowQuery::Compute(**js, t1, t2, {}, {key}, scan);
+        REQUIRE_MESSAGE(w.ok(), Why(w));
+        size_t checked = 0;
+        for (const JobStatsGroup& g : w->groups) {
+          auto it = want.find(g.keys.at(0));
+          for (const auto& [op, o] : g.ops) {
+            const std::vector<const TruthStep*> none;
+            const auto& steps = it == want.end() || !it->second.contains(op) ? none : it->second.at(op);
+            Close(o.rate_max, naive_peak(steps), g.keys[0] + " " + op + " rate_max");
+            Close(o.series_rate_max, naive_series_max(steps), g.keys[0] + " " + op + " series_rate_max");
+            CHECK(o.rate_max >= o.series_rate_max * (1 - 1e-12));
+            ++checked;
+          }
+        }
+        CHECK(checked > 0);
+      };
+      if (trial < 4) {
+        check_peaks(by_target, JobStatsKey::kTarget, false, "peak by target (index)");
+        check_peaks(by_target, JobStatsKey::kTarget, true, "peak by target (scan)");
+        check_peaks(by_job, JobStatsKey::kJob, false, "peak by job");
+      }
     }
   }
 }

@@ -1,0 +1,26 @@
+#include "query/rate_peak.h"
+
+#include <algorithm>
+
+namespace xtfq {
+
+double RatePeak::Max(int64_t w1, int64_t w2) const {
+  std::vector<std::pair<int64_t, double>> edges;  // (time, change); ends sort before starts at one time
+  edges.reserve(2 * steps_.size());
+  for (const Step& s : steps_) {
+    const int64_t a = std::max(s.t0, w1), b = std::min(s.t1, w2);
+    if (a >= b) continue;
+    edges.emplace_back(a, s.rate);
+    edges.emplace_back(b, -s.rate);
+  }
+  std::sort(edges.begin(), edges.end(), [](const auto& x, const auto& y) { return x.first != y.first ? x.first < y.first : x.second < y.second; });
+  double sum = 0, peak = 0;
+  for (size_t i = 0; i < edges.size();) {
+    const int64_t t = edges[i].first;
+    for (; i < edges.size() && edges[i].first == t; ++i) sum += edges[i].second;  // every change at t, then the level after t
+    peak = std::max(peak, sum);
+  }
+  return peak;
+}
+
+}  // namespace xtfq
