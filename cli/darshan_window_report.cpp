@@ -12,25 +12,40 @@ using Value = std::optional<double>;
 std::string T(Value v) { return v ? fmt::format("{:.6g}", *v) : "NA"; }
 std::string C(Value v) { return v ? fmt::format("{}", *v) : std::string(); }
 
+// A CSV field, quoted when it holds a comma, a quote or a line break.
+std::string Field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
 std::string Csv(const DarshanWindowAnswer& a) {
-  std::string out = "key,op,ops,bytes,busy_s,bw_mib_s,iops,avg_size,seq_ratio,consec_ratio,small_ratio\n";
-  auto row = [&](const std::string& key, const char* op, const DarshanOpStats& s) {
+  // Per-file rows name their file in a last column.
+  const bool named = !a.request.per_rank && a.request.per_file;
+  std::string out = named ? "key,op,ops,bytes,busy_s,bw_mib_s,iops,avg_size,seq_ratio,consec_ratio,small_ratio,file\n"
+                          : "key,op,ops,bytes,busy_s,bw_mib_s,iops,avg_size,seq_ratio,consec_ratio,small_ratio\n";
+  auto row = [&](const std::string& key, const char* op, const DarshanOpStats& s, const std::string* file = nullptr) {
     const DarshanOpMetrics d = DarshanOpMetrics::Of(s);
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", key, op, s.ops, s.bytes, s.busy, C(d.bw_mib_s), C(d.iops), C(d.avg_size),
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}", key, op, s.ops, s.bytes, s.busy, C(d.bw_mib_s), C(d.iops), C(d.avg_size),
                        C(d.seq_ratio), C(d.consec_ratio), C(d.small_ratio));
+    out += file ? "," + Field(*file) + "\n" : "\n";
   };
   if (a.request.per_rank) {
     for (const auto& [rank, ops] : a.result.ranks) row(fmt::format("rank {}", rank), "read", ops[0]), row(fmt::format("rank {}", rank), "write", ops[1]);
   } else if (a.request.per_file) {
-    for (const auto& [id, ops] : a.result.files) row(fmt::format("{}", id), "read", ops[0]), row(fmt::format("{}", id), "write", ops[1]);
+    for (const auto& [id, ops] : a.result.files) {
+      row(fmt::format("{}", id), "read", ops[0], &a.FileName(id)), row(fmt::format("{}", id), "write", ops[1], &a.FileName(id));
+    }
   } else {
     row("all", "read", a.result.read), row("all", "write", a.result.write);
   }
   return out;
 }
 
-std::string Imbalance(const std::optional<RankImbalance>& imb, bool heatmap) {
-  if (!imb) return heatmap ? "rank imbalance: no rank has HEATMAP bytes in the window\n" : "rank imbalance: no rank has segments in the window\n";
+std::string Imbalance(const std::optional<RankImbalance>& imb, const DarshanWindowResult& result) {
+  if (!imb && result.estimated) return "rank imbalance: no rank has I/O of its own in the window (shared records, rank -1, cannot be split by rank)\n";
+  if (!imb) return result.heatmap ? "rank imbalance: no rank has HEATMAP bytes in the window\n" : "rank imbalance: no rank has segments in the window\n";
   const RankImbalance& r = *imb;
   const std::string bytes = fmt::format("bytes per rank max {} (rank {}), min {} (rank {}), mean {:.6g}", r.max_bytes.bytes, r.max_bytes.rank,
                                         r.min_bytes.bytes, r.min_bytes.rank, r.mean_bytes);
@@ -47,10 +62,14 @@ std::string Imbalance(const std::optional<RankImbalance>& imb, bool heatmap) {
 
 std::string Text(const DarshanWindowAnswer& a) {
   std::string out = fmt::format(
-      "# log {} (job {}), {} segments starting in [{}, {}) s from the job start, ranks {} ({})\n"
-      "# a segment counts whole in the window that holds its start\n",
-      a.info.log, a.info.job, a.Source(), ResultJson::EdgeSeconds(a.spec.t1, true), ResultJson::EdgeSeconds(a.spec.t2, false),
-      a.request.ranks.empty() ? "all" : a.request.ranks, a.answered);
+      "# log {} (job {}), {} {} in [{}, {}) s from the job start, ranks {} ({})\n"
+      "# {}\n",
+      a.info.log, a.info.job, a.Source(), a.result.estimated ? "records" : a.result.heatmap ? "bins starting" : "segments starting", ResultJson::EdgeSeconds(a.spec.t1, true),
+      ResultJson::EdgeSeconds(a.spec.t2, false), a.request.ranks.empty() ? "all" : a.request.ranks, a.answered,
+      a.result.estimated ? "a record counts by the share of its read or write interval inside the window; shared records (rank -1) count in "
+                           "the totals of all ranks, in no rank's row"
+                         : a.result.heatmap ? "a bin counts whole in the window that holds its start"
+                                            : "a segment counts whole in the window that holds its start");
   out += fmt::format("{:<6} {:>12} {:>16} {:>12} {:>12} {:>12} {:>12} {:>9} {:>9} {:>9}\n", "op", "ops", "bytes", "busy_s", "bw_MiB/s",
                      "iops", "avg_size", "seq", "consec", "small");
   for (int op = 0; op < 2; ++op) {
@@ -67,7 +86,7 @@ std::string Text(const DarshanWindowAnswer& a) {
     for (int64_t v : (op == 0 ? a.result.read : a.result.write).bins) out += fmt::format(" {:>10}", v);
     out += "\n";
   }
-  out += Imbalance(a.imbalance, a.result.heatmap);
+  out += Imbalance(a.imbalance, a.result);
   if (a.request.per_rank) {
     out += fmt::format("{:>8} {:>12} {:>16} {:>12} {:>16} {:>12}\n", "rank", "read_ops", "read_bytes", "write_ops", "write_bytes", "busy_s");
     for (const auto& [rank, ops] : a.result.ranks) {

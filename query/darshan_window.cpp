@@ -6,6 +6,7 @@
 
 #include "index/process_tree.h"
 #include "index/tn_tree.h"
+#include "query/darshan_counter_window.h"
 #include "query/primitives.h"
 #include "layouts/darshan_layout.h"
 #include "store/endian.h"
@@ -107,10 +108,7 @@ Result<DarshanWindowResult> DarshanWindow::Compute(StoreReader& reader, const Da
   if (any) return out;
   // No DXT: the HEATMAP bins of the module give bytes (no operations, sizes or times).
   const ArrayDesc* h = cat.Find(L::ArrayName(info.log, spec.module == "MPI-IO" ? "HEATMAP.MPIIO" : "HEATMAP." + spec.module));
-  if (h == nullptr || !(h->schema == L::HeatmapSchema())) {
-    return Error(ErrorCode::kNotFound, fmt::format("{}: log {} has no {} segments and no {} heatmap", reader.store().name(),
-                                                   info.log, dxt, spec.module));
-  }
+  if (h == nullptr || !(h->schema == L::HeatmapSchema())) return DarshanCounterWindow::Compute(reader, info, spec);
   if (spec.files || spec.per_file) {
     return Error(ErrorCode::kUnsupported,
                  fmt::format("{}: log {} has no {} segments; its HEATMAP bins count bytes per rank and time, not per file, so {} cannot be "

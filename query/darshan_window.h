@@ -3,7 +3,8 @@
 // durations), sequential and consecutive counts and the 10 size classes per operation, and per
 // rank (for rank imbalance) and per file.
 //
-// Logs without DXT but with HEATMAP records get bytes from the heatmap bins of the module instead.
+// Logs without DXT but with HEATMAP records get bytes from the heatmap bins of the module instead;
+// logs with neither get estimates from their counter records (DarshanCounterWindow).
 //
 // A segment belongs to the window that holds its start (t1 <= start < t2, in ns from the job's
 // start), whole: a segment that crosses an edge counts in the window where it began.
@@ -58,6 +59,9 @@ struct DarshanWindowResult {
   // a bin counts in the window that holds its start; operations, sizes and times are unknown.
   bool heatmap = false;
   double heatmap_width = 0;
+  // Neither DXT nor HEATMAP: estimated from the counter records (DarshanCounterWindow); `exact`
+  // when every record lay wholly inside or outside the window.
+  bool estimated = false, exact = false;
 };
 
 class DarshanWindow {

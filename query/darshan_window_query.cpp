@@ -14,6 +14,7 @@ const std::string& DarshanWindowAnswer::FileName(uint64_t id) const {
 
 std::string DarshanWindowAnswer::Source() const {
   if (result.heatmap) return fmt::format("HEATMAP {}", spec.module);
+  if (result.estimated) return fmt::format("{} counter", spec.module);
   return spec.module == "POSIX" ? "DXT_POSIX" : "DXT_MPIIO";
 }
 
@@ -63,6 +64,11 @@ Result<DarshanWindowAnswer> DarshanWindowQuery::Run(StoreReader& reader, const D
   a.imbalance = RankImbalance::Of(a.result.ranks, !a.result.heatmap);
   a.warnings = Warnings(a.info, a.spec);
   a.answered = a.result.indexed ? "from the index" : "from the window's segments";
+  if (a.result.estimated) {
+    a.answered = a.result.exact ? "from the counter records, exact: every record's reads and writes lie wholly inside or outside the window"
+                                : "estimated from counters: no DXT or HEATMAP in this log, so each record's operations, bytes and times are "
+                                  "spread evenly over its first-to-last read or write timestamps";
+  }
   if (a.result.heatmap) {
     a.answered += fmt::format(
         "; no DXT in this log: bytes from the HEATMAP bins ({} s wide, a bin counts in the window that holds "

@@ -48,6 +48,7 @@ nlohmann::json ResultJson::Of(const DarshanWindowAnswer& a) {
                       {"window_s", {EdgeSeconds(a.spec.t1, true), EdgeSeconds(a.spec.t2, false)}},
                       {"ranks", a.request.ranks.empty() ? ":" : a.request.ranks},
                       {"answered", a.answered},
+                      {"estimated", a.result.estimated && !a.result.exact},
                       {"warnings", a.warnings},
                       {"read", Of(a.result.read, a.read)},
                       {"write", Of(a.result.write, a.write)},
