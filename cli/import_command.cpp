@@ -99,7 +99,11 @@ int ImportCommand::Run() {
   if (s.ok()) s = w.Commit();
   if (!s.ok()) {
     fmt::print(stderr, "xtfq import: {}\n", s.error().message());
-    fmt::print(stderr, "xtfq import: nothing committed; {} stays at generation {}\n", out_, w.generation());
+    if (exists) {
+      fmt::print(stderr, "xtfq import: nothing committed; {} stays at generation {}\n", out_, w.generation());
+    } else {
+      fmt::print(stderr, "xtfq import: nothing committed; {} was not created\n", out_);
+    }
     writer->reset();
     if (!exists) fs::remove(out_, ec);
     return s.error().code() == ErrorCode::kUsage ? kExitUsage : kExitFailure;

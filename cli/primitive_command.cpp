@@ -60,9 +60,9 @@ Result<std::string> PrimitiveCommand::Answer() {
   std::unique_ptr<Primitives> one;
   if (!ranks_.empty()) {
     if (r.lo == INT64_MIN || r.hi != r.lo + 1) {
-      return Error(ErrorCode::kInvalidArgument, fmt::format("{} follows one process: give --ranks R:R+1, not '{}'", name(), ranks_));
+      return Error(ErrorCode::kUsage, fmt::format("{} follows one process: give --ranks R:R+1, not '{}'", name(), ranks_));
     }
-    if (opts_.scan()) return Error(ErrorCode::kInvalidArgument, fmt::format("{} --ranks reads the P index; --scan does not apply", name()));
+    if (opts_.scan()) return Error(ErrorCode::kUsage, fmt::format("{} --ranks reads the P index; --scan does not apply", name()));
     XTFQ_ASSIGN_OR_RETURN(const ArrayDesc* a, p->ProcessArray(r.lo));
     one = std::make_unique<Primitives>(opts_.reader().cache(), *a, &opts_.reader().store().catalogue());
     p = one.get();

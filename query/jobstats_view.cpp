@@ -41,7 +41,7 @@ Result<JobStatsKey> ParseJobStatsKey(std::string_view name) {
   for (const auto& [k, n] : kKeys) {
     if (n == name) return k;
   }
-  return Error(ErrorCode::kInvalidArgument, fmt::format("'{}' is not a job_stats key (job, uid, node, target, op, class, id)", name));
+  return Error(ErrorCode::kUsage, fmt::format("'{}' is not a job_stats key (job, uid, node, target, op, class, id)", name));
 }
 
 std::string_view JobStatsKeyName(JobStatsKey k) {
