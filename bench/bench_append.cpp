@@ -80,7 +80,11 @@ void BM_PwriteBaseline(benchmark::State& state) {
 }
 
 // range(1): 1 keeps the P index (per-process copies of the 1024 ranks and the process tree).
-BENCHMARK(BM_Append)->ArgNames({"commit_every", "p_index"})->ArgsProduct({{10'000, 1'000'000}, {0, 1}})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Append)
+    ->ArgNames({"commit_every", "p_index"})
+    ->ArgsProduct({{10'000, 1'000'000}, {0, 1}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(BM_PwriteBaseline)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

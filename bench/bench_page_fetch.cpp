@@ -34,8 +34,9 @@ Fixture Open(Backend backend, size_t cache_pages) {
   f.cache = std::make_unique<PageCache>(*f.source, cache_pages * 4096);
   const ChainDesc& c = f.store->catalogue().arrays[0].levels[0];
   for (uint32_t p = 2; p < f.store->page_count(); ++p) {
-    if (PageId(p) != c.open && std::find(f.store->catalogue_pages().begin(), f.store->catalogue_pages().end(),
-                                         PageId(p)) == f.store->catalogue_pages().end() &&
+    if (PageId(p) != c.open &&
+        std::find(f.store->catalogue_pages().begin(), f.store->catalogue_pages().end(), PageId(p)) ==
+            f.store->catalogue_pages().end() &&
         std::find(f.store->catalogue().free_pages.begin(), f.store->catalogue().free_pages.end(), PageId(p)) ==
             f.store->catalogue().free_pages.end()) {
       f.pages.push_back(PageId(p));

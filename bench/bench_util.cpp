@@ -22,7 +22,10 @@ const std::string& ScratchDir() {
     if (base == nullptr) base = std::getenv("TMPDIR");
     std::string tmpl = std::string(base != nullptr ? base : "/tmp") + "/xtfq-bench-XXXXXX";
     std::string d = ::mkdtemp(tmpl.data());
-    std::atexit([] { std::error_code ec; std::filesystem::remove_all(ScratchDir(), ec); });
+    std::atexit([] {
+      std::error_code ec;
+      std::filesystem::remove_all(ScratchDir(), ec);
+    });
     return d;
   }();
   return dir;

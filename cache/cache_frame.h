@@ -22,7 +22,7 @@ using TableHook = bi::unordered_set_base_hook<bi::link_mode<bi::safe_link>, bi::
 struct CacheFrame : LruHook, TableHook {
   PageId page_id;
   uint32_t pins = 0;
-  const std::byte* data = nullptr;    // buffer.get(), or the page in a mapped file
+  const std::byte* data = nullptr;      // buffer.get(), or the page in a mapped file
   std::unique_ptr<std::byte[]> buffer;  // owned copy (pread backend)
 
   friend bool operator==(const CacheFrame& a, const CacheFrame& b) { return a.page_id == b.page_id; }

@@ -69,8 +69,8 @@ Result<PageRef> PageCache::Fetch(PageId id) {
 Status PageCache::Load(CacheFrame& f, PageId id) {
   f.page_id = id;
   if (id.value >= source_.page_count()) {
-    return Error(ErrorCode::kCorrupt, fmt::format("{}: page {} is beyond the last page {}", source_.name(),
-                                                  id.value, source_.page_count() - 1));
+    return Error(ErrorCode::kCorrupt, fmt::format("{}: page {} is beyond the last page {}", source_.name(), id.value,
+                                                  source_.page_count() - 1));
   }
   if (const std::byte* base = source_.mapped()) {
     f.data = base + uint64_t{id.value} * page_size_;
@@ -157,7 +157,8 @@ Status PageCache::CheckInvariants() const {
     if (f.data == nullptr) return bad(fmt::format("page {} has no bytes", f.page_id.value));
     if (f.pins == 0) {
       ++unpinned;
-      if (!static_cast<const LruHook&>(f).is_linked()) return bad(fmt::format("unpinned page {} is not in the LRU list", f.page_id.value));
+      if (!static_cast<const LruHook&>(f).is_linked())
+        return bad(fmt::format("unpinned page {} is not in the LRU list", f.page_id.value));
     } else {
       ++pinned;
     }
@@ -168,8 +169,8 @@ Status PageCache::CheckInvariants() const {
   if (unpinned != lru_.size()) return bad(fmt::format("{} unpinned pages, {} in the LRU list", unpinned, lru_.size()));
   if (pinned != pinned_) return bad(fmt::format("{} pinned pages counted as {}", pinned, pinned_));
   if (table_->size() > budget_pages_ && !lru_.empty()) {
-    return bad(fmt::format("{} resident pages over a budget of {} while {} are unpinned", table_->size(),
-                           budget_pages_, lru_.size()));
+    return bad(fmt::format("{} resident pages over a budget of {} while {} are unpinned", table_->size(), budget_pages_,
+                           lru_.size()));
   }
   return Ok();
 }

@@ -58,12 +58,14 @@ TEST_CASE("cache: exact hit and miss and eviction counts for a scripted LRU patt
     REQUIRE(r.ok());
     CHECK(Payload(*r) == id * 7 + 1);
   };
-  touch(1); touch(2); touch(3);  // 3 misses, LRU order (most recent first): 3 2 1
-  touch(1);                      // hit: 1 3 2
-  touch(4);                      // miss, evicts 2: 4 1 3
+  touch(1);
+  touch(2);
+  touch(3);  // 3 misses, LRU order (most recent first): 3 2 1
+  touch(1);  // hit: 1 3 2
+  touch(4);  // miss, evicts 2: 4 1 3
   CHECK_FALSE(cache.Resident(PageId(2)));
-  touch(3);                      // hit: 3 4 1
-  touch(2);                      // miss, evicts 1: 2 3 4
+  touch(3);  // hit: 3 4 1
+  touch(2);  // miss, evicts 1: 2 3 4
   CHECK_FALSE(cache.Resident(PageId(1)));
   CacheStats s = cache.stats();
   CHECK(s.hits == 2);
@@ -106,10 +108,16 @@ TEST_CASE("cache: a page pinned twice stays until both pins are released") {
   PageRef b = std::move(*cache.Fetch(PageId(1)));
   CHECK(cache.stats().hits == 1);
   a.Reset();
-  { auto other = cache.Fetch(PageId(2)); REQUIRE(other.ok()); }
+  {
+    auto other = cache.Fetch(PageId(2));
+    REQUIRE(other.ok());
+  }
   CHECK(cache.Resident(PageId(1)));
   b.Reset();
-  { auto other = cache.Fetch(PageId(3)); REQUIRE(other.ok()); }
+  {
+    auto other = cache.Fetch(PageId(3));
+    REQUIRE(other.ok());
+  }
   CHECK_FALSE(cache.Resident(PageId(1)));
   CHECK(cache.CheckInvariants().ok());
 }
@@ -143,7 +151,10 @@ TEST_CASE("cache: several reader threads see the same pages as one thread") {
       for (int i = 0; i < kFetches; ++i) {
         const uint32_t id = rng() % 200;
         Result<PageRef> r = cache.Fetch(PageId(id));
-        if (!r.ok()) { ++failed; continue; }
+        if (!r.ok()) {
+          ++failed;
+          continue;
+        }
         if (Payload(*r) != id * 7 + 1 || r->id() != PageId(id)) ++wrong;
         if (rng() % 4 == 0) held.push_back(std::move(*r));
         if (held.size() > 3) held.erase(held.begin());

@@ -21,7 +21,10 @@ struct CacheFrame;
 class PageRef {
  public:
   PageRef() = default;
-  PageRef(PageRef&& o) noexcept : cache_(o.cache_), frame_(o.frame_) { o.cache_ = nullptr; o.frame_ = nullptr; }
+  PageRef(PageRef&& o) noexcept : cache_(o.cache_), frame_(o.frame_) {
+    o.cache_ = nullptr;
+    o.frame_ = nullptr;
+  }
   PageRef& operator=(PageRef&& o) noexcept;
   PageRef(const PageRef&) = delete;
   PageRef& operator=(const PageRef&) = delete;

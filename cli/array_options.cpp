@@ -1,9 +1,8 @@
 #include "cli/array_options.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 
 #include "index/tn_tree.h"
@@ -17,7 +16,8 @@ void ArrayOptions::Register(CLI::App* app) {
   app->add_option("--backend", backend_, "page source: pread (default; safe on Lustre and NFS) or mmap")
       ->check(CLI::IsMember({"pread", "mmap"}));
   app->add_option("--cache-mb", cache_mb_, "page cache budget in MiB")->check(CLI::PositiveNumber);
-  app->add_option("--format", format_, "output format (csv: Darshan windows only)")->check(CLI::IsMember({"text", "json", "csv"}));
+  app->add_option("--format", format_, "output format (csv: Darshan windows only)")
+      ->check(CLI::IsMember({"text", "json", "csv"}));
   app->add_flag("--scan", scan_, "answer by scanning every record instead of using the index (for comparison)");
 }
 
@@ -32,11 +32,13 @@ Status ArrayOptions::OpenReader() {
 
 Status ArrayOptions::Open() {
   XTFQ_TRY(OpenReader());
-  if (format_ == "csv") return Error(ErrorCode::kInvalidArgument, "--format csv is for Darshan windows; use text or json");
+  if (format_ == "csv")
+    return Error(ErrorCode::kInvalidArgument, "--format csv is for Darshan windows; use text or json");
   const Catalogue& cat = reader_->store().catalogue();
   std::string name = array_name_;
   if (name.empty()) {
-    const auto own = std::count_if(cat.arrays.begin(), cat.arrays.end(), [](const ArrayDesc& a) { return !a.per_process(); });
+    const auto own =
+        std::count_if(cat.arrays.begin(), cat.arrays.end(), [](const ArrayDesc& a) { return !a.per_process(); });
     name = own == 1 ? cat.arrays[0].name : "events";
   }
   XTFQ_ASSIGN_OR_RETURN(array_, reader_->Array(name));

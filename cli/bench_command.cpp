@@ -39,11 +39,16 @@ Result<std::vector<Query>> ReadQueries(const std::string& path) {
     if (!(ls >> q.cls)) continue;
     bool ok = true;
     if (q.cls == "META") continue;
-    if (q.cls.rfind("Q1", 0) == 0) ok = static_cast<bool>(ls >> q.t1 >> q.t2);
-    else if (q.cls.rfind("Q2", 0) == 0) ok = static_cast<bool>(ls >> q.t1 >> q.t2 >> q.r1 >> q.r2);
-    else if (q.cls == "Q3") ok = static_cast<bool>(ls >> q.k);
-    else if (q.cls == "Q4") ok = static_cast<bool>(ls >> q.t1 >> q.t2 >> q.nb) && q.nb > 0 && q.t1 < q.t2;
-    else ok = false;
+    if (q.cls.rfind("Q1", 0) == 0)
+      ok = static_cast<bool>(ls >> q.t1 >> q.t2);
+    else if (q.cls.rfind("Q2", 0) == 0)
+      ok = static_cast<bool>(ls >> q.t1 >> q.t2 >> q.r1 >> q.r2);
+    else if (q.cls == "Q3")
+      ok = static_cast<bool>(ls >> q.k);
+    else if (q.cls == "Q4")
+      ok = static_cast<bool>(ls >> q.t1 >> q.t2 >> q.nb) && q.nb > 0 && q.t1 < q.t2;
+    else
+      ok = false;
     if (!ok) return Error(ErrorCode::kInvalidArgument, fmt::format("{}: line {}: cannot read '{}'", path, no, line));
     qs.push_back(q);
   }
@@ -53,17 +58,20 @@ Result<std::vector<Query>> ReadQueries(const std::string& path) {
 double Now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 std::string AggCheck(const Summary& s) {
-  return fmt::format("cnt={} sb={} sd={:.6e}", s.count, s.count ? s.fields[0].i_sum : 0, s.count ? s.fields[1].f_sum : 0.0);
+  return fmt::format("cnt={} sb={} sd={:.6e}", s.count, s.count ? s.fields[0].i_sum : 0,
+                     s.count ? s.fields[1].f_sum : 0.0);
 }
 
 // The timing protocol of ../shared/bench/common.h (run_classes), reimplemented.
-void RunClasses(const std::string& peer, const std::vector<Query>& qs, const std::function<Result<std::string>(const Query&)>& fn) {
+void RunClasses(const std::string& peer, const std::vector<Query>& qs,
+                const std::function<Result<std::string>(const Query&)>& fn) {
   const double budget = std::getenv("BUDGET_S") ? std::atof(std::getenv("BUDGET_S")) : 20.0;
   const int min_runs = std::getenv("MIN_RUNS") ? std::atoi(std::getenv("MIN_RUNS")) : 3;
   const bool cold = std::getenv("COLD") && std::atoi(std::getenv("COLD"));
   const char* only = std::getenv("ONLY");
   std::vector<std::string> classes;
-  for (const auto& q : qs) if (std::find(classes.begin(), classes.end(), q.cls) == classes.end()) classes.push_back(q.cls);
+  for (const auto& q : qs)
+    if (std::find(classes.begin(), classes.end(), q.cls) == classes.end()) classes.push_back(q.cls);
   auto run = [&](const Query& q) {
     Result<std::string> r = fn(q);
     return r.ok() ? *r : "ERROR " + r.error().message();
@@ -71,7 +79,8 @@ void RunClasses(const std::string& peer, const std::vector<Query>& qs, const std
   for (const auto& c : classes) {
     if (only && c != only) continue;
     std::vector<const Query*> v;
-    for (const auto& q : qs) if (q.cls == c) v.push_back(&q);
+    for (const auto& q : qs)
+      if (q.cls == c) v.push_back(&q);
     if (cold) {
       const double a = Now();
       const std::string r = run(*v[0]);
@@ -107,10 +116,12 @@ void RunClasses(const std::string& peer, const std::vector<Query>& qs, const std
 }  // namespace
 
 CLI::App* BenchCommand::Register(CLI::App& parent) {
-  CLI::App* app = parent.add_subcommand("bench", "Run the query classes Q1-Q4 of ../shared/bench and print RESULT and CHECK lines");
+  CLI::App* app =
+      parent.add_subcommand("bench", "Run the query classes Q1-Q4 of ../shared/bench and print RESULT and CHECK lines");
   app->add_option("--data", data_, "events file (../shared/bench format)")->required();
   app->add_option("--queries", queries_, "query file (../shared/bench format)")->required();
-  app->add_option("--store", store_, "store to use; built from --data when it does not exist (default: a temporary one)");
+  app->add_option("--store", store_,
+                  "store to use; built from --data when it does not exist (default: a temporary one)");
   app->add_flag("--scan", scan_, "answer by a flat scan through the store (peer xtfq_scan)");
   app->add_option("--backend", backend_, "page source")->check(CLI::IsMember({"pread", "mmap"}));
   return app;
@@ -136,7 +147,8 @@ int BenchCommand::Run() {
       return Fail("bench", c.error());
     }
     const double t = Now() - a;
-    fmt::print(stderr, "bench: built {} from {}: {} records in {:.2f} s ({:.1f} M records/s)\n", store_, data_, *n, t, *n / t / 1e6);
+    fmt::print(stderr, "bench: built {} from {}: {} records in {:.2f} s ({:.1f} M records/s)\n", store_, data_, *n, t,
+               *n / t / 1e6);
   } else {
     temporary = false;
   }
@@ -154,7 +166,8 @@ int BenchCommand::Run() {
       return AggCheck(s);
     }
     if (q.cls.rfind("Q2", 0) == 0) {
-      XTFQ_ASSIGN_OR_RETURN(Summary s, scan_ ? p.ScanAggregate(q.t1, q.t2, q.r1, q.r2) : p.Aggregate(q.t1, q.t2, q.r1, q.r2));
+      XTFQ_ASSIGN_OR_RETURN(Summary s,
+                            scan_ ? p.ScanAggregate(q.t1, q.t2, q.r1, q.r2) : p.Aggregate(q.t1, q.t2, q.r1, q.r2));
       return AggCheck(s);
     }
     if (q.cls == "Q3") {
@@ -169,7 +182,8 @@ int BenchCommand::Run() {
       const EventRecord e = EventRecord::Decode(c.record.data());
       return fmt::format("t={} rank={} bytes={}", e.t, e.rank, e.bytes);
     }
-    XTFQ_ASSIGN_OR_RETURN(std::vector<Summary> h, scan_ ? p.ScanHistogram(q.t1, q.t2, q.nb) : p.Histogram(q.t1, q.t2, q.nb));
+    XTFQ_ASSIGN_OR_RETURN(std::vector<Summary> h,
+                          scan_ ? p.ScanHistogram(q.t1, q.t2, q.nb) : p.Histogram(q.t1, q.t2, q.nb));
     uint64_t cs = 0;
     int64_t total = 0;
     for (size_t b = 0; b < h.size(); ++b) {
@@ -182,8 +196,8 @@ int BenchCommand::Run() {
 
   RunClasses(scan_ ? "xtfq_scan" : "xtfq", *qs, answer);
   const CacheStats cs = (*reader)->cache().stats();
-  fmt::print(stderr, "bench: {} pages read from the store ({} cache misses, {} hits); TN tree height {}\n", cs.pages_read,
-             cs.misses, cs.hits, (*array)->levels.size());
+  fmt::print(stderr, "bench: {} pages read from the store ({} cache misses, {} hits); TN tree height {}\n",
+             cs.pages_read, cs.misses, cs.hits, (*array)->levels.size());
   if (temporary) fs::remove(store_, ec);
   return kExitOk;
 }

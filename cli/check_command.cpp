@@ -26,8 +26,8 @@ int CheckCommand::Run() {
                r.problems.size() >= max_problems_ ? " or more" : "");
     return kExitFailure;
   }
-  fmt::print("ok: {} at generation {}: {} pages, {} read and verified\n", store_,
-             (*opened)->generation(), (*opened)->page_count(), r.pages_read);
+  fmt::print("ok: {} at generation {}: {} pages, {} read and verified\n", store_, (*opened)->generation(),
+             (*opened)->page_count(), r.pages_read);
   return kExitOk;
 }
 

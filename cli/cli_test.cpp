@@ -2,15 +2,14 @@
 // and what it prints on stdout and stderr.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
+#include <sys/wait.h>
 
 #include <algorithm>
-
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <sstream>
 #include <vector>
-#include <sys/wait.h>
 
 #include "store/store.h"
 #include "tests/shared_data.h"
@@ -33,7 +32,8 @@ TEST_CASE("cli: gen and import then info and check on a fresh store") {
   Run info = Xtfq(dir, "info s.xtfq");
   REQUIRE(info.status == 0);
   // 5000 records of 32 bytes: 39 full pages of 127 and 47 in the open page.
-  CHECK(info.out.find("5000 records of 32 B (127 per page) in 39 full pages + 47 records in the open page") != std::string::npos);
+  CHECK(info.out.find("5000 records of 32 B (127 per page) in 39 full pages + 47 records in the open page") !=
+        std::string::npos);
   CHECK(info.out.find("page size 4096 B") != std::string::npos);
   CHECK(info.out.find("t:i64@time bytes:i64* dur:f64* rank:i32@process op:i32") != std::string::npos);
   Run json = Xtfq(dir, "info s.xtfq --format json");
@@ -56,7 +56,8 @@ TEST_CASE("cli: search and size and next and query answer from the index as the 
     const Run scan = Xtfq(dir, fmt::format("size s.xtfq --time {} --scan", w));
     REQUIRE(idx.status == 0);
     CHECK(idx.out == scan.out);
-    CHECK(Xtfq(dir, fmt::format("query s.xtfq --time {}", w)).out == Xtfq(dir, fmt::format("query s.xtfq --time {} --scan", w)).out);
+    CHECK(Xtfq(dir, fmt::format("query s.xtfq --time {}", w)).out ==
+          Xtfq(dir, fmt::format("query s.xtfq --time {} --scan", w)).out);
   }
   // Text prints doubles to 9 digits: the index sums per subtree, the scan record by record.
   CHECK(Xtfq(dir, "query s.xtfq --time 0:50000000 --buckets 7").out ==
@@ -88,7 +89,7 @@ TEST_CASE("cli: search and size and next and query answer from the index as the 
   CHECK(r3.out.find("rank=3 ") != std::string::npos);
   CHECK(Xtfq(dir, "next s.xtfq --record 0 --ranks 3:4 --step 1").out.rfind("position 1 of rank 3 t=", 0) == 0);
   Run wide = Xtfq(dir, "search s.xtfq --record 0 --ranks 3:5");
-  CHECK(wide.status == 1);
+  CHECK(wide.status == 2);  // a usage error: search follows one process
   CHECK(wide.err == "xtfq search: search follows one process: give --ranks R:R+1, not '3:5'\n");
   Run none = Xtfq(dir, "search s.xtfq --record 0 --ranks 99:100");
   CHECK(none.status == 1);
@@ -108,7 +109,8 @@ TEST_CASE("cli: bench prints the same CHECK lines from the index as from the fla
 #ifdef XTFQ_SHARED_GEN
   test::TempDir dir;
   REQUIRE(std::system(fmt::format("cd '{}' && '{}' 30000 d.bin q.txt - 64 3 > /dev/null 2>&1", dir.path().string(),
-                                  XTFQ_SHARED_GEN).c_str()) == 0);
+                                  XTFQ_SHARED_GEN)
+                          .c_str()) == 0);
   const Run idx = Xtfq(dir, "bench --data d.bin --queries q.txt --store s.xtfq");
   const Run scan = Xtfq(dir, "bench --data d.bin --queries q.txt --store s.xtfq --scan");
   REQUIRE(idx.status == 0);
@@ -117,8 +119,10 @@ TEST_CASE("cli: bench prints the same CHECK lines from the index as from the fla
     std::vector<std::string> v;
     std::istringstream in(out);
     for (std::string line; std::getline(in, line);) {
-      if (line.rfind("CHECK\t", 0) == 0) v.push_back(line.substr(line.find('\t', 6)));  // without the peer name
-      else CHECK(line.rfind("RESULT\t" + peer + "\t", 0) == 0);
+      if (line.rfind("CHECK\t", 0) == 0)
+        v.push_back(line.substr(line.find('\t', 6)));  // without the peer name
+      else
+        CHECK(line.rfind("RESULT\t" + peer + "\t", 0) == 0);
     }
     return v;
   };
@@ -201,19 +205,21 @@ TEST_CASE("cli: check names the damaged page and a failed import leaves the stor
 Run Into(const test::TempDir& dir, const std::string& args, const std::string& sink) {
   const std::string err = dir.File("stderr.into");
   const std::string redirect = sink.starts_with("|") ? sink : "> " + sink;
-  const std::string cmd =
-      fmt::format("cd '{}' && bash -o pipefail -c \"'{}' {} 2> '{}' {}\"", dir.path().string(), XTFQ_CLI_PATH, args, err, redirect);
+  const std::string cmd = fmt::format("cd '{}' && bash -o pipefail -c \"'{}' {} 2> '{}' {}\"", dir.path().string(),
+                                      XTFQ_CLI_PATH, args, err, redirect);
   const int rc = std::system(cmd.c_str());
   std::ifstream in(err);
-  return Run{WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, "", std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>())};
+  return Run{WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, "",
+             std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>())};
 }
 
 TEST_CASE("cli: a failed write of the output is one line and exit 1") {
   test::TempDir dir;
   REQUIRE(Xtfq(dir, "gen events 20000 -o d.bin --ranks 8").status == 0);
   REQUIRE(Xtfq(dir, "import d.bin -o s.xtfq").status == 0);
-  for (const char* args : {"info s.xtfq", "check s.xtfq", "size s.xtfq --time :", "search s.xtfq --record 5", "next s.xtfq --record 5 --step 2",
-                           "query s.xtfq", "query s.xtfq --format json", "query s.xtfq --time 0:100000000 --buckets 1000"}) {
+  for (const char* args : {"info s.xtfq", "check s.xtfq", "size s.xtfq --time :", "search s.xtfq --record 5",
+                           "next s.xtfq --record 5 --step 2", "query s.xtfq", "query s.xtfq --format json",
+                           "query s.xtfq --time 0:100000000 --buckets 1000"}) {
     CAPTURE(args);
     const Run full = Into(dir, args, "/dev/full");
     CHECK(full.status == 1);

@@ -17,15 +17,18 @@
 namespace xtfq::cli {
 
 CLI::App* CollectCommand::Register(CLI::App& parent) {
-  CLI::App* app = parent.add_subcommand("collect", "Collect job_stats snapshots every interval (the monitoring daemon)");
+  CLI::App* app =
+      parent.add_subcommand("collect", "Collect job_stats snapshots every interval (the monitoring daemon)");
   app->add_option("--interval", interval_, "seconds between collections")->check(CLI::Range(0.01, 86400.0));
   app->add_option("--out", out_, "directory for the snapshots (created)")->required();
   app->add_option("--count", count_, "collections to make (default: until stopped)");
   app->add_option("--store", store_, "also append each snapshot to this store (created if absent)");
   app->add_option("--name", name_, "file name prefix (default: the host name)");
   app->add_option("--target", target_, "the target, when COMMAND prints a plain job_stats file");
-  app->add_option("--jobid-name", jobid_names_, "jobid_name templates for --store (default '%j:%u:%H', '%e.%u' and '%j', a bare job id)");
-  app->add_option("COMMAND", command_, "command after '--' (default: lctl get_param mdt.*.job_stats obdfilter.*.job_stats)");
+  app->add_option("--jobid-name", jobid_names_,
+                  "jobid_name templates for --store (default '%j:%u:%H', '%e.%u' and '%j', a bare job id)");
+  app->add_option("COMMAND", command_,
+                  "command after '--' (default: lctl get_param mdt.*.job_stats obdfilter.*.job_stats)");
   return app;
 }
 
@@ -47,14 +50,16 @@ Result<std::string> Capture(const std::vector<std::string>& argv) {
   for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
   const int rc = ::pclose(p);
   if (rc != 0) {
-    return Error(ErrorCode::kIo, fmt::format("'{}' failed ({})", cmd,
-                                             WIFEXITED(rc) ? fmt::format("exit {}", WEXITSTATUS(rc)) : std::string("killed")));
+    return Error(ErrorCode::kIo,
+                 fmt::format("'{}' failed ({})", cmd,
+                             WIFEXITED(rc) ? fmt::format("exit {}", WEXITSTATUS(rc)) : std::string("killed")));
   }
   return out;
 }
 }  // namespace
 
-Result<ImportReport> CollectCommand::Import(StoreWriter& w, bool exists, const std::string& snapshot, const ImportOptions& options) const {
+Result<ImportReport> CollectCommand::Import(StoreWriter& w, bool exists, const std::string& snapshot,
+                                            const ImportOptions& options) const {
   std::unique_ptr<StoreReader> existing;
   if (exists) {
     XTFQ_ASSIGN_OR_RETURN(existing, StoreReader::Open(store_));
@@ -105,8 +110,8 @@ int CollectCommand::Run() {
       s = st.ok() ? (*w)->Commit() : Status(st.error());
       if (!s.ok()) return Fail("collect", s.error());
       for (const std::string& x : st->warnings) fmt::print(stderr, "xtfq collect: warning: {}\n", x);
-      fmt::print(stderr, "collect: {} ({} entries, {} rate steps) -> {} generation {}\n", path, st->entries, st->steps, store_,
-                 (*w)->generation());
+      fmt::print(stderr, "collect: {} ({} entries, {} rate steps) -> {} generation {}\n", path, st->entries, st->steps,
+                 store_, (*w)->generation());
     } else {
       fmt::print(stderr, "collect: {} ({} bytes)\n", path, body.size());
     }

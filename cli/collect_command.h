@@ -25,7 +25,8 @@ class CollectCommand final : public Command {
 
  private:
   // Appends one snapshot to the store `w` writes (it `exists`: it had committed data); no commit.
-  Result<ImportReport> Import(StoreWriter& w, bool exists, const std::string& snapshot, const ImportOptions& options) const;
+  Result<ImportReport> Import(StoreWriter& w, bool exists, const std::string& snapshot,
+                              const ImportOptions& options) const;
   double interval_ = 120;
   std::string out_;
   uint64_t count_ = 0;  // 0: until stopped

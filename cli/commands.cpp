@@ -6,16 +6,15 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <system_error>
-
 #include <memory>
+#include <system_error>
 #include <vector>
 
 #include "cli/bench_command.h"
 #include "cli/check_command.h"
 #include "cli/collect_command.h"
-#include "cli/dump_command.h"
 #include "cli/command.h"
+#include "cli/dump_command.h"
 #include "cli/gen_command.h"
 #include "cli/heatmap_command.h"
 #include "cli/import_command.h"
@@ -55,8 +54,7 @@ int RunChecked(Command& command, const std::string& name) {
 }
 
 int RunCli(int argc, char** argv) {
-  CLI::App app("xtfq: an indexed trace store and query engine for HPC I/O data (Darshan, Lustre job_stats)",
-               "xtfq");
+  CLI::App app("xtfq: an indexed trace store and query engine for HPC I/O data (Darshan, Lustre job_stats)", "xtfq");
   app.require_subcommand(1);
   app.set_version_flag("--version", "xtfq 0.1.0");
   std::vector<std::unique_ptr<Command>> commands;

@@ -38,13 +38,15 @@ Result<std::unique_ptr<DarshanInput>> DarshanInput::Open(const std::string& path
   std::string store = path;
   if (!IsStore(path)) {
     if (log || job) {
-      return Error(ErrorCode::kInvalidArgument, fmt::format("{}: --log and --job select a log in a store; this is a log file", path));
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("{}: --log and --job select a log in a store; this is a log file", path));
     }
     const char* tmp = std::getenv("TMPDIR");
     std::string dir = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
     std::string name = dir + "/xtfq-signals-XXXXXX";
     const int fd = ::mkstemp(name.data());
-    if (fd < 0) return Error(ErrorCode::kIo, fmt::format("{}: cannot create a temporary store: {}", dir, std::strerror(errno)));
+    if (fd < 0)
+      return Error(ErrorCode::kIo, fmt::format("{}: cannot create a temporary store: {}", dir, std::strerror(errno)));
     ::close(fd);
     std::filesystem::remove(name);
     in->temp_ = store = name;
@@ -61,7 +63,8 @@ Result<std::unique_ptr<DarshanInput>> DarshanInput::Open(const std::string& path
     } else if (DarshanTextImporter::LooksLikeText(head)) {
       XTFQ_TRY(DarshanTextImporter::Import(*f, *w, 0, opts));
     } else {
-      return Error(ErrorCode::kInvalidArgument, fmt::format("{}: not a store, a Darshan log or darshan-parser text", path));
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("{}: not a store, a Darshan log or darshan-parser text", path));
     }
     XTFQ_TRY(w->Commit());
   }
@@ -84,7 +87,8 @@ Result<std::string> DarshanInput::Header() {
     if (got == 0) return text;
     text.append(reinterpret_cast<const char*>(buf.data()), got);
     off += got;
-    if (const size_t end = text.find("\n\n# description of columns:"); end != std::string::npos) return text.substr(0, end + 1);
+    if (const size_t end = text.find("\n\n# description of columns:"); end != std::string::npos)
+      return text.substr(0, end + 1);
   }
 }
 

@@ -27,15 +27,17 @@ std::string Csv(const DarshanWindowAnswer& a) {
                           : "key,op,ops,bytes,busy_s,bw_mib_s,iops,avg_size,seq_ratio,consec_ratio,small_ratio\n";
   auto row = [&](const std::string& key, const char* op, const DarshanOpStats& s, const std::string* file = nullptr) {
     const DarshanOpMetrics d = DarshanOpMetrics::Of(s);
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}", key, op, s.ops, s.bytes, s.busy, C(d.bw_mib_s), C(d.iops), C(d.avg_size),
-                       C(d.seq_ratio), C(d.consec_ratio), C(d.small_ratio));
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}", key, op, s.ops, s.bytes, s.busy, C(d.bw_mib_s), C(d.iops),
+                       C(d.avg_size), C(d.seq_ratio), C(d.consec_ratio), C(d.small_ratio));
     out += file ? "," + Field(*file) + "\n" : "\n";
   };
   if (a.request.per_rank) {
-    for (const auto& [rank, ops] : a.result.ranks) row(fmt::format("rank {}", rank), "read", ops[0]), row(fmt::format("rank {}", rank), "write", ops[1]);
+    for (const auto& [rank, ops] : a.result.ranks)
+      row(fmt::format("rank {}", rank), "read", ops[0]), row(fmt::format("rank {}", rank), "write", ops[1]);
   } else if (a.request.per_file) {
     for (const auto& [id, ops] : a.result.files) {
-      row(fmt::format("{}", id), "read", ops[0], &a.FileName(id)), row(fmt::format("{}", id), "write", ops[1], &a.FileName(id));
+      row(fmt::format("{}", id), "read", ops[0], &a.FileName(id)),
+          row(fmt::format("{}", id), "write", ops[1], &a.FileName(id));
     }
   } else {
     row("all", "read", a.result.read), row("all", "write", a.result.write);
@@ -44,39 +46,53 @@ std::string Csv(const DarshanWindowAnswer& a) {
 }
 
 std::string Imbalance(const std::optional<RankImbalance>& imb, const DarshanWindowResult& result) {
-  if (!imb && result.estimated) return "rank imbalance: no rank has I/O of its own in the window (shared records, rank -1, cannot be split by rank)\n";
-  if (!imb) return result.heatmap ? "rank imbalance: no rank has HEATMAP bytes in the window\n" : "rank imbalance: no rank has segments in the window\n";
+  if (!imb && result.estimated)
+    return "rank imbalance: no rank has I/O of its own in the window (shared records, rank -1, cannot be split by "
+           "rank)\n";
+  if (!imb)
+    return result.heatmap ? "rank imbalance: no rank has HEATMAP bytes in the window\n"
+                          : "rank imbalance: no rank has segments in the window\n";
   const RankImbalance& r = *imb;
-  const std::string bytes = fmt::format("bytes per rank max {} (rank {}), min {} (rank {}), mean {:.6g}", r.max_bytes.bytes, r.max_bytes.rank,
-                                        r.min_bytes.bytes, r.min_bytes.rank, r.mean_bytes);
+  const std::string bytes =
+      fmt::format("bytes per rank max {} (rank {}), min {} (rank {}), mean {:.6g}", r.max_bytes.bytes, r.max_bytes.rank,
+                  r.min_bytes.bytes, r.min_bytes.rank, r.mean_bytes);
   if (!r.slowest || !r.fastest) {
-    return fmt::format("rank imbalance over {} ranks with HEATMAP bytes: {}; slowest and fastest ranks unknown (heatmaps hold no times)\n",
-                       r.ranks, bytes);
+    return fmt::format(
+        "rank imbalance over {} ranks with HEATMAP bytes: {}; slowest and fastest ranks unknown (heatmaps hold no "
+        "times)\n",
+        r.ranks, bytes);
   }
   return fmt::format(
       "rank imbalance over {} ranks with segments: {}; "
-      "slowest rank {} ({} bytes, {:.6g} s busy), fastest rank {} ({} bytes, {:.6g} s busy), slowest/fastest bytes {}\n",
-      r.ranks, bytes, r.slowest->rank, r.slowest->bytes, r.slowest->busy, r.fastest->rank, r.fastest->bytes, r.fastest->busy,
-      T(r.slowest_to_fastest_bytes));
+      "slowest rank {} ({} bytes, {:.6g} s busy), fastest rank {} ({} bytes, {:.6g} s busy), slowest/fastest bytes "
+      "{}\n",
+      r.ranks, bytes, r.slowest->rank, r.slowest->bytes, r.slowest->busy, r.fastest->rank, r.fastest->bytes,
+      r.fastest->busy, T(r.slowest_to_fastest_bytes));
 }
 
 std::string Text(const DarshanWindowAnswer& a) {
   std::string out = fmt::format(
       "# log {} (job {}), {} {} in [{}, {}) s from the job start, ranks {} ({})\n"
       "# {}\n",
-      a.info.log, a.info.job, a.Source(), a.result.estimated ? "records" : a.result.heatmap ? "bins starting" : "segments starting", ResultJson::EdgeSeconds(a.spec.t1, true),
-      ResultJson::EdgeSeconds(a.spec.t2, false), a.request.ranks.empty() ? "all" : a.request.ranks, a.answered,
-      a.result.estimated ? "a record counts by the share of its read or write interval inside the window; shared records (rank -1) count in "
+      a.info.log, a.info.job, a.Source(),
+      a.result.estimated ? "records"
+      : a.result.heatmap ? "bins starting"
+                         : "segments starting",
+      ResultJson::EdgeSeconds(a.spec.t1, true), ResultJson::EdgeSeconds(a.spec.t2, false),
+      a.request.ranks.empty() ? "all" : a.request.ranks, a.answered,
+      a.result.estimated ? "a record counts by the share of its read or write interval inside the window; shared "
+                           "records (rank -1) count in "
                            "the totals of all ranks, in no rank's row"
-                         : a.result.heatmap ? "a bin counts whole in the window that holds its start"
-                                            : "a segment counts whole in the window that holds its start");
-  out += fmt::format("{:<6} {:>12} {:>16} {:>12} {:>12} {:>12} {:>12} {:>9} {:>9} {:>9}\n", "op", "ops", "bytes", "busy_s", "bw_MiB/s",
-                     "iops", "avg_size", "seq", "consec", "small");
+      : a.result.heatmap ? "a bin counts whole in the window that holds its start"
+                         : "a segment counts whole in the window that holds its start");
+  out += fmt::format("{:<6} {:>12} {:>16} {:>12} {:>12} {:>12} {:>12} {:>9} {:>9} {:>9}\n", "op", "ops", "bytes",
+                     "busy_s", "bw_MiB/s", "iops", "avg_size", "seq", "consec", "small");
   for (int op = 0; op < 2; ++op) {
     const DarshanOpStats& s = op == 0 ? a.result.read : a.result.write;
     const DarshanOpMetrics& d = op == 0 ? a.read : a.write;
-    out += fmt::format("{:<6} {:>12} {:>16} {:>12.6g} {:>12} {:>12} {:>12} {:>9} {:>9} {:>9}\n", op == 0 ? "read" : "write", s.ops, s.bytes,
-                       s.busy, T(d.bw_mib_s), T(d.iops), T(d.avg_size), T(d.seq_ratio), T(d.consec_ratio), T(d.small_ratio));
+    out += fmt::format("{:<6} {:>12} {:>16} {:>12.6g} {:>12} {:>12} {:>12} {:>9} {:>9} {:>9}\n",
+                       op == 0 ? "read" : "write", s.ops, s.bytes, s.busy, T(d.bw_mib_s), T(d.iops), T(d.avg_size),
+                       T(d.seq_ratio), T(d.consec_ratio), T(d.small_ratio));
   }
   out += "size classes (Darshan's 10):\n      ";
   for (int b = 0; b < DarshanLayout::kSizeBins; ++b) out += fmt::format(" {:>10}", DarshanLayout::SizeBinName(b));
@@ -88,16 +104,19 @@ std::string Text(const DarshanWindowAnswer& a) {
   }
   out += Imbalance(a.imbalance, a.result);
   if (a.request.per_rank) {
-    out += fmt::format("{:>8} {:>12} {:>16} {:>12} {:>16} {:>12}\n", "rank", "read_ops", "read_bytes", "write_ops", "write_bytes", "busy_s");
+    out += fmt::format("{:>8} {:>12} {:>16} {:>12} {:>16} {:>12}\n", "rank", "read_ops", "read_bytes", "write_ops",
+                       "write_bytes", "busy_s");
     for (const auto& [rank, ops] : a.result.ranks) {
-      out += fmt::format("{:>8} {:>12} {:>16} {:>12} {:>16} {:>12.6g}\n", rank, ops[0].ops, ops[0].bytes, ops[1].ops, ops[1].bytes,
-                         ops[0].busy + ops[1].busy);
+      out += fmt::format("{:>8} {:>12} {:>16} {:>12} {:>16} {:>12.6g}\n", rank, ops[0].ops, ops[0].bytes, ops[1].ops,
+                         ops[1].bytes, ops[0].busy + ops[1].busy);
     }
   }
   if (a.request.per_file) {
-    out += fmt::format("{:>20} {:>12} {:>16} {:>12} {:>16}  {}\n", "record_id", "read_ops", "read_bytes", "write_ops", "write_bytes", "file");
+    out += fmt::format("{:>20} {:>12} {:>16} {:>12} {:>16}  {}\n", "record_id", "read_ops", "read_bytes", "write_ops",
+                       "write_bytes", "file");
     for (const auto& [id, ops] : a.result.files) {
-      out += fmt::format("{:>20} {:>12} {:>16} {:>12} {:>16}  {}\n", id, ops[0].ops, ops[0].bytes, ops[1].ops, ops[1].bytes, a.FileName(id));
+      out += fmt::format("{:>20} {:>12} {:>16} {:>12} {:>16}  {}\n", id, ops[0].ops, ops[0].bytes, ops[1].ops,
+                         ops[1].bytes, a.FileName(id));
     }
   }
   return out;

@@ -5,7 +5,6 @@
 #include <cerrno>
 #include <cstring>
 
-
 #include "cli/darshan_input.h"
 #include "importers/darshan_log.h"
 #include "importers/darshan_parser_text.h"
@@ -16,7 +15,8 @@ namespace xtfq::cli {
 
 CLI::App* DumpCommand::Register(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand("dump", "Print a Darshan log (or one kept in a store) as darshan-parser does");
-  app->add_option("LOG", input_, "a binary Darshan log (format 3.00 to 3.41) or a store holding Darshan logs")->required();
+  app->add_option("LOG", input_, "a binary Darshan log (format 3.00 to 3.41) or a store holding Darshan logs")
+      ->required();
   app->add_flag("--header", header_, "only the job header, the log file regions and the mount table");
   app->add_flag("--show-incomplete", show_incomplete_, "print modules whose data is incomplete (partial flag set)");
   app->add_flag("--dxt", dxt_, "print the DXT traces as darshan-dxt-parser does");
@@ -24,7 +24,6 @@ CLI::App* DumpCommand::Register(CLI::App& parent) {
   app->add_option("--job", job_, "in a store: the log of this job id");
   return app;
 }
-
 
 namespace {
 // Prints the whole of `file`.
@@ -46,7 +45,9 @@ int DumpCommand::Run() {
   std::unique_ptr<DarshanInput> in;  // the store, when the input is one; outlives `file`
   if (!DarshanInput::IsStore(input_)) {
     if (log_ || job_) {
-      return Fail("dump", Error(ErrorCode::kInvalidArgument, fmt::format("{}: --log and --job select a log in a store; this is a log file", input_)));
+      return Fail("dump",
+                  Error(ErrorCode::kInvalidArgument,
+                        fmt::format("{}: --log and --job select a log in a store; this is a log file", input_)));
     }
     auto f = PosixFile::Open(input_, PosixFile::Mode::kRead);
     if (!f.ok()) return Fail("dump", f.error());
@@ -59,9 +60,10 @@ int DumpCommand::Run() {
     if (!src.ok()) return Fail("dump", src.error());
     if (in->info().source == DarshanLayout::SourceKind::kParserText) {
       if (dxt_) {
-        return Fail("dump", Error(ErrorCode::kInvalidArgument,
-                                  fmt::format("{}: log {} was imported from darshan-parser text, which has no DXT segments",
-                                              input_, in->info().log)));
+        return Fail("dump",
+                    Error(ErrorCode::kInvalidArgument,
+                          fmt::format("{}: log {} was imported from darshan-parser text, which has no DXT segments",
+                                      input_, in->info().log)));
       }
       Status s = Ok();
       if (header_) {

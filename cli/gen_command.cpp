@@ -18,28 +18,38 @@ CLI::App* GenCommand::Register(CLI::App& parent) {
   events_->add_option("-o,--output", out_, "output file (must not exist)")->required();
   events_->add_option("--ranks", ranks_, "ranks R: rank is uniform in [0, R)")->check(CLI::Range(1, 1 << 30));
   events_->add_option("--seed", seed_, "random seed");
-  darshan_ = app->add_subcommand("darshan",
-                                 "a binary Darshan log (format 3.41, zlib) of a synthetic MPI run: POSIX, MPI-IO, STDIO, DXT");
-  darshan_->add_option("SEGMENTS", darshan_segments_, "DXT segments in all (1e7 style allowed)")->check(CLI::Range(1.0, 1e12));
+  darshan_ = app->add_subcommand(
+      "darshan", "a binary Darshan log (format 3.41, zlib) of a synthetic MPI run: POSIX, MPI-IO, STDIO, DXT");
+  darshan_->add_option("SEGMENTS", darshan_segments_, "DXT segments in all (1e7 style allowed)")
+      ->check(CLI::Range(1.0, 1e12));
   darshan_->add_option("-o,--output", out_, "output log (replaced if it exists)")->required();
   darshan_->add_option("--ranks", darshan_opts_.ranks, "MPI ranks")->check(CLI::Range(int64_t{1}, int64_t{1} << 24));
   darshan_->add_option("--files", darshan_opts_.files, "files: input, checkpoints, the rest per-rank diagnostics")
       ->check(CLI::Range(int64_t{2}, int64_t{1} << 30));
-  darshan_->add_option("--checkpoints", darshan_opts_.checkpoints, "collective checkpoints")->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+  darshan_->add_option("--checkpoints", darshan_opts_.checkpoints, "collective checkpoints")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   darshan_->add_option("--duration", darshan_opts_.duration, "run time in seconds")->check(CLI::Range(1.0, 1e8));
   darshan_->add_option("--seed", darshan_opts_.seed, "random seed");
-  jobstats_ = app->add_subcommand("jobstats",
-                                  "Lustre job_stats snapshots (lctl get_param framing) of a Puhti-like load, with ground truth");
+  jobstats_ = app->add_subcommand(
+      "jobstats", "Lustre job_stats snapshots (lctl get_param framing) of a Puhti-like load, with ground truth");
   JobStatsGenOptions& j = jobstats_opts_;
-  jobstats_->add_option("--targets", j.targets, "targets: an MDT and OSTs, four per server")->check(CLI::Range(1u, 1u << 20));
-  jobstats_->add_option("--jobs", j.jobs, "jobs (each makes one entry per target it touches)")->check(CLI::Range(0u, 1u << 26));
+  jobstats_->add_option("--targets", j.targets, "targets: an MDT and OSTs, four per server")
+      ->check(CLI::Range(1u, 1u << 20));
+  jobstats_->add_option("--jobs", j.jobs, "jobs (each makes one entry per target it touches)")
+      ->check(CLI::Range(0u, 1u << 26));
   jobstats_->add_option("--samples", j.samples, "collections")->check(CLI::Range(1u, 1u << 24));
-  jobstats_->add_option("--interval", j.interval, "seconds between collections")->check(CLI::Range(int64_t{2}, int64_t{1} << 30));
-  jobstats_->add_option("--start", j.start, "epoch of the first collection")->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
-  jobstats_->add_option("--variant", j.variant, "Lustre output variant")->check(CLI::IsMember({"A", "B", "C", "D", "E1", "E2", "F"}));
-  jobstats_->add_option("--malformed-rate", j.malformed_rate, "share of job ids with overwritten characters")->check(CLI::Range(0.0, 1.0));
-  jobstats_->add_option("--reset-rate", j.reset_rate, "chance per entry and collection of a reset")->check(CLI::Range(0.0, 1.0));
-  jobstats_->add_option("--missing-rate", j.missing_rate, "chance per server and collection that the collector missed it")
+  jobstats_->add_option("--interval", j.interval, "seconds between collections")
+      ->check(CLI::Range(int64_t{2}, int64_t{1} << 30));
+  jobstats_->add_option("--start", j.start, "epoch of the first collection")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+  jobstats_->add_option("--variant", j.variant, "Lustre output variant")
+      ->check(CLI::IsMember({"A", "B", "C", "D", "E1", "E2", "F"}));
+  jobstats_->add_option("--malformed-rate", j.malformed_rate, "share of job ids with overwritten characters")
+      ->check(CLI::Range(0.0, 1.0));
+  jobstats_->add_option("--reset-rate", j.reset_rate, "chance per entry and collection of a reset")
+      ->check(CLI::Range(0.0, 1.0));
+  jobstats_
+      ->add_option("--missing-rate", j.missing_rate, "chance per server and collection that the collector missed it")
       ->check(CLI::Range(0.0, 0.9));
   jobstats_->add_option("--fs", j.fs, "file system name");
   jobstats_->add_option("--seed", j.seed, "random seed");
@@ -50,10 +60,11 @@ CLI::App* GenCommand::Register(CLI::App& parent) {
 int GenCommand::RunJobStats() {
   auto st = JobStatsGenerator::Write(jobstats_opts_, out_);
   if (!st.ok()) return Fail("gen jobstats", st.error());
-  fmt::print(stderr,
-             "gen jobstats: variant {}, {} files, {} entries, {} series, {} true steps, {} resets, {} purges, {} missed "
-             "collections -> {} (truth_steps.csv, truth_series.csv)\n",
-             jobstats_opts_.variant, st->files, st->entries, st->series, st->steps, st->resets, st->purges, st->missed, out_);
+  fmt::print(
+      stderr,
+      "gen jobstats: variant {}, {} files, {} entries, {} series, {} true steps, {} resets, {} purges, {} missed "
+      "collections -> {} (truth_steps.csv, truth_series.csv)\n",
+      jobstats_opts_.variant, st->files, st->entries, st->series, st->steps, st->resets, st->purges, st->missed, out_);
   return kExitOk;
 }
 
@@ -61,7 +72,8 @@ int GenCommand::Run() {
   if (darshan_->parsed()) return RunDarshan();
   if (jobstats_->parsed()) return RunJobStats();
   const double n_d = std::floor(count_);
-  if (n_d > 1e15) return Fail("gen events", Error(ErrorCode::kInvalidArgument, fmt::format("N = {} is too large", count_)));
+  if (n_d > 1e15)
+    return Fail("gen events", Error(ErrorCode::kInvalidArgument, fmt::format("N = {} is too large", count_)));
   const auto n = static_cast<uint64_t>(n_d);
   auto file = PosixFile::Open(out_, PosixFile::Mode::kCreateNew);
   if (!file.ok()) return Fail("gen events", file.error());
@@ -85,8 +97,9 @@ int GenCommand::RunDarshan() {
   darshan_opts_.segments = static_cast<uint64_t>(std::floor(darshan_segments_));
   auto st = DarshanGenerator::Write(out_, darshan_opts_);
   if (!st.ok()) return Fail("gen darshan", st.error());
-  fmt::print(stderr, "gen darshan: {} DXT_POSIX + {} DXT_MPIIO segments, {} records, {} names, {} ranks, seed {} -> {}\n",
-             st->posix_segments, st->mpiio_segments, st->records, st->names, darshan_opts_.ranks, darshan_opts_.seed, out_);
+  fmt::print(
+      stderr, "gen darshan: {} DXT_POSIX + {} DXT_MPIIO segments, {} records, {} names, {} ranks, seed {} -> {}\n",
+      st->posix_segments, st->mpiio_segments, st->records, st->names, darshan_opts_.ranks, darshan_opts_.seed, out_);
   return kExitOk;
 }
 

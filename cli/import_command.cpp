@@ -15,19 +15,23 @@ namespace xtfq::cli {
 
 CLI::App* ImportCommand::Register(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand("import", "Read inputs into a store (created if it does not exist)");
-  app->add_option("INPUT", inputs_, "input files: Darshan logs, darshan-parser text, or 32-byte events (.bin)")->required();
+  app->add_option("INPUT", inputs_, "input files: Darshan logs, darshan-parser text, or 32-byte events (.bin)")
+      ->required();
   app->add_option("-o,--output", out_, "store file (default: the first input's name with .xtfq)");
   app->add_option("--format", format_, "input format (auto: events for .bin, otherwise from the first bytes)")
       ->check(CLI::IsMember({"auto", "events", "darshan", "darshan-text", "jobstats"}));
   app->add_option("--target", target_, "job_stats: the target (OST/MDT) of a plain cat of one job_stats file");
   app->add_option("--at", at_, "job_stats: the collection time (epoch seconds) of every input");
-  app->add_option("--jobid-name", jobid_names_, "job_stats: a jobid_name template (repeatable; default '%j:%u:%H', '%e.%u' and '%j', a bare job id)");
+  app->add_option("--jobid-name", jobid_names_,
+                  "job_stats: a jobid_name template (repeatable; default '%j:%u:%H', '%e.%u' and '%j', a bare job id)");
   app->add_option("--array", array_, "array name for events");
   app->add_option("--page-size", page_size_, "page size of a new store: 4096 to 65536, a power of two");
-  app->add_option("--sort-memory", sort_memory_mib_, "MiB of records sorted in memory before runs spill to TMPDIR (Darshan)")
+  app->add_option("--sort-memory", sort_memory_mib_,
+                  "MiB of records sorted in memory before runs spill to TMPDIR (Darshan)")
       ->check(CLI::Range(1, 1 << 20));
-  app->add_flag("--no-process-index", no_process_index_,
-                "do not keep per-process copies and the process tree (half the space; --ranks windows then need --scan)");
+  app->add_flag(
+      "--no-process-index", no_process_index_,
+      "do not keep per-process copies and the process tree (half the space; --ranks windows then need --scan)");
   return app;
 }
 
@@ -35,8 +39,8 @@ Result<std::vector<std::pair<std::string, std::vector<std::string>>>> ImportComm
   std::vector<std::pair<std::string, std::vector<std::string>>> groups;
   XTFQ_ASSIGN_OR_RETURN(Importer::Inputs expanded, Importer::Expand(inputs_, format_));
   if (!expanded.skipped.empty()) {
-    fmt::print(stderr, "xtfq import: warning: {} file{} left out: {}\n", expanded.skipped.size(), expanded.skipped.size() == 1 ? "" : "s",
-               fmt::join(expanded.skipped, "; "));
+    fmt::print(stderr, "xtfq import: warning: {} file{} left out: {}\n", expanded.skipped.size(),
+               expanded.skipped.size() == 1 ? "" : "s", fmt::join(expanded.skipped, "; "));
   }
   if (expanded.files.empty()) return Error(ErrorCode::kInvalidArgument, "no input file to import");
   for (const std::string& in : expanded.files) {
@@ -85,7 +89,8 @@ int ImportCommand::Run() {
   for (const auto& [format, inputs] : *groups) {
     if (!s.ok()) break;
     auto importer = Importer::Make(format, options);
-    auto report = importer.ok() ? (*importer)->Import(inputs, w, existing.get()) : Result<ImportReport>(importer.error());
+    auto report =
+        importer.ok() ? (*importer)->Import(inputs, w, existing.get()) : Result<ImportReport>(importer.error());
     if (!report.ok()) {
       s = report.error();
       break;
@@ -110,15 +115,17 @@ int ImportCommand::Run() {
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (jobstats) {
-    fmt::print(stderr, "import: {} into {} (generation {}) in {:.2f} s ({:.0f} entries/s)\n", total.totals, out_, w.generation(), secs,
-               secs > 0 ? total.entries / secs : 0.0);
+    fmt::print(stderr, "import: {} into {} (generation {}) in {:.2f} s ({:.0f} entries/s)\n", total.totals, out_,
+               w.generation(), secs, secs > 0 ? total.entries / secs : 0.0);
   } else if (total.segments > 0 || total.source_bytes > 0) {
-    fmt::print(stderr, "import: {} records and {} DXT segments from {:.1f} MB into {} (generation {}) in {:.2f} s ({:.2f} M segments/s, {:.1f} MB/s)\n",
+    fmt::print(stderr,
+               "import: {} records and {} DXT segments from {:.1f} MB into {} (generation {}) in {:.2f} s ({:.2f} M "
+               "segments/s, {:.1f} MB/s)\n",
                total.records, total.segments, total.source_bytes / 1e6, out_, w.generation(), secs,
                secs > 0 ? total.segments / secs / 1e6 : 0.0, secs > 0 ? total.source_bytes / secs / 1e6 : 0.0);
   } else {
-    fmt::print(stderr, "import: {} records into {} (generation {}) in {:.2f} s ({:.1f} M records/s)\n", total.records, out_,
-               w.generation(), secs, secs > 0 ? total.records / secs / 1e6 : 0.0);
+    fmt::print(stderr, "import: {} records into {} (generation {}) in {:.2f} s ({:.1f} M records/s)\n", total.records,
+               out_, w.generation(), secs, secs > 0 ? total.records / secs / 1e6 : 0.0);
   }
   return kExitOk;
 }

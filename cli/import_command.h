@@ -1,7 +1,7 @@
-// ImportCommand: `xtfq import [-o STORE] [--format auto|events|darshan|darshan-text|jobstats] INPUT...`: reads inputs into a
-// store, creating it if it does not exist, through the Importer of each input's format
-// (importers/importer.h), and commits once at the end, so a failed import leaves the store at its
-// previous generation (and removes a store it created).
+// ImportCommand: `xtfq import [-o STORE] [--format auto|events|darshan|darshan-text|jobstats] INPUT...`: reads inputs
+// into a store, creating it if it does not exist, through the Importer of each input's format (importers/importer.h),
+// and commits once at the end, so a failed import leaves the store at its previous generation (and removes a store it
+// created).
 //
 // Thread-safety: as Command.
 #pragma once
@@ -29,9 +29,9 @@ class ImportCommand final : public Command {
   uint32_t page_size_ = 4096;
   uint32_t sort_memory_mib_ = 64;
   bool no_process_index_ = false;
-  std::string target_;                      // job_stats: the target of a plain cat
-  std::optional<double> at_;                // job_stats: the collection time
-  std::vector<std::string> jobid_names_;    // job_stats: jobid_name templates
+  std::string target_;                    // job_stats: the target of a plain cat
+  std::optional<double> at_;              // job_stats: the collection time
+  std::vector<std::string> jobid_names_;  // job_stats: jobid_name templates
   // The inputs grouped by format, in the order the formats first appear ("darshan-any" when
   // binary logs and text are both sniffed).
   Result<std::vector<std::pair<std::string, std::vector<std::string>>>> Groups() const;

@@ -33,12 +33,14 @@ std::string Header(const StoreSummary& s) {
   const StoreSummary::Pages& p = s.pages;
   std::string out = fmt::format("store        {}\n", s.store);
   out += fmt::format("format       version {}, page size {} B\n", s.format_version, s.page_size);
-  out += fmt::format("generation   {} (superblock {}, committed {:%Y-%m-%dT%H:%M:%SZ})\n", s.generation, s.superblock_slot, when);
+  out += fmt::format("generation   {} (superblock {}, committed {:%Y-%m-%dT%H:%M:%SZ})\n", s.generation,
+                     s.superblock_slot, when);
   out += fmt::format(
-      "pages        {} ({}): {} data, {} index, {} process tree, {} heap, {} catalogue, {} shadow, {} open (reserved), {} free, {} "
+      "pages        {} ({}): {} data, {} index, {} process tree, {} heap, {} catalogue, {} shadow, {} open (reserved), "
+      "{} free, {} "
       "superblock\n",
-      s.page_count, Bytes(s.page_count * s.page_size), p.data, p.index, p.process_tree, p.heap, p.catalogue, p.shadow, p.open_reserved,
-      p.free, p.superblock);
+      s.page_count, Bytes(s.page_count * s.page_size), p.data, p.index, p.process_tree, p.heap, p.catalogue, p.shadow,
+      p.open_reserved, p.free, p.superblock);
   out += fmt::format("free space   {} in {} free pages\n", Bytes(s.free_bytes), p.free);
   out += fmt::format("string heap  {}\n", Bytes(s.heap_bytes));
   return out;
@@ -47,17 +49,20 @@ std::string Header(const StoreSummary& s) {
 std::string Arrays(const StoreSummary& s) {
   std::string out = fmt::format("arrays       {}\n", s.arrays.size());
   for (const StoreSummary::Array& a : s.arrays) {
-    out += fmt::format("  {:<12} {} records of {} B ({} per page) in {} full pages + {} records in the open page\n", a.name, a.records,
-                       a.record_bytes, a.records_per_page, a.full_pages, a.open_page_records);
+    out += fmt::format("  {:<12} {} records of {} B ({} per page) in {} full pages + {} records in the open page\n",
+                       a.name, a.records, a.record_bytes, a.records_per_page, a.full_pages, a.open_page_records);
     out += fmt::format("  {:<12} fields {}\n", "", a.desc->schema.Describe());
     std::string per_level;
-    for (const StoreSummary::Level& l : a.levels) per_level += fmt::format("{}{}", per_level.empty() ? "" : " / ", l.pages);
-    out += fmt::format("  {:<12} TN tree height {}, pages per level (leaves first) {}, index {} pages = {:.2f}% of data pages\n", "",
-                       a.levels.size(), per_level, a.index_pages, 100.0 * a.index_overhead);
+    for (const StoreSummary::Level& l : a.levels)
+      per_level += fmt::format("{}{}", per_level.empty() ? "" : " / ", l.pages);
+    out += fmt::format(
+        "  {:<12} TN tree height {}, pages per level (leaves first) {}, index {} pages = {:.2f}% of data pages\n", "",
+        a.levels.size(), per_level, a.index_pages, 100.0 * a.index_overhead);
     if (const auto& pi = a.process_index) {
       out += fmt::format(
-          "  {:<12} P index: {} processes, each with its own TN tree ({} data + {} index pages); process tree height {}, {} pages\n", "",
-          pi->processes, pi->data_pages, pi->index_pages, pi->tree_height, pi->tree_pages);
+          "  {:<12} P index: {} processes, each with its own TN tree ({} data + {} index pages); process tree height "
+          "{}, {} pages\n",
+          "", pi->processes, pi->data_pages, pi->index_pages, pi->tree_height, pi->tree_pages);
     }
     out += fmt::format("  {:<12} {:.2f} bytes per record on disk, all of the above included\n", "", a.bytes_per_record);
   }
@@ -70,9 +75,9 @@ std::string DarshanLogs(const StoreSummary& s) {
   std::string out = fmt::format("darshan logs {}\n", s.darshan_logs.size());
   for (const DarshanLogInfo& l : s.darshan_logs) {
     const nlohmann::json d = ResultJson::Of(l);  // the same words as the JSON form
-    out += fmt::format("  log {}: job {}, uid {}, {} processes, format {}, run {} s, from {} ({}, {})\n", l.log, l.job, l.uid, l.nprocs,
-                       d["format"].get<std::string>(), l.end_sec - l.start_sec, l.file, d["source"].get<std::string>(),
-                       Bytes(l.source_bytes));
+    out += fmt::format("  log {}: job {}, uid {}, {} processes, format {}, run {} s, from {} ({}, {})\n", l.log, l.job,
+                       l.uid, l.nprocs, d["format"].get<std::string>(), l.end_sec - l.start_sec, l.file,
+                       d["source"].get<std::string>(), Bytes(l.source_bytes));
     out += fmt::format("    exe: {}\n", l.exe);
     const std::vector<std::string> partial = StoreSummary::PartialModules(l);
     if (!partial.empty()) out += fmt::format("    incomplete data (partial flag) in: {}\n", fmt::join(partial, ", "));
@@ -84,8 +89,8 @@ std::string DarshanLogs(const StoreSummary& s) {
 std::string JobStats(const StoreSummary& s) {
   if (!s.jobstats) return "";
   const StoreSummary::JobStats& j = *s.jobstats;
-  std::string out = fmt::format("job_stats:   {} targets, {} collections from {} to {}, {} entries, {} series\n", j.targets,
-                                j.collections, j.first, j.last, j.entries, j.series);
+  std::string out = fmt::format("job_stats:   {} targets, {} collections from {} to {}, {} entries, {} series\n",
+                                j.targets, j.collections, j.first, j.last, j.entries, j.series);
   std::string cls;
   for (const auto& [k, v] : j.classes) cls += fmt::format("{}{} {}", cls.empty() ? "" : ", ", k, v);
   out += fmt::format("  series per job id class: {}\n", cls);

@@ -16,20 +16,25 @@ std::string Csv(std::string_view s) {
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
 }
-std::string Num(double v) { return v == std::floor(v) && std::fabs(v) < 1e18 ? fmt::format("{:.0f}", v) : fmt::format("{}", v); }
+std::string Num(double v) {
+  return v == std::floor(v) && std::fabs(v) < 1e18 ? fmt::format("{:.0f}", v) : fmt::format("{}", v);
+}
 
 std::string Svg(const JobStatsHeatmap& h) {
   int kmin = 0, kmax = 0;
   uint64_t cmax = 1;
   for (size_t i = 0; i < h.cells.size(); ++i) {
-    kmin = i == 0 ? h.cells[i].k : std::min(kmin, h.cells[i].k), kmax = i == 0 ? h.cells[i].k : std::max(kmax, h.cells[i].k);
+    kmin = i == 0 ? h.cells[i].k : std::min(kmin, h.cells[i].k),
+    kmax = i == 0 ? h.cells[i].k : std::max(kmax, h.cells[i].k);
     cmax = std::max(cmax, h.cells[i].count);
   }
   const auto cols = static_cast<int64_t>((h.t2 - h.t1 + h.cell - 1) / h.cell);
-  const int rows = kmax - kmin + 1, cw = static_cast<int>(std::max<int64_t>(1, 800 / std::max<int64_t>(cols, 1))), rh = 12;
+  const int rows = kmax - kmin + 1, cw = static_cast<int>(std::max<int64_t>(1, 800 / std::max<int64_t>(cols, 1))),
+            rh = 12;
   const int left = 90, top = 30, wpx = left + static_cast<int>(cols) * cw + 20, hpx = top + rows * rh + 40;
   std::string s = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" font-size=\"10\">\n"
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" "
+      "font-size=\"10\">\n"
       "<text x=\"{}\" y=\"16\">{}: series per rate bin (base {}), cells of {} s from {}</text>\n",
       wpx, hpx, left, h.op, h.base, h.cell, h.t1);
   for (int k = kmin; k <= kmax; ++k) {
@@ -38,8 +43,10 @@ std::string Svg(const JobStatsHeatmap& h) {
   for (const auto& c : h.cells) {
     const double f = std::log1p(static_cast<double>(c.count)) / std::log1p(static_cast<double>(cmax));
     const int shade = 255 - static_cast<int>(f * 200);
-    s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"rgb({},{},255)\"><title>t={} k={} count={}</title></rect>\n",
-                     left + (c.t - h.t1) / h.cell * cw, top + (kmax - c.k) * rh, cw, rh, shade, shade, c.t, c.k, c.count);
+    s += fmt::format(
+        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"rgb({},{},255)\"><title>t={} k={} "
+        "count={}</title></rect>\n",
+        left + (c.t - h.t1) / h.cell * cw, top + (kmax - c.k) * rh, cw, rh, shade, shade, c.t, c.k, c.count);
   }
   return s + "</svg>\n";
 }
@@ -63,15 +70,19 @@ std::string JobStatsReport::Window(const JobStatsWindowAnswer& a, const std::str
   for (JobStatsKey k : a.by) header.emplace_back(JobStatsKeyName(k));
   for (const std::string& c : a.columns) {
     const std::string p = c.empty() ? "" : c + "_";
-    header.push_back(p + "total"), header.push_back(p + "rate_mean"), header.push_back(p + "rate_max"), header.push_back(p + "series_rate_max");
+    header.push_back(p + "total"), header.push_back(p + "rate_mean"), header.push_back(p + "rate_max"),
+        header.push_back(p + "series_rate_max");
   }
   std::vector<std::vector<std::string>> rows;
   for (const JobStatsGroup& g : w.groups) {
     std::vector<std::string> row = g.keys;
     for (const std::string& c : a.columns) {
       const JobStatsOpResult* o = JobStatsWindowAnswer::Column(g, c);
-      const std::optional<double> mean = o ? a.RateMean(*o) : a.window.t2 > a.window.t1 ? std::optional<double>(0) : std::nullopt;
-      row.push_back(Num(o ? o->total : 0)), row.push_back(mean ? Num(*mean) : "NA"), row.push_back(Num(o ? o->rate_max : 0));
+      const std::optional<double> mean = o                           ? a.RateMean(*o)
+                                         : a.window.t2 > a.window.t1 ? std::optional<double>(0)
+                                                                     : std::nullopt;
+      row.push_back(Num(o ? o->total : 0)), row.push_back(mean ? Num(*mean) : "NA"),
+          row.push_back(Num(o ? o->rate_max : 0));
       row.push_back(Num(o ? o->series_rate_max : 0));
     }
     rows.push_back(std::move(row));
@@ -90,20 +101,27 @@ std::string JobStatsReport::Window(const JobStatsWindowAnswer& a, const std::str
   }
   out += fmt::format("# job_stats window [{}, {}) ({} s), {} groups, {}\n", w.t1, w.t2, w.t2 - w.t1, w.groups.size(),
                      w.indexed ? "from the index" : fmt::format("{} steps read", w.steps_read));
-  out += "# totals are exact integrals of the rate steps: a step that crosses an edge of the window counts in proportion, so totals "
-         "may have fractions\n";
-  const auto quiet = std::count_if(w.groups.begin(), w.groups.end(), [](const JobStatsGroup& g) { return g.ops.empty(); });
+  out +=
+      "# totals are exact integrals of the rate steps: a step that crosses an edge of the window counts in proportion, "
+      "so totals "
+      "may have fractions\n";
+  const auto quiet =
+      std::count_if(w.groups.begin(), w.groups.end(), [](const JobStatsGroup& g) { return g.ops.empty(); });
   if (std::find(a.by.begin(), a.by.end(), JobStatsKey::kClass) != a.by.end() &&
       std::any_of(w.groups.begin(), w.groups.end(), [&](const JobStatsGroup& g) {
         return std::find(g.keys.begin(), g.keys.end(), "malformed") != g.keys.end();
       })) {
-    out += "# malformed: the id matches none of the jobid_name templates given at import (default %j:%u:%H, %e.%u and a bare %j); "
-           "give your site's with --jobid-name\n";
+    out +=
+        "# malformed: the id matches none of the jobid_name templates given at import (default %j:%u:%H, %e.%u and a "
+        "bare %j); "
+        "give your site's with --jobid-name\n";
   }
   if (quiet > 0) {
-    out += fmt::format("# {} of them with no rate step in the window, listed with zeros (rates need two collections of a target, and a "
-                       "counter that changed between them)\n",
-                       quiet);
+    out += fmt::format(
+        "# {} of them with no rate step in the window, listed with zeros (rates need two collections of a target, and "
+        "a "
+        "counter that changed between them)\n",
+        quiet);
   }
   std::vector<size_t> width(header.size());
   for (size_t i = 0; i < header.size(); ++i) width[i] = header[i].size();
@@ -125,7 +143,9 @@ std::string JobStatsReport::Heatmap(const JobStatsHeatmap& h, const std::string&
   if (format == "json") return ResultJson::Of(h).dump(2) + "\n";
   if (format == "svg") return Svg(h);
   std::string out = "t,k,lo,hi,count\n";
-  for (const auto& c : h.cells) out += fmt::format("{},{},{},{},{}\n", c.t, c.k, Num(std::pow(h.base, c.k)), Num(std::pow(h.base, c.k + 1)), c.count);
+  for (const auto& c : h.cells)
+    out +=
+        fmt::format("{},{},{},{},{}\n", c.t, c.k, Num(std::pow(h.base, c.k)), Num(std::pow(h.base, c.k + 1)), c.count);
   return out;
 }
 

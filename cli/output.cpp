@@ -41,9 +41,18 @@ nlohmann::json SummaryJson(const Schema& schema, const Summary& s) {
     const FieldStats& f = s.fields[k];
     const Moments m = Of(f, s.count);
     nlohmann::json fj;
-    if (f.is_float) fj["sum"] = f.f_sum; else fj["sum"] = f.i_sum;
+    if (f.is_float)
+      fj["sum"] = f.f_sum;
+    else
+      fj["sum"] = f.i_sum;
     if (s.count > 0) {
-      if (f.is_float) { fj["min"] = f.f_min; fj["max"] = f.f_max; } else { fj["min"] = f.i_min; fj["max"] = f.i_max; }
+      if (f.is_float) {
+        fj["min"] = f.f_min;
+        fj["max"] = f.f_max;
+      } else {
+        fj["min"] = f.i_min;
+        fj["max"] = f.i_max;
+      }
       fj["mean"] = m.mean;
       fj["std"] = m.stddev;
     }
@@ -64,9 +73,11 @@ std::string SummaryText(const Schema& schema, const Summary& s) {
     }
     const Moments m = Of(f, s.count);
     if (f.is_float) {
-      out += fmt::format("{:<8} sum {:.9g} min {:.9g} max {:.9g} mean {:.9g} std {:.9g}\n", name, f.f_sum, f.f_min, f.f_max, m.mean, m.stddev);
+      out += fmt::format("{:<8} sum {:.9g} min {:.9g} max {:.9g} mean {:.9g} std {:.9g}\n", name, f.f_sum, f.f_min,
+                         f.f_max, m.mean, m.stddev);
     } else {
-      out += fmt::format("{:<8} sum {} min {} max {} mean {:.9g} std {:.9g}\n", name, f.i_sum, f.i_min, f.i_max, m.mean, m.stddev);
+      out += fmt::format("{:<8} sum {} min {} max {} mean {:.9g} std {:.9g}\n", name, f.i_sum, f.i_min, f.i_max, m.mean,
+                         m.stddev);
     }
   }
   return out;

@@ -1,32 +1,36 @@
 #include "cli/primitive_command.h"
 
-#include "query/process_window.h"
-
 #include <fmt/format.h>
 
 #include <charconv>
 
 #include "cli/output.h"
+#include "query/process_window.h"
 
 namespace xtfq::cli {
 
 std::string_view PrimitiveCommand::name() const {
   switch (kind_) {
-    case Kind::kSearch: return "search";
-    case Kind::kSize: return "size";
-    case Kind::kNext: return "next";
+    case Kind::kSearch:
+      return "search";
+    case Kind::kSize:
+      return "size";
+    case Kind::kNext:
+      return "next";
   }
   return "";
 }
 
 CLI::App* PrimitiveCommand::Register(CLI::App& parent) {
   const char* help = kind_ == Kind::kSearch ? "The first record with time >= T (--time T), or record N (--record N)"
-                     : kind_ == Kind::kSize ? "The number of records with T1 <= time < T2 (--time T1:T2), from the index"
-                                            : "The record --step K positions after (or before) --time T or --record N";
+                     : kind_ == Kind::kSize
+                         ? "The number of records with T1 <= time < T2 (--time T1:T2), from the index"
+                         : "The record --step K positions after (or before) --time T or --record N";
   CLI::App* app = parent.add_subcommand(std::string(name()), help);
   opts_.Register(app);
-  app->add_option("--ranks", ranks_, kind_ == Kind::kSize ? "process window R1:R2 (half-open), from the P index"
-                                                          : "follow one process: R:R+1 (positions are then that process's)");
+  app->add_option("--ranks", ranks_,
+                  kind_ == Kind::kSize ? "process window R1:R2 (half-open), from the P index"
+                                       : "follow one process: R:R+1 (positions are then that process's)");
   if (kind_ == Kind::kSize) {
     app->add_option("--time", time_, "window T1:T2 (half-open, ns; either side may be empty)")->required();
     return app;
@@ -46,13 +50,15 @@ Result<std::string> PrimitiveCommand::Answer() {
   if (!ranks_.empty()) {
     XTFQ_ASSIGN_OR_RETURN(r, ProcessWindow::Parse(ranks_));
     if (!schema.process_field()) {
-      return Error(ErrorCode::kInvalidArgument, fmt::format("array '{}' has no process field for --ranks", opts_.array().name));
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("array '{}' has no process field for --ranks", opts_.array().name));
     }
   }
   if (kind_ == Kind::kSize) {
     XTFQ_ASSIGN_OR_RETURN(TimeFrame frame, opts_.Frame());
     XTFQ_ASSIGN_OR_RETURN(TimeWindow w, TimeWindow::Parse(*time_, frame));
-    XTFQ_ASSIGN_OR_RETURN(uint64_t n, opts_.scan() ? p->ScanSize(w.lo, w.hi, r.lo, r.hi) : p->Size(w.lo, w.hi, r.lo, r.hi));
+    XTFQ_ASSIGN_OR_RETURN(uint64_t n,
+                          opts_.scan() ? p->ScanSize(w.lo, w.hi, r.lo, r.hi) : p->Size(w.lo, w.hi, r.lo, r.hi));
     return opts_.json() ? nlohmann::json{{"count", n}}.dump() : std::to_string(n);
   }
   if (!time_ && !record_) return Error(ErrorCode::kInvalidArgument, "give --time T or --record N");
@@ -60,9 +66,11 @@ Result<std::string> PrimitiveCommand::Answer() {
   std::unique_ptr<Primitives> one;
   if (!ranks_.empty()) {
     if (r.lo == INT64_MIN || r.hi != r.lo + 1) {
-      return Error(ErrorCode::kUsage, fmt::format("{} follows one process: give --ranks R:R+1, not '{}'", name(), ranks_));
+      return Error(ErrorCode::kUsage,
+                   fmt::format("{} follows one process: give --ranks R:R+1, not '{}'", name(), ranks_));
     }
-    if (opts_.scan()) return Error(ErrorCode::kUsage, fmt::format("{} --ranks reads the P index; --scan does not apply", name()));
+    if (opts_.scan())
+      return Error(ErrorCode::kUsage, fmt::format("{} --ranks reads the P index; --scan does not apply", name()));
     XTFQ_ASSIGN_OR_RETURN(const ArrayDesc* a, p->ProcessArray(r.lo));
     one = std::make_unique<Primitives>(opts_.reader().cache(), *a, &opts_.reader().store().catalogue());
     p = one.get();

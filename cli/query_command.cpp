@@ -16,23 +16,32 @@ constexpr std::string_view kKindNames[] = {"a raw array", "Darshan logs", "job_s
 }  // namespace
 
 CLI::App* QueryCommand::Register(CLI::App& parent) {
-  CLI::App* app = parent.add_subcommand("query", "Statistics of a time and rank window: of an array, of Darshan logs, of job_stats");
+  CLI::App* app = parent.add_subcommand(
+      "query", "Statistics of a time and rank window: of an array, of Darshan logs, of job_stats");
   opts_.Register(app);
-  app->add_option("--time", time_, "window T1:T2, half-open: s from the job start (Darshan), epoch s (job_stats), ns (arrays); "
-                                   "also 90s/15m/2h, 33%, @EPOCH, ISO 8601 (docs/cli.md, Windows)");
+  app->add_option("--time", time_,
+                  "window T1:T2, half-open: s from the job start (Darshan), epoch s (job_stats), ns (arrays); "
+                  "also 90s/15m/2h, 33%, @EPOCH, ISO 8601 (docs/cli.md, Windows)");
   flags_["--ranks"] = app->add_option("--ranks", ranks_, "arrays, Darshan: process window R1:R2 (half-open)");
-  flags_["--buckets"] = app->add_option("--buckets", buckets_, "arrays: split the window into B equal time buckets (a histogram)")
-                            ->check(CLI::Range(1, 10000000));
-  flags_["--module"] = app->add_option("--module", darshan_.module, "Darshan: POSIX or MPI-IO (DXT, or heatmaps), STDIO (heatmaps)")
-                           ->check(CLI::IsMember({"POSIX", "MPI-IO", "STDIO"}));
+  flags_["--buckets"] =
+      app->add_option("--buckets", buckets_, "arrays: split the window into B equal time buckets (a histogram)")
+          ->check(CLI::Range(1, 10000000));
+  flags_["--module"] =
+      app->add_option("--module", darshan_.module, "Darshan: POSIX or MPI-IO (DXT, or heatmaps), STDIO (heatmaps)")
+          ->check(CLI::IsMember({"POSIX", "MPI-IO", "STDIO"}));
   flags_["--file"] = app->add_option("--file", darshan_.file_glob, "Darshan: only files whose name matches this glob");
-  flags_["--job"] = app->add_option("--job", jobs_, "Darshan: the log of this job id; job_stats: only these jobs (repeatable)");
+  flags_["--job"] =
+      app->add_option("--job", jobs_, "Darshan: the log of this job id; job_stats: only these jobs (repeatable)");
   flags_["--log"] = app->add_option("--log", darshan_.log, "Darshan: the log number");
   flags_["--per-rank"] = app->add_flag("--per-rank", darshan_.per_rank, "Darshan: a row per rank");
-  flags_["--per-file"] = app->add_flag("--per-file", darshan_.per_file, "Darshan: a row per file (reads the window's segments)");
-  flags_["--jobstats"] = app->add_flag("--jobstats", jobstats_, "job_stats: read the store's job_stats (the default when it holds only those)");
-  flags_["--by"] = app->add_option("--by", js_.by, "job_stats: group by job, uid, node, target, op, class, id (repeatable, or comma-separated)")
-                       ->delimiter(',');
+  flags_["--per-file"] =
+      app->add_flag("--per-file", darshan_.per_file, "Darshan: a row per file (reads the window's segments)");
+  flags_["--jobstats"] = app->add_flag("--jobstats", jobstats_,
+                                       "job_stats: read the store's job_stats (the default when it holds only those)");
+  flags_["--by"] =
+      app->add_option("--by", js_.by,
+                      "job_stats: group by job, uid, node, target, op, class, id (repeatable, or comma-separated)")
+          ->delimiter(',');
   flags_["--uid"] = app->add_option("--uid", uids_, "job_stats: only these uids");
   flags_["--node"] = app->add_option("--node", js_.filter.nodes, "job_stats: only these nodes (short names)");
   flags_["--target"] = app->add_option("--target", js_.filter.targets, "job_stats: only these targets");
@@ -40,7 +49,8 @@ CLI::App* QueryCommand::Register(CLI::App& parent) {
   flags_["--class"] = app->add_option("--class", js_.filter.classes, "job_stats: only these job id classes");
   flags_["--id"] = app->add_option("--id", js_.filter.ids, "job_stats: only these raw job ids");
   flags_["--top"] = app->add_option("--top", js_.top, "job_stats: the N groups with the largest total of --sort");
-  flags_["--sort"] = app->add_option("--sort", js_.sort, "job_stats: the op whose total orders the groups (default: the first column)");
+  flags_["--sort"] = app->add_option("--sort", js_.sort,
+                                     "job_stats: the op whose total orders the groups (default: the first column)");
   return app;
 }
 
@@ -54,7 +64,8 @@ Result<QueryCommand::Kind> QueryCommand::KindOfStore() {
   const bool darshan = store.catalogue().Find(DarshanLayout::kLogs) != nullptr;
   if (jobstats_) {
     if (!JobStatsView::Holds(store)) {
-      return Error(ErrorCode::kUsage, fmt::format("--jobstats: {} holds no job_stats{}", store.name(), darshan ? " (it holds Darshan logs)" : ""));
+      return Error(ErrorCode::kUsage, fmt::format("--jobstats: {} holds no job_stats{}", store.name(),
+                                                  darshan ? " (it holds Darshan logs)" : ""));
     }
     return Kind::kJobStats;
   }
@@ -69,17 +80,18 @@ Status QueryCommand::OnlyFlags(Kind kind, const std::vector<std::string>& allowe
     if (opt->count() > 0 && std::find(allowed.begin(), allowed.end(), name) == allowed.end()) wrong.push_back(name);
   }
   if (wrong.empty()) return Ok();
-  return Error(ErrorCode::kUsage, fmt::format("{} {} not apply to {} (this query reads {}; flags for it: {})", fmt::join(wrong, ", "),
-                                              wrong.size() == 1 ? "does" : "do", kKindNames[static_cast<int>(kind)],
-                                              kKindNames[static_cast<int>(kind)],
-                                              fmt::format("--time {}", fmt::join(allowed, " "))));
+  return Error(ErrorCode::kUsage,
+               fmt::format("{} {} not apply to {} (this query reads {}; flags for it: {})", fmt::join(wrong, ", "),
+                           wrong.size() == 1 ? "does" : "do", kKindNames[static_cast<int>(kind)],
+                           kKindNames[static_cast<int>(kind)], fmt::format("--time {}", fmt::join(allowed, " "))));
 }
 
 Result<std::string> QueryCommand::Answer() {
   XTFQ_ASSIGN_OR_RETURN(Kind kind, KindOfStore());
   switch (kind) {
     case Kind::kJobStats:
-      XTFQ_TRY(OnlyFlags(kind, {"--jobstats", "--by", "--uid", "--node", "--target", "--op", "--class", "--id", "--top", "--sort", "--job"}));
+      XTFQ_TRY(OnlyFlags(kind, {"--jobstats", "--by", "--uid", "--node", "--target", "--op", "--class", "--id", "--top",
+                                "--sort", "--job"}));
       return JobStats();
     case Kind::kDarshan:
       XTFQ_TRY(OnlyFlags(kind, {"--ranks", "--module", "--file", "--job", "--log", "--per-rank", "--per-file"}));
@@ -104,7 +116,8 @@ Result<std::string> QueryCommand::Darshan() {
   if (jobs_.size() == 1) {
     char* end = nullptr;
     const long long v = std::strtoll(jobs_[0].c_str(), &end, 10);
-    if (jobs_[0].empty() || *end != '\0') return Error(ErrorCode::kUsage, fmt::format("--job '{}' is not a Darshan job id", jobs_[0]));
+    if (jobs_[0].empty() || *end != '\0')
+      return Error(ErrorCode::kUsage, fmt::format("--job '{}' is not a Darshan job id", jobs_[0]));
     darshan_.job = v;
   }
   darshan_.time = time_, darshan_.ranks = ranks_, darshan_.scan = opts_.scan();
@@ -127,16 +140,18 @@ Result<std::string> QueryCommand::Raw() {
     }
   }
   if (buckets_ == 0) {
-    XTFQ_ASSIGN_OR_RETURN(Summary s, opts_.scan() ? p.ScanAggregate(w.lo, w.hi, r.lo, r.hi) : p.Aggregate(w.lo, w.hi, r.lo, r.hi));
+    XTFQ_ASSIGN_OR_RETURN(Summary s,
+                          opts_.scan() ? p.ScanAggregate(w.lo, w.hi, r.lo, r.hi) : p.Aggregate(w.lo, w.hi, r.lo, r.hi));
     return opts_.json() ? SummaryJson(schema, s).dump(2) : SummaryText(schema, s);
   }
   if (w.open_lo() || w.open_hi()) return Error(ErrorCode::kUsage, "--buckets needs a bounded --time T1:T2");
-  XTFQ_ASSIGN_OR_RETURN(std::vector<Summary> h,
-                        opts_.scan() ? p.ScanHistogram(w.lo, w.hi, buckets_, r.lo, r.hi) : p.Histogram(w.lo, w.hi, buckets_, r.lo, r.hi));
+  XTFQ_ASSIGN_OR_RETURN(std::vector<Summary> h, opts_.scan() ? p.ScanHistogram(w.lo, w.hi, buckets_, r.lo, r.hi)
+                                                             : p.Histogram(w.lo, w.hi, buckets_, r.lo, r.hi));
   nlohmann::json j = nlohmann::json::array();
   std::string text;
   for (uint32_t b = 0; b < buckets_; ++b) {
-    const int64_t b0 = Primitives::BucketStart(b, w.lo, w.hi, buckets_), b1 = Primitives::BucketStart(b + 1, w.lo, w.hi, buckets_);
+    const int64_t b0 = Primitives::BucketStart(b, w.lo, w.hi, buckets_),
+                  b1 = Primitives::BucketStart(b + 1, w.lo, w.hi, buckets_);
     if (opts_.json()) {
       nlohmann::json bj = SummaryJson(schema, h[b]);
       bj["bucket"] = b;

@@ -1,7 +1,5 @@
 #include "cli/signals_command.h"
 
-#include "query/process_window.h"
-
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -11,17 +9,21 @@
 #include "cli/array_options.h"
 #include "cli/darshan_input.h"
 #include "query/darshan_signals.h"
+#include "query/process_window.h"
 
 namespace xtfq::cli {
 
 CLI::App* SignalsCommand::Register(CLI::App& parent) {
-  CLI::App* app = parent.add_subcommand("signals", "The Darshan signal spec v2.0 for a log: job, module and record levels");
+  CLI::App* app =
+      parent.add_subcommand("signals", "The Darshan signal spec v2.0 for a log: job, module and record levels");
   app->add_option("INPUT", input_, "a store, a binary Darshan log, or darshan-parser text")->required();
   app->add_option("-o,--output", out_, "output file, - for stdout (default: NAME_signals_v2.txt, .json or .csv)");
   app->add_option("--format", format_, "output format")->check(CLI::IsMember({"text", "json", "csv"}));
   app->add_option("--log", log_, "in a store: the log number");
   app->add_option("--job", job_, "in a store: the log of this job id");
-  app->add_option("--ranks", ranks_, "R1:R2: job and module levels over the per-rank records of these ranks (shared records, rank -1, cannot be split)");
+  app->add_option("--ranks", ranks_,
+                  "R1:R2: job and module levels over the per-rank records of these ranks (shared records, rank -1, "
+                  "cannot be split)");
   return app;
 }
 
@@ -35,7 +37,9 @@ class TextSink final : public DarshanSignals::Sink {
   explicit TextSink(std::FILE* out) : out_(out) {}
   Status Begin(const Record& r) override {
     Flush();
-    fmt::print(out_, "# {0}\n# RECORD: {1} (rank={2})\n# file_name: {3}\n# mount_pt: {4}\n# fs_type: {5}\n# {0}\n#\n### Original Metrics:\n",
+    fmt::print(out_,
+               "# {0}\n# RECORD: {1} (rank={2})\n# file_name: {3}\n# mount_pt: {4}\n# fs_type: {5}\n# {0}\n#\n### "
+               "Original Metrics:\n",
                std::string(60, '-'), r.id, r.rank, r.file_name, r.mount_pt, r.fs_type);
     state_ = State::kMetrics;
     return Ok();
@@ -91,9 +95,7 @@ class TextSink final : public DarshanSignals::Sink {
 
  private:
   enum class State { kNone, kJob, kAgg, kPerf, kMetrics, kSignals };
-  void Banner(const std::string& title) {
-    fmt::print(out_, "# {0}\n# {1}\n# {0}\n", std::string(60, '='), title);
-  }
+  void Banner(const std::string& title) { fmt::print(out_, "# {0}\n# {1}\n# {0}\n", std::string(60, '='), title); }
   std::FILE* out_;
   State state_ = State::kNone;
   std::string module_, group_;
@@ -114,13 +116,20 @@ class JsonSink final : public DarshanSignals::Sink {
   static nlohmann::json V(const DarshanSignals::Value& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
   Status Begin(const Record& r) override {
     EndRecord();
-    rec_ = {{"id", r.id}, {"rank", r.rank}, {"file_name", r.file_name}, {"mount_pt", r.mount_pt}, {"fs_type", r.fs_type},
-            {"original_metrics", nlohmann::json::object()}, {"derived_signals", nlohmann::json::object()}};
+    rec_ = {{"id", r.id},
+            {"rank", r.rank},
+            {"file_name", r.file_name},
+            {"mount_pt", r.mount_pt},
+            {"fs_type", r.fs_type},
+            {"original_metrics", nlohmann::json::object()},
+            {"derived_signals", nlohmann::json::object()}};
     return Ok();
   }
   Status Emit(const Line& l) override {
     switch (l.kind) {
-      case Line::Kind::kJob: job_[l.name] = V(l.value); break;
+      case Line::Kind::kJob:
+        job_[l.name] = V(l.value);
+        break;
       case Line::Kind::kModuleAgg:
         if (l.module != module_) {
           EndModule();
@@ -135,8 +144,12 @@ class JsonSink final : public DarshanSignals::Sink {
       case Line::Kind::kModulePerf:
         perf_[l.name] = V(l.value);
         break;
-      case Line::Kind::kRecordMetric: rec_["original_metrics"][l.name] = V(l.value); break;
-      case Line::Kind::kRecordSignal: rec_["derived_signals"][l.name] = V(l.value); break;
+      case Line::Kind::kRecordMetric:
+        rec_["original_metrics"][l.name] = V(l.value);
+        break;
+      case Line::Kind::kRecordSignal:
+        rec_["derived_signals"][l.name] = V(l.value);
+        break;
     }
     return Ok();
   }
@@ -149,7 +162,8 @@ class JsonSink final : public DarshanSignals::Sink {
  private:
   void EndRecord() {
     if (rec_.is_null()) return;
-    if (first_record_) fmt::print(out_, "\"aggregates\": {}, \"performance\": {}, \"records\": [", agg_.dump(), perf_.dump());
+    if (first_record_)
+      fmt::print(out_, "\"aggregates\": {}, \"performance\": {}, \"records\": [", agg_.dump(), perf_.dump());
     fmt::print(out_, "{}{}", first_record_ ? "" : ", ", rec_.dump());
     first_record_ = false;
     rec_ = nullptr;
@@ -157,13 +171,15 @@ class JsonSink final : public DarshanSignals::Sink {
   void EndModule() {
     if (module_.empty()) return;
     EndRecord();
-    if (first_record_) fmt::print(out_, "\"aggregates\": {}, \"performance\": {}, \"records\": [", agg_.dump(), perf_.dump());
+    if (first_record_)
+      fmt::print(out_, "\"aggregates\": {}, \"performance\": {}, \"records\": [", agg_.dump(), perf_.dump());
     fmt::print(out_, "]}}");
     agg_ = nlohmann::json::object(), perf_ = nlohmann::json::object();
     module_.clear();
   }
   std::FILE* out_;
-  nlohmann::json job_ = nlohmann::json::object(), agg_ = nlohmann::json::object(), perf_ = nlohmann::json::object(), rec_;
+  nlohmann::json job_ = nlohmann::json::object(), agg_ = nlohmann::json::object(), perf_ = nlohmann::json::object(),
+                 rec_;
   std::string module_;
   bool first_module_ = true, first_record_ = true;
 };
@@ -176,8 +192,9 @@ class CsvSink final : public DarshanSignals::Sink {
   Status Emit(const Line& l) override {
     static const char* kLevel[] = {"job", "module_agg", "module_perf", "record_metric", "record_signal"};
     const bool rec = l.kind == Line::Kind::kRecordMetric || l.kind == Line::Kind::kRecordSignal;
-    fmt::print(out_, "{},{},{},{},\"{}\",{},{}\n", kLevel[static_cast<int>(l.kind)], l.module, rec ? std::to_string(l.rank) : "",
-               rec ? std::to_string(l.id) : "", l.group, l.name, l.value ? DarshanSignals::Format(l.value) : "");
+    fmt::print(out_, "{},{},{},{},\"{}\",{},{}\n", kLevel[static_cast<int>(l.kind)], l.module,
+               rec ? std::to_string(l.rank) : "", rec ? std::to_string(l.id) : "", l.group, l.name,
+               l.value ? DarshanSignals::Format(l.value) : "");
     return Ok();
   }
 
@@ -197,10 +214,11 @@ int SignalsCommand::Run() {
     auto r = ProcessWindow::Parse(ranks_);
     if (!r.ok()) return Fail("signals", r.error());
     ranks = std::pair{r->lo, r->hi};
-    *header += fmt::format("\n# ranks {}: the per-rank records of ranks {} <= rank < {} only, from the P index; shared records\n"
-                           "# (rank -1) cannot be split by rank and are not included\n",
-                           ranks_, r->lo == INT64_MIN ? std::string("-inf") : std::to_string(r->lo),
-                           r->hi == INT64_MAX ? std::string("+inf") : std::to_string(r->hi));
+    *header += fmt::format(
+        "\n# ranks {}: the per-rank records of ranks {} <= rank < {} only, from the P index; shared records\n"
+        "# (rank -1) cannot be split by rank and are not included\n",
+        ranks_, r->lo == INT64_MIN ? std::string("-inf") : std::to_string(r->lo),
+        r->hi == INT64_MAX ? std::string("+inf") : std::to_string(r->hi));
   }
   if (out_.empty()) {
     // NAME from the log file's name: "x.darshan" and "x.darshan.txt" give "x".
@@ -208,11 +226,14 @@ int SignalsCommand::Run() {
     for (const char* ext : {".txt", ".darshan", ".xtfq"}) {
       if (name.size() > std::strlen(ext) && name.ends_with(ext)) name.resize(name.size() - std::strlen(ext));
     }
-    if (ranks) name += "_ranks_" + std::to_string(std::max<int64_t>(ranks->first, 0)) + "-" + (ranks->second == INT64_MAX ? std::string("end") : std::to_string(ranks->second));
+    if (ranks)
+      name += "_ranks_" + std::to_string(std::max<int64_t>(ranks->first, 0)) + "-" +
+              (ranks->second == INT64_MAX ? std::string("end") : std::to_string(ranks->second));
     out_ = name + "_signals_v2." + (format_ == "text" ? "txt" : format_);
   }
   std::FILE* out = out_ == "-" ? stdout : std::fopen(out_.c_str(), "w");
-  if (out == nullptr) return Fail("signals", Error(ErrorCode::kIo, fmt::format("{}: cannot write: {}", out_, std::strerror(errno))));
+  if (out == nullptr)
+    return Fail("signals", Error(ErrorCode::kIo, fmt::format("{}: cannot write: {}", out_, std::strerror(errno))));
   Status s = Ok();
   if (format_ == "text") {
     fmt::print(out, "{}", *header);

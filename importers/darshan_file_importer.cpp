@@ -9,7 +9,8 @@
 
 namespace xtfq {
 
-Result<ImportReport> DarshanFileImporter::Import(const std::vector<std::string>& inputs, RecordSink& sink, RecordSource* existing) {
+Result<ImportReport> DarshanFileImporter::Import(const std::vector<std::string>& inputs, RecordSink& sink,
+                                                 RecordSource* existing) {
   DarshanImportOptions dopts;
   dopts.sort_memory = options_.sort_memory, dopts.temp_dir = options_.temp_dir;
   const ArrayDesc* logs = existing == nullptr ? nullptr : existing->catalogue().Find(DarshanLayout::kLogs);
@@ -19,7 +20,8 @@ Result<ImportReport> DarshanFileImporter::Import(const std::vector<std::string>&
     bool text = mode_ == Mode::kText;
     if (mode_ == Mode::kSniff) {
       XTFQ_ASSIGN_OR_RETURN(std::string f, Importer::Sniff(in));
-      if (f != "darshan" && f != "darshan-text") return Error(ErrorCode::kInvalidArgument, fmt::format("{}: {} input, not a Darshan log", in, f));
+      if (f != "darshan" && f != "darshan-text")
+        return Error(ErrorCode::kInvalidArgument, fmt::format("{}: {} input, not a Darshan log", in, f));
       text = f == "darshan-text";
     }
     DarshanImportStats st;
@@ -30,7 +32,8 @@ Result<ImportReport> DarshanFileImporter::Import(const std::vector<std::string>&
       XTFQ_ASSIGN_OR_RETURN(auto log, DarshanLog::Open(in));
       XTFQ_ASSIGN_OR_RETURN(st, DarshanImporter::Import(*log, sink, next_log, dopts));
     }
-    r.notes.push_back(fmt::format("{} as Darshan log {}: {} records, {} DXT segments, {} names", in, next_log, st.records, st.segments, st.names));
+    r.notes.push_back(fmt::format("{} as Darshan log {}: {} records, {} DXT segments, {} names", in, next_log,
+                                  st.records, st.segments, st.names));
     ++next_log, ++r.inputs;
     r.records += st.records, r.segments += st.segments, r.source_bytes += st.source_bytes;
   }

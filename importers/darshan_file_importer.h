@@ -14,7 +14,8 @@ class DarshanFileImporter final : public Importer {
   enum class Mode : uint8_t { kSniff = 0, kBinary = 1, kText = 2 };
   DarshanFileImporter(ImportOptions options, Mode mode) : options_(std::move(options)), mode_(mode) {}
   std::string_view format() const override { return mode_ == Mode::kText ? "darshan-text" : "darshan"; }
-  Result<ImportReport> Import(const std::vector<std::string>& inputs, RecordSink& sink, RecordSource* existing) override;
+  Result<ImportReport> Import(const std::vector<std::string>& inputs, RecordSink& sink,
+                              RecordSource* existing) override;
 
  private:
   ImportOptions options_;

@@ -112,9 +112,12 @@ Stats Reduce(const std::vector<Stats>& ranks) {
     r.meta_time += s.meta_time;
     const double t = s.Time();
     const int64_t bytes = s.Bytes();
-    if (i == 0 || t < r.fastest_time) r.fastest_time = t, r.fastest_rank = static_cast<int64_t>(i), r.fastest_bytes = bytes;
-    if (i == 0 || t > r.slowest_time) r.slowest_time = t, r.slowest_rank = static_cast<int64_t>(i), r.slowest_bytes = bytes;
-    t_sum += t, t_sq += t * t, b_sum += static_cast<double>(bytes), b_sq += static_cast<double>(bytes) * static_cast<double>(bytes);
+    if (i == 0 || t < r.fastest_time)
+      r.fastest_time = t, r.fastest_rank = static_cast<int64_t>(i), r.fastest_bytes = bytes;
+    if (i == 0 || t > r.slowest_time)
+      r.slowest_time = t, r.slowest_rank = static_cast<int64_t>(i), r.slowest_bytes = bytes;
+    t_sum += t, t_sq += t * t, b_sum += static_cast<double>(bytes),
+        b_sq += static_cast<double>(bytes) * static_cast<double>(bytes);
   }
   const double n = static_cast<double>(ranks.size());
   r.var_time = std::max(0.0, t_sq / n - (t_sum / n) * (t_sum / n));
@@ -125,26 +128,38 @@ Stats Reduce(const std::vector<Stats>& ranks) {
 // A record of module `module` (counter names as darshan-parser prints them, `prefix` included)
 // in the module's current layout: base record, int counters, float counters. Counters the run
 // does not produce are 0 (MMAPS -1, as a runtime without mmap wrapping writes it).
-std::vector<std::byte> Encode(std::string_view module, std::string_view prefix, uint64_t id, int64_t rank, const Stats& s) {
+std::vector<std::byte> Encode(std::string_view module, std::string_view prefix, uint64_t id, int64_t rank,
+                              const Stats& s) {
   const DarshanModuleTables::Counters* names = nullptr;
   for (const auto& c : DarshanModuleTables::CounterNames()) {
     if (c.module == module) names = &c;
   }
   std::vector<std::pair<int64_t, int64_t>> top(s.access.begin(), s.access.end());  // size, count
-  std::sort(top.begin(), top.end(), [](auto a, auto b) { return a.second != b.second ? a.second > b.second : a.first > b.first; });
+  std::sort(top.begin(), top.end(),
+            [](auto a, auto b) { return a.second != b.second ? a.second > b.second : a.first > b.first; });
   top.resize(std::min<size_t>(top.size(), 4));
-  std::map<std::string, int64_t> ints = {
-      {"OPENS", s.opens},  {"COLL_OPENS", s.opens},        {"STATS", s.stats},
-      {"RW_SWITCHES", s.rw_switches}, {"MODE", 420},       {"MMAPS", -1},
-      {"MEM_ALIGNMENT", 8}, {"FILE_ALIGNMENT", kAlignment}, {"FILE_NOT_ALIGNED", s.not_aligned},
-      {"FASTEST_RANK", s.fastest_rank}, {"FASTEST_RANK_BYTES", s.fastest_bytes},
-      {"SLOWEST_RANK", s.slowest_rank}, {"SLOWEST_RANK_BYTES", s.slowest_bytes}};
-  std::map<std::string, double> floats = {
-      {"F_OPEN_START_TIMESTAMP", s.open_start}, {"F_CLOSE_START_TIMESTAMP", s.close_start},
-      {"F_OPEN_END_TIMESTAMP", s.open_end},     {"F_CLOSE_END_TIMESTAMP", s.close_end},
-      {"F_META_TIME", s.meta_time},             {"F_FASTEST_RANK_TIME", s.fastest_time},
-      {"F_SLOWEST_RANK_TIME", s.slowest_time},  {"F_VARIANCE_RANK_TIME", s.var_time},
-      {"F_VARIANCE_RANK_BYTES", s.var_bytes}};
+  std::map<std::string, int64_t> ints = {{"OPENS", s.opens},
+                                         {"COLL_OPENS", s.opens},
+                                         {"STATS", s.stats},
+                                         {"RW_SWITCHES", s.rw_switches},
+                                         {"MODE", 420},
+                                         {"MMAPS", -1},
+                                         {"MEM_ALIGNMENT", 8},
+                                         {"FILE_ALIGNMENT", kAlignment},
+                                         {"FILE_NOT_ALIGNED", s.not_aligned},
+                                         {"FASTEST_RANK", s.fastest_rank},
+                                         {"FASTEST_RANK_BYTES", s.fastest_bytes},
+                                         {"SLOWEST_RANK", s.slowest_rank},
+                                         {"SLOWEST_RANK_BYTES", s.slowest_bytes}};
+  std::map<std::string, double> floats = {{"F_OPEN_START_TIMESTAMP", s.open_start},
+                                          {"F_CLOSE_START_TIMESTAMP", s.close_start},
+                                          {"F_OPEN_END_TIMESTAMP", s.open_end},
+                                          {"F_CLOSE_END_TIMESTAMP", s.close_end},
+                                          {"F_META_TIME", s.meta_time},
+                                          {"F_FASTEST_RANK_TIME", s.fastest_time},
+                                          {"F_SLOWEST_RANK_TIME", s.slowest_time},
+                                          {"F_VARIANCE_RANK_TIME", s.var_time},
+                                          {"F_VARIANCE_RANK_BYTES", s.var_bytes}};
   for (int op = 0; op < 2; ++op) {
     const OpStats& x = s.io[op];
     const std::string u = op == 0 ? "READ" : "WRITE";
@@ -232,12 +247,14 @@ class Run {
       const int64_t c = f - 1;
       const double gap = 0.75 * D / static_cast<double>(o_.checkpoints + 1);
       const double len = Straggler(r) ? std::min(8 * 0.3 * gap, 0.9 * gap) : 0.3 * gap;
-      phase(true, ck_, 4 * kMiB, r * ck_ * 4 * kMiB, 0.1 * D + static_cast<double>(c + 1) * gap, len, Straggler(r) ? 8 : 1);
+      phase(true, ck_, 4 * kMiB, r * ck_ * 4 * kMiB, 0.1 * D + static_cast<double>(c + 1) * gap, len,
+            Straggler(r) ? 8 : 1);
       if (c == o_.checkpoints - 1) {  // read back at the end, 1 MiB at a time
         const int64_t block = ck_ * 4, n = rb_;
         const size_t before = ops.size();
         phase(false, n, kMiB, r * block * kMiB, 0.9 * D, 0.09 * D, 1);
-        for (size_t i = before; i < ops.size(); ++i) ops[i].offset = r * block * kMiB + static_cast<int64_t>((i - before) % static_cast<size_t>(block)) * kMiB;
+        for (size_t i = before; i < ops.size(); ++i)
+          ops[i].offset = r * block * kMiB + static_cast<int64_t>((i - before) % static_cast<size_t>(block)) * kMiB;
       }
     } else {
       // Diagnostics: bursts of 16 small appends, one open each, over the run; now and then the
@@ -279,9 +296,9 @@ std::vector<std::byte> DxtHeader(uint64_t id, int64_t rank, int64_t writes, int6
 
 Result<DarshanGenStats> DarshanGenerator::Write(const std::string& path, const DarshanGenOptions& o) {
   if (o.ranks < 1 || o.checkpoints < 1 || o.files < 1 + o.checkpoints || !(o.duration > 0) || o.segments < 1) {
-    return Error(ErrorCode::kInvalidArgument,
-                 fmt::format("gen darshan: need ranks >= 1, checkpoints >= 1, files >= checkpoints + 1 ({}), duration > 0, segments >= 1",
-                             o.checkpoints + 1));
+    return Error(ErrorCode::kInvalidArgument, fmt::format("gen darshan: need ranks >= 1, checkpoints >= 1, files >= "
+                                                          "checkpoints + 1 ({}), duration > 0, segments >= 1",
+                                                          o.checkpoints + 1));
   }
   const Run run(o);
   DarshanGenStats st;
@@ -377,7 +394,8 @@ Result<DarshanGenStats> DarshanGenerator::Write(const std::string& path, const D
             segs.insert(segs.end(), b, b + 40);
           }
         }
-        XTFQ_TRY(w->Write(DxtHeader(names[static_cast<size_t>(f)].first, r, writes, static_cast<int64_t>(ops.size()) - writes)));
+        XTFQ_TRY(w->Write(
+            DxtHeader(names[static_cast<size_t>(f)].first, r, writes, static_cast<int64_t>(ops.size()) - writes)));
         XTFQ_TRY(w->Write(segs));
         (posix ? st.posix_segments : st.mpiio_segments) += ops.size();
         ++st.records;

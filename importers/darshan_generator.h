@@ -28,9 +28,9 @@ namespace xtfq {
 struct DarshanGenOptions {
   uint64_t segments = 1000000;  // DXT segments in all (approximately: whole operations per rank)
   int64_t ranks = 1024;
-  int64_t files = 10000;        // shared files (input, checkpoints) + per-rank diagnostics
+  int64_t files = 10000;  // shared files (input, checkpoints) + per-rank diagnostics
   int64_t checkpoints = 8;
-  double duration = 3600;       // seconds
+  double duration = 3600;  // seconds
   uint64_t seed = 1;
 };
 

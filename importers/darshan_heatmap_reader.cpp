@@ -10,7 +10,8 @@ Result<bool> DarshanHeatmapReader::Next(HeatmapRecord& out) {
   std::byte head[48];
   XTFQ_ASSIGN_OR_RETURN(size_t got, reader_->Read(head));
   if (got == 0) return false;
-  if (got < sizeof head) return reader_->Fail(fmt::format("the region ends {} bytes into a record header of 48 bytes", got));
+  if (got < sizeof head)
+    return reader_->Fail(fmt::format("the region ends {} bytes into a record header of 48 bytes", got));
   out.id = log_.U64(head);
   out.rank = static_cast<int64_t>(log_.U64(head + 8));
   out.width = log_.F64(head + 16);

@@ -19,8 +19,8 @@ namespace xtfq {
 struct HeatmapRecord {
   uint64_t id = 0;
   int64_t rank = 0;
-  double width = 0;                   // seconds per bin
-  std::vector<int64_t> read, write;   // bytes per bin, the same count
+  double width = 0;                  // seconds per bin
+  std::vector<int64_t> read, write;  // bytes per bin, the same count
 };
 
 class DarshanHeatmapReader {

@@ -41,8 +41,8 @@ Status DarshanRecordWriter::FlushChunk() {
   if (!source_) {
     source_ = sink_.FindArrayId(L::kSource);
     if (!source_) {
-    XTFQ_ASSIGN_OR_RETURN(source_, sink_.CreateArray(L::kSource, L::SourceSchema()));
-  }
+      XTFQ_ASSIGN_OR_RETURN(source_, sink_.CreateArray(L::kSource, L::SourceSchema()));
+    }
   }
   const Schema& s = L::SourceSchema();
   XTFQ_ASSIGN_OR_RETURN(StringRef ref, sink_.AddString(chunk_));
@@ -104,8 +104,9 @@ Status DarshanRecordWriter::BeginCounters(int slot, std::string_view module) {
 
 Status DarshanRecordWriter::AddCounters(const DarshanCounterRecord& r) {
   if (r.ints.size() != ints_ || r.floats.size() != floats_) {
-    return Error(ErrorCode::kInvalidArgument, fmt::format("a {} record of {} int and {} float counters (expected {} and {})",
-                                                          module_, r.ints.size(), r.floats.size(), ints_, floats_));
+    return Error(ErrorCode::kInvalidArgument,
+                 fmt::format("a {} record of {} int and {} float counters (expected {} and {})", module_, r.ints.size(),
+                             r.floats.size(), ints_, floats_));
   }
   std::byte* p = rec_.data();
   StoreLe<uint64_t>(p, r.id);
@@ -116,7 +117,8 @@ Status DarshanRecordWriter::AddCounters(const DarshanCounterRecord& r) {
   for (double v : r.floats) StoreLe<double>(p, v), p += 8;
   if (file_rec_) StoreLe<uint64_t>(p, r.file_rec_id), p += 8;
   if (tail_) {
-    XTFQ_ASSIGN_OR_RETURN(StringRef ref, sink_.AddString(std::string_view(reinterpret_cast<const char*>(r.tail.data()), r.tail.size())));
+    XTFQ_ASSIGN_OR_RETURN(
+        StringRef ref, sink_.AddString(std::string_view(reinterpret_cast<const char*>(r.tail.data()), r.tail.size())));
     StoreLe<uint64_t>(p, ref.Pack());
   }
   ++stats_.records;
@@ -134,7 +136,8 @@ Status DarshanRecordWriter::BeginDxt(std::string_view module) {
   const Schema& s = L::DxtSchema();
   XTFQ_ASSIGN_OR_RETURN(read_array_, sink_.CreateArray(L::ArrayName(log_, fmt::format("{}.read", module)), s));
   XTFQ_ASSIGN_OR_RETURN(write_array_, sink_.CreateArray(L::ArrayName(log_, fmt::format("{}.write", module)), s));
-  XTFQ_ASSIGN_OR_RETURN(files_array_, sink_.CreateArray(L::ArrayName(log_, fmt::format("{}.files", module)), L::DxtFileSchema()));
+  XTFQ_ASSIGN_OR_RETURN(files_array_,
+                        sink_.CreateArray(L::ArrayName(log_, fmt::format("{}.files", module)), L::DxtFileSchema()));
   reads_ = std::make_unique<RecordSorter>(s.record_width(), 0, options_.sort_memory / 2, options_.temp_dir);
   writes_ = std::make_unique<RecordSorter>(s.record_width(), 0, options_.sort_memory / 2, options_.temp_dir);
   rec_.assign(s.record_width(), std::byte{0});
@@ -192,10 +195,12 @@ Status DarshanRecordWriter::EndDxt() {
 }
 
 Status DarshanRecordWriter::AddHeatmap(const HeatmapRecord& r, std::string_view name) {
-  const std::string part = name.starts_with("heatmap:") ? fmt::format("HEATMAP.{}", name.substr(8)) : fmt::format("HEATMAP.{}", r.id);
+  const std::string part =
+      name.starts_with("heatmap:") ? fmt::format("HEATMAP.{}", name.substr(8)) : fmt::format("HEATMAP.{}", r.id);
   auto& sorter = heatmaps_[part];
   const Schema& s = L::HeatmapSchema();
-  if (!sorter) sorter = std::make_unique<RecordSorter>(s.record_width(), 0, options_.sort_memory / 4, options_.temp_dir);
+  if (!sorter)
+    sorter = std::make_unique<RecordSorter>(s.record_width(), 0, options_.sort_memory / 4, options_.temp_dir);
   std::vector<std::byte> rec(s.record_width());
   for (size_t i = 0; i < r.read.size(); ++i) {
     if (r.read[i] == 0 && r.write[i] == 0) continue;
@@ -234,7 +239,8 @@ Status DarshanRecordWriter::Finish(const DarshanJob& job) {
   s.Set(r.data(), f++, job.partial);
   s.Set(r.data(), f++, uint64_t{static_cast<uint8_t>(job.source)});
   s.Set(r.data(), f++, stats_.source_bytes);
-  for (const std::string* str : std::initializer_list<const std::string*>{&job.exe, &job.metadata, &mounts, &job.file}) {
+  for (const std::string* str :
+       std::initializer_list<const std::string*>{&job.exe, &job.metadata, &mounts, &job.file}) {
     XTFQ_ASSIGN_OR_RETURN(StringRef ref, sink_.AddString(*str));
     s.Set(r.data(), f++, ref.Pack());
   }

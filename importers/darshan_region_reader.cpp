@@ -83,7 +83,8 @@ Result<size_t> DarshanRegionReader::Read(std::span<std::byte> out) {
       const int rc = inflate(&z_, Z_NO_FLUSH);
       used = avail_in - z_.avail_in;
       made = std::min<size_t>(want_out, UINT32_MAX) - z_.avail_out;
-      if (rc == Z_STREAM_END) ended = true;
+      if (rc == Z_STREAM_END)
+        ended = true;
       else if (rc != Z_OK && !(rc == Z_BUF_ERROR && (used > 0 || made > 0))) {
         return Fail(fmt::format("corrupt zlib stream ({})", z_.msg != nullptr ? z_.msg : zError(rc)));
       }
@@ -95,8 +96,10 @@ Result<size_t> DarshanRegionReader::Read(std::span<std::byte> out) {
       const int rc = BZ2_bzDecompress(&bz_);
       used = avail_in - bz_.avail_in;
       made = std::min<size_t>(want_out, UINT32_MAX) - bz_.avail_out;
-      if (rc == BZ_STREAM_END) ended = true;
-      else if (rc != BZ_OK) return Fail(fmt::format("corrupt bzip2 stream (error {})", rc));
+      if (rc == BZ_STREAM_END)
+        ended = true;
+      else if (rc != BZ_OK)
+        return Fail(fmt::format("corrupt bzip2 stream (error {})", rc));
     }
     in_used_ += used;
     done += made;

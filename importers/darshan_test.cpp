@@ -15,6 +15,7 @@
 #include "importers/darshan_log.h"
 #include "importers/darshan_parser_text.h"
 #include "store/endian.h"
+#include "tests/shared_data.h"
 #include "tests/temp_dir.h"
 #include "tests/why.h"
 
@@ -58,10 +59,7 @@ std::string ReferenceHead(const fs::path& log, size_t lines) {
 }
 
 TEST_CASE("darshan: the job header and regions and mounts of every corpus log equal darshan-parser's") {
-  if (!fs::exists(Corpus())) {
-    MESSAGE("skipped: no Darshan corpus at " << Corpus().string());
-    return;
-  }
+  if (test::SharedMissing(Corpus())) return;
   UseUtc();
   int logs = 0;
   for (const char* dir : {"real", "generated", "large"}) {
@@ -80,10 +78,7 @@ TEST_CASE("darshan: the job header and regions and mounts of every corpus log eq
 }
 
 TEST_CASE("darshan: big-endian and old formats decode to the values darshan-parser shows") {
-  if (!fs::exists(Corpus())) {
-    MESSAGE("skipped: no Darshan corpus at " << Corpus().string());
-    return;
-  }
+  if (test::SharedMissing(Corpus())) return;
   auto be = DarshanLog::Open((Corpus() / "real" / "rel-3.00-ppc64-bigendian.darshan").string());
   REQUIRE_MESSAGE(be.ok(), Why(be));
   CHECK((*be)->big_endian());
@@ -124,14 +119,12 @@ Rendered Render(Print&& print) {
 }
 
 Rendered Dump(DarshanLog& log, bool show_incomplete) {
-  return Render([&](std::FILE* out, std::FILE* err) { return DarshanParserText::Base(log, show_incomplete, out, err); });
+  return Render(
+      [&](std::FILE* out, std::FILE* err) { return DarshanParserText::Base(log, show_incomplete, out, err); });
 }
 
 TEST_CASE("darshan: xtfq dump equals darshan-parser byte for byte for every corpus log whose modules it prints") {
-  if (!fs::exists(Corpus())) {
-    MESSAGE("skipped: no Darshan corpus at " << Corpus().string());
-    return;
-  }
+  if (test::SharedMissing(Corpus())) return;
   UseUtc();
   int same = 0, not_yet = 0;
   for (const char* dir : {"real", "generated", "large"}) {
@@ -162,10 +155,7 @@ TEST_CASE("darshan: xtfq dump equals darshan-parser byte for byte for every corp
 
 TEST_CASE("darshan: a partial module stops the dump where darshan-parser stops unless incomplete data is shown") {
   const fs::path path = Corpus() / "generated" / "manyfiles_partial.darshan";
-  if (!fs::exists(path)) {
-    MESSAGE("skipped: no Darshan corpus at " << Corpus().string());
-    return;
-  }
+  if (test::SharedMissing(path)) return;
   UseUtc();
   auto log = DarshanLog::Open(path.string());
   REQUIRE(log.ok());
@@ -184,12 +174,9 @@ TEST_CASE("darshan: a partial module stops the dump where darshan-parser stops u
 // Runs `xtfq dump ARGS LOG` and compares the sha256 and line count of its output with the
 // summary the corpus keeps (`summary_path`) for outputs too large to store.
 void CheckSummary(const fs::path& log, const fs::path& summary_path, const std::string& args) {
-  if (!fs::exists(log)) {
-    MESSAGE("skipped: no Darshan corpus at " << Corpus().string());
-    return;
-  }
+  if (test::SharedMissing(log)) return;
 #if defined(__SANITIZE_ADDRESS__)
-  MESSAGE("skipped under the sanitizers: hundreds of MB of text (the release run checks it)");
+  test::Skip("under the sanitizers: hundreds of MB of text (the release run checks it)");
   return;
 #endif
   const std::string summary = Slurp(summary_path);
@@ -198,7 +185,8 @@ void CheckSummary(const fs::path& log, const fs::path& summary_path, const std::
     REQUIRE(at != std::string::npos);
     return summary.substr(at + key.size(), summary.find('\n', at) - at - key.size());
   };
-  const std::string cmd = fmt::format("TZ=UTC '{}' dump {} '{}' | tee >(wc -l >&2) | sha256sum", XTFQ_CLI_PATH, args, log.string());
+  const std::string cmd =
+      fmt::format("TZ=UTC '{}' dump {} '{}' | tee >(wc -l >&2) | sha256sum", XTFQ_CLI_PATH, args, log.string());
   std::FILE* p = popen(fmt::format("bash -c \"{}\" 2>&1", cmd).c_str(), "r");
   REQUIRE(p != nullptr);
   std::string out;
@@ -210,14 +198,12 @@ void CheckSummary(const fs::path& log, const fs::path& summary_path, const std::
 }
 
 TEST_CASE("darshan: the dump of 100000 POSIX records has darshan-parser's sha256 and line count") {
-  CheckSummary(Corpus() / "large" / "manyfiles_100k.darshan", Corpus() / "large" / "manyfiles_100k.darshan.summary.txt", "");
+  CheckSummary(Corpus() / "large" / "manyfiles_100k.darshan", Corpus() / "large" / "manyfiles_100k.darshan.summary.txt",
+               "");
 }
 
 TEST_CASE("darshan: xtfq dump --dxt equals darshan-dxt-parser for every corpus log with DXT") {
-  if (!fs::exists(Corpus())) {
-    MESSAGE("skipped: no Darshan corpus at " << Corpus().string());
-    return;
-  }
+  if (test::SharedMissing(Corpus())) return;
   UseUtc();
   int same = 0;
   for (const char* dir : {"real", "generated"}) {
@@ -227,7 +213,8 @@ TEST_CASE("darshan: xtfq dump --dxt equals darshan-dxt-parser for every corpus l
       CAPTURE(e.path().string());
       auto log = DarshanLog::Open(e.path().string());
       REQUIRE(log.ok());
-      const Rendered dxt = Render([&](std::FILE* out, std::FILE* err) { return DarshanParserText::Dxt(**log, true, out, err); });
+      const Rendered dxt =
+          Render([&](std::FILE* out, std::FILE* err) { return DarshanParserText::Dxt(**log, true, out, err); });
       REQUIRE_MESSAGE(dxt.status.ok(), Why(dxt.status));
       const std::string& got = dxt.out;
       if (!fs::exists(ref)) {  // no DXT data: darshan-dxt-parser says so after the header
@@ -244,7 +231,8 @@ TEST_CASE("darshan: xtfq dump --dxt equals darshan-dxt-parser for every corpus l
 }
 
 TEST_CASE("darshan: the DXT dump of 10^6 segments has darshan-dxt-parser's sha256 and line count") {
-  CheckSummary(Corpus() / "large" / "iopat_large_dxt.darshan", Corpus() / "large" / "iopat_large_dxt.dxt.summary.txt", "--dxt");
+  CheckSummary(Corpus() / "large" / "iopat_large_dxt.darshan", Corpus() / "large" / "iopat_large_dxt.dxt.summary.txt",
+               "--dxt");
 }
 
 // A minimal format 3.41 log: header, a job region (the job record, exe and one mount), a name region
@@ -299,7 +287,8 @@ TEST_CASE("darshan: bad input gives one error naming the file and the region and
     CHECK((*log)->mounts[0].fs_type == "ext4");
   }
   SUBCASE("truncated header") {
-    CHECK(OpenError(dir, good.substr(0, 700)).find("header at byte 700: the file ends inside the 1328-byte header") != std::string::npos);
+    CHECK(OpenError(dir, good.substr(0, 700)).find("header at byte 700: the file ends inside the 1328-byte header") !=
+          std::string::npos);
     CHECK(OpenError(dir, good.substr(0, 10)).find("too few for a Darshan header") != std::string::npos);
   }
   SUBCASE("bad magic") {
@@ -323,7 +312,8 @@ TEST_CASE("darshan: bad input gives one error naming the file and the region and
   SUBCASE("garbage name records") {
     CHECK(OpenError(dir, MakeLog("\x01\x02\x03")).find("record table at byte") != std::string::npos);
     CHECK(OpenError(dir, MakeLog("\x01\x02\x03")).find("3 bytes left, too few for a record id") != std::string::npos);
-    CHECK(OpenError(dir, MakeLog(std::string("\x01\0\0\0\0\0\0\0abc", 11))).find("no terminating NUL") != std::string::npos);
+    CHECK(OpenError(dir, MakeLog(std::string("\x01\0\0\0\0\0\0\0abc", 11))).find("no terminating NUL") !=
+          std::string::npos);
   }
 }
 

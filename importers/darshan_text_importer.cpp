@@ -96,7 +96,8 @@ class TextImport {
         XTFQ_TRY(CommentLine(l));
         continue;
       }
-      if (!seen_version_) return Bad("this is not darshan-parser output (no '# darshan log version' line before the records)");
+      if (!seen_version_)
+        return Bad("this is not darshan-parser output (no '# darshan log version' line before the records)");
       if (module_ == "HEATMAP") {
         XTFQ_TRY(HeatmapLine(l));
       } else if (structured_) {
@@ -125,7 +126,8 @@ class TextImport {
       const std::string_view v = value("# darshan log version: ");
       const size_t dot = v.find('.');
       int64_t minor = 0;
-      if (dot == std::string_view::npos || !ParseNumber(v.substr(dot + 1), minor)) return Bad(fmt::format("bad log version '{}'", v));
+      if (dot == std::string_view::npos || !ParseNumber(v.substr(dot + 1), minor))
+        return Bad(fmt::format("bad log version '{}'", v));
       job_.format_minor = minor;
       seen_version_ = true;
     } else if (StartsWith(l, "# exe: ")) {
@@ -197,7 +199,9 @@ class TextImport {
 
   Status FlushCounters() {
     if (k_ == 0) return Ok();
-    if (k_ != total_) return Bad(fmt::format("the {} record {} of rank {} has {} of its {} counters", module_, rec_.id, rec_.rank, k_, total_));
+    if (k_ != total_)
+      return Bad(fmt::format("the {} record {} of rank {} has {} of its {} counters", module_, rec_.id, rec_.rank, k_,
+                             total_));
     k_ = 0;
     return w_.AddCounters(rec_);
   }
@@ -207,8 +211,8 @@ class TextImport {
     if (!heat_open_) return Ok();
     heat_open_ = false;
     if (heat_.read.size() != heat_.write.size()) {
-      return Bad(fmt::format("the heatmap record {} of rank {} has {} read and {} write bins", heat_.id, heat_.rank, heat_.read.size(),
-                             heat_.write.size()));
+      return Bad(fmt::format("the heatmap record {} of rank {} has {} read and {} write bins", heat_.id, heat_.rank,
+                             heat_.read.size(), heat_.write.size()));
     }
     heat_any_ = true;
     return w_.AddHeatmap(heat_, heat_name_);
@@ -230,7 +234,8 @@ class TextImport {
     }
     int64_t v = 0;
     const bool read = cols[3].starts_with("HEATMAP_READ_BIN_"), write = cols[3].starts_with("HEATMAP_WRITE_BIN_");
-    if (!heat_open_ || (!read && !write) || !ParseNumber(cols[4], v)) return Bad(fmt::format("an unexpected heatmap line {}", cols[3]));
+    if (!heat_open_ || (!read && !write) || !ParseNumber(cols[4], v))
+      return Bad(fmt::format("an unexpected heatmap line {}", cols[3]));
     (read ? heat_.read : heat_.write).push_back(v);
     return Ok();
   }
@@ -239,7 +244,9 @@ class TextImport {
   // mount point, fs type].
   Status CounterLine(std::string_view l) {
     const auto cols = Split(l, '\t');
-    if (cols.size() < 5) return Bad(fmt::format("a record line of {} columns (at least 5: module, rank, record id, counter, value)", cols.size()));
+    if (cols.size() < 5)
+      return Bad(fmt::format("a record line of {} columns (at least 5: module, rank, record id, counter, value)",
+                             cols.size()));
     if (cols[0] != module_) return Bad(fmt::format("a {} record inside the {} module's section", cols[0], module_));
     int64_t rank = 0;
     uint64_t id = 0;
@@ -247,7 +254,8 @@ class TextImport {
     if (!ParseNumber(cols[2], id)) return Bad(fmt::format("record id '{}' is not an unsigned integer", cols[2]));
     if (k_ == total_ || (k_ > 0 && (rank != rec_.rank || id != rec_.id))) XTFQ_TRY(FlushCounters());
     if (k_ == 0) rec_.id = id, rec_.rank = rank;
-    if (cols[3] != names_->names[k_]) return Bad(fmt::format("counter {} where darshan-parser prints {}", cols[3], names_->names[k_]));
+    if (cols[3] != names_->names[k_])
+      return Bad(fmt::format("counter {} where darshan-parser prints {}", cols[3], names_->names[k_]));
     XTFQ_TRY(CounterValue(cols[3], cols[4]));
     if (k_ == 0 && cols.size() >= 7) XTFQ_TRY(RecordName(id, cols[5], cols[6]));
     ++k_;
@@ -282,7 +290,8 @@ class TextImport {
       if (module_ == "DAOS") {
         const auto oid = Split(name, '.');
         uint64_t hi = 0, lo = 0;
-        if (oid.size() != 2 || !ParseNumber(oid[0], hi) || !ParseNumber(oid[1], lo)) return Bad(fmt::format("'{}' is not a DAOS object id", name));
+        if (oid.size() != 2 || !ParseNumber(oid[0], hi) || !ParseNumber(oid[1], lo))
+          return Bad(fmt::format("'{}' is not a DAOS object id", name));
         StoreLe<uint64_t>(rec_.tail.data() + 32, hi);
         StoreLe<uint64_t>(rec_.tail.data() + 40, lo);
       }

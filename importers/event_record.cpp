@@ -18,10 +18,12 @@ EventRecord EventRecord::Decode(const std::byte* p) {
 }
 
 const Schema& EventRecord::StoreSchema() {
-  static const Schema schema = *Schema::Make(
-      {{"t", FieldType::kI64}, {"bytes", FieldType::kI64}, {"dur", FieldType::kF64},
-       {"rank", FieldType::kI32}, {"op", FieldType::kI32}},
-      {"bytes", "dur"}, "t", "rank");
+  static const Schema schema = *Schema::Make({{"t", FieldType::kI64},
+                                              {"bytes", FieldType::kI64},
+                                              {"dur", FieldType::kF64},
+                                              {"rank", FieldType::kI32},
+                                              {"op", FieldType::kI32}},
+                                             {"bytes", "dur"}, "t", "rank");
   return schema;
 }
 

@@ -5,9 +5,11 @@
 
 namespace xtfq {
 
-Result<ImportReport> EventsFileImporter::Import(const std::vector<std::string>& inputs, RecordSink& sink, RecordSource*) {
+Result<ImportReport> EventsFileImporter::Import(const std::vector<std::string>& inputs, RecordSink& sink,
+                                                RecordSource*) {
   // One events file per array: a second one would need its own --array.
-  if (inputs.size() != 1) return Error(ErrorCode::kUsage, "give one events file per import (each goes to its own --array)");
+  if (inputs.size() != 1)
+    return Error(ErrorCode::kUsage, "give one events file per import (each goes to its own --array)");
   XTFQ_ASSIGN_OR_RETURN(auto file, PosixFile::Open(inputs[0], PosixFile::Mode::kRead));
   ImportReport r;
   XTFQ_ASSIGN_OR_RETURN(r.records, EventsImporter::Import(*file, sink, options_.array));

@@ -12,7 +12,8 @@ class EventsFileImporter final : public Importer {
  public:
   explicit EventsFileImporter(ImportOptions options) : options_(std::move(options)) {}
   std::string_view format() const override { return "events"; }
-  Result<ImportReport> Import(const std::vector<std::string>& inputs, RecordSink& sink, RecordSource* existing) override;
+  Result<ImportReport> Import(const std::vector<std::string>& inputs, RecordSink& sink,
+                              RecordSource* existing) override;
 
  private:
   ImportOptions options_;

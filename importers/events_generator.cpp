@@ -37,10 +37,19 @@ double EventsGenerator::Uniform() { return static_cast<double>(NextU64() >> 11) 
 int64_t EventsGenerator::DrawBytes() {
   const double c = Uniform();
   double lo, hi;
-  if (c < 0.55) { lo = 512; hi = 16384; }
-  else if (c < 0.85) { lo = 65536; hi = 1048576; }
-  else if (c < 0.97) { lo = 1048576; hi = 16777216; }
-  else { lo = 16777216; hi = 268435456; }
+  if (c < 0.55) {
+    lo = 512;
+    hi = 16384;
+  } else if (c < 0.85) {
+    lo = 65536;
+    hi = 1048576;
+  } else if (c < 0.97) {
+    lo = 1048576;
+    hi = 16777216;
+  } else {
+    lo = 16777216;
+    hi = 268435456;
+  }
   return static_cast<int64_t>(std::exp(std::log(lo) + Uniform() * (std::log(hi) - std::log(lo))));
 }
 

@@ -31,7 +31,8 @@ Result<uint64_t> EventsImporter::Import(File& in, RecordSink& sink, std::string_
       };
       if (e.t < prev_t) return bad(fmt::format("time {} is before the previous event's {}", e.t, prev_t));
       if (e.bytes < 0) return bad(fmt::format("negative size {}", e.bytes));
-      if (!(e.dur >= 0) || !std::isfinite(e.dur)) return bad(fmt::format("duration {} is not a finite non-negative number", e.dur));
+      if (!(e.dur >= 0) || !std::isfinite(e.dur))
+        return bad(fmt::format("duration {} is not a finite non-negative number", e.dur));
       prev_t = e.t;
       XTFQ_TRY(sink.Append(array, std::span(buf).subspan(i, EventRecord::kSize)));
     }

@@ -12,6 +12,7 @@
 #include "importers/events_importer.h"
 #include "store/endian.h"
 #include "store/mem_file.h"
+#include "tests/shared_data.h"
 #include "tests/temp_dir.h"
 
 namespace xtfq {
@@ -94,7 +95,7 @@ TEST_CASE("events: the generator writes the shared generator's bytes") {
     CHECK(std::memcmp(got.data(), want.data(), want.size()) == 0);
   }
 #else
-  MESSAGE("skipped: ../shared/bench/gen.cpp is absent, so there is no reference generator to compare with");
+  test::SharedAbsent(std::string(XTFQ_SHARED_DIR) + "/bench/gen.cpp is absent: no reference generator to compare with");
 #endif
 }
 

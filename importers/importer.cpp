@@ -16,11 +16,15 @@ namespace xtfq {
 
 Result<std::unique_ptr<Importer>> Importer::Make(std::string_view format, const ImportOptions& options) {
   if (format == "events") return std::unique_ptr<Importer>(new EventsFileImporter(options));
-  if (format == "darshan") return std::unique_ptr<Importer>(new DarshanFileImporter(options, DarshanFileImporter::Mode::kBinary));
-  if (format == "darshan-text") return std::unique_ptr<Importer>(new DarshanFileImporter(options, DarshanFileImporter::Mode::kText));
-  if (format == "darshan-any") return std::unique_ptr<Importer>(new DarshanFileImporter(options, DarshanFileImporter::Mode::kSniff));
+  if (format == "darshan")
+    return std::unique_ptr<Importer>(new DarshanFileImporter(options, DarshanFileImporter::Mode::kBinary));
+  if (format == "darshan-text")
+    return std::unique_ptr<Importer>(new DarshanFileImporter(options, DarshanFileImporter::Mode::kText));
+  if (format == "darshan-any")
+    return std::unique_ptr<Importer>(new DarshanFileImporter(options, DarshanFileImporter::Mode::kSniff));
   if (format == "jobstats") return std::unique_ptr<Importer>(new JobStatsFileImporter(options));
-  return Error(ErrorCode::kUsage, fmt::format("'{}' is not an input format (events, darshan, darshan-text, jobstats)", format));
+  return Error(ErrorCode::kUsage,
+               fmt::format("'{}' is not an input format (events, darshan, darshan-text, jobstats)", format));
 }
 
 Result<Importer::Inputs> Importer::Expand(const std::vector<std::string>& inputs, std::string_view format) {
@@ -35,7 +39,8 @@ Result<Importer::Inputs> Importer::Expand(const std::vector<std::string>& inputs
     std::vector<std::string> files;
     for (const auto& e : fs::directory_iterator(in, ec)) {
       // Temporary files of `xtfq collect`'s atomic writes are never inputs.
-      if (e.is_regular_file() && e.path().filename().string().find(".tmp-") == std::string::npos) files.push_back(e.path().string());
+      if (e.is_regular_file() && e.path().filename().string().find(".tmp-") == std::string::npos)
+        files.push_back(e.path().string());
     }
     if (ec) return Error(ErrorCode::kIo, fmt::format("{}: cannot list: {}", in, ec.message()));
     std::sort(files.begin(), files.end());
@@ -46,7 +51,8 @@ Result<Importer::Inputs> Importer::Expand(const std::vector<std::string>& inputs
       }
       auto kind = Sniff(f);
       if (!kind.ok()) {
-        out.skipped.push_back(fmt::format("{}: not an input (not a Darshan log, darshan-parser text, job_stats or .bin)", f));
+        out.skipped.push_back(
+            fmt::format("{}: not an input (not a Darshan log, darshan-parser text, job_stats or .bin)", f));
       } else if (format != "auto" && *kind != format && !(format == "darshan-text" && *kind == "darshan")) {
         out.skipped.push_back(fmt::format("{}: {} input, not {}", f, *kind, format));
       } else {
@@ -66,11 +72,15 @@ Result<std::string> Importer::Sniff(const std::string& path) {
   head.resize(got);
   if (DarshanImporter::LooksBinary(head)) return std::string("darshan");
   if (DarshanTextImporter::LooksLikeText(head)) return std::string("darshan-text");
-  if (JobStatsFileImporter::LooksLikeJobStats(std::string_view(reinterpret_cast<const char*>(head.data()), head.size()))) {
+  if (JobStatsFileImporter::LooksLikeJobStats(
+          std::string_view(reinterpret_cast<const char*>(head.data()), head.size()))) {
     return std::string("jobstats");
   }
-  return Error(ErrorCode::kInvalidArgument,
-               fmt::format("{}: cannot tell the format (not a Darshan log, darshan-parser text, job_stats or .bin); give --format", path));
+  return Error(
+      ErrorCode::kInvalidArgument,
+      fmt::format(
+          "{}: cannot tell the format (not a Darshan log, darshan-parser text, job_stats or .bin); give --format",
+          path));
 }
 
 }  // namespace xtfq

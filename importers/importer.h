@@ -26,12 +26,12 @@
 namespace xtfq {
 
 struct ImportOptions {
-  std::string array = "events";            // events: the array to create
-  size_t sort_memory = size_t{64} << 20;   // Darshan: bytes of records sorted in memory before runs spill
-  std::string temp_dir = "/tmp";           // Darshan: where spilled runs go
-  std::vector<std::string> jobid_names;    // job_stats: jobid_name templates (default '%j:%u:%H', '%e.%u', '%j')
-  std::string target;                      // job_stats: the target of a plain cat of one job_stats file
-  std::optional<double> at;                // job_stats: the collection time of every input
+  std::string array = "events";           // events: the array to create
+  size_t sort_memory = size_t{64} << 20;  // Darshan: bytes of records sorted in memory before runs spill
+  std::string temp_dir = "/tmp";          // Darshan: where spilled runs go
+  std::vector<std::string> jobid_names;   // job_stats: jobid_name templates (default '%j:%u:%H', '%e.%u', '%j')
+  std::string target;                     // job_stats: the target of a plain cat of one job_stats file
+  std::optional<double> at;               // job_stats: the collection time of every input
 };
 
 struct ImportReport {
@@ -47,7 +47,8 @@ class Importer {
   virtual ~Importer() = default;
   virtual std::string_view format() const = 0;
   // Appends `inputs` to `sink`. `existing`: the store's committed records (nullptr: a new store).
-  virtual Result<ImportReport> Import(const std::vector<std::string>& inputs, RecordSink& sink, RecordSource* existing) = 0;
+  virtual Result<ImportReport> Import(const std::vector<std::string>& inputs, RecordSink& sink,
+                                      RecordSource* existing) = 0;
 
   // kUsage for an unknown format.
   static Result<std::unique_ptr<Importer>> Make(std::string_view format, const ImportOptions& options);

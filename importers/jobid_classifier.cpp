@@ -25,7 +25,8 @@ bool JobText(std::string_view s) {
 }
 bool HostText(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' || c == '_' || c == '.';
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' || c == '_' ||
+           c == '.';
   });
 }
 std::optional<int64_t> Number(std::string_view s) {
@@ -45,10 +46,12 @@ Result<JobIdClassifier> JobIdClassifier::Make(std::vector<std::string> templates
       if (t[i] == ' ' || t[i] == '\t') continue;  // Lustre drops whitespace from templates
       if (t[i] == '%') {
         if (i + 1 >= t.size() || std::string_view("jugpehH").find(t[i + 1]) == std::string_view::npos) {
-          return Error(ErrorCode::kInvalidArgument, fmt::format("--jobid-name '{}': unknown code at {} (known: %j %u %g %p %e %h %H)", t, i));
+          return Error(ErrorCode::kInvalidArgument,
+                       fmt::format("--jobid-name '{}': unknown code at {} (known: %j %u %g %p %e %h %H)", t, i));
         }
         if (!tokens.empty() && tokens.back().code != 0) {
-          return Error(ErrorCode::kInvalidArgument, fmt::format("--jobid-name '{}': two codes without a separator cannot be told apart", t));
+          return Error(ErrorCode::kInvalidArgument,
+                       fmt::format("--jobid-name '{}': two codes without a separator cannot be told apart", t));
         }
         tokens.push_back(Token{t[i + 1], {}});
         ++i;
@@ -86,13 +89,25 @@ bool JobIdClassifier::Match(const std::vector<Token>& t, size_t ti, std::string_
     JobIdFields g = f;
     bool ok = true;
     switch (k.code) {
-      case 'j': ok = JobText(v), g.job = std::string(v); break;
-      case 'u': ok = Digits(v), g.uid = ok ? Number(v) : std::nullopt; break;
-      case 'g': ok = Digits(v), g.gid = ok ? Number(v) : std::nullopt; break;
-      case 'p': ok = Digits(v), g.pid = ok ? Number(v) : std::nullopt; break;
-      case 'e': ok = !v.empty(), g.exe = std::string(v); break;
+      case 'j':
+        ok = JobText(v), g.job = std::string(v);
+        break;
+      case 'u':
+        ok = Digits(v), g.uid = ok ? Number(v) : std::nullopt;
+        break;
+      case 'g':
+        ok = Digits(v), g.gid = ok ? Number(v) : std::nullopt;
+        break;
+      case 'p':
+        ok = Digits(v), g.pid = ok ? Number(v) : std::nullopt;
+        break;
+      case 'e':
+        ok = !v.empty(), g.exe = std::string(v);
+        break;
       case 'h':
-      case 'H': ok = HostText(v), g.node = std::string(v); break;
+      case 'H':
+        ok = HostText(v), g.node = std::string(v);
+        break;
     }
     if (ok && Match(t, ti + 1, id.substr(end), g)) {
       f = std::move(g);
@@ -118,12 +133,18 @@ JobIdFields JobIdClassifier::Classify(std::string_view id) const {
   if (f.template_index >= 0) {
     for (const Token& k : tokens_[static_cast<size_t>(f.template_index)]) has_job_code |= k.code == 'j';
   }
-  if (id.size() == kJobIdMax) f.cls = JobIdClass::kTruncated;
-  else if (f.template_index < 0) f.cls = JobIdClass::kMalformed;
-  else if (f.uid && *f.uid < 1000) f.cls = JobIdClass::kSystemUid;
-  else if (has_job_code && f.job.empty()) f.cls = JobIdClass::kMissingJob;
-  else if (fqdn) f.cls = JobIdClass::kFqdn;
-  else f.cls = JobIdClass::kOk;
+  if (id.size() == kJobIdMax)
+    f.cls = JobIdClass::kTruncated;
+  else if (f.template_index < 0)
+    f.cls = JobIdClass::kMalformed;
+  else if (f.uid && *f.uid < 1000)
+    f.cls = JobIdClass::kSystemUid;
+  else if (has_job_code && f.job.empty())
+    f.cls = JobIdClass::kMissingJob;
+  else if (fqdn)
+    f.cls = JobIdClass::kFqdn;
+  else
+    f.cls = JobIdClass::kOk;
   return f;
 }
 

@@ -26,10 +26,9 @@
 
 namespace xtfq {
 
-
 struct JobIdFields {
   JobIdClass cls = JobIdClass::kMalformed;
-  int template_index = -1;  // the template that matched, -1 for none
+  int template_index = -1;     // the template that matched, -1 for none
   std::string job, exe, node;  // node: the short name
   std::optional<int64_t> uid, gid, pid;
 };
@@ -44,7 +43,7 @@ class JobIdClassifier {
 
  private:
   struct Token {
-    char code = 0;        // 0 for a literal
+    char code = 0;  // 0 for a literal
     std::string literal;
   };
   bool Match(const std::vector<Token>& t, size_t ti, std::string_view id, JobIdFields& f) const;

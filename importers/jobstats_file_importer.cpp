@@ -16,7 +16,8 @@ bool JobStatsFileImporter::LooksLikeJobStats(std::string_view head) {
          head.find("collected_at:") != std::string_view::npos;
 }
 
-Result<ImportReport> JobStatsFileImporter::Import(const std::vector<std::string>& inputs, RecordSink& sink, RecordSource* existing) {
+Result<ImportReport> JobStatsFileImporter::Import(const std::vector<std::string>& inputs, RecordSink& sink,
+                                                  RecordSource* existing) {
   XTFQ_ASSIGN_OR_RETURN(Importer::Inputs expanded, Importer::Expand(inputs, "jobstats"));
   const std::vector<std::string>& files = expanded.files;
   JobStatsState state;
@@ -43,15 +44,17 @@ Result<ImportReport> JobStatsFileImporter::Import(const std::vector<std::string>
     XTFQ_ASSIGN_OR_RETURN(JobStatsImportStats st, importer.Import(*file));
     for (const std::string& p : st.problems) r.warnings.push_back(fmt::format("{} (entry skipped)", p));
     total.collections += st.collections, total.entries += st.entries, total.duplicates += st.duplicates;
-    total.counters += st.counters, total.steps += st.steps, total.new_series += st.new_series, total.resets += st.resets;
+    total.counters += st.counters, total.steps += st.steps, total.new_series += st.new_series,
+        total.resets += st.resets;
     total.problems.insert(total.problems.end(), st.problems.begin(), st.problems.end());
   }
   r.inputs = files.size(), r.records = total.entries, r.entries = total.entries, r.steps = total.steps;
   r.totals = fmt::format(
-      "{} job_stats files: {} collections, {} entries ({} duplicates replaced, {} skipped), {} counters, {} new series, {} rate steps, "
+      "{} job_stats files: {} collections, {} entries ({} duplicates replaced, {} skipped), {} counters, {} new "
+      "series, {} rate steps, "
       "{} resets",
-      files.size(), total.collections, total.entries, total.duplicates, total.problems.size(), total.counters, total.new_series,
-      total.steps, total.resets);
+      files.size(), total.collections, total.entries, total.duplicates, total.problems.size(), total.counters,
+      total.new_series, total.steps, total.resets);
   return r;
 }
 

@@ -17,7 +17,8 @@ class JobStatsFileImporter final : public Importer {
  public:
   explicit JobStatsFileImporter(ImportOptions options) : options_(std::move(options)) {}
   std::string_view format() const override { return "jobstats"; }
-  Result<ImportReport> Import(const std::vector<std::string>& inputs, RecordSink& sink, RecordSource* existing) override;
+  Result<ImportReport> Import(const std::vector<std::string>& inputs, RecordSink& sink,
+                              RecordSource* existing) override;
 
   // Whether the first bytes look like job_stats text.
   static bool LooksLikeJobStats(std::string_view head);

@@ -8,8 +8,8 @@
 #include <map>
 
 #include "importers/line_reader.h"
-#include "store/endian.h"
 #include "layouts/jobstats_layout.h"
+#include "store/endian.h"
 
 namespace xtfq {
 
@@ -45,7 +45,8 @@ Result<double> JobStatsImporter::CollectionTime(File& in, std::optional<double> 
     std::optional<double> t;
     if (!JobStatsParser::CollectedAt(line, &t)) continue;
     if (!t || !std::isfinite(*t) || *t <= 0) {
-      return Error(ErrorCode::kInvalidArgument, fmt::format("{}:{}: '{}' does not give an epoch time", in.name(), i + 1, line));
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("{}:{}: '{}' does not give an epoch time", in.name(), i + 1, line));
     }
     return *t;
   }
@@ -145,11 +146,13 @@ Result<JobStatsImportStats> JobStatsImporter::Import(File& in) {
                              in.name(), t, state_->last_time));
   }
   std::vector<JobStatsEntry> entries;
-  XTFQ_ASSIGN_OR_RETURN(JobStatsParser::Summary sum, JobStatsParser::Parse(in, options_.target, [&](const JobStatsEntry& e) {
+  XTFQ_ASSIGN_OR_RETURN(JobStatsParser::Summary sum,
+                        JobStatsParser::Parse(in, options_.target, [&](const JobStatsEntry& e) {
                           entries.push_back(e);
                           return Ok();
                         }));
-  for (const JobStatsProblem& p : sum.problems) stats.problems.push_back(fmt::format("{}:{}: {}", in.name(), p.line, p.message));
+  for (const JobStatsProblem& p : sum.problems)
+    stats.problems.push_back(fmt::format("{}:{}: {}", in.name(), p.line, p.message));
   // Group by target in order of appearance; entries outside any target name (a plain cat without
   // --target) are refused as a whole.
   std::vector<std::string> targets;
@@ -161,7 +164,8 @@ Result<JobStatsImportStats> JobStatsImporter::Import(File& in) {
   for (const JobStatsEntry& e : entries) {
     if (e.target.empty()) {
       return Error(ErrorCode::kInvalidArgument,
-                   fmt::format("{}:{}: an entry without a target (a plain cat of job_stats): give --target NAME", in.name(), e.line));
+                   fmt::format("{}:{}: an entry without a target (a plain cat of job_stats): give --target NAME",
+                               in.name(), e.line));
     }
     if (std::find(targets.begin(), targets.end(), e.target) == targets.end()) targets.push_back(e.target);
     by_target[e.target].push_back(&e);
@@ -212,7 +216,8 @@ Status JobStatsImporter::ImportTarget(const std::string& file, const std::string
     const uint64_t entry_counters = state_->counters;
     auto prev_it = baseline ? tg.entries.end() : tg.entries.find(s);
     const JobStatsState::Previous* prev = prev_it == tg.entries.end() ? nullptr : &prev_it->second;
-    const bool start_changed = prev != nullptr && prev->start_time && e.start_time && *prev->start_time != *e.start_time;
+    const bool start_changed =
+        prev != nullptr && prev->start_time && e.start_time && *prev->start_time != *e.start_time;
     bool reset_counted = false;
     for (const JobStatsCounter& c : e.counters) {
       const uint64_t sum = c.sum.value_or(0);
@@ -279,8 +284,9 @@ Status JobStatsImporter::ImportTarget(const std::string& file, const std::string
     std::byte r[L::kEntWidth] = {};
     Put64(r, L::kEntT, static_cast<uint64_t>(t));
     Put32(r, L::kEntSeries, s);
-    Put32(r, L::kEntFlags, (e.quoted ? L::kEntQuoted : 0) | (e.since_boot ? L::kEntSinceBoot : 0) |
-                               (e.start_time ? L::kEntHasStart : 0) | (e.elapsed_time ? L::kEntHasElapsed : 0));
+    Put32(r, L::kEntFlags,
+          (e.quoted ? L::kEntQuoted : 0) | (e.since_boot ? L::kEntSinceBoot : 0) |
+              (e.start_time ? L::kEntHasStart : 0) | (e.elapsed_time ? L::kEntHasElapsed : 0));
     PutF(r, L::kEntSnapshot, e.snapshot_time);
     PutF(r, L::kEntStart, e.start_time.value_or(0));
     PutF(r, L::kEntElapsed, e.elapsed_time.value_or(0));

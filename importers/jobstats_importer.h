@@ -25,8 +25,8 @@
 
 #include "importers/jobid_classifier.h"
 #include "importers/jobstats_parser.h"
-#include "store/file.h"
 #include "importers/jobstats_state.h"
+#include "store/file.h"
 #include "store/record_sink.h"
 
 namespace xtfq {
@@ -58,8 +58,8 @@ class JobStatsImporter {
       : sink_(&sink), state_(&state), options_(std::move(options)), classifier_(std::move(c)) {}
   Result<uint64_t> Intern(std::string_view s);
   // The id of a target or op name in `array` (ids), appended as the next record when new.
-  Result<uint32_t> NameId(std::string_view array, const std::string& name, std::unordered_map<std::string, uint32_t>& ids,
-                          size_t count);
+  Result<uint32_t> NameId(std::string_view array, const std::string& name,
+                          std::unordered_map<std::string, uint32_t>& ids, size_t count);
   Result<uint32_t> TargetId(const std::string& name);
   Result<uint32_t> OpId(const std::string& name);
   Result<uint32_t> SeriesId(uint32_t target, const JobStatsEntry& e, int64_t t, bool* created);

@@ -50,7 +50,8 @@ int Balance(std::string_view s) {
 // "op: { samples: N, unit: U, min: A, max: B, sum: C, sumsq: D, hist: { 4K: 1, ... } }".
 std::optional<std::string> ParseCounter(std::string_view text, JobStatsCounter& c) {
   const size_t colon = text.find(':'), open = text.find('{');
-  if (colon == std::string_view::npos || open == std::string_view::npos || open < colon) return "a counter line without 'name: {'";
+  if (colon == std::string_view::npos || open == std::string_view::npos || open < colon)
+    return "a counter line without 'name: {'";
   c = JobStatsCounter{};
   c.op = std::string(Trim(text.substr(0, colon)));
   if (c.op.empty() || c.op.find(' ') != std::string::npos) return "a counter without a name";
@@ -61,11 +62,13 @@ std::optional<std::string> ParseCounter(std::string_view text, JobStatsCounter& 
   std::string_view before = body, after;
   if (const size_t h = body.find("hist:"); h != std::string_view::npos) {
     const size_t ho = body.find('{', h), hc = body.find('}', h);
-    if (ho == std::string_view::npos || hc == std::string_view::npos || hc < ho) return "a histogram without its braces";
+    if (ho == std::string_view::npos || hc == std::string_view::npos || hc < ho)
+      return "a histogram without its braces";
     auto bucket = [&](std::string_view b) -> std::optional<std::string> {
       const size_t bc = b.find(':');
       uint64_t n = 0;
-      if (bc == std::string_view::npos || !ParseU64(b.substr(bc + 1), n)) return fmt::format("histogram bucket '{}'", b);
+      if (bc == std::string_view::npos || !ParseU64(b.substr(bc + 1), n))
+        return fmt::format("histogram bucket '{}'", b);
       c.hist.emplace_back(std::string(Trim(b.substr(0, bc))), n);
       return std::nullopt;
     };
@@ -84,11 +87,16 @@ std::optional<std::string> ParseCounter(std::string_view text, JobStatsCounter& 
     }
     uint64_t v = 0;
     if (!ParseU64(value, v)) return fmt::format("{} = '{}' is not an unsigned integer", key, value);
-    if (key == "samples") c.samples = v, samples = true;
-    else if (key == "min") c.min = v;
-    else if (key == "max") c.max = v;
-    else if (key == "sum") c.sum = v;
-    else if (key == "sumsq") c.sumsq = v;
+    if (key == "samples")
+      c.samples = v, samples = true;
+    else if (key == "min")
+      c.min = v;
+    else if (key == "max")
+      c.max = v;
+    else if (key == "sum")
+      c.sum = v;
+    else if (key == "sumsq")
+      c.sumsq = v;
     // Other keys of future versions are ignored.
     return std::nullopt;
   };
@@ -103,7 +111,8 @@ std::optional<std::string> ParseCounter(std::string_view text, JobStatsCounter& 
 
 std::optional<double> JobStatsParser::TimeFromName(std::string_view name) {
   if (const size_t slash = name.rfind('/'); slash != std::string_view::npos) name.remove_prefix(slash + 1);
-  if (const size_t dot = name.rfind(".txt"); dot != std::string_view::npos && dot + 4 == name.size()) name.remove_suffix(4);
+  if (const size_t dot = name.rfind(".txt"); dot != std::string_view::npos && dot + 4 == name.size())
+    name.remove_suffix(4);
   // ISO 8601: the last 'T' with a date before it and a 'Z' at the end.
   if (!name.empty() && name.back() == 'Z') {
     const size_t t = name.rfind('T');
@@ -117,7 +126,8 @@ std::optional<double> JobStatsParser::TimeFromName(std::string_view name) {
         tm.tm_year = std::stoi(digits.substr(0, 4)) - 1900, tm.tm_mon = std::stoi(digits.substr(4, 2)) - 1;
         tm.tm_mday = std::stoi(digits.substr(6, 2)), tm.tm_hour = std::stoi(digits.substr(8, 2));
         tm.tm_min = std::stoi(digits.substr(10, 2)), tm.tm_sec = std::stoi(digits.substr(12, 2));
-        if (tm.tm_mon < 0 || tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60) {
+        if (tm.tm_mon < 0 || tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 ||
+            tm.tm_sec > 60) {
           return std::nullopt;
         }
         return static_cast<double>(timegm(&tm));
@@ -130,7 +140,8 @@ std::optional<double> JobStatsParser::TimeFromName(std::string_view name) {
   if (sep == std::string_view::npos) return std::nullopt;
   double v = 0;
   const std::string_view tail = name.substr(sep + 1);
-  if (tail.size() < 9 || !ParseSeconds(tail, v) || tail.find_first_not_of("0123456789.") != std::string_view::npos) return std::nullopt;
+  if (tail.size() < 9 || !ParseSeconds(tail, v) || tail.find_first_not_of("0123456789.") != std::string_view::npos)
+    return std::nullopt;
   return v;
 }
 
@@ -234,10 +245,13 @@ Result<JobStatsParser::Summary> JobStatsParser::Parse(File& in, const std::strin
         in_stats = name.ends_with(".job_stats");
         if (in_stats) {
           const size_t dot = name.find('.');
-          current_target = dot == std::string_view::npos ? std::string() : std::string(name.substr(dot + 1, name.size() - 10 - dot - 1));
+          current_target = dot == std::string_view::npos
+                               ? std::string()
+                               : std::string(name.substr(dot + 1, name.size() - 10 - dot - 1));
           sum.targets.push_back(current_target);
           const std::string_view value = Trim(l.substr(eq + 1));
-          if (!value.empty() && value != "job_stats:") problem(at, fmt::format("unexpected value '{}' after {}=", value, name));
+          if (!value.empty() && value != "job_stats:")
+            problem(at, fmt::format("unexpected value '{}' after {}=", value, name));
           bad = false;
         }
         continue;

@@ -50,7 +50,8 @@ Result<JobStatsState> JobStatsState::Load(RecordSource& source) {
     XTFQ_TRY(all(*a, [&](const std::byte* r) -> Status {
       const uint32_t target = U32At(r, L::kSerTarget);
       if (target >= st.targets.size()) {
-        return Error(ErrorCode::kCorrupt, fmt::format("series {} names target {} of {}", st.series, target, st.targets.size()));
+        return Error(ErrorCode::kCorrupt,
+                     fmt::format("series {} names target {} of {}", st.series, target, st.targets.size()));
       }
       XTFQ_ASSIGN_OR_RETURN(std::string raw, str(U64At(r, L::kSerRaw)));
       for (uint32_t off : {L::kSerJob, L::kSerNode, L::kSerExe}) XTFQ_TRY(str(U64At(r, off)));
@@ -79,15 +80,16 @@ Result<JobStatsState> JobStatsState::Load(RecordSource& source) {
     }));
     st.last_time = std::max(st.last_time, tg.last_time);
     if (first + n > ents->record_count()) {
-      return Error(ErrorCode::kCorrupt, fmt::format("the last collection of target {} names entries [{}, {}) of {}", pa.process, first,
-                                                    first + n, ents->record_count()));
+      return Error(ErrorCode::kCorrupt, fmt::format("the last collection of target {} names entries [{}, {}) of {}",
+                                                    pa.process, first, first + n, ents->record_count()));
     }
     XTFQ_TRY(source.ForEachAt(*ents, first, first + n, [&](const std::byte* e) -> Result<bool> {
       Previous prev;
       if ((U32At(e, L::kEntFlags) & L::kEntHasStart) != 0) prev.start_time = F64At(e, L::kEntStart);
       const uint64_t c0 = U64At(e, L::kEntFirstCounter), cn = U32At(e, L::kEntCounters);
       if (c0 + cn > cnts->record_count()) {
-        return Error(ErrorCode::kCorrupt, fmt::format("an entry names counters [{}, {}) of {}", c0, c0 + cn, cnts->record_count()));
+        return Error(ErrorCode::kCorrupt,
+                     fmt::format("an entry names counters [{}, {}) of {}", c0, c0 + cn, cnts->record_count()));
       }
       XTFQ_TRY(source.ForEachAt(*cnts, c0, c0 + cn, [&](const std::byte* c) -> Result<bool> {
         prev.values.push_back({U32At(c, L::kCntOp), U64At(c, L::kCntSamples), U64At(c, L::kCntSum)});

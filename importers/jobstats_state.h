@@ -32,16 +32,16 @@ struct JobStatsState {
   struct Target {
     std::string name;
     int64_t last_time = std::numeric_limits<int64_t>::min();  // none yet
-    std::unordered_map<uint32_t, Previous> entries;  // series -> its counters at last_time
+    std::unordered_map<uint32_t, Previous> entries;           // series -> its counters at last_time
   };
   std::vector<Target> targets;
   std::unordered_map<std::string, uint32_t> target_ids;
   std::vector<std::string> ops;
   std::unordered_map<std::string, uint32_t> op_ids;
-  std::unordered_map<std::string, uint32_t> series_ids;  // SeriesKey(target, raw id) -> series
-  uint64_t series = 0, entries = 0, counters = 0;        // records held
+  std::unordered_map<std::string, uint32_t> series_ids;     // SeriesKey(target, raw id) -> series
+  uint64_t series = 0, entries = 0, counters = 0;           // records held
   int64_t last_time = std::numeric_limits<int64_t>::min();  // the newest collection of any target
-  std::unordered_map<std::string, uint64_t> strings;      // interned string -> StringRef (packed)
+  std::unordered_map<std::string, uint64_t> strings;        // interned string -> StringRef (packed)
 
   // What `source` holds: its targets, ops and series with their strings, and each target's last
   // collection with its entries and counters (found through the collections' per-target arrays,

@@ -55,14 +55,20 @@ fs::path Data() { return fs::path(XTFQ_SHARED_DIR) / "data" / "jobstats"; }
 TEST_CASE("jobstats: every real capture parses with its entries, targets and values") {
   if (test::SharedMissing(Data())) return;
   // Entries per file (the "- job_id:" lines counted by hand).
-  const std::map<std::string, size_t> want = {
-      {"lctl_dump_es6.2.0_whamcloud_lustre_collector.txt", 2}, {"lctl_dump_es6_ex8761_whamcloud_lustre_collector.txt", 2},
-      {"lctl_dump_linewrapped_whamcloud_lustre_collector.txt", 1}, {"mdt_lustre2.14.0_ddn164_whamcloud_lustrefs_exporter.txt", 12},
-      {"mdt_lustre2.x_reqs_hpe_exporter_2017-07.txt", 9}, {"mdt_lustre2.x_reqs_hpe_exporter_2017-11.txt", 15},
-      {"mdt_lustre2.x_reqs_telegraf_fixture.txt", 2}, {"ost_empty_hpe_exporter_2017-11_OST0002.txt", 0},
-      {"ost_lustre2.14.0_ddn162_whamcloud_lustrefs_exporter.txt", 16}, {"ost_lustre2.x_reqs_gsi_exporter_empty_jobid_edited.txt", 36},
-      {"ost_lustre2.x_reqs_gsi_exporter_loop36.txt", 1}, {"ost_lustre2.x_reqs_hpe_exporter_2017-07_OST0000.txt", 9},
-      {"ost_lustre2.x_reqs_hpe_exporter_2017-11_OST0000.txt", 35}, {"ost_lustre2.x_reqs_telegraf_fixture.txt", 2}};
+  const std::map<std::string, size_t> want = {{"lctl_dump_es6.2.0_whamcloud_lustre_collector.txt", 2},
+                                              {"lctl_dump_es6_ex8761_whamcloud_lustre_collector.txt", 2},
+                                              {"lctl_dump_linewrapped_whamcloud_lustre_collector.txt", 1},
+                                              {"mdt_lustre2.14.0_ddn164_whamcloud_lustrefs_exporter.txt", 12},
+                                              {"mdt_lustre2.x_reqs_hpe_exporter_2017-07.txt", 9},
+                                              {"mdt_lustre2.x_reqs_hpe_exporter_2017-11.txt", 15},
+                                              {"mdt_lustre2.x_reqs_telegraf_fixture.txt", 2},
+                                              {"ost_empty_hpe_exporter_2017-11_OST0002.txt", 0},
+                                              {"ost_lustre2.14.0_ddn162_whamcloud_lustrefs_exporter.txt", 16},
+                                              {"ost_lustre2.x_reqs_gsi_exporter_empty_jobid_edited.txt", 36},
+                                              {"ost_lustre2.x_reqs_gsi_exporter_loop36.txt", 1},
+                                              {"ost_lustre2.x_reqs_hpe_exporter_2017-07_OST0000.txt", 9},
+                                              {"ost_lustre2.x_reqs_hpe_exporter_2017-11_OST0000.txt", 35},
+                                              {"ost_lustre2.x_reqs_telegraf_fixture.txt", 2}};
   std::map<std::string, Parsed> got;
   for (const auto& [name, n] : want) {
     CAPTURE(name);
@@ -135,8 +141,10 @@ TEST_CASE("jobstats: the 2.15.0 header, E1 escaping, unknown ops and several tar
       "snapshot_time   : 3143196.864165417 secs.nsecs\n"
       "start_time      : 3143196.707206168 secs.nsecs\n"
       "elapsed_time    : 0.156959249 secs.nsecs\n"
-      "  read_bytes:      { samples: 2, unit: bytes, min: 32768, max: 1048576, sum: 1081344, sumsq: 1100585369600, hist: { 32K: 1, 1M: 1 } }\n"
-      "  rename_trylocks: { samples:           3, unit: usecs, min:        1, max:        9, sum:               12, sumsq:                 91 }\n"
+      "  read_bytes:      { samples: 2, unit: bytes, min: 32768, max: 1048576, sum: 1081344, sumsq: 1100585369600, "
+      "hist: { 32K: 1, 1M: 1 } }\n"
+      "  rename_trylocks: { samples:           3, unit: usecs, min:        1, max:        9, sum:               12, "
+      "sumsq:                 91 }\n"
       "obdfilter.scratch-OST000f.job_stats=\n"
       "job_stats:\n"
       "- job_id:          \"11317854\\x3A17627127\\x3Ar01c01\"\n"
@@ -170,7 +178,8 @@ TEST_CASE("jobstats: hostile input names the line and keeps the other entries") 
       "  snapshot_time:   15107818xx\n"
       "  open:            { samples:           1, unit:  reqs }\n"
       "\x01\x02\xff binary garbage\n" +
-      big + "\n"
+      big +
+      "\n"
       "- job_id:          \"bad\\xZZ\"\n"
       "  open:            { samples: 1 }\n"
       "- job_id:          \"1234567890123456789012345\\x3A1\"\n"
@@ -272,8 +281,9 @@ namespace xtfq {
 namespace {
 
 TEST_CASE("jobstats: the collection time comes from a collected_at line or the file name") {
-  const Parsed p = ParseText("# collected_at: 1723114700.5\njob_stats:\n- job_id: a.1001\n  snapshot_time: 1723114647\n"
-                             "  open: { samples: 1, unit: reqs }\n");
+  const Parsed p = ParseText(
+      "# collected_at: 1723114700.5\njob_stats:\n- job_id: a.1001\n  snapshot_time: 1723114647\n"
+      "  open: { samples: 1, unit: reqs }\n");
   REQUIRE(p.summary.collected_at.has_value());
   CHECK(*p.summary.collected_at == 1723114700.5);
   CHECK(p.summary.problems.empty());

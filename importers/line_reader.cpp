@@ -12,7 +12,8 @@ Result<bool> LineReader::Next(std::string& line) {
     if (pos_ == buf_.size()) {
       if (eof_) return false;
       buf_.resize(size_t{1} << 20);
-      XTFQ_ASSIGN_OR_RETURN(size_t got, f_.ReadAt(off_, std::span(reinterpret_cast<std::byte*>(buf_.data()), buf_.size())));
+      XTFQ_ASSIGN_OR_RETURN(size_t got,
+                            f_.ReadAt(off_, std::span(reinterpret_cast<std::byte*>(buf_.data()), buf_.size())));
       buf_.resize(got);
       off_ += got, pos_ = 0;
       if (got == 0) {

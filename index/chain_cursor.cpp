@@ -6,8 +6,7 @@
 
 namespace xtfq {
 
-ChainCursor::ChainCursor(PageCache& cache, const ChainDesc& chain, PageKind kind, ArrayId array,
-                         uint32_t width)
+ChainCursor::ChainCursor(PageCache& cache, const ChainDesc& chain, PageKind kind, ArrayId array, uint32_t width)
     : cache_(cache),
       chain_(chain),
       kind_(kind),
@@ -20,9 +19,8 @@ Status ChainCursor::Load(PageId logical, uint64_t page_no, PageId prev) {
   const bool open = page_no == full;
   const PageId physical = chain_.Resolve(logical);
   auto where = [&] {
-    return fmt::format("{}: page {} (offset {}): {} page {} of its chain", cache_.source().name(),
-                       physical.value, uint64_t{physical.value} * cache_.page_size(),
-                       PageKindName(kind_), page_no);
+    return fmt::format("{}: page {} (offset {}): {} page {} of its chain", cache_.source().name(), physical.value,
+                       uint64_t{physical.value} * cache_.page_size(), PageKindName(kind_), page_no);
   };
   if (physical == kNoPage || (open && logical != chain_.open)) {
     return Error(ErrorCode::kCorrupt, where() + ": the chain's links lead past its last page");

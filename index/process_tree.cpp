@@ -21,8 +21,8 @@ Result<PageRef> ProcessTree::Fetch(size_t level, PageId id) {
   };
   if (id == kNoPage) return bad("the tree leads to page 0");
   XTFQ_ASSIGN_OR_RETURN(PageRef page, cache_.Fetch(id));
-  const std::string wrong = TreePageMismatch(page.data(), PageKind::kProcess, static_cast<uint8_t>(level), array_.id, id,
-                                             PageCapacity(cache_.page_size(), entry_width_));
+  const std::string wrong = TreePageMismatch(page.data(), PageKind::kProcess, static_cast<uint8_t>(level), array_.id,
+                                             id, PageCapacity(cache_.page_size(), entry_width_));
   if (!wrong.empty()) return bad(wrong);
   return page;
 }
@@ -39,12 +39,17 @@ Result<std::vector<const ArrayDesc*>> ProcessTree::Range(int64_t p1, int64_t p2)
     uint32_t lo = 0;
     for (uint32_t hi = n; lo + 1 < hi;) {
       const uint32_t mid = (lo + hi) / 2;
-      if (LoadLe<int64_t>(base + size_t{mid} * entry_width_ + f::kIeKey) <= p1) lo = mid; else hi = mid;
+      if (LoadLe<int64_t>(base + size_t{mid} * entry_width_ + f::kIeKey) <= p1)
+        lo = mid;
+      else
+        hi = mid;
     }
     id = PageId(LoadLe<uint32_t>(base + size_t{lo} * entry_width_ + f::kIeChild));
   }
   for (uint64_t pages = 0; id != kNoPage; ++pages) {
-    if (pages > cache_.source().page_count()) return Error(ErrorCode::kCorrupt, fmt::format("{}: process tree of array '{}': level 0 does not end", cache_.source().name(), array_.name));
+    if (pages > cache_.source().page_count())
+      return Error(ErrorCode::kCorrupt, fmt::format("{}: process tree of array '{}': level 0 does not end",
+                                                    cache_.source().name(), array_.name));
     XTFQ_ASSIGN_OR_RETURN(PageRef page, Fetch(0, id));
     const uint32_t n = LoadLe<uint32_t>(page.data() + f::kPhEntryCount);
     const std::byte* base = page.data() + f::kPageHeaderSize;
@@ -56,8 +61,8 @@ Result<std::vector<const ArrayDesc*>> ProcessTree::Range(int64_t p1, int64_t p2)
       const ArrayDesc* a = catalogue_.Get(ArrayId(LoadLe<uint32_t>(e + f::kIeChild)));
       if (a == nullptr || a->parent != array_.id || a->process != key) {
         return Error(ErrorCode::kCorrupt, fmt::format("{}: page {}: process tree of array '{}': entry {} names no "
-                                                      "per-process array of process {}", cache_.source().name(),
-                                                      id.value, array_.name, i, key));
+                                                      "per-process array of process {}",
+                                                      cache_.source().name(), id.value, array_.name, i, key));
       }
       out.push_back(a);
     }

@@ -15,8 +15,8 @@ namespace f = format;
 
 Result<std::string> StringHeapReader::Read(StringRef ref) {
   auto bad = [&](const std::string& m) {
-    return Error(ErrorCode::kCorrupt, fmt::format("{}: string at heap page {} offset {}: {}",
-                                                  cache_.source().name(), ref.page.value, ref.offset, m));
+    return Error(ErrorCode::kCorrupt, fmt::format("{}: string at heap page {} offset {}: {}", cache_.source().name(),
+                                                  ref.page.value, ref.offset, m));
   };
   PageId logical = ref.page;
   uint32_t pos = ref.offset;

@@ -19,14 +19,16 @@ TnTree::TnTree(PageCache& cache, const ArrayDesc& array)
 Result<PageRef> TnTree::Fetch(size_t level, PageId id) {
   const PageId physical = array_.levels[level].Resolve(id);
   auto bad = [&](const std::string& m) {
-    return Error(ErrorCode::kCorrupt, fmt::format("{}: page {} (logical {}): array '{}' level {}: {}", cache_.source().name(),
-                                                  physical.value, id.value, array_.name, level, m));
+    return Error(ErrorCode::kCorrupt,
+                 fmt::format("{}: page {} (logical {}): array '{}' level {}: {}", cache_.source().name(),
+                             physical.value, id.value, array_.name, level, m));
   };
   if (physical == kNoPage) return bad("the tree leads to an empty open page");
   XTFQ_ASSIGN_OR_RETURN(PageRef page, cache_.Fetch(physical));
   const uint32_t width = level == 0 ? array_.schema.record_width() : entry_width_;
-  const std::string wrong = TreePageMismatch(page.data(), level == 0 ? PageKind::kData : PageKind::kIndex,
-                                             static_cast<uint8_t>(level), array_.id, id, PageCapacity(cache_.page_size(), width));
+  const std::string wrong =
+      TreePageMismatch(page.data(), level == 0 ? PageKind::kData : PageKind::kIndex, static_cast<uint8_t>(level),
+                       array_.id, id, PageCapacity(cache_.page_size(), width));
   if (!wrong.empty()) return bad(wrong);
   return page;
 }
@@ -41,7 +43,10 @@ uint32_t TnTree::FirstAtOrAfter(const std::byte* records, uint32_t n, uint64_t b
   uint32_t lo = 0, hi = n;
   while (lo < hi) {
     const uint32_t mid = (lo + hi) / 2;
-    if (schema.Time(records + mid * w) < t) lo = mid + 1; else hi = mid;
+    if (schema.Time(records + mid * w) < t)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo;
 }
@@ -59,7 +64,10 @@ Result<uint64_t> TnTree::LowerBound(int64_t t) {
     uint32_t lo = 0, hi = n;
     while (lo < hi) {
       const uint32_t mid = (lo + hi) / 2;
-      if (LoadLe<int64_t>(base + size_t{mid} * entry_width_ + f::kIeKey) < t) lo = mid + 1; else hi = mid;
+      if (LoadLe<int64_t>(base + size_t{mid} * entry_width_ + f::kIeKey) < t)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
     const uint32_t child = lo == 0 ? 0 : lo - 1;
     for (uint32_t i = 0; i < child; ++i) pos += LoadLe<uint64_t>(base + size_t{i} * entry_width_ + f::kIeCount);
@@ -74,12 +82,16 @@ Result<std::pair<PageRef, uint32_t>> TnTree::Leaf(uint64_t n) {
     const uint32_t entries = LoadLe<uint32_t>(page.data() + f::kPhEntryCount);
     const std::byte* base = page.data() + f::kPageHeaderSize;
     if (level == 0) {
-      if (n >= entries) return Error(ErrorCode::kCorrupt, fmt::format("{}: page {}: counts above it promise more records", cache_.source().name(), page.id().value));
+      if (n >= entries)
+        return Error(ErrorCode::kCorrupt, fmt::format("{}: page {}: counts above it promise more records",
+                                                      cache_.source().name(), page.id().value));
       return std::pair<PageRef, uint32_t>(std::move(page), static_cast<uint32_t>(n));
     }
     uint32_t i = 0;
     for (;; ++i) {
-      if (i == entries) return Error(ErrorCode::kCorrupt, fmt::format("{}: page {}: counts below the total", cache_.source().name(), page.id().value));
+      if (i == entries)
+        return Error(ErrorCode::kCorrupt,
+                     fmt::format("{}: page {}: counts below the total", cache_.source().name(), page.id().value));
       const uint64_t count = LoadLe<uint64_t>(base + size_t{i} * entry_width_ + f::kIeCount);
       if (n < count) break;
       n -= count;
@@ -90,7 +102,8 @@ Result<std::pair<PageRef, uint32_t>> TnTree::Leaf(uint64_t n) {
 
 Status TnTree::Record(uint64_t n, std::span<std::byte> out) {
   if (n >= size()) {
-    return Error(ErrorCode::kInvalidArgument, fmt::format("record {} of array '{}', which has {}", n, array_.name, size()));
+    return Error(ErrorCode::kInvalidArgument,
+                 fmt::format("record {} of array '{}', which has {}", n, array_.name, size()));
   }
   XTFQ_ASSIGN_OR_RETURN(auto leaf, Leaf(n));
   const uint32_t width = array_.schema.record_width();
@@ -168,7 +181,8 @@ Status TnTree::HistogramIn(size_t level, PageId id, int64_t lower, int64_t upper
       const int64_t t = schema.time_field() ? schema.Time(base + size_t{i} * w) : static_cast<int64_t>(base_pos + i);
       const uint32_t bucket = b.Of(t);
       const int64_t bucket_end = b.bounds[bucket + 1];
-      const uint32_t j = bucket_end >= t2 ? end : i + FirstAtOrAfter(base + size_t{i} * w, end - i, base_pos + i, bucket_end);
+      const uint32_t j =
+          bucket_end >= t2 ? end : i + FirstAtOrAfter(base + size_t{i} * w, end - i, base_pos + i, bucket_end);
       b.out[bucket].AddRange(schema, base + size_t{i} * w, j - i);
       i = j;
     }
@@ -178,7 +192,10 @@ Status TnTree::HistogramIn(size_t level, PageId id, int64_t lower, int64_t upper
   uint32_t first = 0;
   for (uint32_t hi = n; first + 1 < hi;) {
     const uint32_t mid = (first + hi) / 2;
-    if (LoadLe<int64_t>(base + size_t{mid} * entry_width_ + f::kIeKey) < t1) first = mid; else hi = mid;
+    if (LoadLe<int64_t>(base + size_t{mid} * entry_width_ + f::kIeKey) < t1)
+      first = mid;
+    else
+      hi = mid;
   }
   uint64_t start = base_pos;
   for (uint32_t i = 0; i < first; ++i) start += LoadLe<uint64_t>(base + size_t{i} * entry_width_ + f::kIeCount);

@@ -14,8 +14,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
-#include <vector>
 #include <span>
+#include <vector>
 
 #include "cache/page_cache.h"
 #include "store/array_desc.h"

@@ -23,25 +23,38 @@ bool Aggregated(std::string_view name) {
 
 int64_t DarshanLayout::SourceKey(int64_t log, uint64_t chunk) { return (log << 32) | static_cast<int64_t>(chunk); }
 
-std::string DarshanLayout::ArrayName(int64_t log, std::string_view part) { return fmt::format("darshan/{}/{}", log, part); }
+std::string DarshanLayout::ArrayName(int64_t log, std::string_view part) {
+  return fmt::format("darshan/{}/{}", log, part);
+}
 
 const Schema& DarshanLayout::LogSchema() {
-  static const Schema s = Schema::Fixed(
-      {{"log", FieldType::kI64},          {"job", FieldType::kI64},         {"uid", FieldType::kI64},
-       {"start_sec", FieldType::kI64},    {"start_nsec", FieldType::kI64},  {"end_sec", FieldType::kI64},
-       {"end_nsec", FieldType::kI64},     {"nprocs", FieldType::kI64},      {"format_minor", FieldType::kI64},
-       {"partial", FieldType::kU64},      {"source_kind", FieldType::kU8},  {"source_bytes", FieldType::kU64},
-       {"exe", FieldType::kU64},         {"metadata", FieldType::kU64},
-       {"mounts", FieldType::kU64},       {"file", FieldType::kU64}},
-      {});
+  static const Schema s = Schema::Fixed({{"log", FieldType::kI64},
+                                         {"job", FieldType::kI64},
+                                         {"uid", FieldType::kI64},
+                                         {"start_sec", FieldType::kI64},
+                                         {"start_nsec", FieldType::kI64},
+                                         {"end_sec", FieldType::kI64},
+                                         {"end_nsec", FieldType::kI64},
+                                         {"nprocs", FieldType::kI64},
+                                         {"format_minor", FieldType::kI64},
+                                         {"partial", FieldType::kU64},
+                                         {"source_kind", FieldType::kU8},
+                                         {"source_bytes", FieldType::kU64},
+                                         {"exe", FieldType::kU64},
+                                         {"metadata", FieldType::kU64},
+                                         {"mounts", FieldType::kU64},
+                                         {"file", FieldType::kU64}},
+                                        {});
   return s;
 }
 
 const Schema& DarshanLayout::SourceSchema() {
-  static const Schema s = Schema::Fixed(
-      {{"key", FieldType::kI64}, {"log", FieldType::kI64}, {"chunk", FieldType::kU64}, {"bytes", FieldType::kU32},
-       {"data", FieldType::kU64}},
-      {"bytes"}, "key");
+  static const Schema s = Schema::Fixed({{"key", FieldType::kI64},
+                                         {"log", FieldType::kI64},
+                                         {"chunk", FieldType::kU64},
+                                         {"bytes", FieldType::kU32},
+                                         {"data", FieldType::kU64}},
+                                        {"bytes"}, "key");
   return s;
 }
 
@@ -65,10 +78,9 @@ Result<Schema> DarshanLayout::CounterSchema(const std::vector<std::string_view>&
 
 const Schema& DarshanLayout::DxtSchema() {
   static const Schema s = [] {
-    Fields f = {{"t", FieldType::kI64},     {"rank", FieldType::kI64},     {"file", FieldType::kU64},
-                {"offset", FieldType::kI64}, {"length", FieldType::kI64},  {"duration", FieldType::kF64},
-                {"seq", FieldType::kU8},
-                {"consec", FieldType::kU8}};
+    Fields f = {{"t", FieldType::kI64},      {"rank", FieldType::kI64},   {"file", FieldType::kU64},
+                {"offset", FieldType::kI64}, {"length", FieldType::kI64}, {"duration", FieldType::kF64},
+                {"seq", FieldType::kU8},     {"consec", FieldType::kU8}};
     std::vector<std::string> aggregates = {"length", "duration", "seq", "consec"};
     for (std::string_view b : kBinNames) {
       f.emplace_back(fmt::format("size_{}", b), FieldType::kU8);
@@ -82,22 +94,22 @@ const Schema& DarshanLayout::DxtSchema() {
 
 const Schema& DarshanLayout::DxtFileSchema() {
   static const Schema s = Schema::Fixed({{"id", FieldType::kU64},
-                                {"rank", FieldType::kI64},
-                                {"hostname", FieldType::kU64},
-                                {"writes", FieldType::kI64},
-                                {"reads", FieldType::kI64}},
-                               {});
+                                         {"rank", FieldType::kI64},
+                                         {"hostname", FieldType::kU64},
+                                         {"writes", FieldType::kI64},
+                                         {"reads", FieldType::kI64}},
+                                        {});
   return s;
 }
 
 const Schema& DarshanLayout::HeatmapSchema() {
   static const Schema s = Schema::Fixed({{"t", FieldType::kI64},
-                                {"rank", FieldType::kI64},
-                                {"bin", FieldType::kU32},
-                                {"width", FieldType::kF64},
-                                {"read_bytes", FieldType::kI64},
-                                {"write_bytes", FieldType::kI64}},
-                               {"read_bytes", "write_bytes"}, "t", "rank");
+                                         {"rank", FieldType::kI64},
+                                         {"bin", FieldType::kU32},
+                                         {"width", FieldType::kF64},
+                                         {"read_bytes", FieldType::kI64},
+                                         {"write_bytes", FieldType::kI64}},
+                                        {"read_bytes", "write_bytes"}, "t", "rank");
   return s;
 }
 
@@ -114,9 +126,10 @@ std::string_view DarshanLayout::SizeBinName(int bin) { return kBinNames[static_c
 
 std::string_view DarshanLayout::ModuleName(int slot) {
   static constexpr std::array<std::string_view, 18> kModuleNames = {
-      "NULL", "POSIX", "MPI-IO", "H5F", "H5D", "PNETCDF_FILE", "PNETCDF_VAR", "BG/Q", "LUSTRE",
-      "STDIO", "DXT_POSIX", "DXT_MPIIO", "MDHIM", "APXC", "APMPI", "HEATMAP", "DFS", "DAOS"};
-  return slot >= 0 && slot < static_cast<int>(kModuleNames.size()) ? kModuleNames[static_cast<size_t>(slot)] : std::string_view();
+      "NULL",  "POSIX",     "MPI-IO",    "H5F",   "H5D",  "PNETCDF_FILE", "PNETCDF_VAR", "BG/Q", "LUSTRE",
+      "STDIO", "DXT_POSIX", "DXT_MPIIO", "MDHIM", "APXC", "APMPI",        "HEATMAP",     "DFS",  "DAOS"};
+  return slot >= 0 && slot < static_cast<int>(kModuleNames.size()) ? kModuleNames[static_cast<size_t>(slot)]
+                                                                   : std::string_view();
 }
 
 }  // namespace xtfq

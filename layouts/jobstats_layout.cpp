@@ -3,7 +3,8 @@
 namespace xtfq {
 
 std::string_view JobIdClassName(JobIdClass c) {
-  static constexpr std::string_view kNames[kJobIdClasses] = {"ok", "missing_job", "fqdn", "truncated", "system_uid", "malformed"};
+  static constexpr std::string_view kNames[kJobIdClasses] = {"ok",        "missing_job", "fqdn",
+                                                             "truncated", "system_uid",  "malformed"};
   const auto i = static_cast<size_t>(c);
   return i < kJobIdClasses ? kNames[i] : "unknown";
 }
@@ -19,79 +20,79 @@ const Schema& JobStatsLayout::OpSchema() { return TargetSchema(); }  // the same
 
 const Schema& JobStatsLayout::SeriesSchema() {
   static const Schema s = Schema::Fixed({{"t", FieldType::kI64},
-                                {"target", FieldType::kU32},
-                                {"cls", FieldType::kU8},
-                                {"tmpl", FieldType::kI8},
-                                {"quoted", FieldType::kU8},
-                                {"pad", FieldType::kU8},
-                                {"uid", FieldType::kI64},
-                                {"gid", FieldType::kI64},
-                                {"pid", FieldType::kI64},
-                                {"raw", FieldType::kU64},
-                                {"job", FieldType::kU64},
-                                {"node", FieldType::kU64},
-                                {"exe", FieldType::kU64}},
-                               {}, "t");
+                                         {"target", FieldType::kU32},
+                                         {"cls", FieldType::kU8},
+                                         {"tmpl", FieldType::kI8},
+                                         {"quoted", FieldType::kU8},
+                                         {"pad", FieldType::kU8},
+                                         {"uid", FieldType::kI64},
+                                         {"gid", FieldType::kI64},
+                                         {"pid", FieldType::kI64},
+                                         {"raw", FieldType::kU64},
+                                         {"job", FieldType::kU64},
+                                         {"node", FieldType::kU64},
+                                         {"exe", FieldType::kU64}},
+                                        {}, "t");
   return s;
 }
 
 const Schema& JobStatsLayout::CollectionSchema() {
   static const Schema s = Schema::Fixed({{"t", FieldType::kI64},
-                                {"target", FieldType::kI64},
-                                {"first_entry", FieldType::kU64},
-                                {"entries", FieldType::kU32},
-                                {"flags", FieldType::kU32},
-                                {"first_counter", FieldType::kU64},
-                                {"counters", FieldType::kU32},
-                                {"duplicates", FieldType::kU32},
-                                {"file", FieldType::kU64}},
-                               {"entries"}, "t", "target");
+                                         {"target", FieldType::kI64},
+                                         {"first_entry", FieldType::kU64},
+                                         {"entries", FieldType::kU32},
+                                         {"flags", FieldType::kU32},
+                                         {"first_counter", FieldType::kU64},
+                                         {"counters", FieldType::kU32},
+                                         {"duplicates", FieldType::kU32},
+                                         {"file", FieldType::kU64}},
+                                        {"entries"}, "t", "target");
   return s;
 }
 
 const Schema& JobStatsLayout::EntrySchema() {
   static const Schema s = Schema::Fixed({{"t", FieldType::kI64},
-                                {"series", FieldType::kU32},
-                                {"flags", FieldType::kU32},
-                                {"snapshot", FieldType::kF64},
-                                {"start", FieldType::kF64},
-                                {"elapsed", FieldType::kF64},
-                                {"first_counter", FieldType::kU64},
-                                {"counters", FieldType::kU32},
-                                {"line", FieldType::kU32}},
-                               {}, "t");
+                                         {"series", FieldType::kU32},
+                                         {"flags", FieldType::kU32},
+                                         {"snapshot", FieldType::kF64},
+                                         {"start", FieldType::kF64},
+                                         {"elapsed", FieldType::kF64},
+                                         {"first_counter", FieldType::kU64},
+                                         {"counters", FieldType::kU32},
+                                         {"line", FieldType::kU32}},
+                                        {}, "t");
   return s;
 }
 
 const Schema& JobStatsLayout::CounterSchema() {
   static const Schema s = Schema::Fixed({{"t", FieldType::kI64},
-                                {"series", FieldType::kU32},
-                                {"op", FieldType::kU32},
-                                {"unit", FieldType::kU8},
-                                {"has", FieldType::kU8},
-                                {"pad", FieldType::kU16},
-                                {"samples", FieldType::kU64},
-                                {"min", FieldType::kU64},
-                                {"max", FieldType::kU64},
-                                {"sum", FieldType::kU64},
-                                {"sumsq", FieldType::kU64},
-                                {"hist", FieldType::kU64}},
-                               {}, "t");
+                                         {"series", FieldType::kU32},
+                                         {"op", FieldType::kU32},
+                                         {"unit", FieldType::kU8},
+                                         {"has", FieldType::kU8},
+                                         {"pad", FieldType::kU16},
+                                         {"samples", FieldType::kU64},
+                                         {"min", FieldType::kU64},
+                                         {"max", FieldType::kU64},
+                                         {"sum", FieldType::kU64},
+                                         {"sumsq", FieldType::kU64},
+                                         {"hist", FieldType::kU64}},
+                                        {}, "t");
   return s;
 }
 
 const Schema& JobStatsLayout::StepSchema() {
   static const Schema s = Schema::Fixed({{"t1", FieldType::kI64},
-                                {"target", FieldType::kU32},
-                                {"series", FieldType::kU32},
-                                {"t0", FieldType::kI64},
-                                {"flags", FieldType::kU32},
-                                {"pad", FieldType::kU32},
-                                {"delta", FieldType::kU64},
-                                {"samples", FieldType::kU64},
-                                {"sum", FieldType::kU64},
-                                {"rate", FieldType::kF64}},
-                               {"delta", "samples", "sum", "rate"}, "t1", "target");
+                                         {"target", FieldType::kU32},
+                                         {"series", FieldType::kU32},
+                                         {"t0", FieldType::kI64},
+                                         {"flags", FieldType::kU32},
+                                         {"pad", FieldType::kU32},
+                                         {"delta", FieldType::kU64},
+                                         {"samples", FieldType::kU64},
+                                         {"sum", FieldType::kU64},
+                                         {"rate", FieldType::kF64}},
+                                        {"delta", "samples", "sum", "rate"}, "t1", "target");
   return s;
 }
 
@@ -109,11 +110,16 @@ uint8_t JobStatsLayout::UnitCode(std::string_view unit) {
 
 std::string_view JobStatsLayout::UnitName(uint8_t code) {
   switch (code) {
-    case 0: return "";
-    case 1: return "reqs";
-    case 2: return "bytes";
-    case 3: return "usecs";
-    default: return "other";
+    case 0:
+      return "";
+    case 1:
+      return "reqs";
+    case 2:
+      return "bytes";
+    case 3:
+      return "usecs";
+    default:
+      return "other";
   }
 }
 

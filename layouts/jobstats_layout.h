@@ -95,10 +95,10 @@ class JobStatsLayout {
   static const Schema& StepSchema();
   static constexpr uint32_t kStepT1 = 0, kStepTarget = 8, kStepSeries = 12, kStepT0 = 16, kStepFlags = 24,
                             kStepDelta = 32, kStepSamples = 40, kStepSum = 48, kStepRate = 56, kStepWidth = 64;
-  static constexpr uint32_t kStepReset = 1,       // a counter went down: Δv = v'
-      kStepStartChanged = 2,                      // start_time changed: an exact reset
-      kStepNew = 4,                               // absent at the previous collection: implicit zero
-      kStepBytes = 8;                             // delta counts bytes (sum), not events (samples)
+  static constexpr uint32_t kStepReset = 1,  // a counter went down: Δv = v'
+      kStepStartChanged = 2,                 // start_time changed: an exact reset
+      kStepNew = 4,                          // absent at the previous collection: implicit zero
+      kStepBytes = 8;                        // delta counts bytes (sum), not events (samples)
 
   // The value an op counts: bytes (its sum) for bytes counters (unit "bytes", or a name ending
   // in "_bytes", which 2.12-2.13 MDTs label "reqs"), otherwise events (its samples).

@@ -71,8 +71,9 @@ Result<OpCounters> CountersOf(const Schema& s, const std::string& module, bool r
                                                         : Find(s, fmt::format("{}_SIZE_{}_{}", m, rw, bin));
   }
   if (c.ops.empty() || !c.bytes || !c.start || !c.end) {
-    return Error(ErrorCode::kUnsupported, fmt::format("the {} records have no {} counts, bytes and timestamps to estimate a window from", module,
-                                                      read ? "read" : "write"));
+    return Error(ErrorCode::kUnsupported,
+                 fmt::format("the {} records have no {} counts, bytes and timestamps to estimate a window from", module,
+                             read ? "read" : "write"));
   }
   return c;
 }
@@ -88,7 +89,8 @@ double Share(double a, double b, int64_t w1, int64_t w2) {
 
 }  // namespace
 
-Result<DarshanWindowResult> DarshanCounterWindow::Compute(StoreReader& reader, const DarshanLogInfo& info, const DarshanWindowSpec& spec) {
+Result<DarshanWindowResult> DarshanCounterWindow::Compute(StoreReader& reader, const DarshanLogInfo& info,
+                                                          const DarshanWindowSpec& spec) {
   const ArrayDesc* a = reader.store().catalogue().Find(DarshanLayout::ArrayName(info.log, spec.module));
   if (a == nullptr) {
     // Say which modules the log does have records of, so the user can ask for one.
@@ -98,7 +100,8 @@ Result<DarshanWindowResult> DarshanCounterWindow::Compute(StoreReader& reader, c
     }
     return Error(ErrorCode::kNotFound,
                  fmt::format("{}: log {} has no {} records ({}){}", reader.store().name(), info.log, spec.module,
-                             have.empty() ? "no POSIX, MPI-IO or STDIO records at all" : fmt::format("it has {}", fmt::join(have, ", ")),
+                             have.empty() ? "no POSIX, MPI-IO or STDIO records at all"
+                                          : fmt::format("it has {}", fmt::join(have, ", ")),
                              have.empty() ? "" : "; give --module"));
   }
   const Schema& s = a->schema;
@@ -109,7 +112,8 @@ Result<DarshanWindowResult> DarshanCounterWindow::Compute(StoreReader& reader, c
     ops[static_cast<size_t>(op)] = std::move(*c);
   }
   const std::optional<Counter> rank_field = Find(s, "rank"), id_field = Find(s, "id");
-  if (!rank_field || !id_field) return Error(ErrorCode::kCorrupt, fmt::format("{}: {} has no id or rank field", reader.store().name(), a->name));
+  if (!rank_field || !id_field)
+    return Error(ErrorCode::kCorrupt, fmt::format("{}: {} has no id or rank field", reader.store().name(), a->name));
   std::array<Sums, 2> total;
   std::map<int64_t, std::array<Sums, 2>> ranks;
   std::map<uint64_t, std::array<Sums, 2>> files;

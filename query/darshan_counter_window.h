@@ -21,7 +21,8 @@ namespace xtfq {
 class DarshanCounterWindow {
  public:
   // kNotFound when the log has no counter records of the module.
-  static Result<DarshanWindowResult> Compute(StoreReader& reader, const DarshanLogInfo& info, const DarshanWindowSpec& spec);
+  static Result<DarshanWindowResult> Compute(StoreReader& reader, const DarshanLogInfo& info,
+                                             const DarshanWindowSpec& spec);
 };
 
 }  // namespace xtfq

@@ -13,7 +13,8 @@ namespace xtfq {
 
 class DarshanFileFilter {
  public:
-  static std::unordered_set<uint64_t> Match(const std::unordered_map<uint64_t, std::string>& names, const std::string& glob);
+  static std::unordered_set<uint64_t> Match(const std::unordered_map<uint64_t, std::string>& names,
+                                            const std::string& glob);
 };
 
 }  // namespace xtfq

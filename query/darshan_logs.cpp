@@ -45,7 +45,8 @@ Result<std::vector<DarshanLogInfo>> DarshanLogs::List(StoreReader& reader) {
 Result<DarshanLogInfo> DarshanLogs::Find(StoreReader& reader, std::optional<int64_t> log, std::optional<int64_t> job) {
   XTFQ_ASSIGN_OR_RETURN(std::vector<DarshanLogInfo> logs, List(reader));
   std::string listed;
-  for (const auto& l : logs) listed += fmt::format("{}log {} (job {}, {})", listed.empty() ? "" : ", ", l.log, l.job, l.file);
+  for (const auto& l : logs)
+    listed += fmt::format("{}log {} (job {}, {})", listed.empty() ? "" : ", ", l.log, l.job, l.file);
   if (logs.empty()) {
     return Error(ErrorCode::kNotFound, fmt::format("{}: the store holds no Darshan log", reader.store().name()));
   }
@@ -74,8 +75,9 @@ Result<std::unordered_map<uint64_t, std::string>> DarshanLogs::Names(StoreReader
 
 Result<std::unique_ptr<File>> DarshanLogs::Source(StoreReader& reader, const DarshanLogInfo& info) {
   XTFQ_ASSIGN_OR_RETURN(const ArrayDesc* src, reader.Array(DarshanLayout::kSource));
-  return std::unique_ptr<File>(new DarshanSourceFile(reader, *src, info.log, info.source_bytes,
-                                                     fmt::format("{} (log {}: {})", reader.store().name(), info.log, info.file)));
+  return std::unique_ptr<File>(
+      new DarshanSourceFile(reader, *src, info.log, info.source_bytes,
+                            fmt::format("{} (log {}: {})", reader.store().name(), info.log, info.file)));
 }
 
 }  // namespace xtfq

@@ -12,8 +12,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "query/store_reader.h"
 #include "layouts/darshan_layout.h"
+#include "query/store_reader.h"
 #include "store/file.h"
 
 namespace xtfq {

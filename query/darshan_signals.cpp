@@ -5,10 +5,9 @@
 #include <functional>
 #include <unordered_map>
 
-#include "store/endian.h"
-
 #include "index/process_tree.h"
 #include "layouts/darshan_layout.h"
+#include "store/endian.h"
 
 namespace xtfq {
 
@@ -22,7 +21,7 @@ struct ModuleSpec {
   std::string_view module;
   std::vector<std::string> reads, writes;  // summed
   std::string bytes_read, bytes_written, read_time, write_time;
-  std::vector<std::string> originals;      // the record's original metrics, in order
+  std::vector<std::string> originals;  // the record's original metrics, in order
   bool posix = false;
 };
 
@@ -33,38 +32,72 @@ std::vector<ModuleSpec> Specs() {
     return out;
   };
   std::vector<ModuleSpec> s;
-  ModuleSpec posix{"POSIX", {"POSIX_READS"}, {"POSIX_WRITES"}, "POSIX_BYTES_READ", "POSIX_BYTES_WRITTEN",
-                   "POSIX_F_READ_TIME", "POSIX_F_WRITE_TIME", {}, true};
-  posix.originals = {"POSIX_BYTES_READ", "POSIX_BYTES_WRITTEN", "POSIX_READS", "POSIX_WRITES", "POSIX_F_READ_TIME",
-                     "POSIX_F_WRITE_TIME", "POSIX_SEQ_READS", "POSIX_SEQ_WRITES", "POSIX_CONSEC_READS",
-                     "POSIX_CONSEC_WRITES", "POSIX_RW_SWITCHES"};
+  ModuleSpec posix{"POSIX",
+                   {"POSIX_READS"},
+                   {"POSIX_WRITES"},
+                   "POSIX_BYTES_READ",
+                   "POSIX_BYTES_WRITTEN",
+                   "POSIX_F_READ_TIME",
+                   "POSIX_F_WRITE_TIME",
+                   {},
+                   true};
+  posix.originals = {"POSIX_BYTES_READ",   "POSIX_BYTES_WRITTEN", "POSIX_READS",      "POSIX_WRITES",
+                     "POSIX_F_READ_TIME",  "POSIX_F_WRITE_TIME",  "POSIX_SEQ_READS",  "POSIX_SEQ_WRITES",
+                     "POSIX_CONSEC_READS", "POSIX_CONSEC_WRITES", "POSIX_RW_SWITCHES"};
   for (const char* op : {"READ", "WRITE"}) {
     for (int b = 0; b < DarshanLayout::kSizeBins; ++b) {
       posix.originals.push_back(fmt::format("POSIX_SIZE_{}_{}", op, DarshanLayout::SizeBinName(b)));
     }
   }
-  for (const char* n : {"POSIX_FILE_NOT_ALIGNED", "POSIX_MEM_NOT_ALIGNED", "POSIX_FILE_ALIGNMENT", "POSIX_MEM_ALIGNMENT",
-                        "POSIX_OPENS", "POSIX_STATS", "POSIX_SEEKS", "POSIX_FSYNCS", "POSIX_FDSYNCS", "POSIX_F_META_TIME",
-                        "POSIX_FASTEST_RANK", "POSIX_FASTEST_RANK_BYTES", "POSIX_SLOWEST_RANK", "POSIX_SLOWEST_RANK_BYTES",
-                        "POSIX_F_VARIANCE_RANK_BYTES", "POSIX_F_VARIANCE_RANK_TIME", "POSIX_MAX_BYTE_READ",
-                        "POSIX_MAX_BYTE_WRITTEN"}) {
+  for (const char* n :
+       {"POSIX_FILE_NOT_ALIGNED", "POSIX_MEM_NOT_ALIGNED", "POSIX_FILE_ALIGNMENT", "POSIX_MEM_ALIGNMENT", "POSIX_OPENS",
+        "POSIX_STATS", "POSIX_SEEKS", "POSIX_FSYNCS", "POSIX_FDSYNCS", "POSIX_F_META_TIME", "POSIX_FASTEST_RANK",
+        "POSIX_FASTEST_RANK_BYTES", "POSIX_SLOWEST_RANK", "POSIX_SLOWEST_RANK_BYTES", "POSIX_F_VARIANCE_RANK_BYTES",
+        "POSIX_F_VARIANCE_RANK_TIME", "POSIX_MAX_BYTE_READ", "POSIX_MAX_BYTE_WRITTEN"}) {
     posix.originals.emplace_back(n);
   }
   s.push_back(posix);
-  ModuleSpec mpiio{"MPI-IO", with("MPIIO_", {"INDEP_", "COLL_", "SPLIT_", "NB_"}, "READS"),
-                   with("MPIIO_", {"INDEP_", "COLL_", "SPLIT_", "NB_"}, "WRITES"), "MPIIO_BYTES_READ",
-                   "MPIIO_BYTES_WRITTEN", "MPIIO_F_READ_TIME", "MPIIO_F_WRITE_TIME", {}, false};
-  ModuleSpec h5d{"H5D", {"H5D_READS"}, {"H5D_WRITES"}, "H5D_BYTES_READ", "H5D_BYTES_WRITTEN", "H5D_F_READ_TIME",
-                 "H5D_F_WRITE_TIME", {}, false};
-  ModuleSpec pnetcdf{"PNETCDF_VAR", with("PNETCDF_VAR_", {"INDEP_", "COLL_", "NB_"}, "READS"),
-                     with("PNETCDF_VAR_", {"INDEP_", "COLL_", "NB_"}, "WRITES"), "PNETCDF_VAR_BYTES_READ",
-                     "PNETCDF_VAR_BYTES_WRITTEN", "PNETCDF_VAR_F_READ_TIME", "PNETCDF_VAR_F_WRITE_TIME", {}, false};
-  ModuleSpec stdio{"STDIO", {"STDIO_READS"}, {"STDIO_WRITES"}, "STDIO_BYTES_READ", "STDIO_BYTES_WRITTEN",
-                   "STDIO_F_READ_TIME", "STDIO_F_WRITE_TIME", {}, false};
+  ModuleSpec mpiio{"MPI-IO",
+                   with("MPIIO_", {"INDEP_", "COLL_", "SPLIT_", "NB_"}, "READS"),
+                   with("MPIIO_", {"INDEP_", "COLL_", "SPLIT_", "NB_"}, "WRITES"),
+                   "MPIIO_BYTES_READ",
+                   "MPIIO_BYTES_WRITTEN",
+                   "MPIIO_F_READ_TIME",
+                   "MPIIO_F_WRITE_TIME",
+                   {},
+                   false};
+  ModuleSpec h5d{"H5D",
+                 {"H5D_READS"},
+                 {"H5D_WRITES"},
+                 "H5D_BYTES_READ",
+                 "H5D_BYTES_WRITTEN",
+                 "H5D_F_READ_TIME",
+                 "H5D_F_WRITE_TIME",
+                 {},
+                 false};
+  ModuleSpec pnetcdf{"PNETCDF_VAR",
+                     with("PNETCDF_VAR_", {"INDEP_", "COLL_", "NB_"}, "READS"),
+                     with("PNETCDF_VAR_", {"INDEP_", "COLL_", "NB_"}, "WRITES"),
+                     "PNETCDF_VAR_BYTES_READ",
+                     "PNETCDF_VAR_BYTES_WRITTEN",
+                     "PNETCDF_VAR_F_READ_TIME",
+                     "PNETCDF_VAR_F_WRITE_TIME",
+                     {},
+                     false};
+  ModuleSpec stdio{"STDIO",
+                   {"STDIO_READS"},
+                   {"STDIO_WRITES"},
+                   "STDIO_BYTES_READ",
+                   "STDIO_BYTES_WRITTEN",
+                   "STDIO_F_READ_TIME",
+                   "STDIO_F_WRITE_TIME",
+                   {},
+                   false};
   for (ModuleSpec* m : {&mpiio, &h5d, &pnetcdf, &stdio}) {
     m->originals = m->reads;
     m->originals.insert(m->originals.end(), m->writes.begin(), m->writes.end());
-    for (const std::string* n : {&m->bytes_read, &m->bytes_written, &m->read_time, &m->write_time}) m->originals.push_back(*n);
+    for (const std::string* n : {&m->bytes_read, &m->bytes_written, &m->read_time, &m->write_time})
+      m->originals.push_back(*n);
   }
   // darshan-parser's (slot) order.
   s.push_back(mpiio);
@@ -155,8 +188,12 @@ Status DarshanSignals::Compute(StoreReader& reader, const DarshanLogInfo& info, 
   struct Totals {
     double reads = 0, writes = 0, bytes_read = 0, bytes_written = 0, read_time = 0, write_time = 0;
     void Add(const Basics& b) {
-      for (auto [sum, v] : {std::pair{&reads, b.reads}, {&writes, b.writes}, {&bytes_read, b.bytes_read},
-                            {&bytes_written, b.bytes_written}, {&read_time, b.read_time}, {&write_time, b.write_time}}) {
+      for (auto [sum, v] : {std::pair{&reads, b.reads},
+                            {&writes, b.writes},
+                            {&bytes_read, b.bytes_read},
+                            {&bytes_written, b.bytes_written},
+                            {&read_time, b.read_time},
+                            {&write_time, b.write_time}}) {
         if (v) *sum += *v;
       }
     }
@@ -168,7 +205,8 @@ Status DarshanSignals::Compute(StoreReader& reader, const DarshanLogInfo& info, 
                                                             reader.store().name(), p.array->name));
     }
     ProcessTree tree(reader.cache(), reader.store().catalogue(), *p.array);
-    XTFQ_ASSIGN_OR_RETURN(std::vector<const ArrayDesc*> procs, tree.Range(std::max<int64_t>(ranks->first, 0), ranks->second));
+    XTFQ_ASSIGN_OR_RETURN(std::vector<const ArrayDesc*> procs,
+                          tree.Range(std::max<int64_t>(ranks->first, 0), ranks->second));
     for (const ArrayDesc* pa : procs) XTFQ_TRY(reader.ForEach(*pa, fn));
     return Ok();
   };
@@ -188,7 +226,9 @@ Status DarshanSignals::Compute(StoreReader& reader, const DarshanLogInfo& info, 
     return sink.Emit(Line{kind, std::string(module), rank, id, std::string(group), std::string(name), v});
   };
   for (auto [name, v] : {std::pair<const char*, double>{"total_bytes_read", job.bytes_read},
-                         {"total_bytes_written", job.bytes_written}, {"total_reads", job.reads}, {"total_writes", job.writes}}) {
+                         {"total_bytes_written", job.bytes_written},
+                         {"total_reads", job.reads},
+                         {"total_writes", job.writes}}) {
     XTFQ_TRY(emit(Line::Kind::kJob, "", 0, 0, "", name, v));
   }
   // Names and mounts for the record headers.
@@ -205,12 +245,18 @@ Status DarshanSignals::Compute(StoreReader& reader, const DarshanLogInfo& info, 
     const std::string_view mod = p.spec->module;
     const Totals& t = totals[m];
     for (auto [name, v] : {std::pair<const char*, double>{"total_bytes_read", t.bytes_read},
-                           {"total_bytes_written", t.bytes_written}, {"total_reads", t.reads}, {"total_writes", t.writes},
-                           {"total_read_time", t.read_time}, {"total_write_time", t.write_time}}) {
+                           {"total_bytes_written", t.bytes_written},
+                           {"total_reads", t.reads},
+                           {"total_writes", t.writes},
+                           {"total_read_time", t.read_time},
+                           {"total_write_time", t.write_time}}) {
       XTFQ_TRY(emit(Line::Kind::kModuleAgg, mod, 0, 0, "", name, v));
     }
-    const Value perf[] = {Div(Value(t.bytes_read / 1048576.0), t.read_time), Div(Value(t.bytes_written / 1048576.0), t.write_time),
-                          Div(t.reads, t.read_time), Div(t.writes, t.write_time), Div(t.bytes_read, t.reads),
+    const Value perf[] = {Div(Value(t.bytes_read / 1048576.0), t.read_time),
+                          Div(Value(t.bytes_written / 1048576.0), t.write_time),
+                          Div(t.reads, t.read_time),
+                          Div(t.writes, t.write_time),
+                          Div(t.bytes_read, t.reads),
                           Div(t.bytes_written, t.writes)};
     const char* perf_names[] = {"read_bw", "write_bw", "read_iops", "write_iops", "avg_read_size", "avg_write_size"};
     for (size_t i = 0; i < 6; ++i) XTFQ_TRY(emit(Line::Kind::kModulePerf, mod, 0, 0, "", perf_names[i], perf[i]));
@@ -233,7 +279,8 @@ Status DarshanSignals::Compute(StoreReader& reader, const DarshanLogInfo& info, 
       }
       XTFQ_TRY(sink.Begin(rec));
       for (size_t i = 0; i < p.originals.size(); ++i) {
-        XTFQ_TRY(emit(Line::Kind::kRecordMetric, mod, rank, id, "", s.fields()[p.originals[i]].name, c.Get(r, p.originals[i])));
+        XTFQ_TRY(emit(Line::Kind::kRecordMetric, mod, rank, id, "", s.fields()[p.originals[i]].name,
+                      c.Get(r, p.originals[i])));
       }
       const Basics b = basics(p, c, r);
       auto sig = [&](std::string_view group, std::string_view name, Value v) {
@@ -260,7 +307,8 @@ Status DarshanSignals::Compute(StoreReader& reader, const DarshanLogInfo& info, 
         XTFQ_TRY(sig("Access Patterns", "CONSEC_READ_RATIO", Div(con_r, b.reads)));
         XTFQ_TRY(sig("Access Patterns", "CONSEC_WRITE_RATIO", Div(con_w, b.writes)));
         Value meta_ops = 0.0;
-        for (const char* n : {"OPENS", "STATS", "SEEKS", "FSYNCS", "FDSYNCS"}) meta_ops = Add(meta_ops, c.Get(r, field(n)));
+        for (const char* n : {"OPENS", "STATS", "SEEKS", "FSYNCS", "FDSYNCS"})
+          meta_ops = Add(meta_ops, c.Get(r, field(n)));
         const Value meta_time = c.Get(r, field("F_META_TIME"));
         XTFQ_TRY(sig("Metadata", "META_OPS", meta_ops));
         XTFQ_TRY(sig("Metadata", "META_INTENSITY", Div(meta_ops, ops)));
@@ -273,7 +321,8 @@ Status DarshanSignals::Compute(StoreReader& reader, const DarshanLogInfo& info, 
           for (int bin = 0; bin < 3; ++bin) {
             small = Add(small, c.Get(r, *s.Find(fmt::format("POSIX_SIZE_{}_{}", op, DarshanLayout::SizeBinName(bin)))));
           }
-          XTFQ_TRY(sig("Small I/O", fmt::format("SMALL_{}_RATIO", op), Div(small, std::string_view(op) == "READ" ? b.reads : b.writes)));
+          XTFQ_TRY(sig("Small I/O", fmt::format("SMALL_{}_RATIO", op),
+                       Div(small, std::string_view(op) == "READ" ? b.reads : b.writes)));
         }
         const Value max_byte = c.Get(r, field("MAX_BYTE_READ"));
         const Value extent = Add(max_byte, 1.0);
@@ -281,9 +330,11 @@ Status DarshanSignals::Compute(StoreReader& reader, const DarshanLogInfo& info, 
                      extent && *extent > 1 ? Div(b.bytes_read, extent) : std::nullopt));
         const Value bytes = Add(b.bytes_read, b.bytes_written);
         const bool rlim = rank == -1 && bytes && *bytes > 0;
-        XTFQ_TRY(sig("Rank Imbalance", "RANK_IMBALANCE_RATIO",
-                     rlim ? Div(c.Get(r, field("SLOWEST_RANK_BYTES")), c.Get(r, field("FASTEST_RANK_BYTES"))) : std::nullopt));
-        XTFQ_TRY(sig("Rank Imbalance", "BW_VARIANCE_PROXY", rlim ? c.Get(r, field("F_VARIANCE_RANK_BYTES")) : std::nullopt));
+        XTFQ_TRY(sig(
+            "Rank Imbalance", "RANK_IMBALANCE_RATIO",
+            rlim ? Div(c.Get(r, field("SLOWEST_RANK_BYTES")), c.Get(r, field("FASTEST_RANK_BYTES"))) : std::nullopt));
+        XTFQ_TRY(
+            sig("Rank Imbalance", "BW_VARIANCE_PROXY", rlim ? c.Get(r, field("F_VARIANCE_RANK_BYTES")) : std::nullopt));
       }
       return sig("Shared", "IS_SHARED", rank == -1 ? 1.0 : 0.0);
     }));

@@ -36,8 +36,8 @@ class DarshanSignals {
     std::string module;  // empty for the job
     int64_t rank = 0;
     uint64_t id = 0;
-    std::string group;   // the spec's heading for record signals ("Performance Metrics", ...)
-    std::string name;    // total_bytes_read, POSIX_BYTES_READ, SIGNAL_READ_BW, ...
+    std::string group;  // the spec's heading for record signals ("Performance Metrics", ...)
+    std::string name;   // total_bytes_read, POSIX_BYTES_READ, SIGNAL_READ_BW, ...
     Value value;
   };
   // A record's header (RECORD block).

@@ -25,8 +25,8 @@ Status DarshanSourceFile::Load(uint64_t chunk) {
   const auto bytes = std::get<uint64_t>(s.Get(rec.data(), 3));
   XTFQ_ASSIGN_OR_RETURN(chunk_, reader_.String(StringRef::Unpack(std::get<uint64_t>(s.Get(rec.data(), 4)))));
   if (chunk_.size() != bytes) {
-    return Error(ErrorCode::kCorrupt, fmt::format("{}: source chunk {} holds {} bytes, its record says {}", name_, chunk,
-                                                  chunk_.size(), bytes));
+    return Error(ErrorCode::kCorrupt, fmt::format("{}: source chunk {} holds {} bytes, its record says {}", name_,
+                                                  chunk, chunk_.size(), bytes));
   }
   loaded_ = chunk;
   return Ok();

@@ -6,9 +6,9 @@
 
 #include "index/process_tree.h"
 #include "index/tn_tree.h"
+#include "layouts/darshan_layout.h"
 #include "query/darshan_counter_window.h"
 #include "query/primitives.h"
-#include "layouts/darshan_layout.h"
 #include "store/endian.h"
 
 namespace xtfq {
@@ -43,8 +43,9 @@ void AddSegment(DarshanOpStats& o, const std::byte* r) {
 Status PerRank(StoreReader& reader, const ArrayDesc& a, const DarshanWindowSpec& spec,
                const std::function<void(int64_t, const Summary&)>& fn) {
   if (!a.process_index) {
-    return Error(ErrorCode::kInvalidArgument, fmt::format("{}: {} has no P index (imported with --no-process-index); per-rank rows need --scan",
-                                                          reader.store().name(), a.name));
+    return Error(ErrorCode::kInvalidArgument,
+                 fmt::format("{}: {} has no P index (imported with --no-process-index); per-rank rows need --scan",
+                             reader.store().name(), a.name));
   }
   ProcessTree tree(reader.cache(), reader.store().catalogue(), a);
   XTFQ_ASSIGN_OR_RETURN(std::vector<const ArrayDesc*> procs, tree.Range(spec.p1, spec.p2));
@@ -66,8 +67,9 @@ void DarshanOpStats::Add(const DarshanOpStats& o) {
 Result<DarshanWindowResult> DarshanWindow::Compute(StoreReader& reader, const DarshanLogInfo& info,
                                                    const DarshanWindowSpec& spec) {
   if (spec.module != "POSIX" && spec.module != "MPI-IO" && spec.module != "STDIO") {
-    return Error(ErrorCode::kInvalidArgument,
-                 fmt::format("--module {}: POSIX or MPI-IO (the modules DXT traces), or STDIO (heatmaps only)", spec.module));
+    return Error(
+        ErrorCode::kInvalidArgument,
+        fmt::format("--module {}: POSIX or MPI-IO (the modules DXT traces), or STDIO (heatmaps only)", spec.module));
   }
   const std::string dxt = spec.module == "POSIX" ? "DXT_POSIX" : spec.module == "MPI-IO" ? "DXT_MPIIO" : "DXT_STDIO";
   const Catalogue& cat = reader.store().catalogue();
@@ -78,7 +80,8 @@ Result<DarshanWindowResult> DarshanWindow::Compute(StoreReader& reader, const Da
     const ArrayDesc* a = cat.Find(L::ArrayName(info.log, fmt::format("{}.{}", dxt, op == 0 ? "read" : "write")));
     if (a == nullptr) continue;
     if (!(a->schema == L::DxtSchema())) {
-      return Error(ErrorCode::kCorrupt, fmt::format("{}: {} does not have the DXT segment schema", reader.store().name(), a->name));
+      return Error(ErrorCode::kCorrupt,
+                   fmt::format("{}: {} does not have the DXT segment schema", reader.store().name(), a->name));
     }
     any = true;
     DarshanOpStats& total = op == 0 ? out.read : out.write;
@@ -87,7 +90,8 @@ Result<DarshanWindowResult> DarshanWindow::Compute(StoreReader& reader, const Da
       XTFQ_TRY(reader.ForEach(*a, [&](const std::byte* r) {
         const int64_t t = LoadLe<int64_t>(r + L::kDxtOffsetT), rank = LoadLe<int64_t>(r + L::kDxtOffsetRank);
         const uint64_t file = LoadLe<uint64_t>(r + L::kDxtOffsetFile);
-        if (t >= spec.t1 && t < spec.t2 && rank >= spec.p1 && rank < spec.p2 && (!spec.files || spec.files->count(file))) {
+        if (t >= spec.t1 && t < spec.t2 && rank >= spec.p1 && rank < spec.p2 &&
+            (!spec.files || spec.files->count(file))) {
           AddSegment(total, r);
           if (spec.per_rank) AddSegment(out.ranks[rank][static_cast<size_t>(op)], r);
           if (spec.per_file) AddSegment(out.files[file][static_cast<size_t>(op)], r);
@@ -107,13 +111,16 @@ Result<DarshanWindowResult> DarshanWindow::Compute(StoreReader& reader, const Da
   }
   if (any) return out;
   // No DXT: the HEATMAP bins of the module give bytes (no operations, sizes or times).
-  const ArrayDesc* h = cat.Find(L::ArrayName(info.log, spec.module == "MPI-IO" ? "HEATMAP.MPIIO" : "HEATMAP." + spec.module));
+  const ArrayDesc* h =
+      cat.Find(L::ArrayName(info.log, spec.module == "MPI-IO" ? "HEATMAP.MPIIO" : "HEATMAP." + spec.module));
   if (h == nullptr || !(h->schema == L::HeatmapSchema())) return DarshanCounterWindow::Compute(reader, info, spec);
   if (spec.files || spec.per_file) {
     return Error(ErrorCode::kUnsupported,
-                 fmt::format("{}: log {} has no {} segments; its HEATMAP bins count bytes per rank and time, not per file, so {} cannot be "
+                 fmt::format("{}: log {} has no {} segments; its HEATMAP bins count bytes per rank and time, not per "
+                             "file, so {} cannot be "
                              "answered",
-                             reader.store().name(), info.log, dxt, spec.files ? "a file filter (--file)" : "per-file rows (--per-file)"));
+                             reader.store().name(), info.log, dxt,
+                             spec.files ? "a file filter (--file)" : "per-file rows (--per-file)"));
   }
   out.heatmap = true;
   auto bytes = [](const Summary& s, DarshanOpStats& r, DarshanOpStats& w) {
@@ -143,7 +150,8 @@ Result<DarshanWindowResult> DarshanWindow::Compute(StoreReader& reader, const Da
     out.heatmap_width = LoadLe<double>(first.data() + L::kHeatOffsetWidth);
   }
   if (spec.per_rank) {
-    XTFQ_TRY(PerRank(reader, *h, spec, [&](int64_t rank, const Summary& ps) { bytes(ps, out.ranks[rank][0], out.ranks[rank][1]); }));
+    XTFQ_TRY(PerRank(reader, *h, spec,
+                     [&](int64_t rank, const Summary& ps) { bytes(ps, out.ranks[rank][0], out.ranks[rank][1]); }));
   }
   return out;
 }

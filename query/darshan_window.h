@@ -41,11 +41,11 @@ struct DarshanOpStats {
 };
 
 struct DarshanWindowSpec {
-  int64_t t1 = INT64_MIN, t2 = INT64_MAX;  // ns from the job's start, half-open
-  int64_t p1 = INT64_MIN, p2 = INT64_MAX;  // ranks, half-open
-  std::string module = "POSIX";             // POSIX (DXT_POSIX) or MPI-IO (DXT_MPIIO)
+  int64_t t1 = INT64_MIN, t2 = INT64_MAX;             // ns from the job's start, half-open
+  int64_t p1 = INT64_MIN, p2 = INT64_MAX;             // ranks, half-open
+  std::string module = "POSIX";                       // POSIX (DXT_POSIX) or MPI-IO (DXT_MPIIO)
   std::optional<std::unordered_set<uint64_t>> files;  // only these record ids
-  bool per_rank = true;  // rows per rank (needed for rank imbalance)
+  bool per_rank = true;                               // rows per rank (needed for rank imbalance)
   bool per_file = false;
   bool scan = false;
 };
@@ -54,7 +54,7 @@ struct DarshanWindowResult {
   DarshanOpStats read, write;
   std::map<int64_t, std::array<DarshanOpStats, 2>> ranks;   // rank -> {read, write}
   std::map<uint64_t, std::array<DarshanOpStats, 2>> files;  // record id -> {read, write}
-  bool indexed = true;  // answered from the index (false: segments read)
+  bool indexed = true;                                      // answered from the index (false: segments read)
   // The log has no DXT of the module: bytes come from its HEATMAP bins of this width (seconds);
   // a bin counts in the window that holds its start; operations, sizes and times are unknown.
   bool heatmap = false;
@@ -67,7 +67,8 @@ struct DarshanWindowResult {
 class DarshanWindow {
  public:
   // kNotFound when the log has no DXT segments of the module.
-  static Result<DarshanWindowResult> Compute(StoreReader& reader, const DarshanLogInfo& info, const DarshanWindowSpec& spec);
+  static Result<DarshanWindowResult> Compute(StoreReader& reader, const DarshanLogInfo& info,
+                                             const DarshanWindowSpec& spec);
 };
 
 }  // namespace xtfq

@@ -28,13 +28,16 @@ std::vector<std::string> DarshanWindowQuery::Warnings(const DarshanLogInfo& info
   const TimeFrame f = Frame(info);
   auto secs = [](int64_t ns) { return fmt::format("{:.9g}", static_cast<double>(ns) / 1e9); };
   if ((spec.t1 != INT64_MIN && spec.t1 > f.last) || (spec.t2 != INT64_MAX && spec.t2 <= f.first)) {
-    out.push_back(fmt::format(
-        "the window [{}, {}) s lies outside the job's run (0 to {} s from its start at epoch {}); plain numbers are seconds from the "
-        "job's start: give @EPOCH or ISO 8601 for wall-clock times",
-        spec.t1 == INT64_MIN ? "-inf" : secs(spec.t1), spec.t2 == INT64_MAX ? "+inf" : secs(spec.t2), secs(f.last), info.start_sec));
+    out.push_back(
+        fmt::format("the window [{}, {}) s lies outside the job's run (0 to {} s from its start at epoch {}); plain "
+                    "numbers are seconds from the "
+                    "job's start: give @EPOCH or ISO 8601 for wall-clock times",
+                    spec.t1 == INT64_MIN ? "-inf" : secs(spec.t1), spec.t2 == INT64_MAX ? "+inf" : secs(spec.t2),
+                    secs(f.last), info.start_sec));
   }
   if (info.nprocs > 0 && (spec.p1 >= info.nprocs || (spec.p2 != INT64_MAX && spec.p2 <= 0))) {
-    out.push_back(fmt::format("the ranks [{}, {}) lie outside the job's {} ranks (0 to {})", spec.p1 == INT64_MIN ? "-inf" : std::to_string(spec.p1),
+    out.push_back(fmt::format("the ranks [{}, {}) lie outside the job's {} ranks (0 to {})",
+                              spec.p1 == INT64_MIN ? "-inf" : std::to_string(spec.p1),
                               spec.p2 == INT64_MAX ? "+inf" : std::to_string(spec.p2), info.nprocs, info.nprocs - 1));
   }
   return out;
@@ -65,9 +68,12 @@ Result<DarshanWindowAnswer> DarshanWindowQuery::Run(StoreReader& reader, const D
   a.warnings = Warnings(a.info, a.spec);
   a.answered = a.result.indexed ? "from the index" : "from the window's segments";
   if (a.result.estimated) {
-    a.answered = a.result.exact ? "from the counter records, exact: every record's reads and writes lie wholly inside or outside the window"
-                                : "estimated from counters: no DXT or HEATMAP in this log, so each record's operations, bytes and times are "
-                                  "spread evenly over its first-to-last read or write timestamps";
+    a.answered =
+        a.result.exact
+            ? "from the counter records, exact: every record's reads and writes lie wholly inside or outside the window"
+            : "estimated from counters: no DXT or HEATMAP in this log, so each record's operations, bytes and times "
+              "are "
+              "spread evenly over its first-to-last read or write timestamps";
   }
   if (a.result.heatmap) {
     a.answered += fmt::format(

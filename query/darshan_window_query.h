@@ -25,18 +25,18 @@
 namespace xtfq {
 
 struct DarshanWindowRequest {
-  std::string time = ":";  // --time, in the syntax of query/time_window.h (Darshan frame)
-  std::string ranks;                                 // --ranks R1:R2 (query/process_window.h); empty: all
-  std::string module = "POSIX";                      // POSIX, MPI-IO, STDIO (heatmaps only)
-  std::string file_glob;                             // only files whose name matches
-  std::optional<int64_t> log, job;                   // which log (default: the only one)
+  std::string time = ":";           // --time, in the syntax of query/time_window.h (Darshan frame)
+  std::string ranks;                // --ranks R1:R2 (query/process_window.h); empty: all
+  std::string module = "POSIX";     // POSIX, MPI-IO, STDIO (heatmaps only)
+  std::string file_glob;            // only files whose name matches
+  std::optional<int64_t> log, job;  // which log (default: the only one)
   bool per_rank = false, per_file = false, scan = false;
 };
 
 struct DarshanWindowAnswer {
   DarshanWindowRequest request;
   DarshanLogInfo info;
-  DarshanWindowSpec spec;    // the window in ns from the job's start, the rank range
+  DarshanWindowSpec spec;  // the window in ns from the job's start, the rank range
   DarshanWindowResult result;
   DarshanOpMetrics read, write;
   std::optional<RankImbalance> imbalance;

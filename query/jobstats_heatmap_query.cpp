@@ -8,8 +8,8 @@
 #include <unordered_map>
 
 #include "index/tn_tree.h"
-#include "query/primitives.h"
 #include "query/jobstats_window_query.h"
+#include "query/primitives.h"
 #include "store/endian.h"
 
 namespace xtfq {
@@ -18,20 +18,24 @@ namespace {
 using L = JobStatsLayout;
 }  // namespace
 
-Result<JobStatsHeatmap> JobStatsHeatmapQuery::Compute(JobStatsView& view, int64_t t1, int64_t t2, int64_t cell, const std::string& op,
-                                                      double base, const JobStatsFilter& filter, const std::vector<JobStatsKey>& by) {
+Result<JobStatsHeatmap> JobStatsHeatmapQuery::Compute(JobStatsView& view, int64_t t1, int64_t t2, int64_t cell,
+                                                      const std::string& op, double base, const JobStatsFilter& filter,
+                                                      const std::vector<JobStatsKey>& by) {
   if (t1 > t2) return Error(ErrorCode::kUsage, fmt::format("the window {}:{} ends before it starts", t1, t2));
   if (cell <= 0) return Error(ErrorCode::kUsage, "the heatmap cell must be a positive number of seconds");
-  if (!(base > 1) || !std::isfinite(base)) return Error(ErrorCode::kInvalidArgument, fmt::format("the base must be > 1 (got {})", base));
+  if (!(base > 1) || !std::isfinite(base))
+    return Error(ErrorCode::kInvalidArgument, fmt::format("the base must be > 1 (got {})", base));
   JobStatsHeatmap out;
   out.t1 = t1, out.t2 = t2, out.cell = cell, out.base = base, out.op = op;
   const ArrayDesc* steps = view.reader().store().catalogue().Find(L::StepArrayName(op));
   if (steps == nullptr) {
-    return Error(ErrorCode::kNotFound, fmt::format("{}: no steps of op '{}' (ops: {})", view.reader().store().name(), op, fmt::join(view.ops(), " ")));
+    return Error(ErrorCode::kNotFound, fmt::format("{}: no steps of op '{}' (ops: {})", view.reader().store().name(),
+                                                   op, fmt::join(view.ops(), " ")));
   }
   XTFQ_ASSIGN_OR_RETURN(std::vector<char> series, view.SelectSeries(filter));
   XTFQ_ASSIGN_OR_RETURN(std::vector<uint32_t> targets, view.SelectTargets(filter, series));
-  const std::vector<JobStatsKey> keys = by.empty() ? std::vector<JobStatsKey>{JobStatsKey::kTarget, JobStatsKey::kId} : by;
+  const std::vector<JobStatsKey> keys =
+      by.empty() ? std::vector<JobStatsKey>{JobStatsKey::kTarget, JobStatsKey::kId} : by;
   const auto cells = static_cast<size_t>((t2 - t1 + cell - 1) / cell);
   // Each group's integral over each cell (the resampling that keeps integrals).
   std::unordered_map<std::string, std::vector<double>> integral;
@@ -58,8 +62,10 @@ Result<JobStatsHeatmap> JobStatsHeatmapQuery::Compute(JobStatsView& view, int64_
       const double rate = v[c] / static_cast<double>(std::min(c0 + cell, t2) - c0);
       auto k = static_cast<int>(std::floor(std::log(rate) / lb));
       // Correct the logarithm's rounding at bin edges: base^k <= rate < base^(k+1).
-      if (std::pow(base, k) > rate) --k;
-      else if (std::pow(base, k + 1) <= rate) ++k;
+      if (std::pow(base, k) > rate)
+        --k;
+      else if (std::pow(base, k + 1) <= rate)
+        ++k;
       ++z[{c0, k}];
     }
   }

@@ -31,7 +31,7 @@ struct JobStatsHeatmapRequest {
   std::string time = ":";  // --time (query/time_window.h, job_stats frame)
   std::string op;
   double base = 2;
-  int64_t cell = 120;      // cell width in seconds
+  int64_t cell = 120;  // cell width in seconds
   std::vector<std::string> by;
   JobStatsFilter filter;
 };
@@ -39,8 +39,9 @@ struct JobStatsHeatmapRequest {
 class JobStatsHeatmapQuery {
  public:
   static Result<JobStatsHeatmap> Run(JobStatsView& view, const JobStatsHeatmapRequest& request);
-  static Result<JobStatsHeatmap> Compute(JobStatsView& view, int64_t t1, int64_t t2, int64_t cell, const std::string& op, double base,
-                                         const JobStatsFilter& filter, const std::vector<JobStatsKey>& by);
+  static Result<JobStatsHeatmap> Compute(JobStatsView& view, int64_t t1, int64_t t2, int64_t cell,
+                                         const std::string& op, double base, const JobStatsFilter& filter,
+                                         const std::vector<JobStatsKey>& by);
 };
 
 }  // namespace xtfq

@@ -16,10 +16,9 @@ namespace xtfq {
 namespace {
 using L = JobStatsLayout;
 
-
 constexpr std::pair<JobStatsKey, std::string_view> kKeys[] = {
-    {JobStatsKey::kJob, "job"},       {JobStatsKey::kUid, "uid"},     {JobStatsKey::kNode, "node"},
-    {JobStatsKey::kTarget, "target"}, {JobStatsKey::kOp, "op"},       {JobStatsKey::kClass, "class"},
+    {JobStatsKey::kJob, "job"},       {JobStatsKey::kUid, "uid"}, {JobStatsKey::kNode, "node"},
+    {JobStatsKey::kTarget, "target"}, {JobStatsKey::kOp, "op"},   {JobStatsKey::kClass, "class"},
     {JobStatsKey::kId, "id"}};
 
 }  // namespace
@@ -41,7 +40,8 @@ Result<JobStatsKey> ParseJobStatsKey(std::string_view name) {
   for (const auto& [k, n] : kKeys) {
     if (n == name) return k;
   }
-  return Error(ErrorCode::kUsage, fmt::format("'{}' is not a job_stats key (job, uid, node, target, op, class, id)", name));
+  return Error(ErrorCode::kUsage,
+               fmt::format("'{}' is not a job_stats key (job, uid, node, target, op, class, id)", name));
 }
 
 std::string_view JobStatsKeyName(JobStatsKey k) {
@@ -55,7 +55,8 @@ bool JobStatsView::Holds(const Store& store) { return store.catalogue().Find(L::
 
 Result<std::unique_ptr<JobStatsView>> JobStatsView::Open(StoreReader& reader) {
   if (!Holds(reader.store())) {
-    return Error(ErrorCode::kNotFound, fmt::format("{}: holds no job_stats (import snapshots with --format jobstats)", reader.store().name()));
+    return Error(ErrorCode::kNotFound, fmt::format("{}: holds no job_stats (import snapshots with --format jobstats)",
+                                                   reader.store().name()));
   }
   std::unique_ptr<JobStatsView> s(new JobStatsView(reader));
   XTFQ_TRY(s->Load());
@@ -129,13 +130,16 @@ Result<std::optional<std::pair<int64_t, int64_t>>> JobStatsView::Span() {
 Result<std::vector<char>> JobStatsView::SelectSeries(const JobStatsFilter& f) const {
   if (!f.BySeries()) return std::vector<char>();
   std::vector<char> keep(series_.size(), 0);
-  auto in = [](const std::vector<std::string>& v, const std::string& s) { return v.empty() || std::find(v.begin(), v.end(), s) != v.end(); };
+  auto in = [](const std::vector<std::string>& v, const std::string& s) {
+    return v.empty() || std::find(v.begin(), v.end(), s) != v.end();
+  };
   for (const std::string& c : f.classes) {
     bool known = false;
     for (size_t i = 0; i < kJobIdClasses; ++i) known |= JobIdClassName(static_cast<JobIdClass>(i)) == c;
     if (!known) {
-      return Error(ErrorCode::kInvalidArgument,
-                   fmt::format("'{}' is not a job id class (ok, missing_job, fqdn, truncated, system_uid, malformed)", c));
+      return Error(
+          ErrorCode::kInvalidArgument,
+          fmt::format("'{}' is not a job id class (ok, missing_job, fqdn, truncated, system_uid, malformed)", c));
     }
   }
   for (size_t s = 0; s < series_.size(); ++s) {
@@ -147,12 +151,14 @@ Result<std::vector<char>> JobStatsView::SelectSeries(const JobStatsFilter& f) co
   return keep;
 }
 
-Result<std::vector<uint32_t>> JobStatsView::SelectTargets(const JobStatsFilter& f, const std::vector<char>& series) const {
+Result<std::vector<uint32_t>> JobStatsView::SelectTargets(const JobStatsFilter& f,
+                                                          const std::vector<char>& series) const {
   std::vector<char> keep(targets_.size(), f.targets.empty() ? 1 : 0);
   for (const std::string& name : f.targets) {
     auto it = std::find(targets_.begin(), targets_.end(), name);
     if (it == targets_.end()) {
-      return Error(ErrorCode::kNotFound, fmt::format("{}: no target '{}' (there are {})", reader_.store().name(), name, targets_.size()));
+      return Error(ErrorCode::kNotFound,
+                   fmt::format("{}: no target '{}' (there are {})", reader_.store().name(), name, targets_.size()));
     }
     keep[static_cast<size_t>(it - targets_.begin())] = 1;
   }
@@ -170,27 +176,42 @@ Result<std::vector<uint32_t>> JobStatsView::SelectTargets(const JobStatsFilter& 
   return out;
 }
 
-std::string JobStatsView::GroupKey(const std::vector<JobStatsKey>& by, uint32_t s, uint32_t target, const std::string& op) const {
+std::string JobStatsView::GroupKey(const std::vector<JobStatsKey>& by, uint32_t s, uint32_t target,
+                                   const std::string& op) const {
   std::string key;
   for (JobStatsKey k : by) {
     if (!key.empty()) key += '\x1f';
     const JobStatsSeriesInfo* x = s < series_.size() ? &series_[s] : nullptr;
     switch (k) {
-      case JobStatsKey::kJob: key += x == nullptr || x->job.empty() ? "-" : x->job; break;
-      case JobStatsKey::kUid: key += x == nullptr || x->uid == INT64_MIN ? "-" : std::to_string(x->uid); break;
-      case JobStatsKey::kNode: key += x == nullptr || x->node.empty() ? "-" : x->node; break;
-      case JobStatsKey::kTarget: key += targets_[target]; break;
-      case JobStatsKey::kOp: key += op; break;
-      case JobStatsKey::kClass: key += x == nullptr ? "-" : std::string(JobIdClassName(x->cls)); break;
-      case JobStatsKey::kId: key += x == nullptr ? "-" : x->raw; break;
+      case JobStatsKey::kJob:
+        key += x == nullptr || x->job.empty() ? "-" : x->job;
+        break;
+      case JobStatsKey::kUid:
+        key += x == nullptr || x->uid == INT64_MIN ? "-" : std::to_string(x->uid);
+        break;
+      case JobStatsKey::kNode:
+        key += x == nullptr || x->node.empty() ? "-" : x->node;
+        break;
+      case JobStatsKey::kTarget:
+        key += targets_[target];
+        break;
+      case JobStatsKey::kOp:
+        key += op;
+        break;
+      case JobStatsKey::kClass:
+        key += x == nullptr ? "-" : std::string(JobIdClassName(x->cls));
+        break;
+      case JobStatsKey::kId:
+        key += x == nullptr ? "-" : x->raw;
+        break;
     }
   }
   return key;
 }
 
 Status JobStatsView::Steps(const ArrayDesc& steps, int64_t t1, int64_t t2, const std::vector<uint32_t>& targets,
-                            const std::vector<char>& series, bool scan, uint64_t& read,
-                            const std::function<void(const std::byte*)>& fn) {
+                           const std::vector<char>& series, bool scan, uint64_t& read,
+                           const std::function<void(const std::byte*)>& fn) {
   std::vector<char> want(targets_.size(), 0);
   for (uint32_t g : targets) want[g] = 1;
   auto visit = [&](const std::byte* r) {

@@ -11,16 +11,16 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
-#include <functional>
 #include <vector>
 
-#include "query/store_reader.h"
 #include "layouts/jobstats_layout.h"
+#include "query/store_reader.h"
 
 namespace xtfq {
 
@@ -29,7 +29,7 @@ struct JobStatsSeriesInfo {
   JobIdClass cls = JobIdClass::kMalformed;
   int8_t tmpl = -1;
   bool quoted = false;
-  int64_t first = 0;                                // first collection (seconds)
+  int64_t first = 0;                                          // first collection (seconds)
   int64_t uid = INT64_MIN, gid = INT64_MIN, pid = INT64_MIN;  // INT64_MIN: absent
   std::string raw, job, node, exe;
 };
@@ -66,11 +66,13 @@ class JobStatsView {
   Result<std::vector<char>> SelectSeries(const JobStatsFilter& filter) const;
   Result<std::vector<uint32_t>> SelectTargets(const JobStatsFilter& filter, const std::vector<char>& series) const;
   // The key of a step's group: the values of `by` joined by '\x1f' ("-" for what a series lacks).
-  std::string GroupKey(const std::vector<JobStatsKey>& by, uint32_t series, uint32_t target, const std::string& op) const;
+  std::string GroupKey(const std::vector<JobStatsKey>& by, uint32_t series, uint32_t target,
+                       const std::string& op) const;
   // Visits each step of `op` that overlaps [t1, t2) of the given targets (all when scanning) with
   // the series filter applied: fn(record); `read` counts the step records read.
   Status Steps(const ArrayDesc& steps, int64_t t1, int64_t t2, const std::vector<uint32_t>& targets,
-               const std::vector<char>& series, bool scan, uint64_t& read, const std::function<void(const std::byte*)>& fn);
+               const std::vector<char>& series, bool scan, uint64_t& read,
+               const std::function<void(const std::byte*)>& fn);
 
   // The part of a step [t0, t1) of change `delta` inside [w1, w2): delta * overlap / (t1 - t0).
   static double Part(uint64_t delta, int64_t t0, int64_t t1, int64_t w1, int64_t w2);

@@ -19,8 +19,9 @@ namespace {
 using L = JobStatsLayout;
 }  // namespace
 
-void JobStatsWindowQuery::AddQuietGroups(const JobStatsView& view, const std::vector<JobStatsKey>& by, const std::vector<char>& series,
-                                         const std::vector<uint32_t>& targets, const std::vector<std::string>& ops,
+void JobStatsWindowQuery::AddQuietGroups(const JobStatsView& view, const std::vector<JobStatsKey>& by,
+                                         const std::vector<char>& series, const std::vector<uint32_t>& targets,
+                                         const std::vector<std::string>& ops,
                                          const std::function<JobStatsGroup&(const std::string&)>& group) {
   const bool op_key = std::find(by.begin(), by.end(), JobStatsKey::kOp) != by.end();
   const std::vector<std::string> key_ops = op_key ? ops : std::vector<std::string>{""};
@@ -55,8 +56,9 @@ Status JobStatsWindowQuery::AddBlocks(TnTree& t, uint64_t lo, int64_t t2, RatePe
   return Ok();
 }
 
-Result<JobStatsWindow> JobStatsWindowQuery::Compute(JobStatsView& view, int64_t t1, int64_t t2, const JobStatsFilter& filter,
-                                                    const std::vector<JobStatsKey>& by, bool scan) {
+Result<JobStatsWindow> JobStatsWindowQuery::Compute(JobStatsView& view, int64_t t1, int64_t t2,
+                                                    const JobStatsFilter& filter, const std::vector<JobStatsKey>& by,
+                                                    bool scan) {
   if (t1 > t2) return Error(ErrorCode::kUsage, fmt::format("the window {}:{} ends before it starts", t1, t2));
   JobStatsWindow out;
   out.t1 = t1, out.t2 = t2;
@@ -64,13 +66,15 @@ Result<JobStatsWindow> JobStatsWindowQuery::Compute(JobStatsView& view, int64_t 
   XTFQ_ASSIGN_OR_RETURN(std::vector<uint32_t> targets, view.SelectTargets(filter, series));
   for (const std::string& op : filter.ops) {
     if (std::find(view.ops().begin(), view.ops().end(), op) == view.ops().end()) {
-      return Error(ErrorCode::kNotFound, fmt::format("{}: no op '{}' in the store ({})", view.reader().store().name(), op, fmt::join(view.ops(), " ")));
+      return Error(ErrorCode::kNotFound, fmt::format("{}: no op '{}' in the store ({})", view.reader().store().name(),
+                                                     op, fmt::join(view.ops(), " ")));
     }
   }
   const Catalogue& cat = view.reader().store().catalogue();
   for (const std::string& op : view.ops()) {
     // Every op asked for is a column, also one without any rate step yet (zeros).
-    if (filter.ops.empty() || std::find(filter.ops.begin(), filter.ops.end(), op) != filter.ops.end()) out.ops.push_back(op);
+    if (filter.ops.empty() || std::find(filter.ops.begin(), filter.ops.end(), op) != filter.ops.end())
+      out.ops.push_back(op);
   }
   bool per_series = !series.empty();
   for (JobStatsKey k : by) per_series |= k != JobStatsKey::kTarget && k != JobStatsKey::kOp;
@@ -94,7 +98,8 @@ Result<JobStatsWindow> JobStatsWindowQuery::Compute(JobStatsView& view, int64_t 
   std::map<std::pair<std::string, std::string>, RatePeak> peaks;  // (group key, op)
   if (t1 == t2) {  // the empty window: nothing changes in it; every group is listed with zeros
     AddQuietGroups(view, by, series, targets, out.ops, group);
-    std::sort(out.groups.begin(), out.groups.end(), [](const JobStatsGroup& a, const JobStatsGroup& b) { return a.keys < b.keys; });
+    std::sort(out.groups.begin(), out.groups.end(),
+              [](const JobStatsGroup& a, const JobStatsGroup& b) { return a.keys < b.keys; });
     return out;
   }
   for (const std::string& op : out.ops) {
@@ -160,7 +165,8 @@ Result<JobStatsWindow> JobStatsWindowQuery::Compute(JobStatsView& view, int64_t 
   }
   for (const auto& [key_op, peak] : peaks) group(key_op.first).ops[key_op.second].rate_max = peak.Max(t1, t2);
   AddQuietGroups(view, by, series, targets, out.ops, group);
-  std::sort(out.groups.begin(), out.groups.end(), [](const JobStatsGroup& a, const JobStatsGroup& b) { return a.keys < b.keys; });
+  std::sort(out.groups.begin(), out.groups.end(),
+            [](const JobStatsGroup& a, const JobStatsGroup& b) { return a.keys < b.keys; });
   return out;
 }
 
@@ -179,11 +185,13 @@ Result<std::pair<int64_t, int64_t>> JobStatsWindowQuery::ResolveWindow(JobStatsV
   XTFQ_ASSIGN_OR_RETURN(auto span, view.Span());
   const TimeFrame frame = span ? TimeFrame::JobStats(span->first, span->second) : TimeFrame::JobStats(0, 0);
   XTFQ_ASSIGN_OR_RETURN(TimeWindow w, TimeWindow::Parse(time, frame));
-  if (!span && (w.open_lo() || w.open_hi())) return Error(ErrorCode::kNotFound, "the store holds no job_stats collection");
+  if (!span && (w.open_lo() || w.open_hi()))
+    return Error(ErrorCode::kNotFound, "the store holds no job_stats collection");
   const int64_t t1 = w.open_lo() ? span->first : w.lo, t2 = w.open_hi() ? span->second : w.hi;
   if (t1 > t2) {
-    return Error(ErrorCode::kUsage, fmt::format("--time '{}': the window [{}, {}) ends before it starts (the collections span {} to {})", time, t1,
-                                                t2, span ? span->first : 0, span ? span->second : 0));
+    return Error(ErrorCode::kUsage,
+                 fmt::format("--time '{}': the window [{}, {}) ends before it starts (the collections span {} to {})",
+                             time, t1, t2, span ? span->first : 0, span ? span->second : 0));
   }
   return std::pair{t1, t2};
 }
@@ -207,13 +215,15 @@ Result<JobStatsWindowAnswer> JobStatsWindowQuery::Run(JobStatsView& view, const 
   if (r.top > 0 || !r.sort.empty()) {
     const std::string key = r.sort.empty() ? (a.columns.empty() ? std::string() : a.columns.front()) : r.sort;
     if (!op_key && std::find(a.columns.begin(), a.columns.end(), key) == a.columns.end()) {
-      return Error(ErrorCode::kInvalidArgument, fmt::format("--sort {}: not an op of this answer ({})", key, fmt::join(a.columns, " ")));
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("--sort {}: not an op of this answer ({})", key, fmt::join(a.columns, " ")));
     }
-    std::stable_sort(a.window.groups.begin(), a.window.groups.end(), [&](const JobStatsGroup& x, const JobStatsGroup& y) {
-      const JobStatsOpResult* p = JobStatsWindowAnswer::Column(x, op_key ? "" : key);
-      const JobStatsOpResult* q = JobStatsWindowAnswer::Column(y, op_key ? "" : key);
-      return (p ? p->total : 0) > (q ? q->total : 0);
-    });
+    std::stable_sort(a.window.groups.begin(), a.window.groups.end(),
+                     [&](const JobStatsGroup& x, const JobStatsGroup& y) {
+                       const JobStatsOpResult* p = JobStatsWindowAnswer::Column(x, op_key ? "" : key);
+                       const JobStatsOpResult* q = JobStatsWindowAnswer::Column(y, op_key ? "" : key);
+                       return (p ? p->total : 0) > (q ? q->total : 0);
+                     });
     if (r.top > 0 && a.window.groups.size() > r.top) a.window.groups.resize(r.top);
   }
   return a;

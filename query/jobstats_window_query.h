@@ -4,16 +4,15 @@
 // A group's total in [t1, t2) is the exact integral of its series' rate step functions
 // (JobStatsView::Part); rate_mean is the total over (t2 - t1); rate_max the group's peak, the
 // highest value over the window of the sum of its series' rates (RatePeak); series_rate_max the
-// highest rate of any one series' step that overlaps the window. Run() resolves the request's window in the store's frame
-// (query/time_window.h; default: every collection), orders the groups by the total of one op and
-// keeps the top N.
+// highest rate of any one series' step that overlaps the window. Run() resolves the request's window in the store's
+// frame (query/time_window.h; default: every collection), orders the groups by the total of one op and keeps the top N.
 //
 // Cost. Totals grouped by target and op only (filters by target and op) come from the TN tree of
 // each (op, target) per-process array: at most six descents per target and op, whatever the window
 // holds; the group's peak walks the window's collection blocks of each target (the steps of one
-// collection share t0 and t1): three descents per block, O(C log N) for C collections. Grouping by series attributes (job, uid, node, class, id), or filtering by them, reads
-// the window's steps of the targets involved (one descent per leaf page). `scan` reads every step
-// (the flat-scan baseline).
+// collection share t0 and t1): three descents per block, O(C log N) for C collections. Grouping by series attributes
+// (job, uid, node, class, id), or filtering by them, reads the window's steps of the targets involved (one descent per
+// leaf page). `scan` reads every step (the flat-scan baseline).
 //
 // Thread-safety: one thread at a time (shares the view's reader).
 #pragma once
@@ -39,29 +38,29 @@ struct JobStatsOpResult {
 };
 
 struct JobStatsGroup {
-  std::vector<std::string> keys;                 // in --by order
-  std::map<std::string, JobStatsOpResult> ops;   // by op name; empty: no rate step in the window
+  std::vector<std::string> keys;                // in --by order
+  std::map<std::string, JobStatsOpResult> ops;  // by op name; empty: no rate step in the window
 };
 
 struct JobStatsWindow {
   int64_t t1 = 0, t2 = 0;
-  std::vector<std::string> ops;  // the ops asked for (or all), in store order
+  std::vector<std::string> ops;       // the ops asked for (or all), in store order
   std::vector<JobStatsGroup> groups;  // sorted by keys
   bool indexed = false;               // answered from index aggregates (no step read)
   uint64_t steps_read = 0;            // step records read one by one
 };
 
 struct JobStatsWindowRequest {
-  std::string time = ":";            // --time (query/time_window.h, job_stats frame)
-  std::vector<std::string> by;       // group keys: job uid node target op class id
+  std::string time = ":";       // --time (query/time_window.h, job_stats frame)
+  std::vector<std::string> by;  // group keys: job uid node target op class id
   JobStatsFilter filter;
-  uint32_t top = 0;                  // 0: every group
-  std::string sort;                  // the op whose total orders the groups (default: the first column)
+  uint32_t top = 0;  // 0: every group
+  std::string sort;  // the op whose total orders the groups (default: the first column)
   bool scan = false;
 };
 
 struct JobStatsWindowAnswer {
-  JobStatsWindow window;              // groups in answer order (by --sort when asked, else by keys)
+  JobStatsWindow window;  // groups in answer order (by --sort when asked, else by keys)
   std::vector<JobStatsKey> by;
   // The op columns: one per op, or a single unnamed column ("") when grouping by op.
   std::vector<std::string> columns;
@@ -88,8 +87,9 @@ class JobStatsWindowQuery {
   // Every group the selection holds (each selected series, or each selected target, times the
   // ops when grouping by op) through `group`, which creates it empty when it had no rate step:
   // a target seen in one collection only, or a series that never changed, is listed with zeros.
-  static void AddQuietGroups(const JobStatsView& view, const std::vector<JobStatsKey>& by, const std::vector<char>& series,
-                             const std::vector<uint32_t>& targets, const std::vector<std::string>& ops,
+  static void AddQuietGroups(const JobStatsView& view, const std::vector<JobStatsKey>& by,
+                             const std::vector<char>& series, const std::vector<uint32_t>& targets,
+                             const std::vector<std::string>& ops,
                              const std::function<JobStatsGroup&(const std::string&)>& group);
 };
 

@@ -6,7 +6,8 @@ namespace xtfq {
 
 namespace {
 Error BadWindow(int64_t t1, int64_t t2) {
-  return Error(ErrorCode::kInvalidArgument, fmt::format("empty or reversed window {}:{} (T1 must be below T2)", t1, t2));
+  return Error(ErrorCode::kInvalidArgument,
+               fmt::format("empty or reversed window {}:{} (T1 must be below T2)", t1, t2));
 }
 }  // namespace
 
@@ -34,7 +35,8 @@ Result<std::vector<const ArrayDesc*>> Primitives::Processes(int64_t p1, int64_t 
   if (catalogue_ == nullptr || !array().process_index) {
     return Error(ErrorCode::kInvalidArgument,
                  fmt::format("array '{}' has no process index{}; a process window needs a scan (--scan)", array().name,
-                             array().schema.process_field() ? " (it was imported with --no-process-index)" : " (no process field)"));
+                             array().schema.process_field() ? " (it was imported with --no-process-index)"
+                                                            : " (no process field)"));
   }
   return ProcessTree(cache_, *catalogue_, array()).Range(p1, p2);
 }
@@ -54,7 +56,8 @@ Result<const ArrayDesc*> Primitives::ProcessArray(int64_t p) {
   if (arrays.empty()) {
     // Named by the array's own process field (a rank for Darshan and events, a target for job_stats).
     const Schema& sc = array().schema;
-    const std::string_view what = sc.process_field() ? std::string_view(sc.fields()[*sc.process_field()].name) : "process";
+    const std::string_view what =
+        sc.process_field() ? std::string_view(sc.fields()[*sc.process_field()].name) : "process";
     return Error(ErrorCode::kNotFound, fmt::format("array '{}' has no record of {} {}", array().name, what, p));
   }
   return arrays.front();
@@ -102,7 +105,8 @@ Result<Summary> Primitives::Aggregate(int64_t t1, int64_t t2, int64_t p1, int64_
     return out;
   }
   XTFQ_ASSIGN_OR_RETURN(bool all, CoversAll(t1, t2));
-  if (all && catalogue_ != nullptr && array().process_index) return ProcessTree(cache_, *catalogue_, array()).Totals(p1, p2);
+  if (all && catalogue_ != nullptr && array().process_index)
+    return ProcessTree(cache_, *catalogue_, array()).Totals(p1, p2);
   XTFQ_ASSIGN_OR_RETURN(auto arrays, Processes(p1, p2));
   for (const ArrayDesc* a : arrays) XTFQ_TRY(TnTree(cache_, *a).AggregateTime(t1, t2, out));
   return out;
@@ -133,7 +137,10 @@ Status Primitives::ScanAll(F&& visit) {
 Result<Cursor> Primitives::ScanSearch(int64_t t) {
   uint64_t found = size();
   XTFQ_TRY(ScanAll([&](const std::byte* r, uint64_t pos) {
-    if (TimeOf(r, pos) >= t) { found = pos; return false; }
+    if (TimeOf(r, pos) >= t) {
+      found = pos;
+      return false;
+    }
     return true;
   }));
   return SearchAt(found);
@@ -165,7 +172,8 @@ Result<Summary> Primitives::ScanAggregate(int64_t t1, int64_t t2, int64_t p1, in
   return s;
 }
 
-Result<std::vector<Summary>> Primitives::ScanHistogram(int64_t t1, int64_t t2, uint32_t buckets, int64_t p1, int64_t p2) {
+Result<std::vector<Summary>> Primitives::ScanHistogram(int64_t t1, int64_t t2, uint32_t buckets, int64_t p1,
+                                                       int64_t p2) {
   if (t1 >= t2 || buckets == 0) return BadWindow(t1, t2);
   std::vector<Summary> out(buckets, Summary(array().schema));
   XTFQ_TRY(ScanAll([&](const std::byte* r, uint64_t pos) {

@@ -66,7 +66,9 @@ class Primitives {
                                              int64_t p2 = INT64_MAX);
 
   // Buckets as TnTree defines them.
-  static uint32_t Bucket(int64_t t, int64_t t1, int64_t t2, uint32_t buckets) { return TnTree::Bucket(t, t1, t2, buckets); }
+  static uint32_t Bucket(int64_t t, int64_t t1, int64_t t2, uint32_t buckets) {
+    return TnTree::Bucket(t, t1, t2, buckets);
+  }
   static int64_t BucketStart(uint32_t b, int64_t t1, int64_t t2, uint32_t buckets) {
     return TnTree::BucketStart(b, t1, t2, buckets);
   }

@@ -9,7 +9,8 @@ namespace xtfq {
 Result<ProcessWindow> ProcessWindow::Parse(std::string_view text, std::string_view what) {
   const size_t colon = text.find(':');
   auto bad = [&] {
-    return Error(ErrorCode::kUsage, fmt::format("{} '{}': expected A:B with integers (half-open; either side may be empty)", what, text));
+    return Error(ErrorCode::kUsage,
+                 fmt::format("{} '{}': expected A:B with integers (half-open; either side may be empty)", what, text));
   };
   if (colon == std::string_view::npos) return bad();
   ProcessWindow r;

@@ -5,12 +5,15 @@
 
 namespace xtfq {
 
-std::optional<RankImbalance> RankImbalance::Of(const std::map<int64_t, std::array<DarshanOpStats, 2>>& ranks, bool timed) {
+std::optional<RankImbalance> RankImbalance::Of(const std::map<int64_t, std::array<DarshanOpStats, 2>>& ranks,
+                                               bool timed) {
   if (ranks.empty()) return std::nullopt;
   std::vector<Rank> rows;
   for (const auto& [rank, ops] : ranks) rows.push_back({rank, ops[0].bytes + ops[1].bytes, ops[0].busy + ops[1].busy});
-  const auto by_bytes = std::minmax_element(rows.begin(), rows.end(), [](const Rank& a, const Rank& b) { return a.bytes < b.bytes; });
-  const auto by_busy = std::minmax_element(rows.begin(), rows.end(), [](const Rank& a, const Rank& b) { return a.busy < b.busy; });
+  const auto by_bytes =
+      std::minmax_element(rows.begin(), rows.end(), [](const Rank& a, const Rank& b) { return a.bytes < b.bytes; });
+  const auto by_busy =
+      std::minmax_element(rows.begin(), rows.end(), [](const Rank& a, const Rank& b) { return a.busy < b.busy; });
   RankImbalance r;
   r.ranks = rows.size();
   r.max_bytes = *by_bytes.second, r.min_bytes = *by_bytes.first;

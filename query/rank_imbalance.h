@@ -1,7 +1,8 @@
 // RankImbalance: how unevenly the ranks of a window share its I/O (docs/signals.md, "Windows"):
 // over the ranks with I/O in the window, the largest, smallest and mean bytes per rank, the
 // slowest rank (most busy time) and the fastest (least), and the slowest rank's bytes over the
-// fastest's. Without times (bytes from HEATMAP bins) there is no slowest or fastest rank. Ties: the lowest rank for a minimum, the highest for a maximum.
+// fastest's. Without times (bytes from HEATMAP bins) there is no slowest or fastest rank. Ties: the lowest rank for a
+// minimum, the highest for a maximum.
 //
 // Thread-safety: value type.
 #pragma once
@@ -27,7 +28,8 @@ struct RankImbalance {
   std::optional<double> slowest_to_fastest_bytes;  // none when the fastest rank moved no bytes
 
   // nullopt when no rank has I/O. `timed`: the busy times are known (DXT, not heatmaps).
-  static std::optional<RankImbalance> Of(const std::map<int64_t, std::array<DarshanOpStats, 2>>& ranks, bool timed = true);
+  static std::optional<RankImbalance> Of(const std::map<int64_t, std::array<DarshanOpStats, 2>>& ranks,
+                                         bool timed = true);
 };
 
 }  // namespace xtfq

@@ -13,11 +13,13 @@ double RatePeak::Max(int64_t w1, int64_t w2) const {
     edges.emplace_back(a, s.rate);
     edges.emplace_back(b, -s.rate);
   }
-  std::sort(edges.begin(), edges.end(), [](const auto& x, const auto& y) { return x.first != y.first ? x.first < y.first : x.second < y.second; });
+  std::sort(edges.begin(), edges.end(),
+            [](const auto& x, const auto& y) { return x.first != y.first ? x.first < y.first : x.second < y.second; });
   double sum = 0, peak = 0;
   for (size_t i = 0; i < edges.size();) {
     const int64_t t = edges[i].first;
-    for (; i < edges.size() && edges[i].first == t; ++i) sum += edges[i].second;  // every change at t, then the level after t
+    for (; i < edges.size() && edges[i].first == t; ++i)
+      sum += edges[i].second;  // every change at t, then the level after t
     peak = std::max(peak, sum);
   }
   return peak;

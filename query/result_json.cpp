@@ -17,11 +17,20 @@ std::string ResultJson::EdgeSeconds(int64_t ns, bool lo) {
 
 nlohmann::json ResultJson::Of(const DarshanOpStats& s, const DarshanOpMetrics& d) {
   nlohmann::json bins = nlohmann::json::object();
-  for (int b = 0; b < DarshanLayout::kSizeBins; ++b) bins[std::string(DarshanLayout::SizeBinName(b))] = s.bins[static_cast<size_t>(b)];
-  return {{"ops", s.ops},           {"bytes", s.bytes},          {"busy_s", s.busy},
-          {"bw_mib_s", J(d.bw_mib_s)}, {"iops", J(d.iops)},      {"avg_size", J(d.avg_size)},
-          {"seq_ratio", J(d.seq_ratio)}, {"consec_ratio", J(d.consec_ratio)}, {"small_ratio", J(d.small_ratio)},
-          {"seq", s.seq},           {"consec", s.consec},        {"size_classes", bins}};
+  for (int b = 0; b < DarshanLayout::kSizeBins; ++b)
+    bins[std::string(DarshanLayout::SizeBinName(b))] = s.bins[static_cast<size_t>(b)];
+  return {{"ops", s.ops},
+          {"bytes", s.bytes},
+          {"busy_s", s.busy},
+          {"bw_mib_s", J(d.bw_mib_s)},
+          {"iops", J(d.iops)},
+          {"avg_size", J(d.avg_size)},
+          {"seq_ratio", J(d.seq_ratio)},
+          {"consec_ratio", J(d.consec_ratio)},
+          {"small_ratio", J(d.small_ratio)},
+          {"seq", s.seq},
+          {"consec", s.consec},
+          {"size_classes", bins}};
 }
 
 nlohmann::json ResultJson::Of(const RankImbalance& r) {
@@ -55,7 +64,8 @@ nlohmann::json ResultJson::Of(const DarshanWindowAnswer& a) {
                       {"rank_imbalance", a.imbalance ? Of(*a.imbalance) : nlohmann::json(nullptr)}};
   if (a.request.per_rank) {
     j["per_rank"] = nlohmann::json::array();
-    for (const auto& [rank, ops] : a.result.ranks) j["per_rank"].push_back({{"rank", rank}, {"read", op(ops[0])}, {"write", op(ops[1])}});
+    for (const auto& [rank, ops] : a.result.ranks)
+      j["per_rank"].push_back({{"rank", rank}, {"read", op(ops[0])}, {"write", op(ops[1])}});
   }
   if (a.request.per_file) {
     j["per_file"] = nlohmann::json::array();
@@ -77,7 +87,11 @@ nlohmann::json ResultJson::Of(const JobStatsWindowAnswer& a) {
     for (size_t i = 0; i < a.by.size(); ++i) gj[std::string(JobStatsKeyName(a.by[i]))] = g.keys[i];
     if (g.ops.empty()) gj["no_rate_steps"] = true;
     for (const auto& [op, o] : g.ops) {
-      gj["ops"][op] = {{"total", o.total}, {"rate_mean", J(a.RateMean(o))}, {"rate_max", o.rate_max}, {"series_rate_max", o.series_rate_max}, {"steps", o.steps}};
+      gj["ops"][op] = {{"total", o.total},
+                       {"rate_mean", J(a.RateMean(o))},
+                       {"rate_max", o.rate_max},
+                       {"series_rate_max", o.series_rate_max},
+                       {"steps", o.steps}};
     }
     j["groups"].push_back(gj);
   }
@@ -86,10 +100,12 @@ nlohmann::json ResultJson::Of(const JobStatsWindowAnswer& a) {
 
 nlohmann::json ResultJson::Of(const JobStatsHeatmap& h) {
   nlohmann::json j;
-  j["op"] = h.op, j["base"] = h.base, j["t1"] = h.t1, j["t2"] = h.t2, j["step"] = h.cell, j["step_functions"] = h.groups;
+  j["op"] = h.op, j["base"] = h.base, j["t1"] = h.t1, j["t2"] = h.t2, j["step"] = h.cell,
+  j["step_functions"] = h.groups;
   j["cells"] = nlohmann::json::array();
   for (const auto& c : h.cells) {
-    j["cells"].push_back({{"t", c.t}, {"k", c.k}, {"lo", std::pow(h.base, c.k)}, {"hi", std::pow(h.base, c.k + 1)}, {"count", c.count}});
+    j["cells"].push_back(
+        {{"t", c.t}, {"k", c.k}, {"lo", std::pow(h.base, c.k)}, {"hi", std::pow(h.base, c.k + 1)}, {"count", c.count}});
   }
   return j;
 }
@@ -117,17 +133,22 @@ nlohmann::json ResultJson::Of(const StoreSummary& s) {
   nlohmann::json arrays = nlohmann::json::array();
   for (const StoreSummary::Array& a : s.arrays) {
     nlohmann::json fields = nlohmann::json::array();
-    for (const Field& fd : a.desc->schema.fields()) fields.push_back({{"name", fd.name}, {"type", FieldTypeName(fd.type)}, {"offset", fd.offset}});
+    for (const Field& fd : a.desc->schema.fields())
+      fields.push_back({{"name", fd.name}, {"type", FieldTypeName(fd.type)}, {"offset", fd.offset}});
     nlohmann::json aggs = nlohmann::json::array();
     for (uint16_t g : a.desc->schema.aggregates()) aggs.push_back(a.desc->schema.fields()[g].name);
     nlohmann::json levels = nlohmann::json::array();
     for (size_t l = 0; l < a.levels.size(); ++l) {
-      levels.push_back({{"level", l}, {"pages", a.levels[l].pages}, {"entries_per_page", a.levels[l].entries_per_page}});
+      levels.push_back(
+          {{"level", l}, {"pages", a.levels[l].pages}, {"entries_per_page", a.levels[l].entries_per_page}});
     }
     nlohmann::json pj = nullptr;
     if (const auto& pi = a.process_index) {
-      pj = {{"processes", pi->processes}, {"data_pages", pi->data_pages}, {"index_pages", pi->index_pages},
-            {"tree_pages", pi->tree_pages}, {"tree_height", pi->tree_height}};
+      pj = {{"processes", pi->processes},
+            {"data_pages", pi->data_pages},
+            {"index_pages", pi->index_pages},
+            {"tree_pages", pi->tree_pages},
+            {"tree_height", pi->tree_height}};
     }
     arrays.push_back({{"id", a.id},
                       {"name", a.name},
@@ -150,8 +171,9 @@ nlohmann::json ResultJson::Of(const StoreSummary& s) {
   nlohmann::json jobstats;
   if (const auto& js = s.jobstats) {
     const nlohmann::json classes = js->classes;
-    jobstats = {{"targets", js->targets}, {"ops", js->ops},         {"collections", js->collections}, {"entries", js->entries},
-                {"series", js->series},   {"classes", classes},     {"first", js->first},             {"last", js->last}};
+    jobstats = {{"targets", js->targets}, {"ops", js->ops},       {"collections", js->collections},
+                {"entries", js->entries}, {"series", js->series}, {"classes", classes},
+                {"first", js->first},     {"last", js->last}};
   }
   const StoreSummary::Pages& p = s.pages;
   return {{"store", s.store},

@@ -1,10 +1,9 @@
 #include "query/store_reader.h"
 
-#include "index/tn_tree.h"
-
 #include <fmt/format.h>
 
 #include "index/string_heap_reader.h"
+#include "index/tn_tree.h"
 #include "store/posix_file.h"
 
 namespace xtfq {
@@ -28,8 +27,8 @@ Result<const ArrayDesc*> StoreReader::Array(std::string_view name) const {
   for (const ArrayDesc& a : store_->catalogue().arrays) {
     if (!a.per_process()) names += (names.empty() ? "" : ", ") + a.name;
   }
-  return Error(ErrorCode::kNotFound, fmt::format("{}: no array '{}' (arrays: {})", store_->name(), name,
-                                                 names.empty() ? "none" : names));
+  return Error(ErrorCode::kNotFound,
+               fmt::format("{}: no array '{}' (arrays: {})", store_->name(), name, names.empty() ? "none" : names));
 }
 
 Status StoreReader::ForEach(const ArrayDesc& array, const std::function<Status(const std::byte*)>& fn) {

@@ -48,7 +48,8 @@ Result<StoreSummary> StoreSummary::Of(StoreReader& reader) {
   StoreSummary out;
   out.store = s.name();
   out.format_version = sb.version, out.page_size = sb.page_size, out.superblock_slot = s.superblock_slot();
-  out.generation = sb.generation, out.commit_time_ns = sb.commit_time_ns, out.page_count = sb.page_count, out.file_bytes = s.file_size();
+  out.generation = sb.generation, out.commit_time_ns = sb.commit_time_ns, out.page_count = sb.page_count,
+  out.file_bytes = s.file_size();
   const ChainPages heap = Count(cat.heap, sb.page_size, 1);
   Pages& pg = out.pages;
   pg.superblock = format::kSuperblockSlots, pg.catalogue = sb.catalogue_pages, pg.heap = heap.full;
@@ -90,8 +91,9 @@ Result<StoreSummary> StoreSummary::Of(StoreReader& reader) {
       all_pages += pi.data_pages + pi.index_pages + pi.tree_pages;
       x.process_index = pi;
     }
-    x.bytes_per_record =
-        a.record_count() == 0 ? 0.0 : static_cast<double>(all_pages * sb.page_size) / static_cast<double>(a.record_count());
+    x.bytes_per_record = a.record_count() == 0
+                             ? 0.0
+                             : static_cast<double>(all_pages * sb.page_size) / static_cast<double>(a.record_count());
     out.arrays.push_back(std::move(x));
   }
   out.free_bytes = pg.free * sb.page_size, out.heap_bytes = cat.heap.entries, out.catalogue_bytes = sb.catalogue_bytes;
@@ -100,7 +102,8 @@ Result<StoreSummary> StoreSummary::Of(StoreReader& reader) {
     XTFQ_ASSIGN_OR_RETURN(auto js, JobStatsView::Open(reader));
     XTFQ_ASSIGN_OR_RETURN(auto span, js->Span());
     JobStats j;
-    j.targets = js->targets().size(), j.collections = js->collections(), j.entries = js->entries(), j.series = js->series().size();
+    j.targets = js->targets().size(), j.collections = js->collections(), j.entries = js->entries(),
+    j.series = js->series().size();
     j.ops = js->ops();
     for (size_t c = 0; c < kJobIdClasses; ++c) j.classes[std::string(JobIdClassName(static_cast<JobIdClass>(c)))] = 0;
     for (const JobStatsSeriesInfo& x : js->series()) ++j.classes[std::string(JobIdClassName(x.cls))];

@@ -22,7 +22,8 @@ namespace xtfq {
 
 struct StoreSummary {
   struct Pages {
-    uint64_t superblock = 0, catalogue = 0, data = 0, index = 0, process_tree = 0, heap = 0, shadow = 0, open_reserved = 0, free = 0;
+    uint64_t superblock = 0, catalogue = 0, data = 0, index = 0, process_tree = 0, heap = 0, shadow = 0,
+             open_reserved = 0, free = 0;
   };
   struct Level {
     uint64_t pages = 0;
@@ -41,9 +42,9 @@ struct StoreSummary {
     const ArrayDesc* desc = nullptr;  // fields and schema (valid while the reader is open)
     std::vector<Level> levels;        // leaves first
     uint64_t index_pages = 0;
-    double index_overhead = 0;        // index pages / data pages
+    double index_overhead = 0;  // index pages / data pages
     std::optional<ProcessIndex> process_index;
-    double bytes_per_record = 0;      // every page of the array, its P index included
+    double bytes_per_record = 0;  // every page of the array, its P index included
   };
   struct JobStats {
     uint64_t targets = 0, collections = 0, entries = 0, series = 0;

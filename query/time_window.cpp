@@ -26,8 +26,8 @@ std::optional<double> Number(std::string_view s) {
 }
 
 std::optional<double> UnitSeconds(std::string_view unit) {
-  static constexpr std::pair<std::string_view, double> kUnits[] = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1.0},
-                                                                   {"m", 60.0},  {"h", 3600.0}, {"d", 86400.0}};
+  static constexpr std::pair<std::string_view, double> kUnits[] = {
+      {"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1.0}, {"m", 60.0}, {"h", 3600.0}, {"d", 86400.0}};
   for (const auto& [name, secs] : kUnits) {
     if (unit == name) return secs;
   }
@@ -61,14 +61,16 @@ Result<int64_t> FromEpoch(double epoch, const TimeFrame& f, std::string_view sid
     case TimeFrameKind::kRaw:
       break;
   }
-  return Usage(fmt::format("'{}' is a wall-clock time, and a raw array has no wall clock: give its time unit ({})", side, f.UnitName()));
+  return Usage(fmt::format("'{}' is a wall-clock time, and a raw array has no wall clock: give its time unit ({})",
+                           side, f.UnitName()));
 }
 
 }  // namespace
 
 TimeFrame TimeFrame::Darshan(int64_t job_start_epoch, int64_t run_ns) {
   TimeFrame f;
-  f.kind = TimeFrameKind::kDarshan, f.first = 0, f.last = std::max<int64_t>(run_ns, 0), f.epoch_origin = job_start_epoch;
+  f.kind = TimeFrameKind::kDarshan, f.first = 0, f.last = std::max<int64_t>(run_ns, 0),
+  f.epoch_origin = job_start_epoch;
   return f;
 }
 
@@ -100,8 +102,8 @@ std::optional<double> TimeWindow::ParseIso8601(std::string_view text) {
   const std::string s(text);
   std::tm tm{};
   int sec = 0, used = 0;
-  if (std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &sec,
-                  &used) != 6 ||
+  if (std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
+                  &sec, &used) != 6 ||
       used != 19) {
     return std::nullopt;
   }
@@ -115,7 +117,8 @@ std::optional<double> TimeWindow::ParseIso8601(std::string_view text) {
     rest.remove_prefix(n);
   }
   if (!(rest.empty() || rest == "Z")) return std::nullopt;
-  if (tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 || sec > 60) {
+  if (tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 ||
+      sec > 60) {
     return std::nullopt;
   }
   tm.tm_year -= 1900, tm.tm_mon -= 1, tm.tm_sec = sec;
@@ -162,9 +165,10 @@ Result<int64_t> TimeWindow::ParsePoint(std::string_view side, const TimeFrame& f
     const auto unit = UnitSeconds(side.substr(digits));
     if (v && unit) return FromOrigin(*v * *unit, f, side);
   }
-  return Usage(fmt::format("'{}' is not a time: give {}, a duration with a unit (90s, 15m, 2h), a percentage of the run (33%), "
-                           "@epoch seconds or ISO 8601 (2026-01-01T00:00:00Z)",
-                           side, f.UnitName()));
+  return Usage(
+      fmt::format("'{}' is not a time: give {}, a duration with a unit (90s, 15m, 2h), a percentage of the run (33%), "
+                  "@epoch seconds or ISO 8601 (2026-01-01T00:00:00Z)",
+                  side, f.UnitName()));
 }
 
 Result<TimeWindow> TimeWindow::Parse(std::string_view text, const TimeFrame& f) {
@@ -174,7 +178,8 @@ Result<TimeWindow> TimeWindow::Parse(std::string_view text, const TimeFrame& f) 
   std::optional<Error> first_error;
   auto keep = [&](const Error& e) {
     const bool generic = e.message().find("' is not a time: give") != std::string::npos;
-    if (!first_error || (!generic && first_error->message().find("' is not a time: give") != std::string::npos)) first_error = e;
+    if (!first_error || (!generic && first_error->message().find("' is not a time: give") != std::string::npos))
+      first_error = e;
   };
   for (size_t p = text.find(':'); p != std::string_view::npos; p = text.find(':', p + 1)) {
     const std::string_view a = text.substr(0, p), b = text.substr(p + 1);

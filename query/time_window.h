@@ -35,9 +35,9 @@ enum class TimeFrameKind : uint8_t { kDarshan = 0, kJobStats = 1, kRaw = 2 };
 // (job_stats) or the raw time field (raw arrays).
 struct TimeFrame {
   TimeFrameKind kind = TimeFrameKind::kRaw;
-  int64_t first = 0, last = 0;   // the run's span, native, inclusive (for percentages)
-  int64_t epoch_origin = 0;      // Darshan: the job's start in epoch seconds
-  bool raw_ns = true;            // raw arrays: the time field counts ns (durations allowed)
+  int64_t first = 0, last = 0;  // the run's span, native, inclusive (for percentages)
+  int64_t epoch_origin = 0;     // Darshan: the job's start in epoch seconds
+  bool raw_ns = true;           // raw arrays: the time field counts ns (durations allowed)
 
   static TimeFrame Darshan(int64_t job_start_epoch, int64_t run_ns);
   static TimeFrame JobStats(int64_t first_epoch, int64_t last_epoch);

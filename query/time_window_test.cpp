@@ -69,7 +69,7 @@ TEST_CASE("query: time windows of a raw array are its time field's values") {
   CHECK(W("1000000:50000000", kRaw) == P{1000000, 50000000});
   CHECK(W("-5:7", kRaw) == P{-5, 7});
   CHECK(W("1500ns:2us", kRaw) == P{1500, 2000});  // ns arrays take units
-  CHECK(W("0%:100%", kRaw) == P{1000, 2000});      // first record to one past the last
+  CHECK(W("0%:100%", kRaw) == P{1000, 2000});     // first record to one past the last
   CHECK(W("50%:", kRaw).first == 1500);
   CHECK(Refused("1.5:7", kRaw).find("integers") != std::string::npos);
   CHECK(Refused("2026-01-01T00:00:00Z:", kRaw).find("no wall clock") != std::string::npos);

@@ -5,6 +5,7 @@ set -euo pipefail
 pkgs=(
   build-essential cmake ninja-build pkg-config git
   clang-14 libclang-rt-14-dev             # sanitizer builds and libFuzzer targets
+  clang-format-14                         # scripts/check_format.sh
   libboost-dev                            # Boost.Intrusive (cache), Boost.Interprocess (mmap), Boost.CRC
   liblz4-dev zlib1g-dev libbz2-dev        # page compression, Darshan log regions
   libfmt-dev libcli11-dev nlohmann-json3-dev

@@ -18,8 +18,7 @@ namespace xtfq {
 
 class ByteReader {
  public:
-  ByteReader(std::span<const std::byte> bytes, std::string where)
-      : bytes_(bytes), where_(std::move(where)) {}
+  ByteReader(std::span<const std::byte> bytes, std::string where) : bytes_(bytes), where_(std::move(where)) {}
 
   size_t offset() const { return pos_; }
   size_t remaining() const { return bytes_.size() - pos_; }

@@ -114,8 +114,10 @@ Result<Catalogue> Catalogue::Decode(std::span<const std::byte> bytes, std::strin
       return Error(ErrorCode::kCorrupt, fmt::format("{} byte {}: array {}: {}", where, start, i + 1, m));
     };
     if (a.id.value != i + 1) return bad(fmt::format("array id {} where {} was expected", a.id.value, i + 1));
-    if (level_count < 1 || level_count > f::kMaxLevels) return bad(fmt::format("{} levels (1 to {} allowed)", level_count, f::kMaxLevels));
-    if ((flags & ~f::kKnownArrayFlags) != 0 || reserved != 0) return bad(fmt::format("unknown flags {:#x} or reserved {}", flags, reserved));
+    if (level_count < 1 || level_count > f::kMaxLevels)
+      return bad(fmt::format("{} levels (1 to {} allowed)", level_count, f::kMaxLevels));
+    if ((flags & ~f::kKnownArrayFlags) != 0 || reserved != 0)
+      return bad(fmt::format("unknown flags {:#x} or reserved {}", flags, reserved));
     if ((a.process_root.value == 0) != (a.process_levels == 0) || a.process_levels > f::kMaxLevels ||
         (!a.process_index && a.process_root.value != 0)) {
       return bad(fmt::format("process tree root {} with {} levels", a.process_root.value, a.process_levels));
@@ -175,8 +177,8 @@ Status Catalogue::Validate(uint32_t page_size, uint32_t page_count, std::string_
   XTFQ_TRY(heap.Validate(PageCapacity(page_size, 1), page_count, fmt::format("{}: heap chain", where)));
   for (const ArrayDesc& a : arrays) {
     if (a.schema.record_width() > page_size - f::kPageHeaderSize) {
-      return Error(ErrorCode::kCorrupt, fmt::format("{}: array '{}': records of {} bytes do not fit a page",
-                                                    where, a.name, a.schema.record_width()));
+      return Error(ErrorCode::kCorrupt, fmt::format("{}: array '{}': records of {} bytes do not fit a page", where,
+                                                    a.name, a.schema.record_width()));
     }
     if (a.process_root.value != 0 && (a.process_root.value < f::kFirstDataPage || a.process_root.value >= page_count)) {
       return Error(ErrorCode::kCorrupt, fmt::format("{}: array '{}': process tree root {} outside pages 2..{}", where,
@@ -190,9 +192,11 @@ Status Catalogue::Validate(uint32_t page_size, uint32_t page_count, std::string_
       XTFQ_TRY(a.levels[l].Validate(cap, page_count, at, l > 0));
       if (l > 0) {
         // One entry per full page of the level below; the top level has no full page.
-        const uint64_t below = a.levels[l - 1].FullPages(PageCapacity(page_size, l == 1 ? a.schema.record_width() : width));
+        const uint64_t below =
+            a.levels[l - 1].FullPages(PageCapacity(page_size, l == 1 ? a.schema.record_width() : width));
         if (a.levels[l].entries != below) {
-          return Error(ErrorCode::kCorrupt, fmt::format("{}: {} entries for {} full pages below", at, a.levels[l].entries, below));
+          return Error(ErrorCode::kCorrupt,
+                       fmt::format("{}: {} entries for {} full pages below", at, a.levels[l].entries, below));
         }
       }
       if (l + 1 == a.levels.size() && a.levels[l].FullPages(cap) != 0) {
@@ -206,8 +210,8 @@ Status Catalogue::Validate(uint32_t page_size, uint32_t page_count, std::string_
   std::unordered_set<uint32_t> seen;
   for (PageId id : free_pages) {
     if (id.value < f::kFirstDataPage || id.value >= page_count) {
-      return Error(ErrorCode::kCorrupt, fmt::format("{}: free page {} outside pages 2..{}", where,
-                                                    id.value, page_count - 1));
+      return Error(ErrorCode::kCorrupt,
+                   fmt::format("{}: free page {} outside pages 2..{}", where, id.value, page_count - 1));
     }
     if (!seen.insert(id.value).second) {
       return Error(ErrorCode::kCorrupt, fmt::format("{}: page {} is free twice", where, id.value));

@@ -121,14 +121,18 @@ TEST_CASE("superblock: round trip and each bad field is rejected") {
 }
 
 TEST_CASE("schema: widths and offsets and value round trips and validation") {
-  Result<Schema> s = Schema::Make({{"a", FieldType::kI8}, {"b", FieldType::kU16}, {"c", FieldType::kF64},
-                                   {"d", FieldType::kI32}, {"e", FieldType::kU64}},
+  Result<Schema> s = Schema::Make({{"a", FieldType::kI8},
+                                   {"b", FieldType::kU16},
+                                   {"c", FieldType::kF64},
+                                   {"d", FieldType::kI32},
+                                   {"e", FieldType::kU64}},
                                   {"c", "e"});
   REQUIRE(s.ok());
   CHECK(s->record_width() == 1 + 2 + 8 + 4 + 8);
   CHECK(s->fields()[3].offset == 11);
   CHECK(s->Describe() == "a:i8 b:u16 c:f64* d:i32 e:u64*");
-  Result<Schema> keyed = Schema::Make({{"t", FieldType::kI64}, {"p", FieldType::kI32}, {"v", FieldType::kF64}}, {"v"}, "t", "p");
+  Result<Schema> keyed =
+      Schema::Make({{"t", FieldType::kI64}, {"p", FieldType::kI32}, {"v", FieldType::kF64}}, {"v"}, "t", "p");
   REQUIRE(keyed.ok());
   CHECK(keyed->Describe() == "t:i64@time p:i32@process v:f64*");
   CHECK_FALSE(Schema::Make({{"t", FieldType::kF64}}, {}, "t").ok());  // a time key is an integer

@@ -9,9 +9,7 @@ namespace xtfq {
 
 namespace f = format;
 
-uint32_t PageCapacity(uint32_t page_size, uint32_t width) {
-  return (page_size - f::kPageHeaderSize) / width;
-}
+uint32_t PageCapacity(uint32_t page_size, uint32_t width) { return (page_size - f::kPageHeaderSize) / width; }
 
 void ChainDesc::Encode(std::byte* p) const {
   StoreLe<uint32_t>(p + f::kChHead, head.value);
@@ -32,9 +30,7 @@ ChainDesc ChainDesc::Decode(const std::byte* p) {
 }
 
 Status ChainDesc::Validate(uint32_t capacity, uint32_t page_count, std::string_view where, bool index_level) const {
-  auto bad = [&](const std::string& m) {
-    return Error(ErrorCode::kCorrupt, fmt::format("{}: {}", where, m));
-  };
+  auto bad = [&](const std::string& m) { return Error(ErrorCode::kCorrupt, fmt::format("{}: {}", where, m)); };
   for (PageId id : {head, last_full, open, shadow}) {
     if (id != kNoPage && (id.value < f::kFirstDataPage || id.value >= page_count)) {
       return bad(fmt::format("page {} outside pages 2..{}", id.value, page_count - 1));
@@ -48,7 +44,8 @@ Status ChainDesc::Validate(uint32_t capacity, uint32_t page_count, std::string_v
   }
   if (capacity == 0) return bad("entries wider than a page");
   const uint64_t full = FullPages(capacity);
-  if (full > page_count) return bad(fmt::format("{} entries need {} full pages, the file has {}", entries, full, page_count));
+  if (full > page_count)
+    return bad(fmt::format("{} entries need {} full pages, the file has {}", entries, full, page_count));
   if (head == kNoPage || open == kNoPage) return bad("a non-empty chain lacks its head or open page");
   if ((full == 0) != (head == open)) return bad("head and open page disagree with the entry count");
   if ((full == 0) != (last_full == kNoPage)) return bad("last full page disagrees with the entry count");

@@ -18,11 +18,10 @@ namespace xtfq {
 // Reverses the bytes of v on a big-endian host; the identity on a little-endian one.
 template <class T>
 T ToFromLittle(T v) {
-  static_assert(std::is_trivially_copyable_v<T> && (sizeof(T) == 1 || sizeof(T) == 2 ||
-                                                    sizeof(T) == 4 || sizeof(T) == 8));
+  static_assert(std::is_trivially_copyable_v<T> &&
+                (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8));
   if constexpr (std::endian::native == std::endian::big && sizeof(T) > 1) {
-    using U = std::conditional_t<sizeof(T) == 2, uint16_t,
-                                 std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>;
+    using U = std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>;
     U u = std::bit_cast<U>(v);
     if constexpr (sizeof(T) == 2) u = __builtin_bswap16(u);
     if constexpr (sizeof(T) == 4) u = __builtin_bswap32(u);

@@ -23,8 +23,8 @@ bool FaultFile::Tick(Op op, uint64_t offset, uint64_t size) {
 }
 
 Error FaultFile::Injected(std::string_view what, uint64_t offset) const {
-  return Error(ErrorCode::kIo, fmt::format("{}: {} at offset {} failed: Input/output error (injected)",
-                                           name(), what, offset));
+  return Error(ErrorCode::kIo,
+               fmt::format("{}: {} at offset {} failed: Input/output error (injected)", name(), what, offset));
 }
 
 Result<size_t> FaultFile::ReadAt(uint64_t offset, std::span<std::byte> out) {

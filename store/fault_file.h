@@ -29,8 +29,7 @@ class FaultFile final : public File {
     uint64_t seed = 1;
   };
 
-  FaultFile(std::unique_ptr<File> base, Plan plan)
-      : base_(std::move(base)), plan_(plan), rng_(plan.seed) {}
+  FaultFile(std::unique_ptr<File> base, Plan plan) : base_(std::move(base)), plan_(plan), rng_(plan.seed) {}
 
   const std::string& name() const override { return base_->name(); }
   Result<size_t> ReadAt(uint64_t offset, std::span<std::byte> out) override;

@@ -17,7 +17,9 @@ struct IndexEntry {
   PageId child;
   Summary summary;  // summary.count is the subtree's record count
 
-  static uint32_t Width(const Schema& schema) { return format::kIndexEntryFixedSize + Summary::kFieldBytes * static_cast<uint32_t>(schema.aggregates().size()); }
+  static uint32_t Width(const Schema& schema) {
+    return format::kIndexEntryFixedSize + Summary::kFieldBytes * static_cast<uint32_t>(schema.aggregates().size());
+  }
   void Encode(std::byte* out) const;
   // REQUIRES: summary = Summary(schema) before the call.
   void Decode(const std::byte* in);

@@ -38,8 +38,7 @@ class MemDisk {
 
 class MemFile final : public File {
  public:
-  MemFile(std::string name, std::shared_ptr<MemDisk> disk)
-      : name_(std::move(name)), disk_(std::move(disk)) {}
+  MemFile(std::string name, std::shared_ptr<MemDisk> disk) : name_(std::move(name)), disk_(std::move(disk)) {}
 
   const std::string& name() const override { return name_; }
   Result<size_t> ReadAt(uint64_t offset, std::span<std::byte> out) override;

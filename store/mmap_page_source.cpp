@@ -9,8 +9,7 @@ namespace xtfq {
 
 namespace bip = boost::interprocess;
 
-Result<std::unique_ptr<MmapPageSource>> MmapPageSource::Open(const std::string& path,
-                                                             uint32_t page_size,
+Result<std::unique_ptr<MmapPageSource>> MmapPageSource::Open(const std::string& path, uint32_t page_size,
                                                              uint32_t page_count) {
   if (path.empty()) {
     return Error(ErrorCode::kInvalidArgument, "the mmap backend needs a file on disk");
@@ -18,8 +17,7 @@ Result<std::unique_ptr<MmapPageSource>> MmapPageSource::Open(const std::string& 
   std::unique_ptr<MmapPageSource> s(new MmapPageSource(path, page_size, page_count));
   try {
     s->mapping_ = bip::file_mapping(path.c_str(), bip::read_only);
-    s->region_ = bip::mapped_region(s->mapping_, bip::read_only, 0,
-                                    static_cast<size_t>(page_size) * page_count);
+    s->region_ = bip::mapped_region(s->mapping_, bip::read_only, 0, static_cast<size_t>(page_size) * page_count);
     // Index lookups touch pages at random: a fault should read its page, not a readahead window.
     s->region_.advise(bip::mapped_region::advice_random);
   } catch (const bip::interprocess_exception& e) {
@@ -28,14 +26,12 @@ Result<std::unique_ptr<MmapPageSource>> MmapPageSource::Open(const std::string& 
   return s;
 }
 
-const std::byte* MmapPageSource::mapped() const {
-  return static_cast<const std::byte*>(region_.get_address());
-}
+const std::byte* MmapPageSource::mapped() const { return static_cast<const std::byte*>(region_.get_address()); }
 
 Status MmapPageSource::Read(PageId id, std::span<std::byte> out) {
   if (id.value >= page_count_) {
-    return Error(ErrorCode::kCorrupt, fmt::format("{}: page {} is beyond the last page {}", path_,
-                                                  id.value, page_count_ - 1));
+    return Error(ErrorCode::kCorrupt,
+                 fmt::format("{}: page {} is beyond the last page {}", path_, id.value, page_count_ - 1));
   }
   std::memcpy(out.data(), mapped() + uint64_t{id.value} * page_size_, page_size_);
   return Ok();

@@ -17,8 +17,7 @@ namespace xtfq {
 class MmapPageSource final : public PageSource {
  public:
   // Maps the first page_count pages of the file at `path`.
-  static Result<std::unique_ptr<MmapPageSource>> Open(const std::string& path, uint32_t page_size,
-                                                      uint32_t page_count);
+  static Result<std::unique_ptr<MmapPageSource>> Open(const std::string& path, uint32_t page_size, uint32_t page_count);
 
   const std::string& name() const override { return path_; }
   uint32_t page_size() const override { return page_size_; }

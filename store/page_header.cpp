@@ -20,11 +20,16 @@ constexpr bool kChecksumsBypassed = false;
 
 std::string_view PageKindName(PageKind kind) {
   switch (kind) {
-    case PageKind::kData: return "data";
-    case PageKind::kIndex: return "index";
-    case PageKind::kCatalogue: return "catalogue";
-    case PageKind::kHeap: return "heap";
-    case PageKind::kProcess: return "process tree";
+    case PageKind::kData:
+      return "data";
+    case PageKind::kIndex:
+      return "index";
+    case PageKind::kCatalogue:
+      return "catalogue";
+    case PageKind::kHeap:
+      return "heap";
+    case PageKind::kProcess:
+      return "process tree";
   }
   return "unknown";
 }
@@ -79,8 +84,8 @@ Status ExpectHeader(const PageHeader& got, const PageHeader& want, std::string_v
     return Error(ErrorCode::kCorrupt, fmt::format("{}: {} is {}, {} expected", where, field, g, w));
   };
   if (got.kind != want.kind) {
-    return Error(ErrorCode::kCorrupt, fmt::format("{}: kind is {}, {} expected", where,
-                                                  PageKindName(got.kind), PageKindName(want.kind)));
+    return Error(ErrorCode::kCorrupt,
+                 fmt::format("{}: kind is {}, {} expected", where, PageKindName(got.kind), PageKindName(want.kind)));
   }
   if (got.level != want.level) return differs("level", got.level, want.level);
   if (got.flags != want.flags) return differs("flags", got.flags, want.flags);
@@ -92,21 +97,17 @@ Status ExpectHeader(const PageHeader& got, const PageHeader& want, std::string_v
   return Ok();
 }
 
-void SealPage(std::span<std::byte> page) {
-  StoreLe<uint32_t>(page.data() + f::kPhChecksum, Crc32c(page.subspan(4)));
-}
+void SealPage(std::span<std::byte> page) { StoreLe<uint32_t>(page.data() + f::kPhChecksum, Crc32c(page.subspan(4))); }
 
 Status VerifyPage(std::span<const std::byte> page, PageId expected, std::string_view file) {
   const uint64_t offset = uint64_t{expected.value} * page.size();
   auto corrupt = [&](const std::string& what) {
-    return Error(ErrorCode::kCorrupt,
-                 fmt::format("{}: page {} (offset {}): {}", file, expected.value, offset, what));
+    return Error(ErrorCode::kCorrupt, fmt::format("{}: page {} (offset {}): {}", file, expected.value, offset, what));
   };
   const uint32_t stored = LoadLe<uint32_t>(page.data() + f::kPhChecksum);
   const uint32_t computed = Crc32c(page.subspan(4));
   if (stored != computed && !kChecksumsBypassed) {
-    return corrupt(fmt::format("checksum mismatch (stored {:#010x}, computed {:#010x})", stored,
-                               computed));
+    return corrupt(fmt::format("checksum mismatch (stored {:#010x}, computed {:#010x})", stored, computed));
   }
   const PageHeader h = PageHeader::Decode(page.data());
   if (h.page_id != expected) {

@@ -14,9 +14,15 @@ namespace xtfq {
 Result<std::unique_ptr<PosixFile>> PosixFile::Open(const std::string& path, Mode mode) {
   int flags = O_CLOEXEC;
   switch (mode) {
-    case Mode::kRead: flags |= O_RDONLY; break;
-    case Mode::kWrite: flags |= O_RDWR; break;
-    case Mode::kCreateNew: flags |= O_RDWR | O_CREAT | O_EXCL; break;
+    case Mode::kRead:
+      flags |= O_RDONLY;
+      break;
+    case Mode::kWrite:
+      flags |= O_RDWR;
+      break;
+    case Mode::kCreateNew:
+      flags |= O_RDWR | O_CREAT | O_EXCL;
+      break;
   }
   int fd = ::open(path.c_str(), flags, 0644);
   if (fd < 0) {
@@ -71,8 +77,7 @@ PosixFile::~PosixFile() { ::close(fd_); }
 
 Error PosixFile::Errno(std::string_view what, uint64_t offset) const {
   int e = errno;
-  return Error(ErrorCode::kIo, fmt::format("{}: {} at offset {} failed: {}", path_, what, offset,
-                                           std::strerror(e)));
+  return Error(ErrorCode::kIo, fmt::format("{}: {} at offset {} failed: {}", path_, what, offset, std::strerror(e)));
 }
 
 Result<size_t> PosixFile::ReadAt(uint64_t offset, std::span<std::byte> out) {
@@ -86,8 +91,7 @@ Result<size_t> PosixFile::ReadAt(uint64_t offset, std::span<std::byte> out) {
 Status PosixFile::WriteAt(uint64_t offset, std::span<const std::byte> data) {
   size_t done = 0;
   while (done < data.size()) {
-    ssize_t n = ::pwrite(fd_, data.data() + done, data.size() - done,
-                         static_cast<off_t>(offset + done));
+    ssize_t n = ::pwrite(fd_, data.data() + done, data.size() - done, static_cast<off_t>(offset + done));
     if (n < 0) {
       if (errno == EINTR) continue;
       return Errno("write", offset + done);

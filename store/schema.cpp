@@ -65,7 +65,8 @@ Result<Schema> Schema::FromIndexes(const std::vector<std::pair<std::string, Fiel
     if (index == format::kNoField) continue;
     if (index >= fields.size()) return bad(fmt::format("{} field index {} out of range", role, index));
     if (fields[index].second == FieldType::kF64 || fields[index].second == FieldType::kU64) {
-      return bad(fmt::format("{} field '{}' must be a signed integer or a narrower unsigned one", role, fields[index].first));
+      return bad(
+          fmt::format("{} field '{}' must be a signed integer or a narrower unsigned one", role, fields[index].first));
     }
     *slot = index;
   }
@@ -76,13 +77,20 @@ Result<Schema> Schema::FromIndexes(const std::vector<std::pair<std::string, Fiel
 
 int64_t LoadInteger(const std::byte* p, FieldType type) {
   switch (type) {
-    case FieldType::kI8: return LoadLe<int8_t>(p);
-    case FieldType::kI16: return LoadLe<int16_t>(p);
-    case FieldType::kI32: return LoadLe<int32_t>(p);
-    case FieldType::kU8: return LoadLe<uint8_t>(p);
-    case FieldType::kU16: return LoadLe<uint16_t>(p);
-    case FieldType::kU32: return LoadLe<uint32_t>(p);
-    default: return LoadLe<int64_t>(p);
+    case FieldType::kI8:
+      return LoadLe<int8_t>(p);
+    case FieldType::kI16:
+      return LoadLe<int16_t>(p);
+    case FieldType::kI32:
+      return LoadLe<int32_t>(p);
+    case FieldType::kU8:
+      return LoadLe<uint8_t>(p);
+    case FieldType::kU16:
+      return LoadLe<uint16_t>(p);
+    case FieldType::kU32:
+      return LoadLe<uint32_t>(p);
+    default:
+      return LoadLe<int64_t>(p);
   }
 }
 
@@ -100,15 +108,24 @@ std::optional<size_t> Schema::Find(std::string_view name) const {
 Value Schema::Get(const std::byte* r, size_t i) const {
   const std::byte* p = r + fields_[i].offset;
   switch (fields_[i].type) {
-    case FieldType::kI8: return int64_t{LoadLe<int8_t>(p)};
-    case FieldType::kI16: return int64_t{LoadLe<int16_t>(p)};
-    case FieldType::kI32: return int64_t{LoadLe<int32_t>(p)};
-    case FieldType::kI64: return LoadLe<int64_t>(p);
-    case FieldType::kU8: return uint64_t{LoadLe<uint8_t>(p)};
-    case FieldType::kU16: return uint64_t{LoadLe<uint16_t>(p)};
-    case FieldType::kU32: return uint64_t{LoadLe<uint32_t>(p)};
-    case FieldType::kU64: return LoadLe<uint64_t>(p);
-    case FieldType::kF64: return LoadLe<double>(p);
+    case FieldType::kI8:
+      return int64_t{LoadLe<int8_t>(p)};
+    case FieldType::kI16:
+      return int64_t{LoadLe<int16_t>(p)};
+    case FieldType::kI32:
+      return int64_t{LoadLe<int32_t>(p)};
+    case FieldType::kI64:
+      return LoadLe<int64_t>(p);
+    case FieldType::kU8:
+      return uint64_t{LoadLe<uint8_t>(p)};
+    case FieldType::kU16:
+      return uint64_t{LoadLe<uint16_t>(p)};
+    case FieldType::kU32:
+      return uint64_t{LoadLe<uint32_t>(p)};
+    case FieldType::kU64:
+      return LoadLe<uint64_t>(p);
+    case FieldType::kF64:
+      return LoadLe<double>(p);
   }
   return int64_t{0};
 }
@@ -121,15 +138,33 @@ void Schema::Set(std::byte* r, size_t i, Value v) const {
   std::byte* p = r + fields_[i].offset;
   auto as = [&](auto tag) { return std::visit([](auto x) { return static_cast<decltype(tag)>(x); }, v); };
   switch (fields_[i].type) {
-    case FieldType::kI8: StoreLe<int8_t>(p, as(int8_t{})); break;
-    case FieldType::kI16: StoreLe<int16_t>(p, as(int16_t{})); break;
-    case FieldType::kI32: StoreLe<int32_t>(p, as(int32_t{})); break;
-    case FieldType::kI64: StoreLe<int64_t>(p, as(int64_t{})); break;
-    case FieldType::kU8: StoreLe<uint8_t>(p, as(uint8_t{})); break;
-    case FieldType::kU16: StoreLe<uint16_t>(p, as(uint16_t{})); break;
-    case FieldType::kU32: StoreLe<uint32_t>(p, as(uint32_t{})); break;
-    case FieldType::kU64: StoreLe<uint64_t>(p, as(uint64_t{})); break;
-    case FieldType::kF64: StoreLe<double>(p, as(double{})); break;
+    case FieldType::kI8:
+      StoreLe<int8_t>(p, as(int8_t{}));
+      break;
+    case FieldType::kI16:
+      StoreLe<int16_t>(p, as(int16_t{}));
+      break;
+    case FieldType::kI32:
+      StoreLe<int32_t>(p, as(int32_t{}));
+      break;
+    case FieldType::kI64:
+      StoreLe<int64_t>(p, as(int64_t{}));
+      break;
+    case FieldType::kU8:
+      StoreLe<uint8_t>(p, as(uint8_t{}));
+      break;
+    case FieldType::kU16:
+      StoreLe<uint16_t>(p, as(uint16_t{}));
+      break;
+    case FieldType::kU32:
+      StoreLe<uint32_t>(p, as(uint32_t{}));
+      break;
+    case FieldType::kU64:
+      StoreLe<uint64_t>(p, as(uint64_t{}));
+      break;
+    case FieldType::kF64:
+      StoreLe<double>(p, as(double{}));
+      break;
   }
 }
 

@@ -43,8 +43,9 @@ class Schema {
                              const std::vector<std::string>& aggregates, std::string_view time = {},
                              std::string_view process = {});
   // Make() for a layout's constant schema (the format test builds each one); aborts if invalid.
-  static Schema Fixed(const std::vector<std::pair<std::string, FieldType>>& fields, const std::vector<std::string>& aggregates,
-                      std::string_view time = {}, std::string_view process = {}) {
+  static Schema Fixed(const std::vector<std::pair<std::string, FieldType>>& fields,
+                      const std::vector<std::string>& aggregates, std::string_view time = {},
+                      std::string_view process = {}) {
     return Make(fields, aggregates, time, process).value();
   }
   // Same, with fields given as indexes (as the catalogue stores them; format::kNoField for none).

@@ -26,8 +26,8 @@ Result<std::unique_ptr<Store>> Store::Open(std::unique_ptr<File> file) {
   const uint64_t need = uint64_t{s->sb_.page_count} * s->sb_.page_size;
   if (s->file_size_ < need) {
     return Error(ErrorCode::kCorrupt,
-                 fmt::format("{}: truncated: generation {} has {} pages ({} bytes), the file has {} bytes",
-                             s->name(), s->sb_.generation, s->sb_.page_count, need, s->file_size_));
+                 fmt::format("{}: truncated: generation {} has {} pages ({} bytes), the file has {} bytes", s->name(),
+                             s->sb_.generation, s->sb_.page_count, need, s->file_size_));
   }
   XTFQ_TRY(s->LoadCatalogue());
   return s;
@@ -35,8 +35,8 @@ Result<std::unique_ptr<Store>> Store::Open(std::unique_ptr<File> file) {
 
 Status Store::ReadPage(PageId id, std::span<std::byte> out) {
   if (id.value >= sb_.page_count) {
-    return Error(ErrorCode::kCorrupt, fmt::format("{}: page {} is beyond the last page {}", name(),
-                                                  id.value, sb_.page_count - 1));
+    return Error(ErrorCode::kCorrupt,
+                 fmt::format("{}: page {} is beyond the last page {}", name(), id.value, sb_.page_count - 1));
   }
   XTFQ_TRY(ReadExact(*file_, uint64_t{id.value} * sb_.page_size, out));
   return VerifyPage(out, id, name());
@@ -51,14 +51,14 @@ Status Store::LoadCatalogue() {
   PageId prev = kNoPage;
   for (uint32_t i = 0; i < sb_.catalogue_pages; ++i) {
     if (id == kNoPage) {
-      return Error(ErrorCode::kCorrupt, fmt::format("{}: catalogue ends after {} of {} pages", name(),
-                                                    i, sb_.catalogue_pages));
+      return Error(ErrorCode::kCorrupt,
+                   fmt::format("{}: catalogue ends after {} of {} pages", name(), i, sb_.catalogue_pages));
     }
     XTFQ_TRY(ReadPage(id, page));
     const PageHeader h = PageHeader::Decode(page.data());
     auto bad = [&](const std::string& m) {
-      return Error(ErrorCode::kCorrupt, fmt::format("{}: page {} (offset {}): catalogue page {}: {}", name(),
-                                                    id.value, uint64_t{id.value} * sb_.page_size, i, m));
+      return Error(ErrorCode::kCorrupt, fmt::format("{}: page {} (offset {}): catalogue page {}: {}", name(), id.value,
+                                                    uint64_t{id.value} * sb_.page_size, i, m));
     };
     if (h.kind != PageKind::kCatalogue) return bad(fmt::format("kind is {}", PageKindName(h.kind)));
     if (h.prev != prev) return bad(fmt::format("prev link {} where {} was expected", h.prev.value, prev.value));
@@ -66,8 +66,7 @@ Status Store::LoadCatalogue() {
       return bad(fmt::format("holds {} bytes, more than the catalogue has left", h.entry_count));
     }
     catalogue_pages_.push_back(id);
-    bytes.insert(bytes.end(), page.begin() + f::kPageHeaderSize,
-                 page.begin() + f::kPageHeaderSize + h.entry_count);
+    bytes.insert(bytes.end(), page.begin() + f::kPageHeaderSize, page.begin() + f::kPageHeaderSize + h.entry_count);
     prev = id;
     id = h.next;
   }
@@ -87,8 +86,7 @@ Result<std::unique_ptr<PageSource>> Store::MakeSource(Backend backend) {
     XTFQ_ASSIGN_OR_RETURN(auto src, MmapPageSource::Open(file_->path(), sb_.page_size, sb_.page_count));
     return std::unique_ptr<PageSource>(std::move(src));
   }
-  return std::unique_ptr<PageSource>(
-      std::make_unique<PreadPageSource>(*file_, sb_.page_size, sb_.page_count));
+  return std::unique_ptr<PageSource>(std::make_unique<PreadPageSource>(*file_, sb_.page_size, sb_.page_count));
 }
 
 }  // namespace xtfq

@@ -30,7 +30,9 @@ void Summary::Add(const Schema& schema, const std::byte* record) { AddRange(sche
 
 bool Summary::SameUpToRounding(const Summary& o) const {
   if (count != o.count || fields.size() != o.fields.size()) return false;
-  auto close = [](double a, double b) { return a == b || std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); };
+  auto close = [](double a, double b) {
+    return a == b || std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b));
+  };
   for (size_t k = 0; k < fields.size(); ++k) {
     const FieldStats& f = fields[k];
     const FieldStats& g = o.fields[k];

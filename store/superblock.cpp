@@ -11,9 +11,7 @@ namespace xtfq {
 
 namespace f = format;
 
-bool ValidPageSize(uint64_t p) {
-  return p >= f::kMinPageSize && p <= f::kMaxPageSize && (p & (p - 1)) == 0;
-}
+bool ValidPageSize(uint64_t p) { return p >= f::kMinPageSize && p <= f::kMaxPageSize && (p & (p - 1)) == 0; }
 
 std::array<std::byte, f::kSuperblockSize> Superblock::Encode() const {
   std::array<std::byte, f::kSuperblockSize> b{};
@@ -31,8 +29,7 @@ std::array<std::byte, f::kSuperblockSize> Superblock::Encode() const {
   return b;
 }
 
-Result<Superblock> Superblock::Decode(std::span<const std::byte, f::kSuperblockSize> b,
-                                      const std::string& where) {
+Result<Superblock> Superblock::Decode(std::span<const std::byte, f::kSuperblockSize> b, const std::string& where) {
   auto bad = [&](const std::string& what) { return Error(ErrorCode::kCorrupt, where + ": " + what); };
   if (std::memcmp(b.data(), f::kMagic.data(), 8) != 0) return bad("bad magic (not an xtfq store)");
   const uint32_t stored = LoadLe<uint32_t>(b.data() + f::kSbChecksum);
@@ -52,22 +49,19 @@ Result<Superblock> Superblock::Decode(std::span<const std::byte, f::kSuperblockS
   s.catalogue_bytes = LoadLe<uint32_t>(b.data() + f::kSbCatalogueBytes);
   s.commit_time_ns = LoadLe<uint64_t>(b.data() + f::kSbCommitTime);
   if (s.version != f::kFormatVersion) {
-    return Error(ErrorCode::kUnsupported,
-                 fmt::format("{}: format version {} (this build reads version {})", where,
-                             s.version, f::kFormatVersion));
+    return Error(ErrorCode::kUnsupported, fmt::format("{}: format version {} (this build reads version {})", where,
+                                                      s.version, f::kFormatVersion));
   }
   if (!ValidPageSize(s.page_size)) return bad(fmt::format("invalid page size {}", s.page_size));
   if (s.generation == 0) return bad("generation 0");
   if (s.page_count < f::kFirstDataPage + 1) return bad(fmt::format("page count {} too small", s.page_count));
   if (s.catalogue_head.value < f::kFirstDataPage || s.catalogue_head.value >= s.page_count) {
-    return bad(fmt::format("catalogue head page {} outside pages 2..{}", s.catalogue_head.value,
-                           s.page_count - 1));
+    return bad(fmt::format("catalogue head page {} outside pages 2..{}", s.catalogue_head.value, s.page_count - 1));
   }
   const uint64_t cap = s.page_size - f::kPageHeaderSize;
   if (s.catalogue_pages == 0 || s.catalogue_pages > s.page_count - f::kFirstDataPage ||
       s.catalogue_bytes < f::kCatalogueHeaderSize || s.catalogue_bytes > cap * s.catalogue_pages) {
-    return bad(fmt::format("catalogue of {} bytes in {} pages is impossible", s.catalogue_bytes,
-                           s.catalogue_pages));
+    return bad(fmt::format("catalogue of {} bytes in {} pages is impossible", s.catalogue_bytes, s.catalogue_pages));
   }
   if (LoadLe<uint32_t>(b.data() + f::kSbReserved) != 0) return bad("reserved field is not zero");
   return s;
@@ -93,24 +87,31 @@ Result<SuperblockChoice> ReadNewestSuperblock(File& file) {
   } else {
     for (uint32_t p = f::kMinPageSize; p <= f::kMaxPageSize; p *= 2) {
       Result<Superblock> r = read_slot(p, 1);
-      if (r.ok() && r->page_size == p) { s1 = std::move(r); break; }
+      if (r.ok() && r->page_size == p) {
+        s1 = std::move(r);
+        break;
+      }
       if (!s1.has_value() || p == f::kMinPageSize) s1 = std::move(r);
     }
   }
   if (!s1->ok() && s1->error().code() == ErrorCode::kIo) return std::move(*s1).error();
   if (s1->ok() && (**s1).page_size != (s0.ok() ? s0->page_size : (**s1).page_size)) {
-    s1 = Error(ErrorCode::kCorrupt, fmt::format("{}: superblock 1 gives page size {}, superblock 0 {}",
-                                                file.name(), (**s1).page_size, s0->page_size));
+    s1 = Error(ErrorCode::kCorrupt, fmt::format("{}: superblock 1 gives page size {}, superblock 0 {}", file.name(),
+                                                (**s1).page_size, s0->page_size));
   }
   const bool ok0 = s0.ok() && Superblock::Slot(s0->generation) == 0;
   const bool ok1 = s1->ok() && Superblock::Slot((**s1).generation) == 1;
-  if (s0.ok() && !ok0) s0 = Error(ErrorCode::kCorrupt, fmt::format("{}: superblock 0 holds odd generation {}", file.name(), s0->generation));
-  if (s1->ok() && !ok1) *s1 = Error(ErrorCode::kCorrupt, fmt::format("{}: superblock 1 holds even generation {}", file.name(), (**s1).generation));
+  if (s0.ok() && !ok0)
+    s0 = Error(ErrorCode::kCorrupt,
+               fmt::format("{}: superblock 0 holds odd generation {}", file.name(), s0->generation));
+  if (s1->ok() && !ok1)
+    *s1 = Error(ErrorCode::kCorrupt,
+                fmt::format("{}: superblock 1 holds even generation {}", file.name(), (**s1).generation));
   if (!ok0 && !ok1) {
     if (s0.error().code() == ErrorCode::kUnsupported) return std::move(s0).error();
     if (s1->error().code() == ErrorCode::kUnsupported) return std::move(*s1).error();
-    return Error(ErrorCode::kCorrupt, fmt::format("no valid superblock: {}; {}", s0.error().message(),
-                                                  s1->error().message()));
+    return Error(ErrorCode::kCorrupt,
+                 fmt::format("no valid superblock: {}; {}", s0.error().message(), s1->error().message()));
   }
   SuperblockChoice c;
   if (ok0 && (!ok1 || s0->generation > (**s1).generation)) {

@@ -32,8 +32,7 @@ struct Superblock {
 
   std::array<std::byte, format::kSuperblockSize> Encode() const;
   // Decodes and validates one slot; errors name `where` (file and slot).
-  static Result<Superblock> Decode(std::span<const std::byte, format::kSuperblockSize> bytes,
-                                   const std::string& where);
+  static Result<Superblock> Decode(std::span<const std::byte, format::kSuperblockSize> bytes, const std::string& where);
 
   static uint32_t Slot(uint64_t generation) { return static_cast<uint32_t>(generation % 2); }
 };

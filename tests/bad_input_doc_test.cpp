@@ -31,7 +31,8 @@ std::vector<Row> Rows() {
     // | `COMMAND` | `STDERR` | EXIT |
     const size_t c1 = line.find('`') + 1, c2 = line.find("` | `", c1);
     const size_t s1 = c2 + 5, s2 = line.rfind("` | ");
-    REQUIRE_MESSAGE((c2 != std::string::npos && s2 != std::string::npos && s2 >= s1), "docs/cli.md: a Bad input row I cannot read: " << line);
+    REQUIRE_MESSAGE((c2 != std::string::npos && s2 != std::string::npos && s2 >= s1),
+                    "docs/cli.md: a Bad input row I cannot read: " << line);
     rows.push_back({line.substr(c1, c2 - c1), line.substr(s1, s2 - s1), std::stoi(line.substr(s2 + 4))});
   }
   return rows;
@@ -44,7 +45,9 @@ std::string Slurp(const std::string& path) {
 
 int Shell(const test::TempDir& dir, const std::string& command, std::string* err = nullptr) {
   const std::string e = dir.File(".stderr");
-  const int rc = std::system(fmt::format("cd '{}' && X='{}' bash -c '{}' > /dev/null 2> '{}'", dir.path().string(), XTFQ_CLI_PATH, command, e).c_str());
+  const int rc = std::system(
+      fmt::format("cd '{}' && X='{}' bash -c '{}' > /dev/null 2> '{}'", dir.path().string(), XTFQ_CLI_PATH, command, e)
+          .c_str());
   if (err != nullptr) *err = Slurp(e);
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
@@ -53,10 +56,12 @@ TEST_CASE("cli: every row of the documented bad-input table gives its message an
   const std::vector<Row> rows = Rows();
   REQUIRE(rows.size() >= 20);
   test::TempDir dir;
-  for (const char* setup : {"$X gen events 1000 --ranks 4 -o e.bin", "$X import e.bin -o e.xtfq", "$X gen darshan 2000 --ranks 4 --files 10 -o run.darshan",
-                            "$X import run.darshan -o run.xtfq", "$X gen jobstats --targets 2 --jobs 5 --samples 3 -o js", "$X import js -o js.xtfq",
-                            "head -c 100 e.bin > bad.bin", "echo hello > notes.txt", "head -c 100 run.darshan > trunc.darshan",
-                            "cp e.xtfq corrupt.xtfq && printf \"\\x7f\" | dd of=corrupt.xtfq bs=1 seek=8292 conv=notrunc 2> /dev/null"}) {
+  for (const char* setup :
+       {"$X gen events 1000 --ranks 4 -o e.bin", "$X import e.bin -o e.xtfq",
+        "$X gen darshan 2000 --ranks 4 --files 10 -o run.darshan", "$X import run.darshan -o run.xtfq",
+        "$X gen jobstats --targets 2 --jobs 5 --samples 3 -o js", "$X import js -o js.xtfq",
+        "head -c 100 e.bin > bad.bin", "echo hello > notes.txt", "head -c 100 run.darshan > trunc.darshan",
+        "cp e.xtfq corrupt.xtfq && printf \"\\x7f\" | dd of=corrupt.xtfq bs=1 seek=8292 conv=notrunc 2> /dev/null"}) {
     REQUIRE_MESSAGE(Shell(dir, setup) == 0, setup);
   }
   for (const Row& r : rows) {

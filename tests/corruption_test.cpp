@@ -83,7 +83,9 @@ Attempt Try(const Built& b, std::vector<std::byte> bytes) {
   }
   at.generation = (*r)->store().generation();
   at.report = StoreChecker((*r)->store()).Run();
-  const StoreModel* m = at.generation == b.generation ? &b.current : at.generation + 1 == b.generation ? &b.previous : nullptr;
+  const StoreModel* m = at.generation == b.generation       ? &b.current
+                        : at.generation + 1 == b.generation ? &b.previous
+                                                            : nullptr;
   at.diff = m == nullptr ? fmt::format("opened generation {}", at.generation) : m->Verify(**r);
   return at;
 }
@@ -130,9 +132,9 @@ TEST_CASE("corruption: every flipped byte is reported or harmless and never a cr
       if (in_page < format::kSuperblockSize) {
         // Either slot damaged: the store opens from the other, and the checker warns about it.
         CHECK(at.generation == (page == current_slot ? b.generation - 1 : b.generation));
-        const bool warned = std::any_of(at.report.warnings.begin(), at.report.warnings.end(), [&](const std::string& w) {
-          return Names(w, fmt::format("superblock {}", page));
-        });
+        const bool warned =
+            std::any_of(at.report.warnings.begin(), at.report.warnings.end(),
+                        [&](const std::string& w) { return Names(w, fmt::format("superblock {}", page)); });
         CHECK(warned);
         ++detected;
       } else {

@@ -98,7 +98,8 @@ TEST_CASE("crash: SIGKILL at 120 random moments leaves the last committed genera
     std::string seen;
     char c;
     while (std::count(seen.begin(), seen.end(), 'C') < 1 && read(fds[0], &c, 1) == 1) seen += c;
-    window_us = 2 * std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
+    window_us =
+        2 * std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
     kill(pid, SIGKILL);
     waitpid(pid, nullptr, 0);
     drain(fds[0]);
@@ -123,7 +124,12 @@ TEST_CASE("crash: SIGKILL at 120 random moments leaves the last committed genera
       const size_t end = log.find('\n', pos);
       if (end == std::string::npos) break;
       const uint64_t g = std::stoull(log.substr(pos + 1, end - pos - 1));
-      if (log[pos] == 'C') { committed = g; in_flight = 0; } else { in_flight = g; }
+      if (log[pos] == 'C') {
+        committed = g;
+        in_flight = 0;
+      } else {
+        in_flight = g;
+      }
       pos = end + 1;
     }
     auto reader = StoreReader::Open(path);
@@ -148,7 +154,8 @@ TEST_CASE("crash: SIGKILL at 120 random moments leaves the last committed genera
     StoreChecker::Report rep = StoreChecker((*reader)->store()).Run();
     REQUIRE_MESSAGE(rep.ok(), Why(rep));
   }
-  MESSAGE("final generation " << committed << "; " << reopened_in_flight << " kills landed between superblock and report");
+  MESSAGE("final generation " << committed << "; " << reopened_in_flight
+                              << " kills landed between superblock and report");
   CHECK(committed > base_gen + 20);
 }
 

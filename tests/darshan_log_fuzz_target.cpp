@@ -4,12 +4,12 @@
 #include <memory>
 #include <vector>
 
-#include "importers/darshan_log.h"
 #include "importers/darshan_importer.h"
+#include "importers/darshan_log.h"
 #include "importers/darshan_parser_text.h"
 #include "importers/darshan_text_importer.h"
-#include "store/store_writer.h"
 #include "store/mem_file.h"
+#include "store/store_writer.h"
 
 namespace xtfq::test {
 

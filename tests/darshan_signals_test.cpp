@@ -1,6 +1,8 @@
 // The Darshan signal spec v2.0: every formula and NA rule against hand-computed values on records
 // built for the purpose, and the signals of every corpus log computed from its binary and from its
 // darshan-parser text (exact for counts and bytes; within the text's six decimals for times).
+#include "query/darshan_signals.h"
+
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
@@ -15,10 +17,10 @@
 #include "importers/darshan_record_writer.h"
 #include "importers/darshan_text_importer.h"
 #include "query/darshan_logs.h"
-#include "query/darshan_signals.h"
-#include "store/posix_file.h"
 #include "store/endian.h"
+#include "store/posix_file.h"
 #include "store/store_writer.h"
+#include "tests/shared_data.h"
 #include "tests/temp_dir.h"
 #include "tests/why.h"
 #include "tests/xtfq_cli.h"
@@ -102,35 +104,63 @@ TEST_CASE("signals: every formula and NA rule of the spec on hand-made records")
     REQUIRE(rw.BeginCounters(1, "POSIX").ok());
     // Rank 0: 3 MiB read in 4 reads over 0.5 s; nothing written; a seek count of -1.
     REQUIRE(rw.AddCounters(Rec("POSIX", 11, 0,
-                               {{"POSIX_BYTES_READ", 3 * 1048576.0}, {"POSIX_READS", 4}, {"POSIX_F_READ_TIME", 0.5},
-                                {"POSIX_SEQ_READS", 3}, {"POSIX_CONSEC_READS", 1}, {"POSIX_OPENS", 2}, {"POSIX_STATS", 1},
-                                {"POSIX_SEEKS", -1}, {"POSIX_F_META_TIME", 0.5}, {"POSIX_FILE_NOT_ALIGNED", 1},
-                                {"POSIX_SIZE_READ_0_100", 1}, {"POSIX_SIZE_READ_1K_10K", 1}, {"POSIX_SIZE_READ_1M_4M", 2},
-                                {"POSIX_MAX_BYTE_READ", 1048575}, {"POSIX_F_OPEN_START_TIMESTAMP", 1}}))
+                               {{"POSIX_BYTES_READ", 3 * 1048576.0},
+                                {"POSIX_READS", 4},
+                                {"POSIX_F_READ_TIME", 0.5},
+                                {"POSIX_SEQ_READS", 3},
+                                {"POSIX_CONSEC_READS", 1},
+                                {"POSIX_OPENS", 2},
+                                {"POSIX_STATS", 1},
+                                {"POSIX_SEEKS", -1},
+                                {"POSIX_F_META_TIME", 0.5},
+                                {"POSIX_FILE_NOT_ALIGNED", 1},
+                                {"POSIX_SIZE_READ_0_100", 1},
+                                {"POSIX_SIZE_READ_1K_10K", 1},
+                                {"POSIX_SIZE_READ_1M_4M", 2},
+                                {"POSIX_MAX_BYTE_READ", 1048575},
+                                {"POSIX_F_OPEN_START_TIMESTAMP", 1}}))
                 .ok());
     // Shared, with I/O: slowest 300 bytes, fastest 100, variance 12.5; MAX_BYTE_READ 0.
     REQUIRE(rw.AddCounters(Rec("POSIX", 12, -1,
-                               {{"POSIX_BYTES_WRITTEN", 400}, {"POSIX_WRITES", 2}, {"POSIX_F_WRITE_TIME", 0.25},
-                                {"POSIX_SLOWEST_RANK_BYTES", 300}, {"POSIX_FASTEST_RANK_BYTES", 100},
-                                {"POSIX_F_VARIANCE_RANK_BYTES", 12.5}, {"POSIX_F_OPEN_START_TIMESTAMP", 2}}))
+                               {{"POSIX_BYTES_WRITTEN", 400},
+                                {"POSIX_WRITES", 2},
+                                {"POSIX_F_WRITE_TIME", 0.25},
+                                {"POSIX_SLOWEST_RANK_BYTES", 300},
+                                {"POSIX_FASTEST_RANK_BYTES", 100},
+                                {"POSIX_F_VARIANCE_RANK_BYTES", 12.5},
+                                {"POSIX_F_OPEN_START_TIMESTAMP", 2}}))
                 .ok());
     // Shared, without I/O.
-    REQUIRE(rw.AddCounters(Rec("POSIX", 13, -1, {{"POSIX_SLOWEST_RANK_BYTES", 5}, {"POSIX_FASTEST_RANK_BYTES", 1},
-                                                 {"POSIX_F_VARIANCE_RANK_BYTES", 2}, {"POSIX_F_OPEN_START_TIMESTAMP", 3}}))
+    REQUIRE(rw.AddCounters(Rec("POSIX", 13, -1,
+                               {{"POSIX_SLOWEST_RANK_BYTES", 5},
+                                {"POSIX_FASTEST_RANK_BYTES", 1},
+                                {"POSIX_F_VARIANCE_RANK_BYTES", 2},
+                                {"POSIX_F_OPEN_START_TIMESTAMP", 3}}))
                 .ok());
     // Shared, I/O, fastest rank moved 0 bytes; bytes read -1 (not monitored).
-    REQUIRE(rw.AddCounters(Rec("POSIX", 14, -1, {{"POSIX_BYTES_WRITTEN", 8}, {"POSIX_BYTES_READ", -1}, {"POSIX_WRITES", 1},
-                                                 {"POSIX_SLOWEST_RANK_BYTES", 8}, {"POSIX_F_VARIANCE_RANK_BYTES", 16},
-                                                 {"POSIX_F_OPEN_START_TIMESTAMP", 4}}))
+    REQUIRE(rw.AddCounters(Rec("POSIX", 14, -1,
+                               {{"POSIX_BYTES_WRITTEN", 8},
+                                {"POSIX_BYTES_READ", -1},
+                                {"POSIX_WRITES", 1},
+                                {"POSIX_SLOWEST_RANK_BYTES", 8},
+                                {"POSIX_F_VARIANCE_RANK_BYTES", 16},
+                                {"POSIX_F_OPEN_START_TIMESTAMP", 4}}))
                 .ok());
     REQUIRE(rw.EndCounters().ok());
     REQUIRE(rw.BeginCounters(2, "MPI-IO").ok());
-    REQUIRE(rw.AddCounters(Rec("MPI-IO", 12, -1, {{"MPIIO_INDEP_READS", 1}, {"MPIIO_COLL_READS", 2}, {"MPIIO_SPLIT_READS", 3},
-                                                  {"MPIIO_NB_READS", 4}, {"MPIIO_BYTES_READ", 1048576}, {"MPIIO_F_READ_TIME", 0.125}}))
+    REQUIRE(rw.AddCounters(Rec("MPI-IO", 12, -1,
+                               {{"MPIIO_INDEP_READS", 1},
+                                {"MPIIO_COLL_READS", 2},
+                                {"MPIIO_SPLIT_READS", 3},
+                                {"MPIIO_NB_READS", 4},
+                                {"MPIIO_BYTES_READ", 1048576},
+                                {"MPIIO_F_READ_TIME", 0.125}}))
                 .ok());
     REQUIRE(rw.EndCounters().ok());
     REQUIRE(rw.BeginCounters(9, "STDIO").ok());
-    REQUIRE(rw.AddCounters(Rec("STDIO", 15, 0, {{"STDIO_WRITES", 4}, {"STDIO_BYTES_WRITTEN", 64}, {"STDIO_F_WRITE_TIME", 0.0625}})).ok());
+    REQUIRE(rw.AddCounters(Rec("STDIO", 15, 0,
+                               {{"STDIO_WRITES", 4}, {"STDIO_BYTES_WRITTEN", 64}, {"STDIO_F_WRITE_TIME", 0.0625}}))
+                .ok());
     REQUIRE(rw.EndCounters().ok());
     DarshanJob job;
     job.mounts = {{"/scratch", "lustre"}, {"/", "ext4"}};
@@ -141,7 +171,7 @@ TEST_CASE("signals: every formula and NA rule of the spec on hand-made records")
   auto P = [](int64_t rank, uint64_t id, const char* n) { return Key{"POSIX", rank, id, n}; };
   // Rank 0.
   Is(m, P(0, 11, "POSIX_SEEKS"), std::nullopt);  // -1 is NA
-  Is(m, P(0, 11, "SIGNAL_READ_BW"), 6.0);          // 3 MiB / 0.5 s
+  Is(m, P(0, 11, "SIGNAL_READ_BW"), 6.0);        // 3 MiB / 0.5 s
   Is(m, P(0, 11, "SIGNAL_READ_IOPS"), 8.0);
   Is(m, P(0, 11, "SIGNAL_AVG_READ_SIZE"), 786432.0);
   Is(m, P(0, 11, "SIGNAL_WRITE_BW"), std::nullopt);  // write time 0
@@ -155,8 +185,8 @@ TEST_CASE("signals: every formula and NA rule of the spec on hand-made records")
   Is(m, P(0, 11, "SIGNAL_META_FRACTION"), 0.5);  // 0.5 / (0.5 + 0.5 + 0)
   Is(m, P(0, 11, "SIGNAL_UNALIGNED_READ_RATIO"), 0.25);
   Is(m, P(0, 11, "SIGNAL_UNALIGNED_WRITE_RATIO"), std::nullopt);
-  Is(m, P(0, 11, "SIGNAL_SMALL_READ_RATIO"), 0.5);  // 0-100 and 1K-10K of 4
-  Is(m, P(0, 11, "SIGNAL_REUSE_PROXY"), 3.0);       // 3 MiB / (1048575 + 1)
+  Is(m, P(0, 11, "SIGNAL_SMALL_READ_RATIO"), 0.5);               // 0-100 and 1K-10K of 4
+  Is(m, P(0, 11, "SIGNAL_REUSE_PROXY"), 3.0);                    // 3 MiB / (1048575 + 1)
   Is(m, P(0, 11, "SIGNAL_RANK_IMBALANCE_RATIO"), std::nullopt);  // not shared
   Is(m, P(0, 11, "SIGNAL_BW_VARIANCE_PROXY"), std::nullopt);
   Is(m, P(0, 11, "SIGNAL_IS_SHARED"), 0.0);
@@ -282,10 +312,7 @@ class SixDecimals final : public RecordSink {
 
 TEST_CASE("signals: every corpus log gives the same signals from its binary and from its darshan-parser text") {
   const fs::path corpus = fs::path(XTFQ_SHARED_DIR) / "data" / "darshan";
-  if (!fs::exists(corpus)) {
-    MESSAGE("skipped: no Darshan corpus at " << corpus.string());
-    return;
-  }
+  if (test::SharedMissing(corpus)) return;
   test::TempDir dir;
   size_t logs = 0, values = 0;
   for (const char* sub : {"generated", "real"}) {
@@ -337,31 +364,38 @@ TEST_CASE("signals: every corpus log gives the same signals from its binary and 
   CHECK(logs >= 25);
 }
 
-TEST_CASE("signals: the command writes NAME_signals_v2.txt in the spec's layout, and json and csv with the same values") {
+TEST_CASE(
+    "signals: the command writes NAME_signals_v2.txt in the spec's layout, and json and csv with the same values") {
   const fs::path log = fs::path(XTFQ_SHARED_DIR) / "data" / "darshan" / "generated" / "dd_small.darshan";
-  if (!fs::exists(log)) {
-    MESSAGE("skipped: no Darshan corpus");
-    return;
-  }
+  if (test::SharedMissing(log)) return;
   test::TempDir dir;
   auto r = test::Xtfq(dir, fmt::format("signals '{}'", log.string()));
   REQUIRE_MESSAGE(r.status == 0, r.err);
   std::ifstream in(dir.File("dd_small_signals_v2.txt"));
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CHECK(text.starts_with("# darshan log version: 3.41\n"));
-  CHECK(text.find("# JOB LEVEL METRICS\n# ============================================================\nJOB\ttotal_bytes_read\t") != std::string::npos);
-  CHECK(text.find("# MODULE: POSIX\n# ============================================================\n#\n## Module-Level Aggregates:\nPOSIX\tMODULE_AGG\ttotal_bytes_read\t") != std::string::npos);
+  CHECK(text.find("# JOB LEVEL METRICS\n# "
+                  "============================================================\nJOB\ttotal_bytes_read\t") !=
+        std::string::npos);
+  CHECK(text.find("# MODULE: POSIX\n# ============================================================\n#\n## Module-Level "
+                  "Aggregates:\nPOSIX\tMODULE_AGG\ttotal_bytes_read\t") != std::string::npos);
   CHECK(text.find("\n## Module-Level Performance Metrics:\nPOSIX\tMODULE_PERF\tread_bw\tNA\n") != std::string::npos);
-  CHECK(text.find("# RECORD: 8291136671211331296 (rank=0)\n# file_name: /tmp/gen/work/dd.out\n# mount_pt: /\n# fs_type: ext4\n") != std::string::npos);
+  CHECK(text.find("# RECORD: 8291136671211331296 (rank=0)\n# file_name: /tmp/gen/work/dd.out\n# mount_pt: /\n# "
+                  "fs_type: ext4\n") != std::string::npos);
   CHECK(text.find("POSIX\t0\t8291136671211331296\tPOSIX_BYTES_WRITTEN\t1048576.0\n") != std::string::npos);
-  CHECK(text.find("### Derived Signals:\n# Performance Metrics\nPOSIX\t0\t8291136671211331296\tSIGNAL_READ_BW\tNA\n") != std::string::npos);
-  CHECK(text.find("# Data Reuse (proxy from MAX_BYTE_READ+1)\nPOSIX\t0\t8291136671211331296\tSIGNAL_REUSE_PROXY\tNA\n") != std::string::npos);
+  CHECK(text.find("### Derived Signals:\n# Performance Metrics\nPOSIX\t0\t8291136671211331296\tSIGNAL_READ_BW\tNA\n") !=
+        std::string::npos);
+  CHECK(
+      text.find("# Data Reuse (proxy from MAX_BYTE_READ+1)\nPOSIX\t0\t8291136671211331296\tSIGNAL_REUSE_PROXY\tNA\n") !=
+      std::string::npos);
   // 256 writes of 4096 bytes, 255 of them sequential.
   CHECK(text.find("SIGNAL_SEQ_WRITE_RATIO\t0.99609375\n") != std::string::npos);
   auto csv = test::Xtfq(dir, fmt::format("signals '{}' --format csv -o -", log.string()));
   REQUIRE(csv.status == 0);
   CHECK(csv.out.starts_with("level,module,rank,record_id,group,name,value\n"));
-  CHECK(csv.out.find("record_signal,POSIX,0,8291136671211331296,\"Performance Metrics\",SIGNAL_SEQ_RATIO,0.99609375\n") != std::string::npos);
+  CHECK(
+      csv.out.find("record_signal,POSIX,0,8291136671211331296,\"Performance Metrics\",SIGNAL_SEQ_RATIO,0.99609375\n") !=
+      std::string::npos);
   auto json = test::Xtfq(dir, fmt::format("signals '{}' --format json -o -", log.string()));
   REQUIRE(json.status == 0);
   CHECK(json.out.find("\"SIGNAL_SEQ_WRITE_RATIO\":0.99609375") != std::string::npos);

@@ -19,12 +19,13 @@
 #include "importers/darshan_log_writer.h"
 #include "importers/darshan_text_importer.h"
 #include "importers/record_sorter.h"
+#include "layouts/darshan_layout.h"
 #include "query/darshan_logs.h"
 #include "query/store_reader.h"
-#include "layouts/darshan_layout.h"
 #include "store/endian.h"
 #include "store/posix_file.h"
 #include "store/store_writer.h"
+#include "tests/shared_data.h"
 #include "tests/temp_dir.h"
 #include "tests/why.h"
 #include "tests/xtfq_cli.h"
@@ -59,7 +60,8 @@ std::string Slurp(const fs::path& p) {
 }
 
 // Imports `input` (binary log or darshan-parser text) into a new store at `store`.
-Status ImportInto(const std::string& input, const std::string& store, bool text, const DarshanImportOptions& opts = {}) {
+Status ImportInto(const std::string& input, const std::string& store, bool text,
+                  const DarshanImportOptions& opts = {}) {
   XTFQ_ASSIGN_OR_RETURN(auto w, StoreWriter::CreatePath(store));
   if (text) {
     XTFQ_ASSIGN_OR_RETURN(auto f, PosixFile::Open(input, PosixFile::Mode::kRead));
@@ -119,7 +121,8 @@ void SameCounters(const std::string& name, const std::string& a_store, const std
   int reported = 0;
   for (const auto& [key, ra] : ka) {
     auto it = kb.find(key);
-    REQUIRE_MESSAGE(it != kb.end(), name << ": record " << std::get<0>(key) << " rank " << std::get<1>(key) << " missing");
+    REQUIRE_MESSAGE(it != kb.end(),
+                    name << ": record " << std::get<0>(key) << " rank " << std::get<1>(key) << " missing");
     const auto* rb = it->second;
     for (size_t f = 3; f < s.fields().size(); ++f) {
       const Field& fd = s.fields()[f];
@@ -127,8 +130,10 @@ void SameCounters(const std::string& name, const std::string& a_store, const std
       if (fd.type == FieldType::kF64) {
         const double x = LoadLe<double>(ra->data() + fd.offset), y = LoadLe<double>(rb->data() + fd.offset);
         const bool same = (std::isnan(x) && std::isnan(y)) || std::fabs(x - y) <= 5.01e-7 + 1e-15 * std::fabs(x);
-        if (!same && reported++ < 5) FAIL_CHECK(name << " " << std::get<0>(key) << " " << fd.name << ": " << x << " against " << y);
-      } else if (std::memcmp(ra->data() + fd.offset, rb->data() + fd.offset, FieldWidth(fd.type)) != 0 && reported++ < 5) {
+        if (!same && reported++ < 5)
+          FAIL_CHECK(name << " " << std::get<0>(key) << " " << fd.name << ": " << x << " against " << y);
+      } else if (std::memcmp(ra->data() + fd.offset, rb->data() + fd.offset, FieldWidth(fd.type)) != 0 &&
+                 reported++ < 5) {
         FAIL_CHECK(name << " " << std::get<0>(key) << " " << fd.name << " differs");
       }
     }
@@ -142,7 +147,7 @@ bool IsCounterArray(const std::string& name) {
 TEST_CASE("darshan store: every corpus log imported from binary and from darshan-parser text gives the same records") {
   const auto logs = CorpusLogs();
   if (logs.empty()) {
-    MESSAGE("skipped: no Darshan corpus at " << Corpus().string());
+    test::SharedAbsent("no Darshan corpus logs under " + Corpus().string());
     return;
   }
   test::TempDir dir;
@@ -177,7 +182,8 @@ TEST_CASE("darshan store: every corpus log imported from binary and from darshan
     }
     if (!stopped) {
       for (const auto& [name, recs] : a) {
-        if (IsCounterArray(name) && !recs.empty()) CHECK_MESSAGE(b.count(name) == 1, name << " is missing from the text import");
+        if (IsCounterArray(name) && !recs.empty())
+          CHECK_MESSAGE(b.count(name) == 1, name << " is missing from the text import");
       }
     }
     // The job, as both imports keep it.
@@ -206,7 +212,7 @@ TEST_CASE("darshan store: every corpus log imported from binary and from darshan
 TEST_CASE("darshan store: xtfq dump of a store prints what dumping the log prints") {
   const auto logs = CorpusLogs();
   if (logs.empty()) {
-    MESSAGE("skipped: no Darshan corpus at " << Corpus().string());
+    test::SharedAbsent("no Darshan corpus logs under " + Corpus().string());
     return;
   }
   test::TempDir dir;
@@ -283,12 +289,10 @@ int DxtMatchesPosix(const std::string& store) {
   return compared;
 }
 
-TEST_CASE("darshan store: DXT sequential and consecutive flags and size classes add up to the runtime's POSIX counters") {
+TEST_CASE(
+    "darshan store: DXT sequential and consecutive flags and size classes add up to the runtime's POSIX counters") {
   const fs::path log = Corpus() / "generated" / "iopat_small_dxt.darshan";
-  if (!fs::exists(log)) {
-    MESSAGE("skipped: no Darshan corpus at " << Corpus().string());
-    return;
-  }
+  if (test::SharedMissing(log)) return;
   test::TempDir dir;
   Status s = ImportInto(log.string(), dir.File("s.xtfq"), false);
   REQUIRE_MESSAGE(s.ok(), Why(s));
@@ -314,9 +318,7 @@ TEST_CASE("darshan store: a generated log round-trips through import and dump an
   const auto dump = Xtfq(dir, "dump g.xtfq");
   REQUIRE(dump.status == 0);
   CHECK(dump.out == Xtfq(dir, "dump g.darshan").out);
-  {
-    std::ofstream(dir.File("g.txt")) << dump.out;
-  }
+  { std::ofstream(dir.File("g.txt")) << dump.out; }
   s = ImportInto(dir.File("g.txt"), dir.File("t.xtfq"), true);
   REQUIRE_MESSAGE(s.ok(), Why(s));
   auto a = Arrays(dir.File("g.xtfq")), b = Arrays(dir.File("t.xtfq"));
@@ -330,7 +332,8 @@ TEST_CASE("darshan store: a generated log round-trips through import and dump an
   for (const auto& [name, recs] : a) {
     if (name.find("DXT_") == std::string::npos || name.ends_with(".files")) continue;
     segs += recs.size();
-    for (size_t i = 1; i < recs.size(); ++i) REQUIRE(LoadLe<int64_t>(recs[i - 1].data()) <= LoadLe<int64_t>(recs[i].data()));
+    for (size_t i = 1; i < recs.size(); ++i)
+      REQUIRE(LoadLe<int64_t>(recs[i - 1].data()) <= LoadLe<int64_t>(recs[i].data()));
   }
   CHECK(segs == st->posix_segments + st->mpiio_segments);
   // The same options give the same bytes.
@@ -372,8 +375,9 @@ TEST_CASE("darshan store: the external sort equals a stable sort whether or not 
       REQUIRE(sorter.Add(r).ok());
     }
     if (memory < 5000) CHECK(sorter.runs() > 1);
-    std::stable_sort(model.begin(), model.end(),
-                     [](const auto& a, const auto& b) { return LoadLe<int64_t>(a.data() + 8) < LoadLe<int64_t>(b.data() + 8); });
+    std::stable_sort(model.begin(), model.end(), [](const auto& a, const auto& b) {
+      return LoadLe<int64_t>(a.data() + 8) < LoadLe<int64_t>(b.data() + 8);
+    });
     size_t i = 0;
     Status s = sorter.Drain([&](std::span<const std::byte> r) {
       REQUIRE(i < model.size());
@@ -413,10 +417,13 @@ TEST_CASE("darshan store: a bad log leaves an existing store at its last commit"
   CHECK(gen() == before);
   CHECK(Xtfq(dir, "check s.xtfq").status == 0);
   // A text whose counters are out of order names the line.
-  std::ofstream(dir.File("bad.txt")) << "# darshan log version: 3.41\n# POSIX module data\nPOSIX\t0\t1\tPOSIX_READS\t3\t/x\t/\text4\n";
+  std::ofstream(dir.File("bad.txt"))
+      << "# darshan log version: 3.41\n# POSIX module data\nPOSIX\t0\t1\tPOSIX_READS\t3\t/x\t/\text4\n";
   const auto t = Xtfq(dir, "import bad.txt -o s.xtfq");
   CHECK(t.status == 1);
-  CHECK_MESSAGE(t.err.find("bad.txt: line 3: counter POSIX_READS where darshan-parser prints POSIX_OPENS") != std::string::npos, t.err);
+  CHECK_MESSAGE(
+      t.err.find("bad.txt: line 3: counter POSIX_READS where darshan-parser prints POSIX_OPENS") != std::string::npos,
+      t.err);
   CHECK(gen() == before);
 }
 

@@ -1,6 +1,8 @@
 // Darshan signals inside time windows and rank ranges: the indexed answers equal a flat scan on
 // random windows, the whole run equals the totals of the log's own DXT records, and the page reads
 // stay within O(log N) for all ranks and O(R' log N) for R' ranks.
+#include "query/darshan_window.h"
+
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
@@ -11,11 +13,11 @@
 #include "importers/darshan_dxt_reader.h"
 #include "importers/darshan_generator.h"
 #include "importers/darshan_importer.h"
-#include "query/darshan_logs.h"
-#include "query/darshan_window.h"
 #include "layouts/darshan_layout.h"
+#include "query/darshan_logs.h"
 #include "store/endian.h"
 #include "store/store_writer.h"
+#include "tests/shared_data.h"
 #include "tests/temp_dir.h"
 #include "tests/why.h"
 #include "tests/xtfq_cli.h"
@@ -59,7 +61,8 @@ TEST_CASE("darshan window: indexed answers equal the flat scan on random windows
   std::mt19937_64 rng(3);
   for (int i = 0; i < 60; ++i) {
     DarshanWindowSpec s;
-    const int64_t a = static_cast<int64_t>(rng() % 1000'000'000'000ULL), b = static_cast<int64_t>(rng() % 1000'000'000'000ULL);
+    const int64_t a = static_cast<int64_t>(rng() % 1000'000'000'000ULL),
+                  b = static_cast<int64_t>(rng() % 1000'000'000'000ULL);
     s.t1 = std::min(a, b), s.t2 = std::max(a, b);
     if (i % 3 == 0) s.t1 = INT64_MIN;
     if (i % 5 == 0) s.t2 = INT64_MAX;
@@ -104,7 +107,8 @@ TEST_CASE("darshan window: the whole run equals the totals of the log's DXT reco
     if (!*more) break;
     for (int op = 0; op < 2; ++op) {
       const bool write = op == 0;
-      const size_t first = write ? 0 : static_cast<size_t>(rec.writes), n = static_cast<size_t>(write ? rec.writes : rec.reads);
+      const size_t first = write ? 0 : static_cast<size_t>(rec.writes),
+                   n = static_cast<size_t>(write ? rec.writes : rec.reads);
       int64_t last = 0;
       DarshanOpStats& s = want[write ? 1 : 0];
       for (size_t i = first; i < first + n; ++i) {
@@ -184,10 +188,7 @@ TEST_CASE("darshan window: the query command reads seconds and filters files") {
 
 TEST_CASE("darshan window: a log without DXT answers bytes from its HEATMAP bins") {
   const std::string log = std::string(XTFQ_SHARED_DIR) + "/data/darshan/real/rel-3.21-x86_64-heatmap.darshan";
-  if (!std::filesystem::exists(log)) {
-    MESSAGE("skipped: no Darshan corpus");
-    return;
-  }
+  if (test::SharedMissing(log)) return;
   test::TempDir dir;
   auto l = DarshanLog::Open(log);
   REQUIRE(l.ok());

@@ -139,7 +139,8 @@ bool IsSuperblockWrite(const FaultFile::Call& c) {
 
 // Checks the disk holds generation `gen_ok` (or `gen_ok + 1` when `maybe_next`).
 void CheckDisk(const std::shared_ptr<MemDisk>& disk, const Outcome& o, uint64_t gen_ok, bool maybe_next) {
-  auto reader = StoreReader::Open(std::make_unique<MemFile>("mem.xtfq", disk), ReaderOptions{Backend::kPread, 4 * kPage});
+  auto reader =
+      StoreReader::Open(std::make_unique<MemFile>("mem.xtfq", disk), ReaderOptions{Backend::kPread, 4 * kPage});
   if (!reader.ok()) {
     CHECK_MESSAGE(gen_ok == 0, reader.error().message());
     CHECK(reader.error().code() == ErrorCode::kCorrupt);
@@ -183,8 +184,8 @@ TEST_CASE("faults: EIO or torn writes or a vanished device at every call leave t
       for (uint64_t i = 1; i + 1 < n && i < o.log.size(); ++i) {
         if (IsSuperblockWrite(o.log[i - 1]) && o.log[i].op == FaultFile::Op::kSync) ++gen_ok;
       }
-      const bool maybe_next = n >= 2 && n <= o.log.size() && IsSuperblockWrite(o.log[n - 2]) &&
-                              o.log[n - 1].op == FaultFile::Op::kSync;
+      const bool maybe_next =
+          n >= 2 && n <= o.log.size() && IsSuperblockWrite(o.log[n - 2]) && o.log[n - 1].op == FaultFile::Op::kSync;
       CheckDisk(disk, o, gen_ok, maybe_next);
       disk->Crash(n * 7 + mode);
       CheckDisk(disk, o, gen_ok, maybe_next);

@@ -60,7 +60,8 @@ TEST_CASE("format doc: every table row of docs/format.md equals store/format.h")
     header[std::string(r.table)].emplace(std::string(r.name), r.offset, r.size);
   }
   size_t darshan_tables = 0;
-  for (const auto& [table, rows] : d.rows) darshan_tables += table.starts_with("Darshan ") || table.starts_with("Job stats ");
+  for (const auto& [table, rows] : d.rows)
+    darshan_tables += table.starts_with("Darshan ") || table.starts_with("Job stats ");
   CHECK(d.rows.size() - darshan_tables == header.size());
   for (const auto& [table, rows] : header) {
     CAPTURE(table);
@@ -99,10 +100,12 @@ void CheckTables(const Doc& d, const std::pair<const char*, const Schema*> (&tab
 
 TEST_CASE("format doc: the Darshan layout tables equal DarshanLayout's schemas") {
   const Doc d = ParseDoc();
-  const std::pair<const char*, const Schema*> tables[] = {
-      {"Darshan log record", &DarshanLayout::LogSchema()},     {"Darshan source chunk", &DarshanLayout::SourceSchema()},
-      {"Darshan name record", &DarshanLayout::NamesSchema()},  {"Darshan DXT segment", &DarshanLayout::DxtSchema()},
-      {"Darshan DXT file record", &DarshanLayout::DxtFileSchema()}, {"Darshan heatmap bin", &DarshanLayout::HeatmapSchema()}};
+  const std::pair<const char*, const Schema*> tables[] = {{"Darshan log record", &DarshanLayout::LogSchema()},
+                                                          {"Darshan source chunk", &DarshanLayout::SourceSchema()},
+                                                          {"Darshan name record", &DarshanLayout::NamesSchema()},
+                                                          {"Darshan DXT segment", &DarshanLayout::DxtSchema()},
+                                                          {"Darshan DXT file record", &DarshanLayout::DxtFileSchema()},
+                                                          {"Darshan heatmap bin", &DarshanLayout::HeatmapSchema()}};
   CheckTables(d, tables);
   CHECK(DarshanLayout::DxtSchema().record_width() == DarshanLayout::kDxtWidth);
   using L = DarshanLayout;
@@ -115,9 +118,9 @@ TEST_CASE("format doc: the Darshan layout tables equal DarshanLayout's schemas")
     CAPTURE(name);
     CHECK(L::DxtSchema().fields()[*L::DxtSchema().Find(name)].offset == offset);
   }
-  const std::pair<const char*, uint32_t> heat[] = {{"t", L::kHeatOffsetT},         {"rank", L::kHeatOffsetRank},
-                                                   {"bin", L::kHeatOffsetBin},     {"width", L::kHeatOffsetWidth},
-                                                   {"read_bytes", L::kHeatOffsetRead}, {"write_bytes", L::kHeatOffsetWrite}};
+  const std::pair<const char*, uint32_t> heat[] = {
+      {"t", L::kHeatOffsetT},         {"rank", L::kHeatOffsetRank},       {"bin", L::kHeatOffsetBin},
+      {"width", L::kHeatOffsetWidth}, {"read_bytes", L::kHeatOffsetRead}, {"write_bytes", L::kHeatOffsetWrite}};
   for (const auto& [name, offset] : heat) {
     CAPTURE(name);
     CHECK(L::HeatmapSchema().fields()[*L::HeatmapSchema().Find(name)].offset == offset);
@@ -129,9 +132,9 @@ TEST_CASE("format doc: the job stats layout tables equal JobStatsLayout's schema
   const Doc d = ParseDoc();
   using J = JobStatsLayout;
   const std::pair<const char*, const Schema*> tables[] = {
-      {"Job stats target record", &J::TargetSchema()},         {"Job stats op record", &J::OpSchema()},
-      {"Job stats series record", &J::SeriesSchema()},         {"Job stats collection record", &J::CollectionSchema()},
-      {"Job stats entry record", &J::EntrySchema()},           {"Job stats counter record", &J::CounterSchema()},
+      {"Job stats target record", &J::TargetSchema()}, {"Job stats op record", &J::OpSchema()},
+      {"Job stats series record", &J::SeriesSchema()}, {"Job stats collection record", &J::CollectionSchema()},
+      {"Job stats entry record", &J::EntrySchema()},   {"Job stats counter record", &J::CounterSchema()},
       {"Job stats rate step", &J::StepSchema()}};
   CheckTables(d, tables);
   // The offsets the importer and the queries use are the schemas'.

@@ -48,15 +48,17 @@ TEST_CASE("golden: the documented commands print what they printed before") {
     CAPTURE(c.name);
     CAPTURE(c.command);
     const std::string out = dir.File(".stdout"), err = dir.File(".stderr");
-    const std::string cmd = fmt::format("cd '{}' && X='{}' TZ=UTC bash -o pipefail -c '{}' > '{}' 2> '{}'", dir.path().string(), XTFQ_CLI_PATH,
-                                        [&] {
-                                          std::string q;  // the command inside single quotes
-                                          for (char ch : c.command) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-                                          return q;
-                                        }(),
-                                        out, err);
+    const std::string cmd = fmt::format(
+        "cd '{}' && X='{}' TZ=UTC bash -o pipefail -c '{}' > '{}' 2> '{}'", dir.path().string(), XTFQ_CLI_PATH,
+        [&] {
+          std::string q;  // the command inside single quotes
+          for (char ch : c.command) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+          return q;
+        }(),
+        out, err);
     const int rc = std::system(cmd.c_str());
-    const std::string got = fmt::format("{}--- stderr\n{}--- exit {}\n", Slurp(out), Slurp(err), WIFEXITED(rc) ? WEXITSTATUS(rc) : -1);
+    const std::string got =
+        fmt::format("{}--- stderr\n{}--- exit {}\n", Slurp(out), Slurp(err), WIFEXITED(rc) ? WEXITSTATUS(rc) : -1);
     const std::string path = std::string(XTFQ_SOURCE_DIR) + "/tests/golden/" + c.name + ".out";
     if (update) {
       std::ofstream(path, std::ios::binary) << got;

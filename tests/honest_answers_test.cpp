@@ -9,9 +9,10 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <vector>
 #include <string>
+#include <vector>
 
+#include "tests/shared_data.h"
 #include "tests/temp_dir.h"
 #include "tests/xtfq_cli.h"
 
@@ -27,7 +28,8 @@ TEST_CASE("honest: windows and ranks outside a Darshan job are answered with a w
   // Epoch seconds given where seconds from the job's start are meant.
   const test::Run epoch = Xtfq(dir, "query g.xtfq --time 1767225600:1767229200");
   REQUIRE(epoch.status == 0);
-  CHECK(epoch.err.find("xtfq query: warning: the window [1.7672256e+09, 1.7672292e+09) s lies outside the job's run (0 to ") == 0);
+  CHECK(epoch.err.find(
+            "xtfq query: warning: the window [1.7672256e+09, 1.7672292e+09) s lies outside the job's run (0 to ") == 0);
   CHECK(epoch.err.find("give @EPOCH or ISO 8601 for wall-clock times") != std::string::npos);
   CHECK(epoch.out.find("write             0                0") != std::string::npos);
   // Ranks past the job's 16.
@@ -57,11 +59,9 @@ TEST_CASE("honest: flags that do not apply to the store are usage errors") {
 }
 
 TEST_CASE("honest: a HEATMAP-only log refuses file filters and names no slowest rank") {
-  const std::filesystem::path log = std::filesystem::path(XTFQ_SHARED_DIR) / "data/darshan/real/heatmap-inactive-ranks.darshan";
-  if (!std::filesystem::exists(log)) {
-    MESSAGE("skipped: " << log.string() << " is absent");
-    return;
-  }
+  const std::filesystem::path log =
+      std::filesystem::path(XTFQ_SHARED_DIR) / "data/darshan/real/heatmap-inactive-ranks.darshan";
+  if (test::SharedMissing(log)) return;
   test::TempDir dir;
   REQUIRE(Xtfq(dir, fmt::format("import '{}' -o h.xtfq", log.string())).status == 0);
   const test::Run all = Xtfq(dir, "query h.xtfq --module STDIO");
@@ -87,10 +87,12 @@ TEST_CASE("honest: job_stats windows list every group and answer the empty windo
   REQUIRE(series_at != std::string::npos);
   const long series = std::stol(info.out.substr(series_at + 10));
   // The empty window T:T is answered: every series listed, zeros, no mean rate (NA).
-  const test::Run empty = Xtfq(dir, "query js.xtfq --time 1767225700:1767225700 --by target,id --op write_bytes --format csv");
+  const test::Run empty =
+      Xtfq(dir, "query js.xtfq --time 1767225700:1767225700 --by target,id --op write_bytes --format csv");
   REQUIRE_MESSAGE(empty.status == 0, empty.err);
   CHECK(std::count(empty.out.begin(), empty.out.end(), '\n') == series + 1);
-  CHECK(empty.out.find(",0,,0,0\n") != std::string::npos);  // total 0, rate_mean empty (NA), rate_max 0, series_rate_max 0
+  CHECK(empty.out.find(",0,,0,0\n") !=
+        std::string::npos);  // total 0, rate_mean empty (NA), rate_max 0, series_rate_max 0
   // A reversed window is a usage error, as for every store.
   CHECK(Xtfq(dir, "query js.xtfq --time 1767225700:1767225600").status == 2);
   // Over the whole run, --by target,id lists every series (a series is a target and an id), with or without rate steps.
@@ -100,13 +102,12 @@ TEST_CASE("honest: job_stats windows list every group and answer the empty windo
 }
 
 TEST_CASE("honest: a single job_stats snapshot of bare Slurm job ids is listed with zeros and its ids are jobs") {
-  const std::filesystem::path cap = std::filesystem::path(XTFQ_SHARED_DIR) / "data/jobstats/ost_lustre2.x_reqs_hpe_exporter_2017-07_OST0000.txt";
-  if (!std::filesystem::exists(cap)) {
-    MESSAGE("skipped: " << cap.string() << " is absent");
-    return;
-  }
+  const std::filesystem::path cap =
+      std::filesystem::path(XTFQ_SHARED_DIR) / "data/jobstats/ost_lustre2.x_reqs_hpe_exporter_2017-07_OST0000.txt";
+  if (test::SharedMissing(cap)) return;
   test::TempDir dir;
-  const test::Run imp = Xtfq(dir, fmt::format("import --format jobstats --at 1500000000 --target OST0000 '{}' -o h.xtfq", cap.string()));
+  const test::Run imp =
+      Xtfq(dir, fmt::format("import --format jobstats --at 1500000000 --target OST0000 '{}' -o h.xtfq", cap.string()));
   REQUIRE_MESSAGE(imp.status == 0, imp.err);
   // Bare numeric ids (jobid_name %j) are jobs, not malformed.
   const test::Run cls = Xtfq(dir, "query h.xtfq --by class --format csv");
@@ -172,12 +173,11 @@ double ParserSum(const std::filesystem::path& text, const std::string& module, c
   return sum;
 }
 
-TEST_CASE("honest: logs without DXT or HEATMAP are answered from their counters, exactly over the run and labelled estimates inside") {
+TEST_CASE(
+    "honest: logs without DXT or HEATMAP are answered from their counters, exactly over the run and labelled estimates "
+    "inside") {
   const std::filesystem::path real = std::filesystem::path(XTFQ_SHARED_DIR) / "data/darshan/real";
-  if (!std::filesystem::exists(real)) {
-    MESSAGE("skipped: " << real.string() << " is absent");
-    return;
-  }
+  if (test::SharedMissing(real)) return;
   test::TempDir dir;
   size_t answered = 0;
   for (const auto& e : std::filesystem::directory_iterator(real)) {
@@ -205,7 +205,8 @@ TEST_CASE("honest: logs without DXT or HEATMAP are answered from their counters,
   std::filesystem::remove(dir.File("l.xtfq"));
   REQUIRE(Xtfq(dir, fmt::format("import '{}' -o l.xtfq", one.string())).status == 0);
   const std::filesystem::path one_text = one.string() + ".txt";
-  const double a = ParserSum(one_text, "POSIX", "POSIX_F_READ_START_TIMESTAMP"), b = ParserSum(one_text, "POSIX", "POSIX_F_READ_END_TIMESTAMP");
+  const double a = ParserSum(one_text, "POSIX", "POSIX_F_READ_START_TIMESTAMP"),
+               b = ParserSum(one_text, "POSIX", "POSIX_F_READ_END_TIMESTAMP");
   REQUIRE(b > a);
   const test::Run half = Xtfq(dir, fmt::format("query l.xtfq --time {:.9f}:{:.9f} --format json", a, (a + b) / 2));
   REQUIRE_MESSAGE(half.status == 0, half.err);
@@ -213,12 +214,14 @@ TEST_CASE("honest: logs without DXT or HEATMAP are answered from their counters,
   CHECK(h["estimated"] == true);
   CHECK(h["answered"].get<std::string>().starts_with("estimated from counters"));
   // (The text's timestamps carry six decimals, the binary's full doubles: 1e-4 of an interval of 0.07 s.)
-  CHECK(h["read"]["bytes"].get<double>() == doctest::Approx(ParserSum(one_text, "POSIX", "POSIX_BYTES_READ") / 2).epsilon(1e-4));
+  CHECK(h["read"]["bytes"].get<double>() ==
+        doctest::Approx(ParserSum(one_text, "POSIX", "POSIX_BYTES_READ") / 2).epsilon(1e-4));
   const test::Run text_out = Xtfq(dir, fmt::format("query l.xtfq --time {:.9f}:{:.9f}", a, (a + b) / 2));
   CHECK(text_out.out.find("estimated from counters") != std::string::npos);
   // Per file: the CSV names the file.
   const test::Run csv = Xtfq(dir, "query l.xtfq --per-file --format csv");
-  CHECK(csv.out.starts_with("key,op,ops,bytes,busy_s,bw_mib_s,iops,avg_size,seq_ratio,consec_ratio,small_ratio,file\n"));
+  CHECK(
+      csv.out.starts_with("key,op,ops,bytes,busy_s,bw_mib_s,iops,avg_size,seq_ratio,consec_ratio,small_ratio,file\n"));
   CHECK(csv.out.find(",/tmp/tmp/mpi-io-test.tmp.dat\n") != std::string::npos);
 }
 

@@ -58,8 +58,8 @@ void Close(double got, double want, const std::string& what) {
 
 // group key -> op -> total, from the store.
 std::map<std::string, std::map<std::string, double>> Totals(JobStatsView& js, int64_t t1, int64_t t2,
-                                                             const std::vector<JobStatsKey>& by, bool scan,
-                                                             const JobStatsFilter& f = {}) {
+                                                            const std::vector<JobStatsKey>& by, bool scan,
+                                                            const JobStatsFilter& f = {}) {
   auto w = JobStatsWindowQuery::Compute(js, t1, t2, f, by, scan);
   REQUIRE_MESSAGE(w.ok(), Why(w));
   std::map<std::string, std::map<std::string, double>> out;
@@ -102,7 +102,8 @@ void CheckVariant(const std::string& variant, uint64_t seed) {
   });
   std::filesystem::create_directories(dir.File("first")), std::filesystem::create_directories(dir.File("second"));
   for (size_t i = 0; i < files.size(); ++i) {
-    std::filesystem::copy(dir.File("snap/" + files[i]), dir.File((i < files.size() / 2 ? "first/" : "second/") + files[i]));
+    std::filesystem::copy(dir.File("snap/" + files[i]),
+                          dir.File((i < files.size() / 2 ? "first/" : "second/") + files[i]));
   }
   for (const char* part : {"first", "second"}) {
     test::Run r = test::Xtfq(dir, fmt::format("import --format jobstats {} -o two.xtfq", part));
@@ -193,7 +194,8 @@ void CheckVariant(const std::string& variant, uint64_t seed) {
       };
       auto naive_series_max = [&](const std::vector<const TruthStep*>& steps) {
         double m = 0;
-        for (const TruthStep* s : steps) m = std::max(m, static_cast<double>(s->delta) / static_cast<double>(s->t1 - s->t0));
+        for (const TruthStep* s : steps)
+          m = std::max(m, static_cast<double>(s->delta) / static_cast<double>(s->t1 - s->t0));
         return m;
       };
       auto check_peaks = [&](const std::map<std::string, std::map<std::string, std::vector<const TruthStep*>>>& want,
@@ -240,11 +242,12 @@ TEST_CASE("jobstats: steps of a hand-made history") {
   constexpr int64_t kB = 1700000000;  // collections at kB + 1000, 1100, 1300, 1400 (1200 missed), 1500
   auto write = [&](const std::string& name, const std::string& text) { std::ofstream(dir.File(name)) << text; };
   auto entry = [](const std::string& id, uint64_t w_samples, uint64_t w_sum, const std::string& start) {
-    return fmt::format("- job_id:          {}\n  snapshot_time:   999.5 secs.nsecs\n  start_time:      {} secs.nsecs\n"
-                       "  elapsed_time:    1.0 secs.nsecs\n"
-                       "  write_bytes:     {{ samples: {}, unit: bytes, min: 1, max: 9, sum: {}, sumsq: 0 }}\n"
-                       "  punch:           {{ samples: {}, unit: usecs, min: 1, max: 1, sum: 1, sumsq: 1 }}\n",
-                       id, start, w_samples, w_sum, w_samples);
+    return fmt::format(
+        "- job_id:          {}\n  snapshot_time:   999.5 secs.nsecs\n  start_time:      {} secs.nsecs\n"
+        "  elapsed_time:    1.0 secs.nsecs\n"
+        "  write_bytes:     {{ samples: {}, unit: bytes, min: 1, max: 9, sum: {}, sumsq: 0 }}\n"
+        "  punch:           {{ samples: {}, unit: usecs, min: 1, max: 1, sum: 1, sumsq: 1 }}\n",
+        id, start, w_samples, w_sum, w_samples);
   };
   const std::string head = "obdfilter.fs-OST0000.job_stats=\njob_stats:\n";
   // 1000: baseline. a has 10 writes of 1000 bytes.
@@ -254,12 +257,15 @@ TEST_CASE("jobstats: steps of a hand-made history") {
   // 1300: a went down (a reset: 4/400); b re-created (start_time changed) with 8/800 > 5/500.
   // The same id twice: the dump repeated an entry, the last one stands.
   write("s-1700001300.txt", head + entry("1:1001:n1", 4, 400, "900.0") + entry("2:1002:n2", 1, 1, "1050.0") +
-                          entry("2:1002:n2", 8, 800, "1250.0"));
+                                entry("2:1002:n2", 8, 800, "1250.0"));
   // 1400: a absent (purged); b unchanged.
   write("s-1700001400.txt", head + entry("2:1002:n2", 8, 800, "1250.0"));
   // 1500: a back: new with an implicit zero at 1400.
-  write("s-1700001500.txt", "# collected_at: 1700001500\n" + head + entry("1:1001:n1", 2, 64, "1450.0") + entry("2:1002:n2", 8, 800, "1250.0"));
-  test::Run r = test::Xtfq(dir, "import s-1700001000.txt s-1700001100.txt s-1700001300.txt s-1700001400.txt s-1700001500.txt --format jobstats -o h.xtfq");
+  write("s-1700001500.txt", "# collected_at: 1700001500\n" + head + entry("1:1001:n1", 2, 64, "1450.0") +
+                                entry("2:1002:n2", 8, 800, "1250.0"));
+  test::Run r = test::Xtfq(dir,
+                           "import s-1700001000.txt s-1700001100.txt s-1700001300.txt s-1700001400.txt "
+                           "s-1700001500.txt --format jobstats -o h.xtfq");
   REQUIRE_MESSAGE(r.status == 0, r.err);
   CHECK(r.err.find("1 duplicates replaced") != std::string::npos);
   auto reader = StoreReader::Open(dir.File("h.xtfq"));
@@ -278,7 +284,8 @@ TEST_CASE("jobstats: steps of a hand-made history") {
   // a: steps [1000,1100) +4000 bytes, [1100,1300) 400 bytes (reset), [1400,1500) 64 (new).
   CHECK(total(kB + 0, kB + 2000, "1:1001:n1", "write_bytes") == 4000 + 400 + 64);
   CHECK(total(kB + 1050, kB + 1100, "1:1001:n1", "write_bytes") == doctest::Approx(2000));
-  CHECK(total(kB + 1250, kB + 1450, "1:1001:n1", "write_bytes") == doctest::Approx(100 + 32));  // 400*50/200 + 64*50/100
+  CHECK(total(kB + 1250, kB + 1450, "1:1001:n1", "write_bytes") ==
+        doctest::Approx(100 + 32));                                     // 400*50/200 + 64*50/100
   CHECK(total(kB + 0, kB + 2000, "1:1001:n1", "punch") == 20 + 4 + 2);  // events for usecs counters
   // b: [1000,1100) 500 (new), [1100,1300) 800 (start_time changed: the last duplicate), then nothing.
   CHECK(total(kB + 0, kB + 2000, "2:1002:n2", "write_bytes") == 500 + 800);
@@ -316,10 +323,12 @@ TEST_CASE("jobstats: steps of a hand-made history") {
 
 TEST_CASE("jobstats: collect stamps and writes each snapshot and appends it to a store") {
   test::TempDir dir;
-  std::ofstream(dir.File("lctl.txt")) << "obdfilter.fs-OST0000.job_stats=\njob_stats:\n- job_id:          7:1001:n1\n"
-                                         "  snapshot_time:   1700000000\n  write_bytes:     { samples: 3, unit: bytes, min: 1, "
-                                         "max: 1, sum: 3 }\n";
-  test::Run r = test::Xtfq(dir, "collect --interval 1 --count 2 --name oss1 --out snaps --store c.xtfq -- cat lctl.txt");
+  std::ofstream(dir.File("lctl.txt"))
+      << "obdfilter.fs-OST0000.job_stats=\njob_stats:\n- job_id:          7:1001:n1\n"
+         "  snapshot_time:   1700000000\n  write_bytes:     { samples: 3, unit: bytes, min: 1, "
+         "max: 1, sum: 3 }\n";
+  test::Run r =
+      test::Xtfq(dir, "collect --interval 1 --count 2 --name oss1 --out snaps --store c.xtfq -- cat lctl.txt");
   REQUIRE_MESSAGE(r.status == 0, r.err);
   int files = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir.File("snaps"))) {
@@ -350,8 +359,9 @@ TEST_CASE("jobstats: every real capture imports and info counts its classes") {
     if (e.path().extension() != ".txt") continue;
     const std::string store = dir.File(fmt::format("c{}.xtfq", n++));
     // Plain cats get a target; every capture gets a collection time.
-    test::Run r = test::Xtfq(dir, fmt::format("import --format jobstats --at 1700000000 --target fs-OST0000 '{}' -o '{}'",
-                                              e.path().string(), store));
+    test::Run r =
+        test::Xtfq(dir, fmt::format("import --format jobstats --at 1700000000 --target fs-OST0000 '{}' -o '{}'",
+                                    e.path().string(), store));
     CHECK_MESSAGE(r.status == 0, std::string(e.path().string() + ": " + r.err));
     test::Run info = test::Xtfq(dir, fmt::format("info '{}'", store));
     CHECK_MESSAGE(info.status == 0, info.err);

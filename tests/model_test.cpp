@@ -91,9 +91,8 @@ void RunModel(const Config& cfg, uint64_t seed) {
 
 TEST_CASE("model: random appends and strings and commits and restarts over every backend and cache budget") {
   const std::vector<Config> configs = {
-      {Backend::kPread, 1, 4096},  {Backend::kPread, 16, 4096},  {Backend::kPread, 0, 4096},
-      {Backend::kMmap, 1, 4096},   {Backend::kMmap, 16, 4096},   {Backend::kMmap, 0, 4096},
-      {Backend::kPread, 1, 65536}, {Backend::kMmap, 16, 16384},
+      {Backend::kPread, 1, 4096}, {Backend::kPread, 16, 4096}, {Backend::kPread, 0, 4096},  {Backend::kMmap, 1, 4096},
+      {Backend::kMmap, 16, 4096}, {Backend::kMmap, 0, 4096},   {Backend::kPread, 1, 65536}, {Backend::kMmap, 16, 16384},
   };
   for (const Config& cfg : configs) {
     for (uint64_t seed : {1, 2, 3}) {

@@ -11,13 +11,20 @@ std::vector<std::pair<std::string, Schema>> TestSchemas() {
   std::vector<std::pair<std::string, FieldType>> wide;
   for (int i = 0; i < 100; ++i) wide.emplace_back(fmt::format("c{}", i), FieldType::kU64);
   return {
-      {"events", *Schema::Make({{"t", FieldType::kI64}, {"bytes", FieldType::kI64}, {"dur", FieldType::kF64},
-                                {"rank", FieldType::kI32}, {"op", FieldType::kI32}},
+      {"events", *Schema::Make({{"t", FieldType::kI64},
+                                {"bytes", FieldType::kI64},
+                                {"dur", FieldType::kF64},
+                                {"rank", FieldType::kI32},
+                                {"op", FieldType::kI32}},
                                {"bytes", "dur"}, "t", "rank")},
       {"tiny", *Schema::Make({{"b", FieldType::kU8}}, {"b"})},
       {"wide", *Schema::Make(wide, {"c0", "c99"})},
-      {"mixed", *Schema::Make({{"a", FieldType::kI8}, {"b", FieldType::kI16}, {"c", FieldType::kU16},
-                               {"d", FieldType::kU32}, {"e", FieldType::kF64}, {"f", FieldType::kI32}},
+      {"mixed", *Schema::Make({{"a", FieldType::kI8},
+                               {"b", FieldType::kI16},
+                               {"c", FieldType::kU16},
+                               {"d", FieldType::kU32},
+                               {"e", FieldType::kF64},
+                               {"f", FieldType::kI32}},
                               {"e"})},
   };
 }
@@ -28,10 +35,18 @@ std::vector<std::byte> StoreModel::MakeRecord(const Schema& schema, uint64_t see
   for (size_t i = 0; i < schema.fields().size(); ++i) {
     const uint64_t v = rng();
     switch (schema.fields()[i].type) {
-      case FieldType::kF64: schema.Set(r.data(), i, static_cast<double>(v % 1000000) / 7.0); break;
-      case FieldType::kI8: case FieldType::kI16: case FieldType::kI32: case FieldType::kI64:
-        schema.Set(r.data(), i, static_cast<int64_t>(v)); break;
-      default: schema.Set(r.data(), i, v); break;
+      case FieldType::kF64:
+        schema.Set(r.data(), i, static_cast<double>(v % 1000000) / 7.0);
+        break;
+      case FieldType::kI8:
+      case FieldType::kI16:
+      case FieldType::kI32:
+      case FieldType::kI64:
+        schema.Set(r.data(), i, static_cast<int64_t>(v));
+        break;
+      default:
+        schema.Set(r.data(), i, v);
+        break;
     }
   }
   // Nine processes, some negative and some beyond the writer's dense range.
@@ -55,7 +70,8 @@ std::string SameRecords(StoreReader& reader, const ArrayDesc& d, const std::vect
   for (size_t i = 0; i < want.size(); ++i) {
     if (!more.ok()) return fmt::format("array '{}' record {}: {}", d.name, i, more.error().message());
     if (!*more) return fmt::format("array '{}' ends after {} records", d.name, i);
-    if (std::memcmp(c.entry(), want[i].data(), want[i].size()) != 0) return fmt::format("array '{}' record {} differs", d.name, i);
+    if (std::memcmp(c.entry(), want[i].data(), want[i].size()) != 0)
+      return fmt::format("array '{}' record {} differs", d.name, i);
     more = c.Next();
   }
   if (!more.ok()) return fmt::format("array '{}' after the last record: {}", d.name, more.error().message());
@@ -74,9 +90,11 @@ std::string StoreModel::Verify(StoreReader& reader) const {
   for (size_t a = 0; a < arrays.size(); ++a) {
     const ModelArray& m = arrays[a];
     const ArrayDesc& d = *own[a];
-    if (d.name != m.name || !(d.schema == m.schema)) return fmt::format("array {} is '{}', '{}' expected", a, d.name, m.name);
+    if (d.name != m.name || !(d.schema == m.schema))
+      return fmt::format("array {} is '{}', '{}' expected", a, d.name, m.name);
     if (std::string e = SameRecords(reader, d, m.records); !e.empty()) return e;
-    if (d.process_index != m.schema.process_field().has_value()) return fmt::format("array '{}': process index flag", m.name);
+    if (d.process_index != m.schema.process_field().has_value())
+      return fmt::format("array '{}': process index flag", m.name);
     if (!d.process_index) continue;
     // The P index: one per-process array per process, holding that process's records in order.
     std::map<int64_t, std::vector<std::vector<std::byte>>> by_process;
@@ -89,7 +107,8 @@ std::string StoreModel::Verify(StoreReader& reader) const {
       if (it == by_process.end()) return fmt::format("array '{}' has no record of process {}", m.name, c.process);
       if (std::string e = SameRecords(reader, c, it->second); !e.empty()) return e;
     }
-    if (children != by_process.size()) return fmt::format("array '{}': {} per-process arrays for {} processes", m.name, children, by_process.size());
+    if (children != by_process.size())
+      return fmt::format("array '{}': {} per-process arrays for {} processes", m.name, children, by_process.size());
   }
   for (const auto& [ref, s] : strings) {
     Result<std::string> got = reader.String(ref);

@@ -293,7 +293,8 @@ TEST_CASE("primitives: search and size and next and aggregate and histogram equa
 // Events over `processes` distinct process ids, some negative and some far apart.
 std::vector<EventRecord> ProcessEvents(uint64_t n, uint64_t seed, uint32_t processes) {
   std::vector<int32_t> ids;
-  for (uint32_t i = 0; ids.size() < processes; ++i) ids.push_back(i % 5 == 4 ? 70000 + static_cast<int32_t>(i) * 1000 : static_cast<int32_t>(i) - 3);
+  for (uint32_t i = 0; ids.size() < processes; ++i)
+    ids.push_back(i % 5 == 4 ? 70000 + static_cast<int32_t>(i) * 1000 : static_cast<int32_t>(i) - 3);
   std::vector<EventRecord> v = Events(n, seed);
   std::mt19937_64 rng(seed ^ 0x5555);
   for (auto& e : v) e.rank = ids[rng() % ids.size()];
@@ -402,7 +403,8 @@ void RunProcessWindows(uint64_t n, uint32_t processes, uint64_t seed) {
     int64_t t1 = random_time(), t2 = random_time(), p1 = random_process(), p2 = random_process();
     if (t1 > t2) std::swap(t1, t2);
     if (p1 > p2) std::swap(p1, p2);
-    const uint64_t r = static_cast<uint64_t>(std::lower_bound(ids.begin(), ids.end(), p2) - std::lower_bound(ids.begin(), ids.end(), p1));
+    const uint64_t r = static_cast<uint64_t>(std::lower_bound(ids.begin(), ids.end(), p2) -
+                                             std::lower_bound(ids.begin(), ids.end(), p1));
     {
       PageCache c(**src, PageCache::kUnlimited);
       Primitives p(c, a, &cat);
@@ -503,7 +505,9 @@ TEST_CASE("p index: the checker names the page when a process-tree entry or a pe
     REQUIRE(child != nullptr);
     REQUIRE(child->per_process());
     // Its first data page as committed: a full page, or the shadow of the open one.
-    child_page = (child->levels[0].FullPages(PageCapacity(4096, 32)) > 0 ? child->levels[0].head : child->levels[0].shadow).value;
+    child_page =
+        (child->levels[0].FullPages(PageCapacity(4096, 32)) > 0 ? child->levels[0].head : child->levels[0].shadow)
+            .value;
   }
   struct Case {
     uint32_t page;
@@ -511,9 +515,10 @@ TEST_CASE("p index: the checker names the page when a process-tree entry or a pe
     const char* says;
   };
   const uint32_t w = IndexEntry::Width(EventRecord::StoreSchema());
-  for (const Case& k : {Case{tree_page, format::kPageHeaderSize + 3 * w + format::kIeCount, "entry 3"},
-                        Case{tree_page, format::kPageHeaderSize + 3 * w + format::kIndexEntryFixedSize + format::kFsMax, "entry 3"},
-                        Case{child_page, format::kPageHeaderSize + 5 * 32 + 8, "events[process"}}) {
+  for (const Case& k :
+       {Case{tree_page, format::kPageHeaderSize + 3 * w + format::kIeCount, "entry 3"},
+        Case{tree_page, format::kPageHeaderSize + 3 * w + format::kIndexEntryFixedSize + format::kFsMax, "entry 3"},
+        Case{child_page, format::kPageHeaderSize + 5 * 32 + 8, "events[process"}}) {
     CAPTURE(k.page);
     CAPTURE(k.offset);
     const std::string copy = dir.File("copy.xtfq");
@@ -534,7 +539,8 @@ TEST_CASE("p index: the checker names the page when a process-tree entry or a pe
     std::string all;
     for (const Error& e : rep.problems) all += e.message() + "\n";
     // A process-tree page is named; an altered per-process record is caught against the parent.
-    if (k.page == tree_page) CHECK_MESSAGE(rep.problems.front().message().find(fmt::format("page {} ", k.page)) != std::string::npos, all);
+    if (k.page == tree_page)
+      CHECK_MESSAGE(rep.problems.front().message().find(fmt::format("page {} ", k.page)) != std::string::npos, all);
     CHECK_MESSAGE(all.find(k.says) != std::string::npos, all);
   }
 }

@@ -21,7 +21,8 @@ struct Run {
 
 inline Run Xtfq(const TempDir& dir, const std::string& args) {
   const std::string out = dir.File("stdout"), err = dir.File("stderr");
-  const std::string cmd = fmt::format("cd '{}' && BUDGET_S=0.05 MIN_RUNS=1 '{}' {} > '{}' 2> '{}'", dir.path().string(), XTFQ_CLI_PATH, args, out, err);
+  const std::string cmd = fmt::format("cd '{}' && BUDGET_S=0.05 MIN_RUNS=1 '{}' {} > '{}' 2> '{}'", dir.path().string(),
+                                      XTFQ_CLI_PATH, args, out, err);
   const int rc = std::system(cmd.c_str());
   auto slurp = [](const std::string& p) {
     std::ifstream in(p);
