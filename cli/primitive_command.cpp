@@ -25,7 +25,7 @@ CLI::App* PrimitiveCommand::Register(CLI::App& parent) {
   const char* help = kind_ == Kind::kSearch ? "The first record with time >= T (--time T), or record N (--record N)"
                      : kind_ == Kind::kSize
                          ? "The number of records with T1 <= time < T2 (--time T1:T2), from the index"
-                         : "The record --step K positions after (or before) --time T or --record N";
+                         : "The record --offset K positions after (or before) --time T or --record N";
   CLI::App* app = parent.add_subcommand(std::string(name()), help);
   opts_.Register(app);
   app->add_option("--ranks", ranks_,
@@ -38,7 +38,7 @@ CLI::App* PrimitiveCommand::Register(CLI::App& parent) {
   auto* t = app->add_option("--time", time_, "time T (ns)");
   auto* r = app->add_option("--record", record_, "record number N (0-based)");
   t->excludes(r);
-  if (kind_ == Kind::kNext) app->add_option("--step", step_, "positions to move, negative to move back")->required();
+  if (kind_ == Kind::kNext) app->add_option("--offset,--step", offset_, "positions to move, negative to move back (--step is the old name)")->required();
   return app;
 }
 
@@ -84,7 +84,7 @@ Result<std::string> PrimitiveCommand::Answer() {
     XTFQ_ASSIGN_OR_RETURN(c, p->SearchAt(*record_));
   }
   if (kind_ == Kind::kNext) {
-    XTFQ_ASSIGN_OR_RETURN(c, p->Next(c, step_));
+    XTFQ_ASSIGN_OR_RETURN(c, p->Next(c, offset_));
   }
   if (opts_.json()) {
     nlohmann::json j = {{"position", c.position}, {"records", p->size()}};

@@ -1,7 +1,7 @@
 // PrimitiveCommand: `xtfq search|size|next STORE ...`, the primitives for scripts and tests.
 //   search  --time T | --record N             the first record with time >= T, or record N
 //   size    --time T1:T2                      records with T1 <= t < T2
-//   next    (--time T | --record N) --step K  the record K positions after (before, if K < 0)
+//   next    (--time T | --record N) --offset K  the record K positions after (before, if K < 0)
 //
 // Thread-safety: as Command.
 #pragma once
@@ -29,7 +29,7 @@ class PrimitiveCommand final : public Command {
   std::optional<std::string> time_;
   std::optional<uint64_t> record_;
   std::string ranks_;
-  int64_t step_ = 1;
+  int64_t offset_ = 1;  // next: positions to move
 };
 
 }  // namespace xtfq::cli
