@@ -184,22 +184,15 @@ Result<TimeWindow> TimeWindow::Parse(std::string_view text, const TimeFrame& f) 
   for (size_t p = text.find(':'); p != std::string_view::npos; p = text.find(':', p + 1)) {
     const std::string_view a = text.substr(0, p), b = text.substr(p + 1);
     TimeWindow w;
-    if (!a.empty()) {
-      auto t = ParsePoint(a, f);
-      if (!t.ok()) {
-        keep(t.error());
-        continue;
-      }
-      w.lo = *t;
-    }
-    if (!b.empty()) {
-      auto t = ParsePoint(b, f);
-      if (!t.ok()) {
-        keep(t.error());
-        continue;
-      }
-      w.hi = *t;
-    }
+    // One side: empty (open) or a time; false (and the reason kept) when it is neither.
+    auto side = [&](std::string_view text_side, int64_t& out) {
+      if (text_side.empty()) return true;
+      auto t = ParsePoint(text_side, f);
+      if (!t.ok()) keep(t.error());
+      if (t.ok()) out = *t;
+      return t.ok();
+    };
+    if (!side(a, w.lo) || !side(b, w.hi)) continue;
     if (w.lo > w.hi) return Usage(fmt::format("--time '{}': the start is after the end", text));
     return w;
   }
