@@ -11,14 +11,22 @@ namespace f = format;
 
 std::string_view RoleName(StoreChecker::Role role) {
   switch (role) {
-    case StoreChecker::Role::kUnclaimed: return "unclaimed";
-    case StoreChecker::Role::kSuperblock: return "superblock";
-    case StoreChecker::Role::kCatalogue: return "catalogue";
-    case StoreChecker::Role::kChainPage: return "chain";
-    case StoreChecker::Role::kOpenPage: return "open (reserved)";
-    case StoreChecker::Role::kShadow: return "shadow";
-    case StoreChecker::Role::kFree: return "free";
-    case StoreChecker::Role::kProcessTree: return "process tree";
+    case StoreChecker::Role::kUnclaimed:
+      return "unclaimed";
+    case StoreChecker::Role::kSuperblock:
+      return "superblock";
+    case StoreChecker::Role::kCatalogue:
+      return "catalogue";
+    case StoreChecker::Role::kChainPage:
+      return "chain";
+    case StoreChecker::Role::kOpenPage:
+      return "open (reserved)";
+    case StoreChecker::Role::kShadow:
+      return "shadow";
+    case StoreChecker::Role::kFree:
+      return "free";
+    case StoreChecker::Role::kProcessTree:
+      return "process tree";
   }
   return "unknown";
 }
@@ -29,8 +37,8 @@ void StoreChecker::Problem(Error e) {
 
 bool StoreChecker::Claim(PageId id, Role role, std::string_view what) {
   if (id.value >= report_.roles.size()) {
-    Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: {} names page {}, beyond the last page {}",
-                                                   store_.name(), what, id.value, report_.roles.size() - 1)));
+    Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: {} names page {}, beyond the last page {}", store_.name(), what,
+                                                   id.value, report_.roles.size() - 1)));
     return false;
   }
   Role& r = report_.roles[id.value];
@@ -51,15 +59,17 @@ StoreChecker::Report StoreChecker::Run() {
   if (store_.other_superblock()) {
     // An interrupted commit leaves exactly this; corruption of the newest superblock looks the
     // same and rolls the store back one generation. Neither can be told from the other.
-    report_.warnings.push_back(fmt::format(
-        "{}; the store is at generation {} from superblock {}. An interrupted commit leaves this; if "
-        "none was interrupted, the newest generation was lost to damage. The next commit rewrites the slot",
-        store_.other_superblock()->message(), sb.generation, store_.superblock_slot()));
+    report_.warnings.push_back(
+        fmt::format("{}; the store is at generation {} from superblock {}. An interrupted commit leaves this; if "
+                    "none was interrupted, the newest generation was lost to damage. The next commit rewrites the slot",
+                    store_.other_superblock()->message(), sb.generation, store_.superblock_slot()));
   }
   const uint64_t committed = uint64_t{sb.page_count} * sb.page_size;
   if (store_.file_size() > committed) {
-    report_.warnings.push_back(fmt::format("{} bytes beyond the last committed page (left by an interrupted "
-                                        "writer; the next writer drops them)", store_.file_size() - committed));
+    report_.warnings.push_back(
+        fmt::format("{} bytes beyond the last committed page (left by an interrupted "
+                    "writer; the next writer drops them)",
+                    store_.file_size() - committed));
   }
   for (PageId id : store_.catalogue_pages()) Claim(id, Role::kCatalogue, "the catalogue");
   report_.pages_read += store_.catalogue_pages().size();
@@ -82,8 +92,8 @@ StoreChecker::Report StoreChecker::Run() {
         CheckChain(a.levels[l], PageKind::kIndex, a.id, static_cast<uint8_t>(l), width, nullptr, nullptr, what);
         continue;
       }
-      below = CheckChain(a.levels[l], l == 0 ? PageKind::kData : PageKind::kIndex, a.id, static_cast<uint8_t>(l),
-                         width, &a.schema, l == 0 ? nullptr : &*below, what);
+      below = CheckChain(a.levels[l], l == 0 ? PageKind::kData : PageKind::kIndex, a.id, static_cast<uint8_t>(l), width,
+                         &a.schema, l == 0 ? nullptr : &*below, what);
     }
     per_process_ = nullptr;
     expect_process_.reset();
@@ -108,16 +118,17 @@ StoreChecker::Report StoreChecker::Run() {
     }
     if (totals[a.id.value] && !totals[a.id.value]->SameUpToRounding(it->second)) {
       Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: {} records, its parent has {} of process {} (or their "
-                                                     "aggregates differ)", what, totals[a.id.value]->count,
-                                                     it->second.count, a.process)));
+                                                     "aggregates differ)",
+                                                     what, totals[a.id.value]->count, it->second.count, a.process)));
     }
     parent.erase(it);
   }
   for (auto& [id, left] : by_process) {
     if (!left.empty()) {
-      Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: array '{}': {} processes (the first {}) have no per-process "
-                                                     "array", store_.name(), cat.arrays[id - 1].name, left.size(),
-                                                     left.begin()->first)));
+      Problem(Error(ErrorCode::kCorrupt,
+                    fmt::format("{}: array '{}': {} processes (the first {}) have no per-process "
+                                "array",
+                                store_.name(), cat.arrays[id - 1].name, left.size(), left.begin()->first)));
     }
   }
   for (const ArrayDesc& a : cat.arrays) {
@@ -132,164 +143,226 @@ StoreChecker::Report StoreChecker::Run() {
   return std::move(report_);
 }
 
-std::optional<std::vector<IndexEntry>> StoreChecker::CheckChain(const ChainDesc& chain, PageKind kind, ArrayId array,
-                                                              uint8_t level, uint32_t width, const Schema* schema,
-                                                              const std::vector<IndexEntry>* below,
-                                                              const std::string& what) {
-  const uint32_t cap = PageCapacity(store_.page_size(), width);
-  const uint64_t full = chain.FullPages(cap);
-  std::vector<std::byte> page(store_.page_size());
-  std::vector<IndexEntry> summaries;
+// The state of one chain's check, shared by the functions that check its parts.
+struct StoreChecker::ChainWalk {
+  const ChainDesc& chain;
+  PageKind kind;
+  ArrayId array;
+  uint8_t level;
+  uint32_t width;
+  const Schema* schema;                  // null: page contents are not compared
+  const std::vector<IndexEntry>* below;  // the level underneath (index levels only)
+  const std::string& what;
+  uint32_t cap;
+  uint64_t full;                      // full pages the entry count implies
+  std::vector<std::byte> page;        // the page checked last
+  std::vector<IndexEntry> summaries;  // one per page with entries, for the level above
   bool failed = false;
-  // The heap is a run of (u32 length, bytes) strings; track where the next one starts.
-  uint64_t heap_pos = 0, next_string = 0;
+  // The heap is a run of (u32 length, bytes) strings; where the next one starts.
+  uint64_t heap_pos = 0;
+  uint64_t next_string = 0;
   std::byte prefix[f::kStringPrefixSize];
   uint32_t prefix_got = 0;
-  auto scan_heap = [&](const std::byte* payload, uint32_t n, PageId id) {
-    for (uint32_t i = 0; i < n; ++i, ++heap_pos) {
-      if (heap_pos < next_string) continue;
-      prefix[prefix_got++] = payload[i];
-      if (prefix_got == f::kStringPrefixSize) {
-        next_string = heap_pos + 1 + LoadLe<uint32_t>(prefix);
-        prefix_got = 0;
-        if (next_string > chain.entries) {
-          Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: page {}: string heap: a string of {} bytes at heap "
-                                                         "byte {} runs past the heap's end ({} bytes)", store_.name(),
-                                                         id.value, LoadLe<uint32_t>(prefix), heap_pos - 3, chain.entries)));
-          next_string = chain.entries;
-        }
-      }
-    }
-  };
   // Index entries seen so far on this level, to match against `below` in order.
   uint64_t entry_no = 0;
   bool edge_seen = false;  // the shadow checked ends in a right-edge entry
-  auto check_entries = [&](const std::byte* payload, const PageHeader& h, const std::string& where) {
-    IndexEntry sum;
-    sum.summary = Summary(*schema);
-    sum.child = h.logical;
-    for (uint32_t i = 0; i < h.entry_count; ++i) {
-      const std::byte* p = payload + size_t{i} * width;
-      if (level == 0) {
-        if (i == 0) sum.key = schema->time_field() ? schema->Time(p) : static_cast<int64_t>(entry_no);
-        if (schema->time_field() && i > 0 && schema->Time(p) < schema->Time(p - width)) {
-          Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: record {} has time {}, before the record ahead of it",
-                                                         where, i, schema->Time(p))));
-          failed = true;
-        }
-        sum.summary.Add(*schema, p);
-        ++entry_no;
-        if (per_process_ != nullptr) {
-          auto [it, fresh] = per_process_->try_emplace(schema->Process(p), *schema);
-          it->second.Add(*schema, p);
-        }
-        if (expect_process_ && schema->Process(p) != *expect_process_) {
-          Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: record {} is of process {}, not {}", where, i,
-                                                         schema->Process(p), *expect_process_)));
-          failed = true;
-        }
-        continue;
-      }
-      const IndexEntry e = IndexEntry::DecodeFor(*schema, p);
-      const bool edge = (h.flags & f::kFlagRightEdge) != 0 && i + 1 == h.entry_count;
-      // Real entries cover the full pages below in order; a right-edge entry covers the open page.
-      const uint64_t want_no = edge ? below->size() - 1 : entry_no;
-      if (!edge) ++entry_no;
-      auto bad = [&](const std::string& m) {
-        Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: index entry {}: {}", where, i, m)));
-        failed = true;
-      };
-      if (want_no >= below->size() || (edge && below->size() == entry_no)) {
-        bad("has no page below it to cover");
-        continue;
-      }
-      const IndexEntry& w = (*below)[want_no];
-      if (e.child != w.child) bad(fmt::format("child is page {}, page {} expected", e.child.value, w.child.value));
-      else if (e.summary.count != w.summary.count) bad(fmt::format("count is {}, the subtree holds {}", e.summary.count, w.summary.count));
-      else if (e.key != w.key) bad(fmt::format("key is {}, the subtree starts at {}", e.key, w.key));
-      else if (!(e.summary == w.summary)) bad("aggregates differ from the subtree's");
-      if (i == 0) sum.key = e.key;
-      sum.summary.Merge(e.summary);
-    }
-    if (h.entry_count > 0) summaries.push_back(std::move(sum));
-  };
-  auto check_page = [&](PageId logical, PageId physical, const PageHeader& want, std::string_view role,
-                        bool edge_allowed) -> bool {
-    const std::string where = fmt::format("{}: page {} (offset {}): {} page of the {}", store_.name(),
-                                          physical.value, uint64_t{physical.value} * store_.page_size(), role, what);
-    Status s = store_.ReadPage(physical, page);
-    ++report_.pages_read;
-    if (!s.ok()) {
-      Problem(Error(s.error().code(), s.error().message() + fmt::format(" ({} page of the {})", role, what)));
-      return false;
-    }
-    PageHeader h = PageHeader::Decode(page.data());
-    PageHeader w = want;
-    if (w.next == PageId(UINT32_MAX)) w.next = h.next;  // an inner link: any page, checked by the next step
-    if (edge_allowed && (h.flags & f::kFlagRightEdge) != 0) {
-      w.flags |= f::kFlagRightEdge;
-      ++w.entry_count;
-      edge_seen = true;
-    }
-    Status e = ExpectHeader(h, w, where);
-    if (!e.ok()) {
-      Problem(std::move(e).error());
-      return false;
-    }
-    const std::byte* payload = page.data() + f::kPageHeaderSize;
-    if (kind == PageKind::kHeap) scan_heap(payload, h.entry_count, logical);
-    if (schema != nullptr) check_entries(payload, h, where);
-    return true;
-  };
+};
 
+std::optional<std::vector<IndexEntry>> StoreChecker::CheckChain(const ChainDesc& chain, PageKind kind, ArrayId array,
+                                                                uint8_t level, uint32_t width, const Schema* schema,
+                                                                const std::vector<IndexEntry>* below,
+                                                                const std::string& what) {
+  const uint32_t cap = PageCapacity(store_.page_size(), width);
+  ChainWalk w{chain,
+              kind,
+              array,
+              level,
+              width,
+              schema,
+              below,
+              what,
+              cap,
+              chain.FullPages(cap),
+              std::vector<std::byte>(store_.page_size())};
+  if (!CheckFullPages(w)) return std::nullopt;
+  if (!CheckOpenPage(w)) return std::nullopt;
+  CheckCoverage(w);
+  CheckHeapEnd(w);
+  if (w.failed) return std::nullopt;
+  return std::move(w.summaries);
+}
+
+bool StoreChecker::CheckFullPages(ChainWalk& w) {
   PageHeader want;
-  want.kind = kind;
-  want.level = level;
-  want.array = array;
-  PageId id = chain.head, prev = kNoPage;
-  for (uint64_t i = 0; i < full; ++i) {
-    if (!Claim(id, Role::kChainPage, what)) return std::nullopt;
-    want.entry_count = cap;
+  want.kind = w.kind;
+  want.level = w.level;
+  want.array = w.array;
+  PageId id = w.chain.head, prev = kNoPage;
+  for (uint64_t i = 0; i < w.full; ++i) {
+    if (!Claim(id, Role::kChainPage, w.what)) return false;
+    want.entry_count = w.cap;  // every page but the open one is full
     want.prev = prev;
-    want.next = i + 1 == full ? chain.open : PageId(UINT32_MAX);
+    want.next = i + 1 == w.full ? w.chain.open : PageId(UINT32_MAX);
     want.logical = id;
-    if (!check_page(id, id, want, "full", false)) return std::nullopt;
+    if (!CheckPage(w, id, id, want, "full", false)) return false;
     prev = id;
-    id = PageHeader::Decode(page.data()).next;
+    id = PageHeader::Decode(w.page.data()).next;
     if (id == kNoPage) {
       Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: page {}: {}: next link is 0 after {} of {} full pages",
-                                                     store_.name(), prev.value, what, i + 1, full)));
-      return std::nullopt;
+                                                     store_.name(), prev.value, w.what, i + 1, w.full)));
+      return false;
     }
   }
-  if (full > 0 && prev != chain.last_full) {
+  if (w.full > 0 && prev != w.chain.last_full) {
     Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: {}: the last full page is {}, the catalogue says {}",
-                                                   store_.name(), what, prev.value, chain.last_full.value)));
+                                                   store_.name(), w.what, prev.value, w.chain.last_full.value)));
   }
-  if (chain.open != kNoPage) Claim(chain.open, Role::kOpenPage, what);
-  // The level below has an open page with entries: this level's shadow must end in its right edge.
-  const bool below_open = level > 0 && below != nullptr && below->size() == chain.entries + 1;
-  if (chain.shadow != kNoPage && Claim(chain.shadow, Role::kShadow, what)) {
-    want.flags = f::kFlagShadow;
-    want.entry_count = chain.OpenEntries(cap);
-    want.prev = chain.last_full;
-    want.next = kNoPage;
-    want.logical = chain.open;
-    if (!check_page(chain.open, chain.shadow, want, "shadow (open)", level > 0)) return std::nullopt;
+  return true;
+}
+
+bool StoreChecker::CheckOpenPage(ChainWalk& w) {
+  if (w.chain.open != kNoPage) Claim(w.chain.open, Role::kOpenPage, w.what);
+  if (w.chain.shadow == kNoPage || !Claim(w.chain.shadow, Role::kShadow, w.what)) return true;
+  PageHeader want;
+  want.kind = w.kind;
+  want.level = w.level;
+  want.array = w.array;
+  want.flags = f::kFlagShadow;
+  want.entry_count = w.chain.OpenEntries(w.cap);
+  want.prev = w.chain.last_full;
+  want.next = kNoPage;
+  want.logical = w.chain.open;
+  return CheckPage(w, w.chain.open, w.chain.shadow, want, "shadow (open)", w.level > 0);
+}
+
+bool StoreChecker::CheckPage(ChainWalk& w, PageId logical, PageId physical, const PageHeader& want,
+                             std::string_view role, bool edge_allowed) {
+  const std::string where = fmt::format("{}: page {} (offset {}): {} page of the {}", store_.name(), physical.value,
+                                        uint64_t{physical.value} * store_.page_size(), role, w.what);
+  Status s = store_.ReadPage(physical, w.page);
+  ++report_.pages_read;
+  if (!s.ok()) {
+    Problem(Error(s.error().code(), s.error().message() + fmt::format(" ({} page of the {})", role, w.what)));
+    return false;
   }
-  if (level > 0 && below != nullptr && !failed) {
-    // Every page below is covered: its full pages by real entries, its open page by a right edge.
-    if (entry_no != chain.entries || below_open != edge_seen) {
-      Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: {}: {} entries and {} right edge cover {} pages below",
-                                                     store_.name(), what, entry_no, edge_seen ? "a" : "no", below->size())));
-      failed = true;
+  PageHeader h = PageHeader::Decode(w.page.data());
+  PageHeader expect = want;
+  if (expect.next == PageId(UINT32_MAX)) expect.next = h.next;  // an inner link: any page, checked by the next step
+  if (edge_allowed && (h.flags & f::kFlagRightEdge) != 0) {
+    expect.flags |= f::kFlagRightEdge;
+    ++expect.entry_count;
+    w.edge_seen = true;
+  }
+  Status e = ExpectHeader(h, expect, where);
+  if (!e.ok()) {
+    Problem(std::move(e).error());
+    return false;
+  }
+  const std::byte* payload = w.page.data() + f::kPageHeaderSize;
+  if (w.kind == PageKind::kHeap) ScanHeap(w, payload, h.entry_count, logical);
+  if (w.schema == nullptr) return true;
+  IndexEntry sum;
+  sum.summary = Summary(*w.schema);
+  sum.child = h.logical;
+  if (w.level == 0) {
+    CheckRecords(w, payload, h, where, sum);
+  } else {
+    CheckIndexEntries(w, payload, h, where, sum);
+  }
+  if (h.entry_count > 0) w.summaries.push_back(std::move(sum));
+  return true;
+}
+
+void StoreChecker::ScanHeap(ChainWalk& w, const std::byte* payload, uint32_t n, PageId id) {
+  for (uint32_t i = 0; i < n; ++i, ++w.heap_pos) {
+    if (w.heap_pos < w.next_string) continue;
+    w.prefix[w.prefix_got++] = payload[i];
+    if (w.prefix_got == f::kStringPrefixSize) {
+      w.next_string = w.heap_pos + 1 + LoadLe<uint32_t>(w.prefix);
+      w.prefix_got = 0;
+      if (w.next_string > w.chain.entries) {
+        Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: page {}: string heap: a string of {} bytes at heap "
+                                                       "byte {} runs past the heap's end ({} bytes)",
+                                                       store_.name(), id.value, LoadLe<uint32_t>(w.prefix),
+                                                       w.heap_pos - 3, w.chain.entries)));
+        w.next_string = w.chain.entries;
+      }
     }
   }
-  if (kind == PageKind::kHeap && prefix_got != 0) {
+}
+
+void StoreChecker::CheckRecords(ChainWalk& w, const std::byte* payload, const PageHeader& h, const std::string& where,
+                                IndexEntry& sum) {
+  const Schema& schema = *w.schema;
+  for (uint32_t i = 0; i < h.entry_count; ++i) {
+    const std::byte* p = payload + size_t{i} * w.width;
+    if (i == 0) sum.key = schema.time_field() ? schema.Time(p) : static_cast<int64_t>(w.entry_no);
+    if (schema.time_field() && i > 0 && schema.Time(p) < schema.Time(p - w.width)) {
+      Problem(Error(ErrorCode::kCorrupt,
+                    fmt::format("{}: record {} has time {}, before the record ahead of it", where, i, schema.Time(p))));
+      w.failed = true;
+    }
+    sum.summary.Add(schema, p);
+    ++w.entry_no;
+    if (per_process_ != nullptr) {
+      auto [it, fresh] = per_process_->try_emplace(schema.Process(p), schema);
+      it->second.Add(schema, p);
+    }
+    if (expect_process_ && schema.Process(p) != *expect_process_) {
+      Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: record {} is of process {}, not {}", where, i,
+                                                     schema.Process(p), *expect_process_)));
+      w.failed = true;
+    }
+  }
+}
+
+void StoreChecker::CheckIndexEntries(ChainWalk& w, const std::byte* payload, const PageHeader& h,
+                                     const std::string& where, IndexEntry& sum) {
+  const std::vector<IndexEntry>& below = *w.below;
+  for (uint32_t i = 0; i < h.entry_count; ++i) {
+    const IndexEntry e = IndexEntry::DecodeFor(*w.schema, payload + size_t{i} * w.width);
+    const bool edge = (h.flags & f::kFlagRightEdge) != 0 && i + 1 == h.entry_count;
+    // Real entries cover the full pages below in order; a right-edge entry covers the open page.
+    const uint64_t want_no = edge ? below.size() - 1 : w.entry_no;
+    if (!edge) ++w.entry_no;
+    auto bad = [&](const std::string& m) {
+      Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: index entry {}: {}", where, i, m)));
+      w.failed = true;
+    };
+    if (want_no >= below.size() || (edge && below.size() == w.entry_no)) {
+      bad("has no page below it to cover");
+      continue;
+    }
+    const IndexEntry& c = below[want_no];
+    if (e.child != c.child)
+      bad(fmt::format("child is page {}, page {} expected", e.child.value, c.child.value));
+    else if (e.summary.count != c.summary.count)
+      bad(fmt::format("count is {}, the subtree holds {}", e.summary.count, c.summary.count));
+    else if (e.key != c.key)
+      bad(fmt::format("key is {}, the subtree starts at {}", e.key, c.key));
+    else if (!(e.summary == c.summary))
+      bad("aggregates differ from the subtree's");
+    if (i == 0) sum.key = e.key;
+    sum.summary.Merge(e.summary);
+  }
+}
+
+void StoreChecker::CheckCoverage(ChainWalk& w) {
+  if (w.level == 0 || w.below == nullptr || w.failed) return;
+  // Every page below is covered: its full pages by real entries, its open page by a right edge.
+  const bool below_open = w.below->size() == w.chain.entries + 1;
+  if (w.entry_no != w.chain.entries || below_open != w.edge_seen) {
+    Problem(Error(ErrorCode::kCorrupt,
+                  fmt::format("{}: {}: {} entries and {} right edge cover {} pages below", store_.name(), w.what,
+                              w.entry_no, w.edge_seen ? "a" : "no", w.below->size())));
+    w.failed = true;
+  }
+}
+
+void StoreChecker::CheckHeapEnd(ChainWalk& w) {
+  if (w.kind == PageKind::kHeap && w.prefix_got != 0) {
     Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: string heap ends inside a length prefix", store_.name())));
   }
-  if (failed) return std::nullopt;
-  return summaries;
 }
 
 void StoreChecker::CheckProcessTree(const ArrayDesc& a, const std::vector<std::optional<Summary>>& totals) {
@@ -301,7 +374,8 @@ void StoreChecker::CheckProcessTree(const ArrayDesc& a, const std::vector<std::o
   }
   if (a.process_root == kNoPage) {
     if (!children.empty()) {
-      Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: {}: no tree for {} per-process arrays", store_.name(), what, children.size())));
+      Problem(Error(ErrorCode::kCorrupt,
+                    fmt::format("{}: {}: no tree for {} per-process arrays", store_.name(), what, children.size())));
     }
     return;
   }
@@ -313,7 +387,7 @@ void StoreChecker::CheckProcessTree(const ArrayDesc& a, const std::vector<std::o
   std::vector<IndexEntry> want;
   PageId first = a.process_root;
   for (int level = a.process_levels - 1; level >= 0; --level) {
-    std::vector<IndexEntry> got;  // one per page of this level: first key, page, merged summary
+    std::vector<IndexEntry> got;           // one per page of this level: first key, page, merged summary
     std::vector<IndexEntry> entries_here;  // the entries of this level (above level 0), for the next
     PageId prev = kNoPage, next_first = kNoPage;
     bool have_key = false;
@@ -346,7 +420,9 @@ void StoreChecker::CheckProcessTree(const ArrayDesc& a, const std::vector<std::o
       sum.summary = Summary(a.schema);
       for (uint32_t i = 0; i < h.entry_count; ++i) {
         const IndexEntry e = IndexEntry::DecodeFor(a.schema, page.data() + f::kPageHeaderSize + size_t{i} * width);
-        auto bad = [&](const std::string& m) { Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: entry {}: {}", where, i, m))); };
+        auto bad = [&](const std::string& m) {
+          Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: entry {}: {}", where, i, m)));
+        };
         if (have_key && e.key <= last_key) bad(fmt::format("key {} does not follow {}", e.key, last_key));
         have_key = true;
         last_key = e.key;
@@ -388,7 +464,8 @@ void StoreChecker::CheckProcessTree(const ArrayDesc& a, const std::vector<std::o
         return;
       }
     } else if (got.size() != 1) {
-      Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: {}: the root level has {} pages", store_.name(), what, got.size())));
+      Problem(Error(ErrorCode::kCorrupt,
+                    fmt::format("{}: {}: the root level has {} pages", store_.name(), what, got.size())));
       return;
     } else if (got[0].summary.count != a.record_count()) {
       Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: {}: the root counts {} records, the array holds {}",

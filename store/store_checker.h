@@ -40,27 +40,52 @@ class StoreChecker {
   };
 
   struct Report {
-    std::vector<Error> problems;       // each names the page or superblock
-    std::vector<std::string> warnings; // what a crash leaves legitimately, and may also be damage
+    std::vector<Error> problems;        // each names the page or superblock
+    std::vector<std::string> warnings;  // what a crash leaves legitimately, and may also be damage
     uint64_t pages_read = 0;
-    std::vector<Role> roles;        // by page id
+    std::vector<Role> roles;  // by page id
     bool ok() const { return problems.empty(); }
   };
 
-  explicit StoreChecker(Store& store, size_t max_problems = 100)
-      : store_(store), max_problems_(max_problems) {}
+  explicit StoreChecker(Store& store, size_t max_problems = 100) : store_(store), max_problems_(max_problems) {}
 
   Report Run();
 
  private:
   void Problem(Error e);
   bool Claim(PageId id, Role role, std::string_view what);
-  // Checks one chain. For an array level, returns one entry per page (its full pages, then its
-  // open page if it has entries) summarizing it, for the level above to be checked against;
-  // `below` is that list for the level underneath (index levels only). nullopt after a problem.
-  std::optional<std::vector<IndexEntry>> CheckChain(const ChainDesc& chain, PageKind kind, ArrayId array,
-                                                    uint8_t level, uint32_t width, const Schema* schema,
+  // Checks one chain (invariants 6 to 8, and 11 to 14 for array levels with a `schema`). For an
+  // array level, returns one entry per page (its full pages, then its open page if it has entries)
+  // summarizing it, for the level above to be checked against; `below` is that list for the level
+  // underneath (index levels only). nullopt after a problem.
+  std::optional<std::vector<IndexEntry>> CheckChain(const ChainDesc& chain, PageKind kind, ArrayId array, uint8_t level,
+                                                    uint32_t width, const Schema* schema,
                                                     const std::vector<IndexEntry>* below, const std::string& what);
+  // The parts of CheckChain, in the order it calls them, over the state of one chain's check.
+  struct ChainWalk;
+  // Links: the full pages from `head` by `next`, each claimed and checked by CheckPage, the last
+  // one's `next` the open page and its id `last_full` (invariant 6). False: stop checking the chain.
+  bool CheckFullPages(ChainWalk& w);
+  // The reserved open page claimed, and the shadow checked by CheckPage (invariant 7).
+  bool CheckOpenPage(ChainWalk& w);
+  // One page: read and verified, its header the one `want` describes (fullness: its entry count;
+  // a right-edge entry added where allowed), then its contents: heap framing or records or index
+  // entries. `logical` is the id the page stands for.
+  bool CheckPage(ChainWalk& w, PageId logical, PageId physical, const PageHeader& want, std::string_view role,
+                 bool edge_allowed);
+  // Heap framing: no string runs past the heap's end (invariant 8).
+  void ScanHeap(ChainWalk& w, const std::byte* payload, uint32_t n, PageId id);
+  // A data page's records: time order, and the process of each (invariants 13 and 14); adds them
+  // to `sum`, the page's entry for the level above.
+  void CheckRecords(ChainWalk& w, const std::byte* payload, const PageHeader& h, const std::string& where,
+                    IndexEntry& sum);
+  // An index page's entries against the pages below, in order (invariant 12); merges them into `sum`.
+  void CheckIndexEntries(ChainWalk& w, const std::byte* payload, const PageHeader& h, const std::string& where,
+                         IndexEntry& sum);
+  // Every page below is covered by one entry, its open page by a right edge (invariant 11).
+  void CheckCoverage(ChainWalk& w);
+  // The heap does not end inside a length prefix (invariant 8).
+  void CheckHeapEnd(ChainWalk& w);
 
   // Checks the process tree of `a` against `totals` (the root summary of every array by id).
   void CheckProcessTree(const ArrayDesc& a, const std::vector<std::optional<Summary>>& totals);

@@ -1,51 +1,74 @@
 // StoreWriter: the single writer of a store. Appends records to arrays and strings to the heap;
 // Commit() makes everything appended so far durable and visible as one new generation.
 //
-// Commit protocol (docs/format.md, "Commit protocol"); numbered invariants, checked by
-// CheckInvariants():
-//  1. Committed bytes are never overwritten. Full pages go to ids reserved for them (free in the
-//     committed state); an open page's entries go to a fresh shadow page at every commit; the
-//     catalogue goes to fresh pages at every commit.
-//  2. A page that the committed generation references becomes free only in the catalogue of the
-//     next generation (pending_free_), so the previous superblock stays usable until the new one
-//     is durable, and a page freed by generation g is reused no earlier than while building g+1.
-//  3. Commit writes and syncs every page before it writes the superblock into slot
-//     (generation % 2), then syncs again. A crash at any point leaves either the old or the new
-//     generation readable.
-//  4. For every chain, entries % capacity equals the entries buffered in its open page, and a
-//     chain with entries has a reserved open page.
-//  6. Each array's levels form a TN tree built bottom-up: level L+1 has one entry per full page of
-//     level L (first key, child, summary), and the top level is a single open page. At commit,
-//     each open page's summary goes into the shadow of the level above as a right-edge entry, so
-//     the committed tree covers every record. Records of an array with a time field are appended
-//     in time order (equal times keep append order).
-//  5. Free pages, pending free pages, catalogue pages, reserved open pages, shadow pages and
-//     process-tree pages are distinct and below page_count_.
-//  7. An array with a process index appends each record to the per-process array of its process as
-//     well (created on first use); at commit, each changed per-process array's root summary becomes
-//     its entry in the parent's process tree, which is rebuilt from fresh pages.
-// An I/O error while writing leaves the writer failed: every later call returns ErrorCode::kFailed
-// and the store stays at its last commit; reopen to go on.
+// It coordinates units that each own one job: PageAllocator (free, pending and new page ids),
+// PageWriteQueue (sealed pages written in batches sorted by id), OpenChain (a chain's descriptor
+// and open page: the heap, and each level of each array), TnTreeBuilder (an array's levels, built
+// bottom-up), ProcessIndexBuilder (an array's per-process arrays and process tree) and
+// CatalogueWriter (catalogue pages and superblock at the end of a commit). The writer itself keeps
+// the arrays, the heap and the failed state.
+//
+// Commit protocol (docs/format.md, "Commit protocol"). Writer invariants, numbered as in
+// docs/format.md ("Writer invariants"), and checked by CheckInvariants() where memory can show them:
+//  W1. Committed bytes are never overwritten. A full page is written once, at the id reserved for
+//      it when the page before it filled; an open page's entries go to a fresh shadow page at every
+//      commit; the catalogue and every changed process tree go to fresh pages at every commit.
+//      Checked through W2 and W5 for the pages the writer holds; the committed generation's full
+//      pages are known only on disk, where the checker (file invariant 9) and the crash and fault
+//      tests check them.
+//  W2. A page the committed generation references (a replaced shadow, the old catalogue, an old
+//      process tree) is freed only by the next generation: it waits on the pending list and is
+//      allocated no earlier than while building the generation after that. Checked: every shadow of
+//      the last commit that its chain no longer uses is pending, not free.
+//  W3. Commit writes and syncs every page of the new generation, and extends the file over its
+//      reserved pages, before it writes the superblock into slot generation % 2; then syncs again.
+//      A crash at any point leaves the old or the new generation readable. An order of calls, not a
+//      state: fault_test fails each call and crash_test kills the writer at random moments.
+//  W4. For every chain (the heap, every level of every array), entries mod capacity equals the
+//      entries buffered in its open page, and it has a reserved open page exactly when it has
+//      entries. An array or heap with nothing appended since the last commit has the chains of the
+//      last commit (a commit skips it). Checked.
+//  W5. Free pages, pending free pages, committed catalogue pages, reserved open pages, shadow pages
+//      and process-tree pages are distinct ids in 2..page_count-1. Checked.
+//  W6. Each array's levels form a TN tree built bottom-up: level L + 1 has one entry per full page
+//      of level L, there are at most 16 levels, and the top level has no full page. Records of an
+//      array with a time field are appended in time order (equal times keep append order). At
+//      commit each open page's summary goes into the shadow of the level above as a right-edge
+//      entry. Checked, but for the entries' keys and summaries, which cover pages on disk: the
+//      checker compares them at every commit in the tests (file invariants 11 to 13).
+//  W7. An array with a process index appends each record to the per-process array of its process as
+//      well (created on first use, registered in the dense table for 0..65535 and the hash map
+//      otherwise); at commit each changed per-process array's root summary becomes its entry in the
+//      parent's process tree, which is rebuilt from fresh pages. Checked: registrations, record
+//      counts, totals against committed counts, the tree's page count (ProcessIndexBuilder).
+//  W8. The writer fails closed. An error that may leave an operation half done (I/O, running out of
+//      page ids or levels, anything after a record reached its parent) leaves the writer failed:
+//      every later call, CheckInvariants() included, returns ErrorCode::kFailed, and the file stays
+//      at its last commit; reopen to go on. An error found before anything changed (a bad argument,
+//      a record out of time order) leaves it usable. Checked as far as it can be: a failed writer's
+//      memory may be half through an operation, so its CheckInvariants() checks nothing else.
 //
 // Thread-safety: not thread-safe; one thread drives a writer. Opening takes an exclusive lock on
 // files on disk, so there is one writer per store.
 #pragma once
 
 #include <memory>
-#include <climits>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "store/catalogue.h"
-#include "store/index_entry.h"
+#include "store/catalogue_writer.h"
 #include "store/file.h"
-#include "store/page_header.h"
+#include "store/open_chain.h"
+#include "store/page_allocator.h"
+#include "store/page_write_queue.h"
+#include "store/process_index_builder.h"
 #include "store/record_sink.h"
 #include "store/store_options.h"
+#include "store/tn_tree_builder.h"
 
 namespace xtfq {
 
@@ -80,84 +103,55 @@ class StoreWriter final : public RecordSink {
   const std::string& name() const { return file_->name(); }
   uint64_t generation() const { return generation_; }
   uint32_t page_size() const { return page_size_; }
-  uint32_t page_count() const { return page_count_; }
+  uint32_t page_count() const { return pages_.page_count(); }
   // The catalogue the next commit would write (free list aside).
   Catalogue Pending() const;
+  // Ok when W1 to W8 hold as far as memory shows them; a failed writer returns kFailed (W8).
   Status CheckInvariants() const;
 
  private:
-  struct Chain {
-    ChainDesc desc;
-    PageKind kind = PageKind::kData;
-    ArrayId array;
-    uint8_t level = 0;
-    uint32_t width = 1;
-    uint32_t capacity = 0;
-    std::vector<std::byte> page;  // the open page: header space, then `count` entries
-    uint32_t count = 0;
-  };
-
-  StoreWriter(std::unique_ptr<File> file, StoreOptions options, uint32_t page_size);
+  // One array: its descriptor (chains as of the last commit), its TN tree and, with a process
+  // index, its per-process arrays.
   struct ArrayState {
-    ArrayDesc desc;            // levels live in `levels`
-    std::vector<Chain> levels;  // reserved to kMaxLevels: references stay valid as levels grow
-    int64_t last_time = INT64_MIN;
-    bool dirty = false;  // records appended since the last commit
-    // Per-process arrays of a parent: processes 0..kDense-1 by position, others by map.
-    static constexpr int64_t kDense = 1 << 16;
-    std::vector<ArrayState*> dense_children;
-    std::unordered_map<int64_t, ArrayState*> sparse_children;
-    bool tree_dirty = false;              // a per-process array changed since the last commit
-    std::vector<PageId> process_pages;    // the committed process tree's pages
-    IndexEntry totals;                    // a per-process array's root summary at the last commit
+    ArrayState(ArrayDesc d, uint32_t page_size) : desc(std::move(d)), tree(desc, page_size) {}
+    ArrayState(const ArrayState&) = delete;
+    ArrayState& operator=(const ArrayState&) = delete;
+
+    ArrayDesc desc;  // levels: those of the last commit; tree has the current ones
+    TnTreeBuilder tree;
+    std::unique_ptr<ProcessIndexBuilder> index;  // with desc.process_index only
   };
 
-  Chain MakeChain(PageKind kind, ArrayId array, uint8_t level, uint32_t width) const;
-  Status LoadArray(Store& store, ArrayState& a);
-  // Reads a parent's committed process tree: its pages, and each per-process array's totals.
-  Status LoadProcessTree(Store& store, ArrayState& a);
-  Status AppendTo(ArrayState& a, std::span<const std::byte> record);
+  StoreWriter(std::string file_name, StoreOptions options, uint32_t page_size);
+  void Attach(std::unique_ptr<File> file);
   // A new, empty array with the next id, dirty so that the next commit writes it.
   ArrayState& NewArray(std::string name, const Schema& schema);
   // The per-process array of `process` under `parent`, created when it is new.
-  Result<ArrayState*> ProcessArray(ArrayState& parent, int64_t process);
-  static ArrayState* FindChild(const ArrayState& parent, int64_t process);
-  static void AddChild(ArrayState& parent, ArrayState* child);
-  Status BuildProcessTree(ArrayState& a);
-  // Emits the entry for a page of `level` that just filled, into level + 1.
-  Status AddParentEntry(ArrayState& a, uint8_t level, const IndexEntry& entry);
-  IndexEntry SummarizeOpen(const ArrayState& a, const Chain& c, const std::optional<IndexEntry>& edge) const;
-  Status CommitArray(ArrayState& a);
-  Status WriteShadowImage(Chain& c, uint32_t entries, uint8_t extra_flags);
-  Status LoadOpenPage(Store& store, Chain& c, std::string_view what, bool index_level);
-  Status EnsureOpen(Chain& c);
-  Status AppendBytes(Chain& c, std::span<const std::byte> bytes);
-  Status Roll(Chain& c);
-  // The header of the shadow page at `at` holding c's open page with `entries` entries.
-  static PageHeader ShadowHeader(const Chain& c, PageId at, uint32_t entries, uint8_t extra_flags);
+  Result<TnTreeBuilder*> ProcessArray(ArrayState& parent, int64_t process);
+  Status AppendTo(TnTreeBuilder& tree, std::span<const std::byte> record) {
+    XTFQ_TRY(tree.Admit(record));
+    return Poison(tree.Put(record, pages_, writes_));
+  }
   // Commits the heap's open page, if strings were added since the last commit.
   Status CommitHeap();
   Status DoCommit();
-  Result<PageId> Allocate();
-  Status QueueWrite(PageId id, std::span<const std::byte> page);
-  Status Flush();
   Status Failed() const;
-  Status Poison(Status s);
+  Status Poison(Status s) {
+    if (!s.ok() && !failed_) failed_ = s.error();
+    return s;
+  }
 
   std::unique_ptr<File> file_;
   StoreOptions options_;
   uint32_t page_size_;
   uint64_t generation_ = 0;
-  uint32_t page_count_ = format::kFirstDataPage;
-  std::vector<PageId> free_;          // reusable now, sorted so that back() is the lowest id
-  std::vector<PageId> pending_free_;  // referenced by the committed generation, free after the next
-  std::vector<PageId> catalogue_pages_;
+  PageAllocator pages_;
+  PageWriteQueue writes_;
+  CatalogueWriter catalogue_;
   std::vector<std::unique_ptr<ArrayState>> arrays_;
-  Chain heap_;
-  bool heap_dirty_ = false;  // strings added since the last commit
-  std::vector<std::byte> batch_;                          // pages queued for writing
-  std::vector<std::pair<uint32_t, uint32_t>> batch_ids_;  // (page id, slot in batch_)
-  std::vector<std::byte> run_;                            // one run of consecutive ids, to write
+  OpenChain heap_;
+  ChainDesc committed_heap_;  // the heap's chain as of the last commit
+  bool heap_dirty_ = false;   // strings added since the last commit
   std::optional<Error> failed_;
 };
 

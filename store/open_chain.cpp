@@ -1,0 +1,120 @@
+#include "store/open_chain.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "store/store.h"
+
+namespace xtfq {
+
+namespace f = format;
+
+OpenChain::OpenChain(PageKind kind, ArrayId array, uint8_t level, uint32_t width, uint32_t page_size)
+    : kind_(kind), array_(array), level_(level), width_(width), capacity_(PageCapacity(page_size, width)) {
+  page_.assign(page_size, std::byte{0});
+}
+
+Status OpenChain::Reserve(PageAllocator& pages) {
+  if (desc_.open != kNoPage) return Ok();
+  XTFQ_ASSIGN_OR_RETURN(PageId id, pages.Allocate());
+  desc_.open = desc_.head = id;
+  return Ok();
+}
+
+size_t OpenChain::Fill(std::span<const std::byte> bytes) {
+  const size_t room = size_t{capacity_ - count_} * width_;
+  const size_t n = std::min(room, bytes.size());
+  std::memcpy(page_.data() + f::kPageHeaderSize + size_t{count_} * width_, bytes.data(), n);
+  count_ += static_cast<uint32_t>(n / width_);
+  desc_.entries += n / width_;
+  return n;
+}
+
+Status OpenChain::Roll(PageAllocator& pages, PageWriteQueue& writes) {
+  XTFQ_ASSIGN_OR_RETURN(PageId next, pages.Allocate());
+  PageHeader h;
+  h.page_id = h.logical = desc_.open;
+  h.kind = kind_;
+  h.level = level_;
+  h.array = array_;
+  h.entry_count = count_;
+  h.prev = desc_.last_full;
+  h.next = next;
+  h.Encode(page_.data());
+  SealPage(page_);
+  XTFQ_TRY(writes.Queue(desc_.open, page_));
+  pages.Release(desc_.shadow);
+  desc_.shadow = kNoPage;
+  desc_.last_full = desc_.open;
+  desc_.open = next;
+  count_ = 0;
+  std::fill(page_.begin() + f::kPageHeaderSize, page_.end(), std::byte{0});
+  return Ok();
+}
+
+Status OpenChain::Append(std::span<const std::byte> bytes, PageAllocator& pages, PageWriteQueue& writes) {
+  while (!bytes.empty()) {
+    XTFQ_TRY(Reserve(pages));
+    bytes = bytes.subspan(Fill(bytes));
+    if (full()) XTFQ_TRY(Roll(pages, writes));
+  }
+  return Ok();
+}
+
+PageHeader OpenChain::ShadowHeader(PageId at, uint32_t entries, uint8_t extra_flags) const {
+  PageHeader h;
+  h.page_id = at;
+  h.logical = desc_.open;
+  h.kind = kind_;
+  h.level = level_;
+  h.flags = f::kFlagShadow | extra_flags;
+  h.array = array_;
+  h.entry_count = entries;
+  h.prev = desc_.last_full;
+  return h;
+}
+
+Status OpenChain::CommitShadow(const std::optional<IndexEntry>& right_edge, PageAllocator& pages,
+                               PageWriteQueue& writes) {
+  const uint32_t total = count_ + (right_edge ? 1 : 0);
+  if (total == 0) {
+    pages.Release(desc_.shadow);
+    desc_.shadow = kNoPage;
+    return Ok();
+  }
+  if (right_edge) right_edge->Encode(page_.data() + f::kPageHeaderSize + size_t{count_} * width_);
+  XTFQ_ASSIGN_OR_RETURN(PageId s, pages.Allocate());
+  ShadowHeader(s, total, right_edge ? f::kFlagRightEdge : 0).Encode(page_.data());
+  SealPage(page_);
+  XTFQ_TRY(writes.Queue(s, page_));
+  pages.Release(desc_.shadow);
+  desc_.shadow = s;
+  return Ok();
+}
+
+Status OpenChain::Load(Store& store, const ChainDesc& desc, std::string_view what, bool index_level) {
+  desc_ = desc;
+  count_ = desc_.OpenEntries(capacity_);
+  if (desc_.shadow == kNoPage) return Ok();
+  XTFQ_TRY(store.ReadPage(desc_.shadow, page_));
+  const PageHeader h = PageHeader::Decode(page_.data());
+  const bool edge = index_level && (h.flags & f::kFlagRightEdge) != 0;
+  return ExpectHeader(
+      h, ShadowHeader(desc_.shadow, count_ + (edge ? 1 : 0), edge ? f::kFlagRightEdge : 0),
+      fmt::format("{}: page {}: shadow of the open page of the {}", store.name(), desc_.shadow.value, what));
+}
+
+Status OpenChain::CheckInvariants(WriterAudit& audit, std::string_view what) const {
+  if (desc_.entries % capacity_ != count_) {
+    return audit.Violation("W4", fmt::format("{}: {} entries but {} buffered", what, desc_.entries, count_));
+  }
+  if ((desc_.entries == 0) != (desc_.open == kNoPage)) {
+    return audit.Violation(
+        "W4", fmt::format("{}: {} entries and open page {} disagree", what, desc_.entries, desc_.open.value));
+  }
+  XTFQ_TRY(audit.Claim(desc_.open, WriterAudit::Role::kOpen, what));
+  return audit.Claim(desc_.shadow, WriterAudit::Role::kShadow, what);
+}
+
+}  // namespace xtfq

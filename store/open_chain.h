@@ -1,0 +1,102 @@
+// OpenChain: one chain being written (docs/format.md, "Chains and shadow pages"): its descriptor
+// and its open page in memory (header space, then count() entries). The string heap is one, and so
+// is every level of every array.
+//
+// Entries go into the open page. When it is full, Roll() writes it once, at the id reserved for it,
+// linked to a newly reserved id for the next open page. At commit, CommitShadow() writes the open
+// page's entries (and, on an index level, the right-edge entry for the level below) to a fresh
+// shadow page and releases the previous shadow, which the committed generation still uses. So a
+// chain never overwrites a committed byte (writer invariants W1 and W2).
+//
+// Invariants (writer invariant W4, CheckInvariants): desc().entries mod capacity() == count(), and
+// the chain has a reserved open page exactly when it has entries. Its open and shadow pages are
+// claimed in the audit (W5).
+//
+// Thread-safety: not thread-safe; driven by its writer's thread.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "store/chain_desc.h"
+#include "store/format.h"
+#include "store/ids.h"
+#include "store/index_entry.h"
+#include "store/page_allocator.h"
+#include "store/page_header.h"
+#include "store/page_write_queue.h"
+#include "store/writer_audit.h"
+
+namespace xtfq {
+
+class Store;
+
+class OpenChain {
+ public:
+  // An empty chain of `width`-byte entries in pages of `kind` and `level` of `array` (0 for the heap).
+  OpenChain(PageKind kind, ArrayId array, uint8_t level, uint32_t width, uint32_t page_size);
+
+  const ChainDesc& desc() const { return desc_; }
+  PageKind kind() const { return kind_; }
+  uint8_t level() const { return level_; }
+  ArrayId array() const { return array_; }
+  uint32_t width() const { return width_; }
+  uint32_t capacity() const { return capacity_; }
+  // Entries in the open page.
+  uint32_t count() const { return count_; }
+  bool full() const { return count_ == capacity_; }
+  // The open page's entries, count() of width() bytes.
+  const std::byte* entries() const { return page_.data() + format::kPageHeaderSize; }
+
+  // The hot path: stores one entry when the open page is reserved and the entry does not fill it.
+  // Returns false, changing nothing, otherwise (then Reserve, Fill and Roll).
+  bool TryAppendOne(const std::byte* entry) {
+    if (desc_.open == kNoPage || count_ + 1 >= capacity_) return false;
+    std::memcpy(page_.data() + format::kPageHeaderSize + size_t{count_} * width_, entry, width_);
+    ++count_;
+    ++desc_.entries;
+    return true;
+  }
+  // Reserves the open page of an empty chain; nothing to do otherwise.
+  Status Reserve(PageAllocator& pages);
+  // Copies as many of `bytes` as the open page has room for, in whole entries; returns how many
+  // bytes it took. REQUIRES: the open page is reserved; bytes.size() a multiple of width().
+  size_t Fill(std::span<const std::byte> bytes);
+  // Writes the full open page at its reserved id, linked to a newly reserved id that becomes the
+  // open page, and releases the shadow. REQUIRES: full().
+  Status Roll(PageAllocator& pages, PageWriteQueue& writes);
+  // Reserve, Fill and Roll until `bytes` are stored: for a chain with no level above it (the heap).
+  Status Append(std::span<const std::byte> bytes, PageAllocator& pages, PageWriteQueue& writes);
+
+  // At commit: writes the open page's entries, then `right_edge` if given, to a fresh shadow page
+  // (flag bit 1 with a right edge) and releases the previous shadow; with nothing to write, only
+  // releases it.
+  Status CommitShadow(const std::optional<IndexEntry>& right_edge, PageAllocator& pages, PageWriteQueue& writes);
+
+  // The chain as the committed generation left it: `desc`, and its shadow's entries read back
+  // into the open page. On an index level (`index_level`) the shadow may end in a right-edge entry.
+  // `what` names the chain in errors.
+  Status Load(Store& store, const ChainDesc& desc, std::string_view what, bool index_level);
+
+  // W4, and claims the open and shadow pages (W5). `what` names the chain.
+  Status CheckInvariants(WriterAudit& audit, std::string_view what) const;
+
+ private:
+  // The header of the shadow page at `at` holding the open page with `entries` entries.
+  PageHeader ShadowHeader(PageId at, uint32_t entries, uint8_t extra_flags) const;
+
+  ChainDesc desc_;
+  PageKind kind_;
+  ArrayId array_;
+  uint8_t level_;
+  uint32_t width_;
+  uint32_t capacity_;
+  std::vector<std::byte> page_;  // the open page: header space, then count_ entries
+  uint32_t count_ = 0;
+};
+
+}  // namespace xtfq

@@ -1,0 +1,50 @@
+#include "store/writer_audit.h"
+
+#include <fmt/format.h>
+
+#include "store/format.h"
+
+namespace xtfq {
+
+std::string_view WriterRoleName(WriterAudit::Role role) {
+  switch (role) {
+    case WriterAudit::Role::kFree:
+      return "free";
+    case WriterAudit::Role::kPending:
+      return "pending free";
+    case WriterAudit::Role::kCatalogue:
+      return "catalogue";
+    case WriterAudit::Role::kOpen:
+      return "open (reserved)";
+    case WriterAudit::Role::kShadow:
+      return "shadow";
+    case WriterAudit::Role::kProcessTree:
+      return "process tree";
+  }
+  return "unknown";
+}
+
+Status WriterAudit::Claim(PageId id, Role role, std::string_view what) {
+  if (id == kNoPage) return Ok();
+  if (id.value < format::kFirstDataPage || id.value >= page_count_) {
+    return Violation("W5", fmt::format("{} page {} ({}) outside pages 2..{}", what, id.value, WriterRoleName(role),
+                                       page_count_ - 1));
+  }
+  auto [it, fresh] = roles_.try_emplace(id.value, role);
+  if (!fresh) {
+    return Violation("W5", fmt::format("{} page {} is claimed twice: {} and {}", what, id.value,
+                                       WriterRoleName(it->second), WriterRoleName(role)));
+  }
+  return Ok();
+}
+
+std::optional<WriterAudit::Role> WriterAudit::RoleOf(PageId id) const {
+  auto it = roles_.find(id.value);
+  return it == roles_.end() ? std::nullopt : std::optional<Role>(it->second);
+}
+
+Error WriterAudit::Violation(std::string_view invariant, std::string_view what) const {
+  return Error(ErrorCode::kCorrupt, fmt::format("{}: writer invariant {}: {}", file_, invariant, what));
+}
+
+}  // namespace xtfq
