@@ -10,11 +10,13 @@ CLI::App* HeatmapCommand::Register(CLI::App& parent) {
   app->add_option("STORE", store_, "store file")->required();
   app->add_flag("--jobstats", jobstats_, "job_stats rates (the only kind for now)")->required();
   app->add_option("--op", r_.op, "the op (write_bytes, open, ...)")->required();
-  app->add_option("--base", r_.base, "bin base b > 1: bin k holds rates in [b^k, b^(k+1))")
+  app->add_option("--base", r_.base, "bin base b > 1 (default 2): bin k holds rates in [b^k, b^(k+1))")
       ->check(CLI::Range(1.000001, 1e9));
   app->add_option("--cell,--step", r_.cell, "cell width in seconds (default 120; --step is the old name)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
-  app->add_option("--time", r_.time, "window T1:T2, epoch seconds or ISO 8601 (default: every collection)");
+  app->add_option(
+      "--time", r_.time,
+      "window T1:T2: epoch seconds, ISO 8601, 30m:90m, 10%:20%, ... (docs/cli.md, Windows; default: every collection)");
   app->add_option("--by", r_.by, "one step function per group of these keys (default: per series)")->delimiter(',');
   app->add_option("--job", r_.filter.jobs, "only these jobs");
   app->add_option("--uid", uids_, "only these uids");

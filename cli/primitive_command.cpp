@@ -38,7 +38,9 @@ CLI::App* PrimitiveCommand::Register(CLI::App& parent) {
   auto* t = app->add_option("--time", time_, "time T (ns)");
   auto* r = app->add_option("--record", record_, "record number N (0-based)");
   t->excludes(r);
-  if (kind_ == Kind::kNext) app->add_option("--offset,--step", offset_, "positions to move, negative to move back (--step is the old name)")->required();
+  if (kind_ == Kind::kNext)
+    app->add_option("--offset,--step", offset_,
+                    "positions to move, negative to move back (default 1; --step is the old name)");
   return app;
 }
 
@@ -50,8 +52,7 @@ Result<std::string> PrimitiveCommand::Answer() {
   if (!ranks_.empty()) {
     XTFQ_ASSIGN_OR_RETURN(r, ProcessWindow::Parse(ranks_));
     if (!schema.process_field()) {
-      return Error(ErrorCode::kInvalidArgument,
-                   fmt::format("array '{}' has no process field for --ranks", opts_.array().name));
+      return Error(ErrorCode::kUsage, fmt::format("array '{}' has no process field for --ranks", opts_.array().name));
     }
   }
   if (kind_ == Kind::kSize) {

@@ -100,7 +100,7 @@ nlohmann::json ResultJson::Of(const JobStatsWindowAnswer& a) {
 
 nlohmann::json ResultJson::Of(const JobStatsHeatmap& h) {
   nlohmann::json j;
-  j["op"] = h.op, j["base"] = h.base, j["t1"] = h.t1, j["t2"] = h.t2, j["step"] = h.cell,
+  j["op"] = h.op, j["base"] = h.base, j["t1"] = h.t1, j["t2"] = h.t2, j["cell"] = h.cell,
   j["step_functions"] = h.groups;
   j["cells"] = nlohmann::json::array();
   for (const auto& c : h.cells) {
