@@ -20,6 +20,9 @@
 // Resets are drawn only where a reader can see them (start_time changed, or every counter went
 // down), and an entry comes back after a purge only once a written collection showed it gone.
 //
+// Write() checks the options and creates dir; JobStatsGenRun (jobstats_gen_run.h) draws and writes,
+// and JobStatsGenGrammar (jobstats_gen_grammar.h) prints each variant.
+//
 // Thread-safety: a generator is used by one thread.
 #pragma once
 
