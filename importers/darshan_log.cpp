@@ -1,7 +1,5 @@
 #include "importers/darshan_log.h"
 
-#include "layouts/darshan_layout.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,6 +7,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "layouts/darshan_layout.h"
 #include "store/endian.h"
 #include "store/posix_file.h"
 
@@ -75,18 +74,24 @@ Status DarshanLog::ReadHeader() {
   in >> major >> dot >> minor;
   if (!in || dot != '.' || major != 3 || (minor != 0 && minor != 10 && minor != 20 && minor != 21 && minor != 41)) {
     std::string shown;
-    for (char c : version_) shown += (c >= 32 && c < 127) ? std::string(1, c) : fmt::format("\\x{:02x}", static_cast<uint8_t>(c));
-    return Bad("header", 0, fmt::format("unknown log format version '{}' (3.00, 3.10, 3.20, 3.21 and 3.41 are read)", shown));
+    for (char c : version_)
+      shown += (c >= 32 && c < 127) ? std::string(1, c) : fmt::format("\\x{:02x}", static_cast<uint8_t>(c));
+    return Bad("header", 0,
+               fmt::format("unknown log format version '{}' (3.00, 3.10, 3.20, 3.21 and 3.41 are read)", shown));
   }
   minor_ = minor;
   const uint64_t magic = LoadLe<uint64_t>(h.data() + 8);
-  if (magic == kMagic) swap_ = false;
-  else if (__builtin_bswap64(magic) == kMagic) swap_ = true;
-  else return Bad("header", 8, fmt::format("bad magic number {:#x} (not a Darshan log)", magic));
+  if (magic == kMagic)
+    swap_ = false;
+  else if (__builtin_bswap64(magic) == kMagic)
+    swap_ = true;
+  else
+    return Bad("header", 8, fmt::format("bad magic number {:#x} (not a Darshan log)", magic));
   header_bytes_ = minor == 41 ? kHeader341 : kHeaderOld;
   XTFQ_ASSIGN_OR_RETURN(got, file_->ReadAt(0, std::span(h).first(std::min<uint64_t>(header_bytes_, file_size_))));
   if (got < header_bytes_) {
-    return Bad("header", got, fmt::format("the file ends inside the {}-byte header of format {}", header_bytes_, version_));
+    return Bad("header", got,
+               fmt::format("the file ends inside the {}-byte header of format {}", header_bytes_, version_));
   }
   const uint8_t comp = static_cast<uint8_t>(h[16]);
   if (comp > 2) return Bad("header", 16, fmt::format("unknown compression type {}", comp));
@@ -115,20 +120,24 @@ Status DarshanLog::ReadHeader() {
   uint64_t job_end = names_.off;
   for (int i = 0; i < kSlots && job_end == 0; ++i) job_end = mods_[i].off;
   if (job_end == 0) job_end = file_size_;
-  if (job_end < header_bytes_) return Bad("header", 32, fmt::format("the record table starts at byte {}, inside the header", job_end));
+  if (job_end < header_bytes_)
+    return Bad("header", 32, fmt::format("the record table starts at byte {}, inside the header", job_end));
   job_ = Region{header_bytes_, job_end - header_bytes_};
   auto check = [&](const Region& r, std::string_view what, size_t at) -> Status {
     if (r.len > file_size_ || r.off > file_size_ - r.len) {
-      return Bad("header", at, fmt::format("the {} region (bytes {} to {}) lies beyond the end of the file ({} bytes)",
-                                           what, r.off, r.off + r.len, file_size_));
+      return Bad("header", at,
+                 fmt::format("the {} region (bytes {} to {}) lies beyond the end of the file ({} bytes)", what, r.off,
+                             r.off + r.len, file_size_));
     }
-    if (r.len > 0 && r.off < header_bytes_) return Bad("header", at, fmt::format("the {} region starts at byte {}, inside the header", what, r.off));
+    if (r.len > 0 && r.off < header_bytes_)
+      return Bad("header", at, fmt::format("the {} region starts at byte {}, inside the header", what, r.off));
     return Ok();
   };
   XTFQ_TRY(check(names_, "record table", minor == 41 ? 32 : 24));
   for (int i = 0; i < kSlots; ++i) {
     const std::string_view n = ModuleName(i);
-    XTFQ_TRY(check(mods_[i], n.empty() ? fmt::format("module {}", i) : fmt::format("{} module", n), minor == 41 ? 48 + 16 * i : 40));
+    XTFQ_TRY(check(mods_[i], n.empty() ? fmt::format("module {}", i) : fmt::format("{} module", n),
+                   minor == 41 ? 48 + 16 * i : 40));
   }
   return Ok();
 }
@@ -161,11 +170,14 @@ Status DarshanLog::ReadJob() {
     Mount m;
     if (!(words >> m.fs_type >> m.path)) {
       const size_t end = s.find('\n', p + 1);
-      return Bad("job region", job_.off, fmt::format("poorly formatted mount table line '{}'", s.substr(p + 1, end == std::string::npos ? std::string::npos : end - p - 1)));
+      return Bad("job region", job_.off,
+                 fmt::format("poorly formatted mount table line '{}'",
+                             s.substr(p + 1, end == std::string::npos ? std::string::npos : end - p - 1)));
     }
     mounts.push_back(std::move(m));
   }
-  std::stable_sort(mounts.begin(), mounts.end(), [](const Mount& a, const Mount& b) { return a.path.size() > b.path.size(); });
+  std::stable_sort(mounts.begin(), mounts.end(),
+                   [](const Mount& a, const Mount& b) { return a.path.size() > b.path.size(); });
   return Ok();
 }
 
@@ -205,8 +217,9 @@ Status DarshanLog::ReadNames() {
 
 std::unique_ptr<DarshanRegionReader> DarshanLog::ModuleReader(int slot) {
   const std::string_view n = ModuleName(slot);
-  return std::make_unique<DarshanRegionReader>(*file_, comp_, mods_[slot].off, mods_[slot].len,
-                                               n.empty() ? fmt::format("module {}", slot) : fmt::format("{} module", n));
+  return std::make_unique<DarshanRegionReader>(
+      *file_, comp_, mods_[slot].off, mods_[slot].len,
+      n.empty() ? fmt::format("module {}", slot) : fmt::format("{} module", n));
 }
 
 }  // namespace xtfq

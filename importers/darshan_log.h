@@ -42,15 +42,15 @@ class DarshanLog {
   const std::string& name() const { return file_->name(); }
   File& file() { return *file_; }
   const std::string& version() const { return version_; }  // "3.41"
-  int minor() const { return minor_; }                       // 41
+  int minor() const { return minor_; }                     // 41
   bool big_endian() const { return swap_; }
   DarshanCompression compression() const { return comp_; }
-  uint32_t header_bytes() const { return header_bytes_; }   // 360 or 1328 as stored
+  uint32_t header_bytes() const { return header_bytes_; }  // 360 or 1328 as stored
 
   // The job.
   int64_t uid = 0, start_sec = 0, start_nsec = 0, end_sec = 0, end_nsec = 0, nprocs = 0, jobid = 0;
-  std::string metadata;  // up to the first NUL
-  std::string exe;       // the command line: the exe string up to its first newline
+  std::string metadata;       // up to the first NUL
+  std::string exe;            // the command line: the exe string up to its first newline
   std::vector<Mount> mounts;  // sorted by descending path length, as darshan-util sorts them
 
   uint64_t job_len() const { return job_.len; }
