@@ -81,7 +81,7 @@ int DumpCommand::Run() {
   auto log = DarshanLog::Open(std::move(file));
   if (!log.ok()) return Fail("dump", log.error());
   if (header_) {
-    fmt::print("{}", DarshanParserText::Header(**log));
+    fmt::print("{}", dxt_ ? DarshanParserText::DxtHeader(**log) : DarshanParserText::Header(**log));
     return kExitOk;
   }
   Status s = dxt_ ? DarshanParserText::Dxt(**log, show_incomplete_, stdout, stderr)

@@ -22,17 +22,38 @@ struct Layout {
 };
 Layout StoredLayout(int slot, uint32_t v) {
   switch (slot) {
-    case kPosix: return v == 4 ? Layout{69, 17, false, 0} : v == 3 ? Layout{64, 17, false, 0} : v == 2 ? Layout{64, 15, false, 0} : v == 1 ? Layout{68, 15, false, 0} : Layout{};
-    case kMpiio: return v == 3 ? Layout{51, 17, false, 0} : (v == 1 || v == 2) ? Layout{51, 15, false, 0} : Layout{};
-    case kStdio: return v == 2 ? Layout{14, 15, false, 0} : v == 1 ? Layout{13, 15, false, 0} : Layout{};
-    case kH5f: return v == 3 ? Layout{3, 5, false, 0} : v == 2 ? Layout{1, 4, false, 0} : v == 1 ? Layout{1, 2, false, 0} : Layout{};
-    case kH5d: return v == 2 ? Layout{94, 17, true, 0} : v == 1 ? Layout{94, 17, false, 0} : Layout{};
-    case kPnetcdfFile: return v == 3 ? Layout{9, 8, false, 0} : v == 2 ? Layout{2, 4, false, 0} : v == 1 ? Layout{2, 2, false, 0} : Layout{};
-    case kPnetcdfVar: return v == 1 ? Layout{120, 17, true, 0} : Layout{};
-    case kBgq: return v == 2 ? Layout{11, 1, false, 0} : v == 1 ? Layout{11, 1, false, 8} : Layout{};
-    case kDfs: return v == 1 ? Layout{52, 15, false, 0, 32} : Layout{};
-    case kDaos: return v == 1 ? Layout{64, 15, false, 0, 48} : Layout{};
-    default: return Layout{};
+    case kPosix:
+      return v == 4   ? Layout{69, 17, false, 0}
+             : v == 3 ? Layout{64, 17, false, 0}
+             : v == 2 ? Layout{64, 15, false, 0}
+             : v == 1 ? Layout{68, 15, false, 0}
+                      : Layout{};
+    case kMpiio:
+      return v == 3 ? Layout{51, 17, false, 0} : (v == 1 || v == 2) ? Layout{51, 15, false, 0} : Layout{};
+    case kStdio:
+      return v == 2 ? Layout{14, 15, false, 0} : v == 1 ? Layout{13, 15, false, 0} : Layout{};
+    case kH5f:
+      return v == 3   ? Layout{3, 5, false, 0}
+             : v == 2 ? Layout{1, 4, false, 0}
+             : v == 1 ? Layout{1, 2, false, 0}
+                      : Layout{};
+    case kH5d:
+      return v == 2 ? Layout{94, 17, true, 0} : v == 1 ? Layout{94, 17, false, 0} : Layout{};
+    case kPnetcdfFile:
+      return v == 3   ? Layout{9, 8, false, 0}
+             : v == 2 ? Layout{2, 4, false, 0}
+             : v == 1 ? Layout{2, 2, false, 0}
+                      : Layout{};
+    case kPnetcdfVar:
+      return v == 1 ? Layout{120, 17, true, 0} : Layout{};
+    case kBgq:
+      return v == 2 ? Layout{11, 1, false, 0} : v == 1 ? Layout{11, 1, false, 8} : Layout{};
+    case kDfs:
+      return v == 1 ? Layout{52, 15, false, 0, 32} : Layout{};
+    case kDaos:
+      return v == 1 ? Layout{64, 15, false, 0, 48} : Layout{};
+    default:
+      return Layout{};
   }
 }
 bool FixedSize(int slot) {
@@ -49,7 +70,8 @@ void InsertAt(std::vector<T>& v, size_t at, std::initializer_list<T> values) {
 Result<DarshanCounterDecoder> DarshanCounterDecoder::For(const DarshanLog& log, int slot) {
   const std::string_view name = DarshanLog::ModuleName(slot);
   if (!FixedSize(slot)) {
-    return Error(ErrorCode::kInvalidArgument, fmt::format("{}: the {} module has no fixed-size counter records", log.name(), name));
+    return Error(ErrorCode::kInvalidArgument,
+                 fmt::format("{}: the {} module has no fixed-size counter records", log.name(), name));
   }
   const uint32_t v = log.module_version(slot);
   const Layout l = StoredLayout(slot, v);
@@ -109,8 +131,12 @@ void UpconvertPosix(const std::byte* raw, uint32_t v, std::byte* scratch) {
 bool DarshanCounterDecoder::Decode(const std::byte* raw, DarshanCounterRecord& out, bool parser_quirks) const {
   const DarshanLog& log = *log_;
   if (slot_ == kPosix && version_ < 4) {
-    // darshan-util drops version 1 records whose fopen count (int 6) is positive.
-    if (version_ == 1 && static_cast<int64_t>(log.U64(raw + 16 + 6 * 8)) > 0) return false;
+    // darshan-util drops version 1 records whose fopen count (int 6) is positive, a test it
+    // makes before the byte swap (on the unswapped count, in a big-endian log).
+    if (version_ == 1) {
+      const std::byte* fopens = raw + 16 + 6 * 8;
+      if ((parser_quirks ? LoadLe<int64_t>(fopens) : static_cast<int64_t>(log.U64(fopens))) > 0) return false;
+    }
     std::byte scratch[1024];
     UpconvertPosix(raw, version_, scratch);
     out.id = log.U64(scratch);
@@ -133,7 +159,10 @@ bool DarshanCounterDecoder::Decode(const std::byte* raw, DarshanCounterRecord& o
   const std::byte* p = raw + 16 + skip_;
   out.file_rec_id = 0;
   if (file_rec_) {
-    out.file_rec_id = log.U64(p);
+    // darshan_log_get_hdf5_dataset swaps the file record id only when the log's H5F version
+    // (not H5D's) is at least 2.
+    const bool unswapped = parser_quirks && slot_ == kH5d && log.module_version(kH5f) < 2;
+    out.file_rec_id = unswapped ? LoadLe<uint64_t>(p) : log.U64(p);
     p += 8;
   }
   out.ints.resize(ints_);
@@ -161,7 +190,15 @@ bool DarshanCounterDecoder::Decode(const std::byte* raw, DarshanCounterRecord& o
     case kPnetcdfFile:
       if (v == 1) InsertAt(out.floats, 1, {-1.0, -1.0});
       if (v <= 2) {
-        const int64_t opens = out.ints[0] + out.ints[1];
+        // darshan_log_get_pnetcdf_file adds INDEP_OPENS to COLL_OPENS before the byte swap, so
+        // in a big-endian log it adds the unswapped values.
+        int64_t opens = static_cast<int64_t>(static_cast<uint64_t>(out.ints[0]) + static_cast<uint64_t>(out.ints[1]));
+        if (parser_quirks && log.big_endian()) {
+          const std::byte* c = raw + 16;
+          std::byte sum[8];
+          StoreLe<uint64_t>(sum, LoadLe<uint64_t>(c) + LoadLe<uint64_t>(c + 8));
+          opens = static_cast<int64_t>(log.U64(sum));
+        }
         out.ints = {-1, opens, -1, -1, -1, -1, -1, -1, -1};
         const std::vector<double> f = out.floats;  // OPEN_START CLOSE_START OPEN_END CLOSE_END
         out.floats = {f[0], f[1], -1.0, f[2], f[3], -1.0, -1.0, -1.0};
@@ -173,15 +210,15 @@ bool DarshanCounterDecoder::Decode(const std::byte* raw, DarshanCounterRecord& o
   return true;
 }
 
-Result<bool> DarshanCounterDecoder::Next(DarshanRegionReader& reader, std::vector<std::byte>& raw, DarshanCounterRecord& out,
-                                         bool parser_quirks) const {
+Result<bool> DarshanCounterDecoder::Next(DarshanRegionReader& reader, std::vector<std::byte>& raw,
+                                         DarshanCounterRecord& out, bool parser_quirks) const {
   raw.resize(bytes_);
   for (;;) {
     XTFQ_ASSIGN_OR_RETURN(size_t got, reader.Read(raw));
     if (got == 0) return false;
     if (got < raw.size()) {
-      return reader.Fail(fmt::format("{} bytes of a last record of {} bytes (the region does not divide into records)", got,
-                                     raw.size()));
+      return reader.Fail(fmt::format("{} bytes of a last record of {} bytes (the region does not divide into records)",
+                                     got, raw.size()));
     }
     if (Decode(raw.data(), out, parser_quirks)) return true;
   }

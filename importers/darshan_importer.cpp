@@ -86,7 +86,7 @@ Result<DarshanImportStats> DarshanImporter::Import(DarshanLog& log, RecordSink& 
     std::vector<std::byte> raw;
     DarshanCounterRecord rec;
     for (;;) {
-      XTFQ_ASSIGN_OR_RETURN(bool more, dec->Next(*reader, raw, rec, false));
+      XTFQ_ASSIGN_OR_RETURN(bool more, dec->Next(*reader, raw, rec, true));
       if (!more) break;
       XTFQ_TRY(w.AddCounters(rec));
     }

@@ -1,7 +1,10 @@
 // DarshanModuleTables: what darshan-parser prints for each module besides the values: the counter
 // names in print order (for the current record version of each fixed-size module; older versions
 // are up-converted to it) and the description block before the records, per record version.
-// The tables are generated from darshan-parser's output by scripts/darshan_text_tables.py.
+// The tables are generated from darshan-parser's output by scripts/darshan_text_tables.py; the
+// descriptions of versions no corpus log holds (POSIX 2, H5F 1-2, PNETCDF_FILE 1-2, BG/Q 1) are
+// composed there from the version warnings of darshan-util's print_description functions, a
+// composition the script checks against every version the corpus does hold.
 //
 // Thread-safety: immutable after first use.
 #pragma once

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks the include matrix (scripts/check_layers.sh),
+# Checks the include matrix (scripts/check_layers.sh) and the formatting (scripts/check_format.sh),
 # then builds and runs the whole test suite twice: the release build, then the same tests under
 # AddressSanitizer and UndefinedBehaviorSanitizer. Tests that need ../shared/data skip with a
 # message when it is absent (ctest counts them as skipped), and fail instead when
@@ -8,6 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
 ./scripts/check_layers.sh
+./scripts/check_format.sh
 cmake --preset default >/dev/null
 cmake --build --preset default -j "$jobs"
 ctest --preset default
