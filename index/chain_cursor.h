@@ -1,5 +1,6 @@
-// ChainCursor: walks the entries of one chain (an array level or the heap) in order, through the
-// page cache, following next links and reading the open page from its shadow.
+// ChainCursor: walks the entries of one chain of level-0 pages (an array's records, or the heap's
+// bytes) in order, through the page cache, following next links and reading the open page from
+// its shadow. Index levels are read through TnTree; a chain of another level is an error.
 //
 // Each page is checked against what the chain descriptor requires before its entries are used
 // (kind, level, array, entry count, prev link, shadow flag), so a page that passed its checksum

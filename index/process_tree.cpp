@@ -27,9 +27,11 @@ Result<PageRef> ProcessTree::Fetch(size_t level, PageId id) {
   return page;
 }
 
+bool ProcessTree::Below(int64_t key, int64_t p2) { return p2 == INT64_MAX || key < p2; }
+
 Result<std::vector<const ArrayDesc*>> ProcessTree::Range(int64_t p1, int64_t p2) {
   std::vector<const ArrayDesc*> out;
-  if (array_.process_root == kNoPage || p1 >= p2) return out;
+  if (array_.process_root == kNoPage || !Below(p1, p2)) return out;
   PageId id = array_.process_root;
   for (size_t level = height() - 1; level > 0; --level) {
     XTFQ_ASSIGN_OR_RETURN(PageRef page, Fetch(level, id));
@@ -57,7 +59,7 @@ Result<std::vector<const ArrayDesc*>> ProcessTree::Range(int64_t p1, int64_t p2)
       const std::byte* e = base + size_t{i} * entry_width_;
       const int64_t key = LoadLe<int64_t>(e + f::kIeKey);
       if (key < p1) continue;
-      if (key >= p2) return out;
+      if (!Below(key, p2)) return out;
       const ArrayDesc* a = catalogue_.Get(ArrayId(LoadLe<uint32_t>(e + f::kIeChild)));
       if (a == nullptr || a->parent != array_.id || a->process != key) {
         return Error(ErrorCode::kCorrupt, fmt::format("{}: page {}: process tree of array '{}': entry {} names no "
@@ -73,7 +75,7 @@ Result<std::vector<const ArrayDesc*>> ProcessTree::Range(int64_t p1, int64_t p2)
 
 Result<Summary> ProcessTree::Totals(int64_t p1, int64_t p2) {
   Summary out(array_.schema);
-  if (array_.process_root == kNoPage || p1 >= p2) return out;
+  if (array_.process_root == kNoPage || !Below(p1, p2)) return out;
   XTFQ_TRY(TotalsIn(height() - 1, array_.process_root, INT64_MAX, p1, p2, out));
   return out;
 }
@@ -85,11 +87,11 @@ Status ProcessTree::TotalsIn(size_t level, PageId id, int64_t upper, int64_t p1,
   for (uint32_t i = 0; i < n; ++i) {
     const std::byte* e = base + size_t{i} * entry_width_;
     const int64_t lo = LoadLe<int64_t>(e + f::kIeKey);
-    if (lo >= p2) break;
+    if (!Below(lo, p2)) break;
     // Keys are distinct, so this subtree's keys are below the next entry's.
     const int64_t hi = i + 1 < n ? LoadLe<int64_t>(e + entry_width_ + f::kIeKey) - 1 : upper;
     if (level == 0 ? lo < p1 : hi < p1) continue;
-    if (level == 0 || (lo >= p1 && hi < p2)) {
+    if (level == 0 || (lo >= p1 && Below(hi, p2))) {
       out.MergeEncoded(LoadLe<uint64_t>(e + f::kIeCount), e + f::kIndexEntryFixedSize);
     } else {
       XTFQ_TRY(TotalsIn(level - 1, PageId(LoadLe<uint32_t>(e + f::kIeChild)), hi, p1, p2, out));

@@ -25,12 +25,15 @@ class ProcessTree {
   ProcessTree(PageCache& cache, const Catalogue& catalogue, const ArrayDesc& array);
 
   size_t height() const { return array_.process_levels; }
-  // The per-process arrays of the processes p1 <= p < p2, in process order.
+  // The per-process arrays of the processes p1 <= p < p2, in process order. p2 == INT64_MAX is
+  // the open end of a window (no upper bound: process INT64_MAX is in), as every window writes it.
   Result<std::vector<const ArrayDesc*>> Range(int64_t p1, int64_t p2);
-  // The summary of every record of the processes p1 <= p < p2.
+  // The summary of every record of the processes p1 <= p < p2 (p2 == INT64_MAX: no upper bound).
   Result<Summary> Totals(int64_t p1, int64_t p2);
 
  private:
+  // Whether `key` lies below the window's end p2 (always, for the open end INT64_MAX).
+  static bool Below(int64_t key, int64_t p2);
   Result<PageRef> Fetch(size_t level, PageId id);
   // Keys in the subtree of page `id` are <= upper.
   Status TotalsIn(size_t level, PageId id, int64_t upper, int64_t p1, int64_t p2, Summary& out);

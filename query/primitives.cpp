@@ -5,9 +5,13 @@
 namespace xtfq {
 
 namespace {
-Error BadWindow(int64_t t1, int64_t t2) {
-  return Error(ErrorCode::kInvalidArgument,
-               fmt::format("empty or reversed window {}:{} (T1 must be below T2)", t1, t2));
+// A histogram needs a window with room in it and at least one bucket; says which is missing.
+Error BadHistogram(int64_t t1, int64_t t2, uint32_t buckets) {
+  if (t1 >= t2) {
+    return Error(ErrorCode::kInvalidArgument,
+                 fmt::format("empty or reversed window {}:{} (T1 must be below T2)", t1, t2));
+  }
+  return Error(ErrorCode::kInvalidArgument, fmt::format("a histogram of {} buckets: give at least one", buckets));
 }
 }  // namespace
 
@@ -52,6 +56,7 @@ Result<bool> Primitives::CoversAll(int64_t t1, int64_t t2) {
 }
 
 Result<const ArrayDesc*> Primitives::ProcessArray(int64_t p) {
+  // [p, p + 1); for INT64_MAX, [MAX, MAX) with its open end: process INT64_MAX alone.
   XTFQ_ASSIGN_OR_RETURN(auto arrays, Processes(p, p == INT64_MAX ? p : p + 1));
   if (arrays.empty()) {
     // Named by the array's own process field (a rank for Darshan and events, a target for job_stats).
@@ -113,7 +118,7 @@ Result<Summary> Primitives::Aggregate(int64_t t1, int64_t t2, int64_t p1, int64_
 }
 
 Result<std::vector<Summary>> Primitives::Histogram(int64_t t1, int64_t t2, uint32_t buckets, int64_t p1, int64_t p2) {
-  if (t1 >= t2 || buckets == 0) return BadWindow(t1, t2);
+  if (t1 >= t2 || buckets == 0) return BadHistogram(t1, t2, buckets);
   if (AllProcesses(p1, p2)) return tree_.Histogram(t1, t2, buckets);
   XTFQ_ASSIGN_OR_RETURN(auto arrays, Processes(p1, p2));
   std::vector<Summary> out(buckets, Summary(array().schema));
@@ -174,7 +179,7 @@ Result<Summary> Primitives::ScanAggregate(int64_t t1, int64_t t2, int64_t p1, in
 
 Result<std::vector<Summary>> Primitives::ScanHistogram(int64_t t1, int64_t t2, uint32_t buckets, int64_t p1,
                                                        int64_t p2) {
-  if (t1 >= t2 || buckets == 0) return BadWindow(t1, t2);
+  if (t1 >= t2 || buckets == 0) return BadHistogram(t1, t2, buckets);
   std::vector<Summary> out(buckets, Summary(array().schema));
   XTFQ_TRY(ScanAll([&](const std::byte* r, uint64_t pos) {
     const int64_t t = TimeOf(r, pos);
