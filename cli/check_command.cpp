@@ -11,6 +11,9 @@ CLI::App* CheckCommand::Register(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand("check", "Verify every page checksum and format invariant of a store");
   app->add_option("STORE", store_, "store file")->required();
   app->add_option("--max-problems", max_problems_, "stop listing after this many problems")->check(CLI::PositiveNumber);
+  app->add_flag("--allow-rollback", allow_rollback_,
+                "accept a store whose newest superblock is invalid (read at the generation before it): a warning, "
+                "not a failure");
   return app;
 }
 
@@ -21,9 +24,17 @@ int CheckCommand::Run() {
   StoreChecker::Report r = checker.Run();
   for (const std::string& w : r.warnings) fmt::print(stderr, "xtfq check: warning: {}\n", w);
   for (const Error& e : r.problems) fmt::print(stderr, "xtfq check: {}\n", e.message());
+  if (r.rollback) fmt::print(stderr, "xtfq check: {}{}\n", allow_rollback_ ? "warning: " : "", *r.rollback);
   if (!r.ok()) {
     fmt::print(stderr, "xtfq check: {}: {}{} problem(s) found\n", store_, r.problems.size(),
                r.problems.size() >= max_problems_ ? " or more" : "");
+    return kExitFailure;
+  }
+  if (r.rollback && !allow_rollback_) {
+    fmt::print(stderr,
+               "xtfq check: {}: rolled back to generation {}; every page of it verified. `xtfq check "
+               "--allow-rollback` accepts it\n",
+               store_, (*opened)->generation());
     return kExitFailure;
   }
   fmt::print("ok: {} at generation {}: {} pages, {} read and verified\n", store_, (*opened)->generation(),

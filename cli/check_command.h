@@ -16,6 +16,7 @@ class CheckCommand final : public Command {
  private:
   std::string store_;
   size_t max_problems_ = 100;
+  bool allow_rollback_ = false;
 };
 
 }  // namespace xtfq::cli

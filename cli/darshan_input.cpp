@@ -13,15 +13,13 @@
 #include "store/format.h"
 #include "store/posix_file.h"
 #include "store/store_writer.h"
+#include "store/superblock.h"
 
 namespace xtfq::cli {
 
 bool DarshanInput::IsStore(const std::string& path) {
   auto f = PosixFile::Open(path, PosixFile::Mode::kRead);
-  if (!f.ok()) return false;
-  char magic[8] = {};
-  auto got = (*f)->ReadAt(0, std::as_writable_bytes(std::span(magic)));
-  return got.ok() && *got == 8 && std::memcmp(magic, format::kMagic.data(), 8) == 0;
+  return f.ok() && LooksLikeStore(**f);
 }
 
 DarshanInput::~DarshanInput() {

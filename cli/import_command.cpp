@@ -72,9 +72,11 @@ int ImportCommand::Run() {
   options.jobid_names = jobid_names_, options.target = target_, options.at = at_;
   const auto t0 = std::chrono::steady_clock::now();
   std::error_code ec;
-  const bool exists = fs::exists(out_, ec);
-  auto writer = OpenWriter(exists);
-  if (!writer.ok()) return Fail("import", writer.error());
+  auto opened = OpenWriter();
+  if (!opened.ok()) return Fail("import", opened.error());
+  if (opened->note) fmt::print(stderr, "import: {}\n", *opened->note);
+  const bool exists = !opened->created;
+  std::unique_ptr<StoreWriter>* writer = &opened->writer;
   StoreWriter& w = **writer;
   // What the store already holds, for importers that continue from it.
   std::unique_ptr<StoreReader> existing;
@@ -130,11 +132,11 @@ int ImportCommand::Run() {
   return kExitOk;
 }
 
-Result<std::unique_ptr<StoreWriter>> ImportCommand::OpenWriter(bool exists) const {
+Result<StoreWriter::Opened> ImportCommand::OpenWriter() const {
   StoreOptions opts;
   opts.process_index = !no_process_index_;
   opts.page_size = page_size_;
-  return exists ? StoreWriter::OpenPath(out_, opts) : StoreWriter::CreatePath(out_, opts);
+  return StoreWriter::OpenOrCreatePath(out_, opts);
 }
 
 }  // namespace xtfq::cli

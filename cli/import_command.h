@@ -36,7 +36,7 @@ class ImportCommand final : public Command {
   // binary logs and text are both sniffed).
   Result<std::vector<std::pair<std::string, std::vector<std::string>>>> Groups() const;
   // The store at out_: opened when it `exists`, else created, with the page size and P index asked for.
-  Result<std::unique_ptr<StoreWriter>> OpenWriter(bool exists) const;
+  Result<StoreWriter::Opened> OpenWriter() const;
 };
 
 }  // namespace xtfq::cli

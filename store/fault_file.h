@@ -37,6 +37,12 @@ class FaultFile final : public File {
   Status Sync() override;
   Result<uint64_t> Size() override;
   Status Truncate(uint64_t size) override;
+  // Leases pass through to the base file uncounted: they are locks, not I/O.
+  Status HoldGeneration(uint64_t generation) override { return base_->HoldGeneration(generation); }
+  void ReleaseGeneration(uint64_t generation) override { base_->ReleaseGeneration(generation); }
+  Result<std::optional<uint64_t>> OldestHeldGeneration(uint64_t below) override {
+    return base_->OldestHeldGeneration(below);
+  }
 
   // Every call so far, in order (call n is log()[n - 1]).
   enum class Op : uint8_t { kRead = 0, kWrite = 1, kSync = 2, kSize = 3, kTruncate = 4 };

@@ -9,12 +9,19 @@
 // WriteAt writes every byte or fails; after a failure an unknown prefix may have been written.
 // Sync makes all earlier writes durable. Errors name the file and the byte offset.
 //
+// Reader leases (docs/format.md, "Readers beside a writer"): a reader holds a shared lease on the
+// generation it reads, through its own open of the file; the writer asks which generations other
+// opens hold before it reuses a freed page. Files that cannot lease (scratch files) hold nothing
+// and report no holder: the defaults below.
+//
 // Thread-safety: ReadAt and Size may be called from several threads at once; WriteAt, Sync and
-// Truncate need external serialisation (the single writer).
+// Truncate need external serialisation (the single writer); leases are taken and given back by
+// the one Store that owns this File.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -35,6 +42,14 @@ class File {
   virtual Status Truncate(uint64_t size) = 0;
   // The path on disk, for the mmap backend; empty when the file is not on disk.
   virtual std::string path() const { return {}; }
+
+  // Takes a shared lease on `generation` for this open of the file, until ReleaseGeneration or
+  // until the file is closed (or its process dies). ErrorCode::kUnsupported: the file system
+  // takes no locks (the reader goes on without a lease).
+  virtual Status HoldGeneration(uint64_t /*generation*/) { return Ok(); }
+  virtual void ReleaseGeneration(uint64_t /*generation*/) {}
+  // The lowest generation below `below` leased through another open of the file, if any.
+  virtual Result<std::optional<uint64_t>> OldestHeldGeneration(uint64_t /*below*/) { return std::optional<uint64_t>(); }
 };
 
 // Reads exactly out.size() bytes at `offset`, looping over short reads. End of file before the

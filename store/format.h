@@ -24,6 +24,11 @@ inline constexpr uint32_t kSuperblockSlots = 2;  // pages 0 and 1
 inline constexpr uint32_t kFirstDataPage = 2;
 inline constexpr uint32_t kMaxPages = 0xFFFFFFFFu;
 
+// docs/format.md: "Readers beside a writer". A reader's lease on generation g is a shared
+// byte-range lock (open file description lock) on the byte at kLeaseLockBase + g, far beyond any
+// page (locks beyond the end of a file are allowed and change nothing in it).
+inline constexpr uint64_t kLeaseLockBase = uint64_t{1} << 62;
+
 // docs/format.md: "Superblock"
 inline constexpr uint32_t kSbMagic = 0;
 inline constexpr uint32_t kSbVersion = 8;

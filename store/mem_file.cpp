@@ -75,4 +75,35 @@ Status MemFile::Truncate(uint64_t size) {
   return Ok();
 }
 
+MemFile::~MemFile() {
+  std::lock_guard lock(disk_->mu_);
+  std::erase_if(disk_->leases_, [this](const auto& l) { return l.second == this; });
+}
+
+Status MemFile::HoldGeneration(uint64_t generation) {
+  std::lock_guard lock(disk_->mu_);
+  disk_->leases_.emplace(generation, this);
+  return Ok();
+}
+
+void MemFile::ReleaseGeneration(uint64_t generation) {
+  std::lock_guard lock(disk_->mu_);
+  auto [lo, hi] = disk_->leases_.equal_range(generation);
+  for (auto it = lo; it != hi; ++it) {
+    if (it->second == this) {
+      disk_->leases_.erase(it);
+      return;
+    }
+  }
+}
+
+Result<std::optional<uint64_t>> MemFile::OldestHeldGeneration(uint64_t below) {
+  std::lock_guard lock(disk_->mu_);
+  for (const auto& [generation, holder] : disk_->leases_) {
+    if (generation >= below) break;
+    if (holder != this) return std::optional<uint64_t>(generation);
+  }
+  return std::optional<uint64_t>();
+}
+
 }  // namespace xtfq

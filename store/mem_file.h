@@ -4,12 +4,15 @@
 // models a power failure: every 512-byte sector written since the last Sync independently keeps
 // its new bytes or reverts to its durable bytes (a torn write is a page with sectors of both), and
 // the file length is either. Tests reopen a store on the crashed disk and check that it is at its
-// last committed state.
+// last committed state. Leases (File::HoldGeneration) are kept per MemFile in the MemDisk, as
+// open-file-description locks are per open file: several MemFiles over one MemDisk are several
+// opens, and a MemFile's leases end with it.
 //
 // Thread-safety: MemDisk is guarded by a mutex; MemFile as File.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -34,11 +37,15 @@ class MemDisk {
   mutable std::mutex mu_;
   std::vector<std::byte> data_;
   std::vector<std::byte> durable_;
+  std::multimap<uint64_t, const void*> leases_;  // generation -> the MemFile holding it
 };
 
 class MemFile final : public File {
  public:
   MemFile(std::string name, std::shared_ptr<MemDisk> disk) : name_(std::move(name)), disk_(std::move(disk)) {}
+  ~MemFile() override;
+  MemFile(const MemFile&) = delete;
+  MemFile& operator=(const MemFile&) = delete;
 
   const std::string& name() const override { return name_; }
   Result<size_t> ReadAt(uint64_t offset, std::span<std::byte> out) override;
@@ -46,6 +53,9 @@ class MemFile final : public File {
   Status Sync() override;
   Result<uint64_t> Size() override;
   Status Truncate(uint64_t size) override;
+  Status HoldGeneration(uint64_t generation) override;
+  void ReleaseGeneration(uint64_t generation) override;
+  Result<std::optional<uint64_t>> OldestHeldGeneration(uint64_t below) override;
 
  private:
   std::string name_;

@@ -8,10 +8,14 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
+
+#include "store/format.h"
 
 namespace xtfq {
 
 Result<std::unique_ptr<PosixFile>> PosixFile::Open(const std::string& path, Mode mode) {
+  if (mode == Mode::kCreateAside) return OpenAside(path);
   int flags = O_CLOEXEC;
   switch (mode) {
     case Mode::kRead:
@@ -21,6 +25,7 @@ Result<std::unique_ptr<PosixFile>> PosixFile::Open(const std::string& path, Mode
       flags |= O_RDWR;
       break;
     case Mode::kCreateNew:
+    case Mode::kCreateAside:
       flags |= O_RDWR | O_CREAT | O_EXCL;
       break;
   }
@@ -44,6 +49,116 @@ Result<std::unique_ptr<PosixFile>> PosixFile::Open(const std::string& path, Mode
     return Error(ErrorCode::kInvalidArgument, fmt::format("{}: not a regular file", path));
   }
   return std::unique_ptr<PosixFile>(new PosixFile(path, fd));
+}
+
+Result<std::unique_ptr<PosixFile>> PosixFile::OpenAside(const std::string& path) {
+  if (::access(path.c_str(), F_OK) == 0) {
+    return Error(ErrorCode::kInvalidArgument, fmt::format("{}: exists; refusing to overwrite it", path));
+  }
+  const std::filesystem::path target(path);
+  const std::string dir = target.has_parent_path() ? target.parent_path().string() : ".";
+  std::string aside;
+  int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    aside = (target.has_parent_path() ? dir + "/" : std::string()) + "." + target.filename().string() + ".new-XXXXXX";
+    fd = ::mkostemp(aside.data(), O_CLOEXEC);
+    if (fd < 0) {
+      return Error(ErrorCode::kIo, fmt::format("{}: cannot create a file in {}: {}", path, dir, std::strerror(errno)));
+    }
+    ::fchmod(fd, 0644);
+  }
+  // Nobody else can reach the file yet, so the lock is free; it stays with the file once published.
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int e = errno;
+    ::close(fd);
+    if (!aside.empty()) ::unlink(aside.c_str());
+    return Error(ErrorCode::kIo, fmt::format("{}: cannot lock: {}", path, std::strerror(e)));
+  }
+  std::unique_ptr<PosixFile> f(new PosixFile(path, fd));
+  f->aside_ = std::move(aside);
+  f->unpublished_ = true;
+  return f;
+}
+
+Status PosixFile::Publish() {
+  if (!unpublished_) return Ok();
+  int rc;
+  if (aside_.empty()) {
+    const std::string proc = fmt::format("/proc/self/fd/{}", fd_);
+    rc = ::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, path_.c_str(), AT_SYMLINK_FOLLOW);
+  } else {
+    rc = ::link(aside_.c_str(), path_.c_str());
+  }
+  if (rc != 0) {
+    const int e = errno;
+    if (e == EEXIST) {
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("{}: was created by another process meanwhile; refusing to replace it", path_));
+    }
+    return Error(ErrorCode::kIo, fmt::format("{}: cannot give the new store its name: {}", path_, std::strerror(e)));
+  }
+  if (!aside_.empty()) ::unlink(aside_.c_str());
+  aside_.clear();
+  unpublished_ = false;
+  // The name must be as durable as the store's first generation.
+  const std::filesystem::path target(path_);
+  const std::string dir = target.has_parent_path() ? target.parent_path().string() : ".";
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+  return Ok();
+}
+
+Status PosixFile::HoldGeneration(uint64_t generation) {
+  struct flock fl {};
+  fl.l_type = F_RDLCK;
+  fl.l_whence = SEEK_SET;
+  fl.l_start = static_cast<off_t>(format::kLeaseLockBase + generation);
+  fl.l_len = 1;
+  while (::fcntl(fd_, F_OFD_SETLK, &fl) != 0) {
+    if (errno == EINTR) continue;
+    if (errno == ENOLCK || errno == EOPNOTSUPP || errno == EINVAL) {
+      return Error(ErrorCode::kUnsupported,
+                   fmt::format("{}: the file system takes no byte-range locks: {}", path_, std::strerror(errno)));
+    }
+    return Error(ErrorCode::kIo, fmt::format("{}: cannot lease generation {} for reading: {}", path_, generation,
+                                             std::strerror(errno)));
+  }
+  return Ok();
+}
+
+void PosixFile::ReleaseGeneration(uint64_t generation) {
+  struct flock fl {};
+  fl.l_type = F_UNLCK;
+  fl.l_whence = SEEK_SET;
+  fl.l_start = static_cast<off_t>(format::kLeaseLockBase + generation);
+  fl.l_len = 1;
+  ::fcntl(fd_, F_OFD_SETLK, &fl);
+}
+
+Result<std::optional<uint64_t>> PosixFile::OldestHeldGeneration(uint64_t below) {
+  // F_OFD_GETLK names one conflicting lock, not the lowest: narrow the range until none is left.
+  std::optional<uint64_t> oldest;
+  while (below > 0) {
+    struct flock fl {};
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+    fl.l_start = static_cast<off_t>(format::kLeaseLockBase);
+    fl.l_len = static_cast<off_t>(below);
+    if (::fcntl(fd_, F_OFD_GETLK, &fl) != 0) {
+      if (errno == EINTR) continue;
+      return Error(ErrorCode::kIo,
+                   fmt::format("{}: cannot ask which generations readers hold: {}", path_, std::strerror(errno)));
+    }
+    if (fl.l_type == F_UNLCK) break;
+    const auto held = static_cast<uint64_t>(fl.l_start) - format::kLeaseLockBase;
+    if (held >= below) break;  // cannot happen: the lock lies in the range asked
+    oldest = held;
+    below = held;
+  }
+  return oldest;
 }
 
 Result<std::unique_ptr<PosixFile>> PosixFile::CreateTemporary(const std::string& dir) {
@@ -73,7 +188,10 @@ Status PosixFile::WriteAtomically(const std::string& path, std::span<const std::
   return s;
 }
 
-PosixFile::~PosixFile() { ::close(fd_); }
+PosixFile::~PosixFile() {
+  if (unpublished_ && !aside_.empty()) ::unlink(aside_.c_str());
+  ::close(fd_);
+}
 
 Error PosixFile::Errno(std::string_view what, uint64_t offset) const {
   int e = errno;

@@ -1,8 +1,16 @@
 // PosixFile: a File on disk through pread, pwrite, fdatasync and ftruncate.
 //
 // Opening for writing takes an exclusive, non-blocking flock(2) on the file, so a second writer
-// gets ErrorCode::kBusy instead of corrupting the store; readers take no lock. pread and pwrite
-// are safe on Lustre and NFS, unlike mmap.
+// gets ErrorCode::kBusy instead of corrupting the store. Readers lease the generation they read
+// with a shared open-file-description lock on one byte at format::kLeaseLockBase + generation
+// (fcntl F_OFD_SETLK; independent of the flock, released when the file is closed or its process
+// dies), and the writer finds them with F_OFD_GETLK (docs/format.md, "Readers beside a writer").
+// pread and pwrite are safe on Lustre and NFS, unlike mmap.
+//
+// kCreateAside makes a store's file atomically: the file is written unnamed (O_TMPFILE in the
+// directory of `path`, or a hidden temporary name there where O_TMPFILE is not supported) and
+// appears at `path` only when Publish() links it there, never replacing a file that exists. A
+// creation killed before Publish leaves nothing at `path`.
 //
 // Thread-safety: as File.
 #pragma once
@@ -17,9 +25,10 @@ namespace xtfq {
 class PosixFile final : public File {
  public:
   enum class Mode : uint8_t {
-    kRead = 0,       // existing file, read only
-    kWrite = 1,      // existing file, read and write, exclusive writer lock
-    kCreateNew = 2,  // new file (fails if it exists), read and write, exclusive writer lock
+    kRead = 0,         // existing file, read only
+    kWrite = 1,        // existing file, read and write, exclusive writer lock
+    kCreateNew = 2,    // new file (fails if it exists), read and write, exclusive writer lock
+    kCreateAside = 3,  // as kCreateNew, but unnamed until Publish()
   };
 
   static Result<std::unique_ptr<PosixFile>> Open(const std::string& path, Mode mode);
@@ -40,15 +49,25 @@ class PosixFile final : public File {
   Result<uint64_t> Size() override;
   Status Truncate(uint64_t size) override;
   std::string path() const override { return path_; }
+  Status HoldGeneration(uint64_t generation) override;
+  void ReleaseGeneration(uint64_t generation) override;
+  Result<std::optional<uint64_t>> OldestHeldGeneration(uint64_t below) override;
+
+  // Gives a kCreateAside file its name `path`; ErrorCode::kInvalidArgument if a file is there
+  // already (nothing is replaced). A no-op for a file that has its name.
+  Status Publish();
 
   int fd() const { return fd_; }
 
  private:
   PosixFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  static Result<std::unique_ptr<PosixFile>> OpenAside(const std::string& path);
   Error Errno(std::string_view what, uint64_t offset) const;
 
   std::string path_;
   int fd_;
+  std::string aside_;  // kCreateAside before Publish: the temporary name, or "" for O_TMPFILE
+  bool unpublished_ = false;
 };
 
 }  // namespace xtfq

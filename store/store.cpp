@@ -16,12 +16,52 @@ Result<std::unique_ptr<Store>> Store::OpenPath(const std::string& path) {
   return Open(std::move(file));
 }
 
+Store::~Store() {
+  if (file_ != nullptr && leased_) file_->ReleaseGeneration(sb_.generation);
+}
+
+std::unique_ptr<File> Store::ReleaseFile() {
+  if (file_ != nullptr && leased_) file_->ReleaseGeneration(sb_.generation);
+  leased_ = false;
+  return std::move(file_);
+}
+
+Status Store::LeaseNewest() {
+  // The writer reuses a page freed by generation h only after h is committed and only when no
+  // lease below h is held at that moment. A lease on g taken while g is still the newest
+  // generation is therefore seen by every such check that could touch g's pages: read, lease,
+  // read again, and keep the lease only if g is still the newest.
+  auto take = [this](SuperblockChoice& choice, bool leased) {
+    sb_ = choice.sb;
+    slot_ = choice.slot;
+    other_ = std::move(choice.other);
+    other_generation_ = choice.other_generation;
+    leased_ = leased;
+  };
+  constexpr int kAttempts = 1000;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    XTFQ_ASSIGN_OR_RETURN(SuperblockChoice choice, ReadNewestSuperblock(*file_));
+    const Status held = file_->HoldGeneration(choice.sb.generation);
+    if (!held.ok() && held.error().code() == ErrorCode::kUnsupported) {
+      take(choice, false);  // no locks here: read without a lease (docs/format.md)
+      return Ok();
+    }
+    XTFQ_TRY(held);
+    auto again = ReadNewestSuperblock(*file_);
+    if (again.ok() && again->sb.generation == choice.sb.generation) {
+      take(choice, true);
+      return Ok();
+    }
+    file_->ReleaseGeneration(choice.sb.generation);
+    if (!again.ok()) return std::move(again).error();
+  }
+  return Error(ErrorCode::kBusy, fmt::format("{}: a writer committed during each of {} attempts to open a generation",
+                                             name(), kAttempts));
+}
+
 Result<std::unique_ptr<Store>> Store::Open(std::unique_ptr<File> file) {
   std::unique_ptr<Store> s(new Store(std::move(file)));
-  XTFQ_ASSIGN_OR_RETURN(SuperblockChoice choice, ReadNewestSuperblock(*s->file_));
-  s->sb_ = choice.sb;
-  s->slot_ = choice.slot;
-  s->other_ = std::move(choice.other);
+  XTFQ_TRY(s->LeaseNewest());
   XTFQ_ASSIGN_OR_RETURN(s->file_size_, s->file_->Size());
   const uint64_t need = uint64_t{s->sb_.page_count} * s->sb_.page_size;
   if (s->file_size_ < need) {

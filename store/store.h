@@ -1,10 +1,11 @@
 // Store: one committed snapshot of a store file, opened read-only.
 //
-// Open() takes the newest valid superblock, checks that the file holds all its pages, reads the
-// catalogue pages (each verified) and decodes and validates the catalogue. After that the
-// snapshot is immutable: record pages are read through a PageSource (MakeSource) and the page
-// cache above it. A writer committing later does not change this snapshot's catalogue; reopen to
-// see the new generation.
+// Open() takes the newest valid superblock, leases its generation (File::HoldGeneration; docs/format.md,
+// "Readers beside a writer"), checks that the file holds all its pages, reads the catalogue pages
+// (each verified) and decodes and validates the catalogue. After that the snapshot is immutable:
+// record pages are read through a PageSource (MakeSource) and the page cache above it. A writer
+// committing later neither changes this snapshot's catalogue nor reuses a page it reads while the
+// Store lives (the lease ends with it); reopen to see the new generation.
 //
 // Thread-safety: const methods and ReadPage may be called from several threads at once.
 #pragma once
@@ -28,6 +29,9 @@ class Store {
   static Result<std::unique_ptr<Store>> Open(std::unique_ptr<File> file);
   // Opens the file at `path` read-only.
   static Result<std::unique_ptr<Store>> OpenPath(const std::string& path);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
 
   const std::string& name() const { return file_->name(); }
   const Superblock& superblock() const { return sb_; }
@@ -37,11 +41,14 @@ class Store {
   uint32_t superblock_slot() const { return slot_; }
   // Why the other superblock slot is not valid, when it is not (a torn write or corruption).
   const std::optional<Error>& other_superblock() const { return other_; }
+  // What the invalid slot's generation field reads, raw (SuperblockChoice::other_generation).
+  std::optional<uint64_t> other_generation() const { return other_generation_; }
   uint64_t file_size() const { return file_size_; }
   const Catalogue& catalogue() const { return catalogue_; }
   const std::vector<PageId>& catalogue_pages() const { return catalogue_pages_; }
   File& file() { return *file_; }
-  std::unique_ptr<File> ReleaseFile() { return std::move(file_); }
+  // Hands the file over (to the writer that opened it), giving back the lease.
+  std::unique_ptr<File> ReleaseFile();
 
   // Reads page `id` into `out` and verifies it (VerifyPage). REQUIRES: out.size() == page_size().
   Status ReadPage(PageId id, std::span<std::byte> out);
@@ -50,15 +57,20 @@ class Store {
 
  private:
   explicit Store(std::unique_ptr<File> file) : file_(std::move(file)) {}
+  // Reads the newest superblock and leases its generation, reading again until the lease is on
+  // the generation that is newest after it was taken.
+  Status LeaseNewest();
   Status LoadCatalogue();
 
   std::unique_ptr<File> file_;
   Superblock sb_;
   uint32_t slot_ = 0;
   std::optional<Error> other_;
+  std::optional<uint64_t> other_generation_;
   uint64_t file_size_ = 0;
   Catalogue catalogue_;
   std::vector<PageId> catalogue_pages_;
+  bool leased_ = false;
 };
 
 }  // namespace xtfq

@@ -57,12 +57,23 @@ StoreChecker::Report StoreChecker::Run() {
   report_.roles.assign(sb.page_count, Role::kUnclaimed);
   report_.roles[0] = report_.roles[1] = Role::kSuperblock;
   if (store_.other_superblock()) {
-    // An interrupted commit leaves exactly this; corruption of the newest superblock looks the
-    // same and rolls the store back one generation. Neither can be told from the other.
-    report_.warnings.push_back(
-        fmt::format("{}; the store is at generation {} from superblock {}. An interrupted commit leaves this; if "
-                    "none was interrupted, the newest generation was lost to damage. The next commit rewrites the slot",
-                    store_.other_superblock()->message(), sb.generation, store_.superblock_slot()));
+    // Superblock writes are 56 bytes inside one sector, so an interrupted commit leaves the old or
+    // the new slot whole: an invalid slot is damage. When it still reads as the generation before
+    // the one in use, nothing newer was lost; otherwise the store may have been rolled back.
+    const std::optional<uint64_t> g = store_.other_generation();
+    if (g && *g + 1 == sb.generation) {
+      report_.warnings.push_back(
+          fmt::format("{}; it held generation {}, older than generation {} in superblock {}: "
+                      "nothing was lost, and the next commit rewrites the slot",
+                      store_.other_superblock()->message(), *g, sb.generation, store_.superblock_slot()));
+    } else {
+      report_.rollback = fmt::format(
+          "{}; the store is read at generation {} from superblock {}: {}, to damage or to an interrupted "
+          "superblock write; the next commit makes the loss permanent",
+          store_.other_superblock()->message(), sb.generation, store_.superblock_slot(),
+          g && *g == sb.generation + 1 ? fmt::format("generation {} was lost", *g)
+                                       : std::string("a newer generation may have been lost"));
+    }
   }
   const uint64_t committed = uint64_t{sb.page_count} * sb.page_size;
   if (store_.file_size() > committed) {

@@ -42,6 +42,10 @@ class StoreChecker {
   struct Report {
     std::vector<Error> problems;        // each names the page or superblock
     std::vector<std::string> warnings;  // what a crash leaves legitimately, and may also be damage
+    // The superblock slot not in use is invalid and does not read as the generation before the
+    // one in use: the store may have been rolled back one generation (invariant 10). Not a problem of the generation
+    // checked, so not in ok(); the command line refuses it unless told to accept it.
+    std::optional<std::string> rollback;
     uint64_t pages_read = 0;
     std::vector<Role> roles;  // by page id
     bool ok() const { return problems.empty(); }

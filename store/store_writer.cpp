@@ -1,12 +1,16 @@
 #include "store/store_writer.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 
 #include "store/endian.h"
 #include "store/posix_file.h"
 #include "store/store.h"
+#include "store/superblock.h"
 
 namespace xtfq {
 
@@ -15,7 +19,7 @@ namespace f = format;
 StoreWriter::StoreWriter(std::string file_name, StoreOptions options, uint32_t page_size)
     : options_(options),
       page_size_(page_size),
-      pages_(std::move(file_name), f::kFirstDataPage, {}),
+      pages_(std::move(file_name), f::kFirstDataPage, {}, 0),
       writes_(page_size, options.write_batch_pages),
       catalogue_(page_size, {}),
       heap_(PageKind::kHeap, ArrayId(0), 0, 1, page_size) {
@@ -25,6 +29,17 @@ StoreWriter::StoreWriter(std::string file_name, StoreOptions options, uint32_t p
 void StoreWriter::Attach(std::unique_ptr<File> file) {
   file_ = std::move(file);
   writes_.Attach(*file_);
+  pages_.Attach(*file_);
+}
+
+StoreWriter::~StoreWriter() {
+  if (file_ == nullptr) return;
+  // Full pages written since the last commit lie past it, unreferenced: drop them now rather than
+  // at the next writer's open (a failed writer, after ENOSPC, gives the space back). Best effort:
+  // the next writer truncates again.
+  const uint64_t committed = uint64_t{keep_pages_} * page_size_;
+  auto size = file_->Size();
+  if (size.ok() && *size > committed && keep_pages_ > f::kFirstDataPage) (void)file_->Truncate(committed);
 }
 
 Result<std::unique_ptr<StoreWriter>> StoreWriter::Create(std::unique_ptr<File> file, StoreOptions options) {
@@ -45,8 +60,56 @@ Result<std::unique_ptr<StoreWriter>> StoreWriter::Create(std::unique_ptr<File> f
 }
 
 Result<std::unique_ptr<StoreWriter>> StoreWriter::CreatePath(const std::string& path, StoreOptions options) {
-  XTFQ_ASSIGN_OR_RETURN(auto file, PosixFile::Open(path, PosixFile::Mode::kCreateNew));
-  return Create(std::move(file), options);
+  // Made aside and named once its first generations are durable: a creation killed half way
+  // leaves nothing at `path` (docs/format.md, "Creating a store").
+  XTFQ_ASSIGN_OR_RETURN(auto file, PosixFile::Open(path, PosixFile::Mode::kCreateAside));
+  PosixFile& posix = *file;
+  XTFQ_ASSIGN_OR_RETURN(auto w, Create(std::move(file), options));
+  XTFQ_TRY(posix.Publish());
+  return w;
+}
+
+namespace {
+// Whether `file` was never committed: empty, or without a store's magic in either superblock slot
+// while page 2, at some page size, is a valid catalogue page (the first thing creation writes).
+bool NeverCommitted(File& file) {
+  auto size = file.Size();
+  if (!size.ok()) return false;
+  if (*size == 0) return true;
+  if (LooksLikeStore(file)) return false;
+  for (uint32_t p = f::kMinPageSize; p <= f::kMaxPageSize; p *= 2) {
+    if (*size < uint64_t{p} * (f::kFirstDataPage + 1)) break;
+    std::vector<std::byte> page(p);
+    if (!ReadExact(file, uint64_t{p} * f::kFirstDataPage, page).ok()) break;
+    if (VerifyPage(page, PageId(f::kFirstDataPage), file.name()).ok() &&
+        PageHeader::Decode(page.data()).kind == PageKind::kCatalogue) {
+      return true;
+    }
+  }
+  return false;
+}
+}  // namespace
+
+Result<StoreWriter::Opened> StoreWriter::OpenOrCreatePath(const std::string& path, StoreOptions options) {
+  Opened out;
+  auto existing = PosixFile::Open(path, PosixFile::Mode::kWrite);
+  if (!existing.ok() && existing.error().code() != ErrorCode::kNotFound) return std::move(existing).error();
+  if (existing.ok()) {
+    if (!NeverCommitted(**existing)) {
+      XTFQ_ASSIGN_OR_RETURN(out.writer, Open(std::move(*existing), options));
+      return out;
+    }
+    // Still holding the writer's lock on the old file, so no other writer is inside it.
+    if (::unlink(path.c_str()) != 0) {
+      return Error(ErrorCode::kIo,
+                   fmt::format("{}: never committed (an interrupted creation), and cannot be removed: {}", path,
+                               std::strerror(errno)));
+    }
+    out.note = fmt::format("{}: was never committed (what an interrupted creation leaves); created anew", path);
+  }
+  XTFQ_ASSIGN_OR_RETURN(out.writer, CreatePath(path, options));
+  out.created = true;
+  return out;
 }
 
 Result<std::unique_ptr<StoreWriter>> StoreWriter::OpenPath(const std::string& path, StoreOptions options) {
@@ -61,7 +124,8 @@ Result<std::unique_ptr<StoreWriter>> StoreWriter::Open(std::unique_ptr<File> fil
   // The writer's file is the store's; the store object is only used for reading until the end.
   std::unique_ptr<StoreWriter> w(new StoreWriter(store->name(), options, sb.page_size));
   w->generation_ = sb.generation;
-  w->pages_ = PageAllocator(store->name(), sb.page_count, cat.free_pages);
+  w->pages_ = PageAllocator(store->name(), sb.page_count, cat.free_pages, sb.generation);
+  w->keep_pages_ = sb.page_count;
   w->catalogue_ = CatalogueWriter(sb.page_size, store->catalogue_pages());
   XTFQ_TRY(w->heap_.Load(*store, cat.heap, "string heap", false));
   w->committed_heap_ = cat.heap;
@@ -202,11 +266,16 @@ Status StoreWriter::DoCommit() {
     if (a->index != nullptr && a->index->changed()) XTFQ_TRY(a->index->Build(a->desc, pages_, writes_));
   }
   Catalogue cat = Pending();
-  XTFQ_TRY(catalogue_.Commit(cat, generation_ + 1, pages_, writes_, *file_));
+  if (Status s = catalogue_.Commit(cat, generation_ + 1, pages_, writes_, *file_); !s.ok()) {
+    // The superblock may have reached the disk: its generation may use every page so far.
+    keep_pages_ = pages_.page_count();
+    return s;
+  }
   ++generation_;
+  keep_pages_ = pages_.page_count();
   committed_heap_ = cat.heap;
   for (size_t i = 0; i < arrays_.size(); ++i) arrays_[i]->desc.levels = std::move(cat.arrays[i].levels);
-  pages_.EndCommit();
+  pages_.EndCommit(generation_);
   return Ok();
 }
 
@@ -220,7 +289,7 @@ Status StoreWriter::Failed() const {
 Status StoreWriter::CheckInvariants() const {
   XTFQ_TRY(Failed());  // W8: a failed writer's memory may be half through an operation
   WriterAudit audit(name(), pages_.page_count());
-  XTFQ_TRY(pages_.Claim(audit));
+  XTFQ_TRY(pages_.Claim(audit, generation_));
   XTFQ_TRY(catalogue_.Claim(audit));
   XTFQ_TRY(heap_.CheckInvariants(audit, "heap"));
   if (!heap_dirty_ && !(heap_.desc() == committed_heap_)) {

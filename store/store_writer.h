@@ -28,8 +28,8 @@
 //      entries buffered in its open page, and it has a reserved open page exactly when it has
 //      entries. An array or heap with nothing appended since the last commit has the chains of the
 //      last commit (a commit skips it). Checked.
-//  W5. Free pages, pending free pages, committed catalogue pages, reserved open pages, shadow pages
-//      and process-tree pages are distinct ids in 2..page_count-1. Checked.
+//  W5. Free pages, pages held for readers, pending free pages, committed catalogue pages, reserved
+//      open pages, shadow pages and process-tree pages are distinct ids in 2..page_count-1. Checked.
 //  W6. Each array's levels form a TN tree built bottom-up: level L + 1 has one entry per full page
 //      of level L, there are at most 16 levels, and the top level has no full page. Records of an
 //      array with a time field are appended in time order (equal times keep append order). At
@@ -47,6 +47,10 @@
 //      at its last commit; reopen to go on. An error found before anything changed (a bad argument,
 //      a record out of time order) leaves it usable. Checked as far as it can be: a failed writer's
 //      memory may be half through an operation, so its CheckInvariants() checks nothing else.
+//  W9. A page freed by generation h is reused only when no reader leases a generation below h
+//      (docs/format.md, "Readers beside a writer"): until then it is held, keyed by h, and h is at
+//      most the committed generation. Checked: the keys; that the leases are asked is a call
+//      order, tested by the reader-isolation tests.
 //
 // Thread-safety: not thread-safe; one thread drives a writer. Opening takes an exclusive lock on
 // files on disk, so there is one writer per store.
@@ -80,8 +84,24 @@ class StoreWriter final : public RecordSink {
   static Result<std::unique_ptr<StoreWriter>> Create(std::unique_ptr<File> file, StoreOptions options = {});
   // Continues an existing store at its newest valid generation; drops pages beyond it.
   static Result<std::unique_ptr<StoreWriter>> Open(std::unique_ptr<File> file, StoreOptions options = {});
+  // A new store at `path`, made aside and given its name once generations 1 and 2 are durable, so
+  // a creation killed half way leaves nothing there; a file at `path` is never replaced.
   static Result<std::unique_ptr<StoreWriter>> CreatePath(const std::string& path, StoreOptions options = {});
   static Result<std::unique_ptr<StoreWriter>> OpenPath(const std::string& path, StoreOptions options = {});
+  // OpenPath when `path` exists, else CreatePath. A file that is what an interrupted creation of
+  // an older xtfq left (empty, or no superblock but a valid catalogue page 2: never committed) is
+  // replaced by a new store, and `note` says so.
+  struct Opened {
+    std::unique_ptr<StoreWriter> writer;
+    bool created = false;
+    std::optional<std::string> note;
+  };
+  static Result<Opened> OpenOrCreatePath(const std::string& path, StoreOptions options = {});
+  // Drops the pages written since the last commit from the end of the file (they are referenced
+  // by no generation), so that a writer that failed on a full disk gives the space back.
+  ~StoreWriter() override;
+  StoreWriter(const StoreWriter&) = delete;
+  StoreWriter& operator=(const StoreWriter&) = delete;
 
   // A new, empty array; written at the next commit. Names are 1..255 bytes and unique; at least two
   // index entries (20 + 32 bytes per aggregate field) must fit a page.
@@ -145,6 +165,9 @@ class StoreWriter final : public RecordSink {
   StoreOptions options_;
   uint32_t page_size_;
   uint64_t generation_ = 0;
+  // The pages the file keeps when the writer closes: page_count of generation_, or of a commit
+  // that failed after its superblock may have been written.
+  uint32_t keep_pages_ = 0;
   PageAllocator pages_;
   PageWriteQueue writes_;
   CatalogueWriter catalogue_;

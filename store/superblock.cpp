@@ -123,7 +123,26 @@ Result<SuperblockChoice> ReadNewestSuperblock(File& file) {
     c.slot = 1;
     if (!ok0) c.other = s0.error();
   }
+  if (c.other) {
+    // The invalid slot's generation field, read raw.
+    const uint64_t offset = c.slot == 0 ? uint64_t{c.sb.page_size} : 0;
+    std::array<std::byte, 8> g{};
+    if (ReadExact(file, offset + f::kSbGeneration, g).ok()) c.other_generation = LoadLe<uint64_t>(g.data());
+  }
   return c;
+}
+
+bool LooksLikeStore(File& file) {
+  auto magic_at = [&](uint64_t offset) {
+    std::array<std::byte, 8> m{};
+    auto got = file.ReadAt(offset, m);
+    return got.ok() && *got == m.size() && std::memcmp(m.data(), f::kMagic.data(), m.size()) == 0;
+  };
+  if (magic_at(0)) return true;
+  for (uint32_t p = f::kMinPageSize; p <= f::kMaxPageSize; p *= 2) {
+    if (magic_at(p)) return true;
+  }
+  return false;
 }
 
 }  // namespace xtfq

@@ -42,8 +42,15 @@ struct SuperblockChoice {
   Superblock sb;
   uint32_t slot = 0;
   std::optional<Error> other;  // why the other slot is not valid, when it is not
+  // When the other slot is not valid: what its generation field reads, raw (sb.generation + 1
+  // says a newer generation was lost; sb.generation - 1 that the older slot was damaged).
+  std::optional<uint64_t> other_generation;
 };
 Result<SuperblockChoice> ReadNewestSuperblock(File& file);
+
+// Whether the file carries a store's magic in either superblock slot (slot 1 at every allowed
+// page size), so that damage to one slot still identifies a store, not a log or text.
+bool LooksLikeStore(File& file);
 
 bool ValidPageSize(uint64_t page_size);
 

@@ -20,6 +20,8 @@ std::string_view WriterRoleName(WriterAudit::Role role) {
       return "shadow";
     case WriterAudit::Role::kProcessTree:
       return "process tree";
+    case WriterAudit::Role::kHeld:
+      return "held for readers";
   }
   return "unknown";
 }

@@ -1,7 +1,7 @@
 // WriterAudit: what StoreWriter::CheckInvariants() gathers from the writer's units, and the error
 // that names a broken writer invariant (docs/format.md, "Writer invariants", W1 to W8).
 //
-// Each unit claims the pages it holds in memory (free, pending free, committed catalogue, reserved
+// Each unit claims the pages it holds in memory (free, held for readers, pending free, committed catalogue, reserved
 // open, shadow, process tree) with Claim(); the audit keeps who holds each page, so that a page
 // claimed twice or outside 2..page_count-1 is reported (W5), and so that W2 can ask who holds a page
 // of the last commit (RoleOf). Violation() formats any invariant's failure the same way:
@@ -34,6 +34,7 @@ class WriterAudit {
     kOpen = 4,         // a chain's reserved open page (OpenChain)
     kShadow = 5,       // a chain's shadow page (OpenChain)
     kProcessTree = 6,  // a committed process-tree page (ProcessIndexBuilder)
+    kHeld = 7,         // freed by a committed generation, kept for older readers (PageAllocator)
   };
 
   // `file` names the store in errors; pages 2..page_count-1 may be claimed.

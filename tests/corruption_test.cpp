@@ -99,6 +99,7 @@ TEST_CASE("corruption: every flipped byte is reported or harmless and never a cr
   REQUIRE(clean.diff == "");
   REQUIRE(clean.report.ok());
   REQUIRE(clean.report.warnings.empty());
+  REQUIRE_FALSE(clean.report.rollback.has_value());
   const std::vector<StoreChecker::Role>& roles = clean.report.roles;
   const uint32_t current_slot = static_cast<uint32_t>(b.generation % 2);
   size_t flips = 0, detected = 0;
@@ -130,12 +131,26 @@ TEST_CASE("corruption: every flipped byte is reported or harmless and never a cr
                       role == StoreChecker::Role::kCatalogue;
     if (role == StoreChecker::Role::kSuperblock) {
       if (in_page < format::kSuperblockSize) {
-        // Either slot damaged: the store opens from the other, and the checker warns about it.
+        // Either slot damaged: the store opens from the other. Damage to the slot in use (or to
+        // the other's generation field) is a possible rollback naming the slot, and the
+        // generation lost when the in-use slot's generation field is intact; damage elsewhere in
+        // the older slot is a warning.
         CHECK(at.generation == (page == current_slot ? b.generation - 1 : b.generation));
-        const bool warned =
-            std::any_of(at.report.warnings.begin(), at.report.warnings.end(),
-                        [&](const std::string& w) { return Names(w, fmt::format("superblock {}", page)); });
-        CHECK(warned);
+        const bool gen_field = in_page >= format::kSbGeneration && in_page < format::kSbGeneration + 8;
+        const std::string slot = fmt::format("superblock {}", page);
+        if (page == current_slot || gen_field) {
+          REQUIRE(at.report.rollback.has_value());
+          CHECK_MESSAGE(Names(*at.report.rollback, slot), *at.report.rollback);
+          if (!gen_field) {
+            CHECK_MESSAGE(Names(*at.report.rollback, fmt::format("generation {} was lost", b.generation)),
+                          *at.report.rollback);
+          }
+        } else {
+          CHECK_FALSE(at.report.rollback.has_value());
+          const bool warned = std::any_of(at.report.warnings.begin(), at.report.warnings.end(),
+                                          [&](const std::string& w) { return Names(w, slot); });
+          CHECK(warned);
+        }
         ++detected;
       } else {
         CHECK(at.report.ok());  // the rest of a superblock page is unused
