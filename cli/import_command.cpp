@@ -32,6 +32,9 @@ CLI::App* ImportCommand::Register(CLI::App& parent) {
   app->add_flag(
       "--no-process-index", no_process_index_,
       "do not keep per-process copies and the process tree (half the space; --ranks windows then need --scan)");
+  app->add_flag("--allow-rollback", allow_rollback_,
+                "write to a store whose newest superblock is damaged, from the generation before it (makes the loss "
+                "permanent; see xtfq check)");
   return app;
 }
 
@@ -135,6 +138,7 @@ int ImportCommand::Run() {
 Result<StoreWriter::Opened> ImportCommand::OpenWriter() const {
   StoreOptions opts;
   opts.process_index = !no_process_index_;
+  opts.allow_rollback = allow_rollback_;
   opts.page_size = page_size_;
   return StoreWriter::OpenOrCreatePath(out_, opts);
 }

@@ -29,6 +29,7 @@ class ImportCommand final : public Command {
   uint32_t page_size_ = 4096;
   uint32_t sort_memory_mib_ = 64;
   bool no_process_index_ = false;
+  bool allow_rollback_ = false;
   std::string target_;                    // job_stats: the target of a plain cat
   std::optional<double> at_;              // job_stats: the collection time
   std::vector<std::string> jobid_names_;  // job_stats: jobid_name templates

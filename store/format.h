@@ -28,6 +28,8 @@ inline constexpr uint32_t kMaxPages = 0xFFFFFFFFu;
 // byte-range lock (open file description lock) on the byte at kLeaseLockBase + g, far beyond any
 // page (locks beyond the end of a file are allowed and change nothing in it).
 inline constexpr uint64_t kLeaseLockBase = uint64_t{1} << 62;
+// The writer's exclusive lock: a write lock on the byte just below the leases.
+inline constexpr uint64_t kWriterLockByte = kLeaseLockBase - 1;
 
 // docs/format.md: "Superblock"
 inline constexpr uint32_t kSbMagic = 0;

@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,6 +12,38 @@
 #include "store/format.h"
 
 namespace xtfq {
+
+namespace {
+// An open-file-description lock of `type` on the byte at `offset`: F_OFD_SETLK, or F_OFD_GETLK
+// (then `fl` says what conflicts). Returns fcntl's result, retrying on EINTR.
+int OfdLock(int fd, int cmd, short type, uint64_t offset, uint64_t len, struct flock& fl) {
+  fl = {};
+  fl.l_type = type;
+  fl.l_whence = SEEK_SET;
+  fl.l_start = static_cast<off_t>(offset);
+  fl.l_len = static_cast<off_t>(len);
+  int rc;
+  do {
+    rc = ::fcntl(fd, cmd, &fl);
+  } while (rc != 0 && errno == EINTR);
+  return rc;
+}
+
+// The errors of a file system that takes no byte-range locks.
+bool NoLocks(int e) { return e == ENOLCK || e == EOPNOTSUPP || e == ENOTSUP || e == EINVAL || e == ENOSYS; }
+
+// The writer's exclusive lock: a write lock on the byte just below the leases, so that readers'
+// leases never conflict with it (a flock would, where NFS emulates it with a whole-file lock).
+Status LockWriter(int fd, const std::string& path) {
+  struct flock fl;
+  if (OfdLock(fd, F_OFD_SETLK, F_WRLCK, format::kWriterLockByte, 1, fl) == 0) return Ok();
+  const int e = errno;
+  if (e == EAGAIN || e == EACCES) {
+    return Error(ErrorCode::kBusy, fmt::format("{}: another writer has the store open", path));
+  }
+  return Error(ErrorCode::kIo, fmt::format("{}: cannot lock: {}", path, std::strerror(e)));
+}
+}  // namespace
 
 Result<std::unique_ptr<PosixFile>> PosixFile::Open(const std::string& path, Mode mode) {
   if (mode == Mode::kCreateAside) return OpenAside(path);
@@ -35,13 +66,11 @@ Result<std::unique_ptr<PosixFile>> PosixFile::Open(const std::string& path, Mode
     return Error(e == ENOENT ? ErrorCode::kNotFound : ErrorCode::kIo,
                  fmt::format("{}: cannot open: {}", path, std::strerror(e)));
   }
-  if (mode != Mode::kRead && ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    int e = errno;
-    ::close(fd);
-    if (e == EWOULDBLOCK) {
-      return Error(ErrorCode::kBusy, fmt::format("{}: another writer has the store open", path));
+  if (mode != Mode::kRead) {
+    if (Status locked = LockWriter(fd, path); !locked.ok()) {
+      ::close(fd);
+      return locked.error();
     }
-    return Error(ErrorCode::kIo, fmt::format("{}: cannot lock: {}", path, std::strerror(e)));
   }
   struct stat st {};
   if (::fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
@@ -68,11 +97,10 @@ Result<std::unique_ptr<PosixFile>> PosixFile::OpenAside(const std::string& path)
     ::fchmod(fd, 0644);
   }
   // Nobody else can reach the file yet, so the lock is free; it stays with the file once published.
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    const int e = errno;
+  if (Status locked = LockWriter(fd, path); !locked.ok()) {
     ::close(fd);
     if (!aside.empty()) ::unlink(aside.c_str());
-    return Error(ErrorCode::kIo, fmt::format("{}: cannot lock: {}", path, std::strerror(e)));
+    return locked.error();
   }
   std::unique_ptr<PosixFile> f(new PosixFile(path, fd));
   f->aside_ = std::move(aside);
@@ -88,6 +116,10 @@ Status PosixFile::Publish() {
     rc = ::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, path_.c_str(), AT_SYMLINK_FOLLOW);
   } else {
     rc = ::link(aside_.c_str(), path_.c_str());
+  }
+  if (rc != 0 && aside_.empty() && errno == ENOENT) {
+    // No /proc: linking an unnamed file by its descriptor needs CAP_DAC_READ_SEARCH.
+    rc = ::linkat(fd_, "", AT_FDCWD, path_.c_str(), AT_EMPTY_PATH);
   }
   if (rc != 0) {
     const int e = errno;
@@ -112,51 +144,39 @@ Status PosixFile::Publish() {
 }
 
 Status PosixFile::HoldGeneration(uint64_t generation) {
-  struct flock fl {};
-  fl.l_type = F_RDLCK;
-  fl.l_whence = SEEK_SET;
-  fl.l_start = static_cast<off_t>(format::kLeaseLockBase + generation);
-  fl.l_len = 1;
-  while (::fcntl(fd_, F_OFD_SETLK, &fl) != 0) {
-    if (errno == EINTR) continue;
-    if (errno == ENOLCK || errno == EOPNOTSUPP || errno == EINVAL) {
-      return Error(ErrorCode::kUnsupported,
-                   fmt::format("{}: the file system takes no byte-range locks: {}", path_, std::strerror(errno)));
-    }
-    return Error(ErrorCode::kIo, fmt::format("{}: cannot lease generation {} for reading: {}", path_, generation,
-                                             std::strerror(errno)));
+  struct flock fl;
+  if (OfdLock(fd_, F_OFD_SETLK, F_RDLCK, format::kLeaseLockBase + generation, 1, fl) == 0) return Ok();
+  const int e = errno;
+  if (NoLocks(e)) {
+    return Error(ErrorCode::kUnsupported,
+                 fmt::format("{}: the file system takes no byte-range locks: {}", path_, std::strerror(e)));
   }
-  return Ok();
+  return Error(ErrorCode::kIo,
+               fmt::format("{}: cannot lease generation {} for reading: {}", path_, generation, std::strerror(e)));
 }
 
 void PosixFile::ReleaseGeneration(uint64_t generation) {
-  struct flock fl {};
-  fl.l_type = F_UNLCK;
-  fl.l_whence = SEEK_SET;
-  fl.l_start = static_cast<off_t>(format::kLeaseLockBase + generation);
-  fl.l_len = 1;
-  ::fcntl(fd_, F_OFD_SETLK, &fl);
+  struct flock fl;
+  OfdLock(fd_, F_OFD_SETLK, F_UNLCK, format::kLeaseLockBase + generation, 1, fl);
 }
 
 Result<std::optional<uint64_t>> PosixFile::OldestHeldGeneration(uint64_t below) {
   // F_OFD_GETLK names one conflicting lock, not the lowest: narrow the range until none is left.
   std::optional<uint64_t> oldest;
   while (below > 0) {
-    struct flock fl {};
-    fl.l_type = F_WRLCK;
-    fl.l_whence = SEEK_SET;
-    fl.l_start = static_cast<off_t>(format::kLeaseLockBase);
-    fl.l_len = static_cast<off_t>(below);
-    if (::fcntl(fd_, F_OFD_GETLK, &fl) != 0) {
-      if (errno == EINTR) continue;
+    struct flock fl;
+    if (OfdLock(fd_, F_OFD_GETLK, F_WRLCK, format::kLeaseLockBase, below, fl) != 0) {
       return Error(ErrorCode::kIo,
                    fmt::format("{}: cannot ask which generations readers hold: {}", path_, std::strerror(errno)));
     }
     if (fl.l_type == F_UNLCK) break;
-    const auto held = static_cast<uint64_t>(fl.l_start) - format::kLeaseLockBase;
-    if (held >= below) break;  // cannot happen: the lock lies in the range asked
-    oldest = held;
-    below = held;
+    const auto start = static_cast<uint64_t>(fl.l_start);
+    if (start < format::kLeaseLockBase || start - format::kLeaseLockBase >= below) {
+      // A lock that is not one lease (a whole-file lock of some other program): who reads what
+      // cannot be told, so nothing is released.
+      return Error(ErrorCode::kBusy, fmt::format("{}: a lock from offset {} covers the readers' leases", path_, start));
+    }
+    oldest = below = start - format::kLeaseLockBase;
   }
   return oldest;
 }

@@ -1,10 +1,11 @@
 // PosixFile: a File on disk through pread, pwrite, fdatasync and ftruncate.
 //
-// Opening for writing takes an exclusive, non-blocking flock(2) on the file, so a second writer
-// gets ErrorCode::kBusy instead of corrupting the store. Readers lease the generation they read
-// with a shared open-file-description lock on one byte at format::kLeaseLockBase + generation
-// (fcntl F_OFD_SETLK; independent of the flock, released when the file is closed or its process
-// dies), and the writer finds them with F_OFD_GETLK (docs/format.md, "Readers beside a writer").
+// Opening for writing takes an exclusive open-file-description lock on the byte at
+// format::kWriterLockByte (fcntl F_OFD_SETLK, non-blocking), so a second writer gets
+// ErrorCode::kBusy instead of corrupting the store. Readers lease the generation they read with a
+// shared lock on the byte at format::kLeaseLockBase + generation, which never conflicts with the
+// writer's, and the writer finds them with F_OFD_GETLK (docs/format.md, "Readers beside a
+// writer"). Both are released when the file is closed or its process dies.
 // pread and pwrite are safe on Lustre and NFS, unlike mmap.
 //
 // kCreateAside makes a store's file atomically: the file is written unnamed (O_TMPFILE in the

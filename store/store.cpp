@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+#include <thread>
+
 #include "store/format.h"
 #include "store/mmap_page_source.h"
 #include "store/posix_file.h"
@@ -39,6 +42,7 @@ Status Store::LeaseNewest() {
     leased_ = leased;
   };
   constexpr int kAttempts = 1000;
+  int damaged_reads = 0;
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
     XTFQ_ASSIGN_OR_RETURN(SuperblockChoice choice, ReadNewestSuperblock(*file_));
     const Status held = file_->HoldGeneration(choice.sb.generation);
@@ -48,12 +52,20 @@ Status Store::LeaseNewest() {
     }
     XTFQ_TRY(held);
     auto again = ReadNewestSuperblock(*file_);
-    if (again.ok() && again->sb.generation == choice.sb.generation) {
-      take(choice, true);
-      return Ok();
+    if (!again.ok()) {
+      file_->ReleaseGeneration(choice.sb.generation);
+      return std::move(again).error();
+    }
+    if (again->sb.generation == choice.sb.generation) {
+      // An invalid other slot may be a superblock write read half done: read again, briefly,
+      // before reporting damage.
+      if (!again->other || ++damaged_reads > 3) {
+        take(*again, true);
+        return Ok();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
     file_->ReleaseGeneration(choice.sb.generation);
-    if (!again.ok()) return std::move(again).error();
   }
   return Error(ErrorCode::kBusy, fmt::format("{}: a writer committed during each of {} attempts to open a generation",
                                              name(), kAttempts));
@@ -71,6 +83,13 @@ Result<std::unique_ptr<Store>> Store::Open(std::unique_ptr<File> file) {
   }
   XTFQ_TRY(s->LoadCatalogue());
   return s;
+}
+
+std::optional<std::string> Store::Rollback() const {
+  if (!other_ || (other_generation_ && *other_generation_ + 1 == sb_.generation)) return std::nullopt;
+  return other_generation_ && *other_generation_ == sb_.generation + 1
+             ? fmt::format("generation {} was lost", *other_generation_)
+             : std::string("a newer generation may have been lost");
 }
 
 Status Store::ReadPage(PageId id, std::span<std::byte> out) {

@@ -43,6 +43,10 @@ class Store {
   const std::optional<Error>& other_superblock() const { return other_; }
   // What the invalid slot's generation field reads, raw (SuperblockChoice::other_generation).
   std::optional<uint64_t> other_generation() const { return other_generation_; }
+  // When the other slot is invalid and does not read as the generation before this one, the store
+  // may have been rolled back (docs/format.md, invariant 10): what was lost, as "generation N was
+  // lost" or "a newer generation may have been lost". nullopt otherwise.
+  std::optional<std::string> Rollback() const;
   uint64_t file_size() const { return file_size_; }
   const Catalogue& catalogue() const { return catalogue_; }
   const std::vector<PageId>& catalogue_pages() const { return catalogue_pages_; }

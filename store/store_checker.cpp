@@ -60,19 +60,16 @@ StoreChecker::Report StoreChecker::Run() {
     // Superblock writes are 56 bytes inside one sector, so an interrupted commit leaves the old or
     // the new slot whole: an invalid slot is damage. When it still reads as the generation before
     // the one in use, nothing newer was lost; otherwise the store may have been rolled back.
-    const std::optional<uint64_t> g = store_.other_generation();
-    if (g && *g + 1 == sb.generation) {
-      report_.warnings.push_back(
-          fmt::format("{}; it held generation {}, older than generation {} in superblock {}: "
-                      "nothing was lost, and the next commit rewrites the slot",
-                      store_.other_superblock()->message(), *g, sb.generation, store_.superblock_slot()));
-    } else {
+    if (std::optional<std::string> lost = store_.Rollback()) {
       report_.rollback = fmt::format(
           "{}; the store is read at generation {} from superblock {}: {}, to damage or to an interrupted "
-          "superblock write; the next commit makes the loss permanent",
-          store_.other_superblock()->message(), sb.generation, store_.superblock_slot(),
-          g && *g == sb.generation + 1 ? fmt::format("generation {} was lost", *g)
-                                       : std::string("a newer generation may have been lost"));
+          "superblock write; writing to the store makes the loss permanent",
+          store_.other_superblock()->message(), sb.generation, store_.superblock_slot(), *lost);
+    } else {
+      report_.warnings.push_back(fmt::format(
+          "{}; it held generation {}, older than generation {} in superblock {}: "
+          "nothing was lost, and the next commit rewrites the slot",
+          store_.other_superblock()->message(), sb.generation - 1, sb.generation, store_.superblock_slot()));
     }
   }
   const uint64_t committed = uint64_t{sb.page_count} * sb.page_size;

@@ -17,6 +17,9 @@ struct StoreOptions {
   // Arrays created with a process field keep per-process copies and a process tree (the P index,
   // docs/format.md). An array keeps the choice it was created with.
   bool process_index = true;
+  // Open a store whose newest superblock is damaged (Store::Rollback) and write on from the
+  // generation before it, which makes the loss permanent. Refused by default.
+  bool allow_rollback = false;
 };
 
 }  // namespace xtfq

@@ -1,6 +1,7 @@
 #include "store/store_writer.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -70,23 +71,31 @@ Result<std::unique_ptr<StoreWriter>> StoreWriter::CreatePath(const std::string& 
 }
 
 namespace {
-// Whether `file` was never committed: empty, or without a store's magic in either superblock slot
-// while page 2, at some page size, is a valid catalogue page (the first thing creation writes).
+// Whether `file` is what an interrupted creation left before its first superblock was durable:
+// empty, or at most pages 0 to 2 at some page size with no store magic in either slot and page 2
+// a valid catalogue page of a catalogue without arrays (all that the first commit writes).
 bool NeverCommitted(File& file) {
   auto size = file.Size();
   if (!size.ok()) return false;
   if (*size == 0) return true;
   if (LooksLikeStore(file)) return false;
   for (uint32_t p = f::kMinPageSize; p <= f::kMaxPageSize; p *= 2) {
-    if (*size < uint64_t{p} * (f::kFirstDataPage + 1)) break;
+    if (*size != uint64_t{p} * (f::kFirstDataPage + 1)) continue;
     std::vector<std::byte> page(p);
-    if (!ReadExact(file, uint64_t{p} * f::kFirstDataPage, page).ok()) break;
-    if (VerifyPage(page, PageId(f::kFirstDataPage), file.name()).ok() &&
-        PageHeader::Decode(page.data()).kind == PageKind::kCatalogue) {
-      return true;
-    }
+    if (!ReadExact(file, uint64_t{p} * f::kFirstDataPage, page).ok()) return false;
+    const PageHeader h = PageHeader::Decode(page.data());
+    return VerifyPage(page, PageId(f::kFirstDataPage), file.name()).ok() && h.kind == PageKind::kCatalogue &&
+           h.entry_count >= f::kCatalogueHeaderSize &&
+           LoadLe<uint32_t>(page.data() + f::kPageHeaderSize + f::kCatArrayCount) == 0;
   }
   return false;
+}
+
+// Whether `path` still names the file open as `fd`.
+bool SameFile(int fd, const std::string& path) {
+  struct stat a {
+  }, b{};
+  return ::fstat(fd, &a) == 0 && ::lstat(path.c_str(), &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 }  // namespace
 
@@ -100,7 +109,7 @@ Result<StoreWriter::Opened> StoreWriter::OpenOrCreatePath(const std::string& pat
       return out;
     }
     // Still holding the writer's lock on the old file, so no other writer is inside it.
-    if (::unlink(path.c_str()) != 0) {
+    if (!SameFile((*existing)->fd(), path) || ::unlink(path.c_str()) != 0) {
       return Error(ErrorCode::kIo,
                    fmt::format("{}: never committed (an interrupted creation), and cannot be removed: {}", path,
                                std::strerror(errno)));
@@ -120,6 +129,13 @@ Result<std::unique_ptr<StoreWriter>> StoreWriter::OpenPath(const std::string& pa
 Result<std::unique_ptr<StoreWriter>> StoreWriter::Open(std::unique_ptr<File> file, StoreOptions options) {
   XTFQ_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, Store::Open(std::move(file)));
   const Superblock& sb = store->superblock();
+  if (std::optional<std::string> lost = store->Rollback(); lost && !options.allow_rollback) {
+    return Error(ErrorCode::kCorrupt,
+                 fmt::format("{}; the store reads as generation {}: {}. Writing would make the loss permanent (it "
+                             "reuses pages that generation may hold); `xtfq check` says more. Copy the file aside to "
+                             "keep what is left, or pass --allow-rollback to write on from generation {}",
+                             store->other_superblock()->message(), sb.generation, *lost, sb.generation));
+  }
   const Catalogue& cat = store->catalogue();
   // The writer's file is the store's; the store object is only used for reading until the end.
   std::unique_ptr<StoreWriter> w(new StoreWriter(store->name(), options, sb.page_size));

@@ -82,15 +82,16 @@ class StoreWriter final : public RecordSink {
  public:
   // A new store in an empty file; commits generations 1 and 2 (both superblock slots valid).
   static Result<std::unique_ptr<StoreWriter>> Create(std::unique_ptr<File> file, StoreOptions options = {});
-  // Continues an existing store at its newest valid generation; drops pages beyond it.
+  // Continues an existing store at its newest valid generation; drops pages beyond it. A store
+  // that may have been rolled back (Store::Rollback) is refused unless options.allow_rollback.
   static Result<std::unique_ptr<StoreWriter>> Open(std::unique_ptr<File> file, StoreOptions options = {});
   // A new store at `path`, made aside and given its name once generations 1 and 2 are durable, so
   // a creation killed half way leaves nothing there; a file at `path` is never replaced.
   static Result<std::unique_ptr<StoreWriter>> CreatePath(const std::string& path, StoreOptions options = {});
   static Result<std::unique_ptr<StoreWriter>> OpenPath(const std::string& path, StoreOptions options = {});
   // OpenPath when `path` exists, else CreatePath. A file that is what an interrupted creation of
-  // an older xtfq left (empty, or no superblock but a valid catalogue page 2: never committed) is
-  // replaced by a new store, and `note` says so.
+  // an older xtfq left (empty, or three pages without a superblock whose page 2 is a valid
+  // catalogue page without arrays: never committed) is replaced by a new store, and `note` says so.
   struct Opened {
     std::unique_ptr<StoreWriter> writer;
     bool created = false;

@@ -69,6 +69,7 @@ Result<Superblock> Superblock::Decode(std::span<const std::byte, f::kSuperblockS
 
 Result<SuperblockChoice> ReadNewestSuperblock(File& file) {
   std::array<std::byte, f::kSuperblockSize> buf{};
+  std::array<std::optional<uint64_t>, 2> raw_generation;  // each slot's generation field, as last read
   auto read_slot = [&](uint64_t offset, uint32_t slot) -> Result<Superblock> {
     const std::string where = fmt::format("{}: superblock {} (offset {})", file.name(), slot, offset);
     XTFQ_ASSIGN_OR_RETURN(uint64_t size, file.Size());
@@ -76,6 +77,7 @@ Result<SuperblockChoice> ReadNewestSuperblock(File& file) {
       return Error(ErrorCode::kCorrupt, where + ": beyond end of file (" + std::to_string(size) + " bytes)");
     }
     XTFQ_TRY(ReadExact(file, offset, buf));
+    raw_generation[slot] = LoadLe<uint64_t>(buf.data() + f::kSbGeneration);
     return Superblock::Decode(buf, where);
   };
 
@@ -123,12 +125,7 @@ Result<SuperblockChoice> ReadNewestSuperblock(File& file) {
     c.slot = 1;
     if (!ok0) c.other = s0.error();
   }
-  if (c.other) {
-    // The invalid slot's generation field, read raw.
-    const uint64_t offset = c.slot == 0 ? uint64_t{c.sb.page_size} : 0;
-    std::array<std::byte, 8> g{};
-    if (ReadExact(file, offset + f::kSbGeneration, g).ok()) c.other_generation = LoadLe<uint64_t>(g.data());
-  }
+  if (c.other) c.other_generation = raw_generation[1 - c.slot];  // from the bytes that failed
   return c;
 }
 

@@ -75,6 +75,10 @@ std::set<std::string> Names(const TempDir& dir) {
   return out;
 }
 
+// Kills that left the import unfinished (no store, or a store before the import's commit), over
+// every scenario: at least one must, or the kills all came too late to test anything.
+int unfinished = 0;
+
 // Kills `import` at Moments() random moments within its run time. `base` prepares the store
 // before each run (empty: the import creates it); the store after the kill must be absent (only
 // when created) or at generation `before` or `after`, pass check, and take the import again.
@@ -117,6 +121,7 @@ void KillImport(const TempDir& dir, const std::string& what, const std::vector<s
       seen.insert(g);
     }
     if (!present) seen.insert(0);
+    if (!present || Generation(dir, store) != after) ++unfinished;
     CHECK_MESSAGE(now == want, fmt::format("files after the kill: {}", fmt::join(now, " ")));
     // The same import again: it continues a store it finds, or creates one.
     if (present && Generation(dir, store) == after) continue;  // already complete
@@ -157,6 +162,7 @@ TEST_CASE("kill: SIGKILL of imports at random moments leaves no store or a whole
   KillImport(dir, "a Darshan log into an existing store", {"import", "-o", "k.xtfq", "b.darshan"},
              {"import", "-o", "k.xtfq", "a.darshan"}, 3, 4);
   KillImport(dir, "job_stats into an existing store", rest, first, 3, 4);
+  CHECK(unfinished > 0);
 }
 
 }  // namespace xtfq::test

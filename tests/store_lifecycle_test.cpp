@@ -81,11 +81,13 @@ TEST_CASE("lifecycle: what an interrupted creation left is created anew by impor
   REQUIRE(Xtfq(dir, "gen events 5000 -o e.bin").status == 0);
   SUBCASE("an empty file") { std::ofstream(dir.File("s.xtfq")).flush(); }
   SUBCASE("pages written, no superblock durable (an older xtfq killed in its first commit)") {
-    // A store whose superblock slots are lost: page 2 is still a valid catalogue page.
+    // What the first commit writes before its superblock: pages 0 to 2, page 2 the catalogue of
+    // a store without arrays. A new store's first three pages, superblocks zeroed, are exactly that.
     {
       auto w = StoreWriter::CreatePath(dir.File("s.xtfq"));
       REQUIRE_MESSAGE(w.ok(), Why(w));
     }
+    fs::resize_file(dir.File("s.xtfq"), 3 * 4096);
     Poke(dir.File("s.xtfq"), 0, std::string(format::kSuperblockSize, '\0'));
     Poke(dir.File("s.xtfq"), 4096, std::string(format::kSuperblockSize, '\0'));
     const Run before = Xtfq(dir, "info s.xtfq");
@@ -100,13 +102,22 @@ TEST_CASE("lifecycle: what an interrupted creation left is created anew by impor
   CHECK(Xtfq(dir, "check s.xtfq").status == 0);
 }
 
-TEST_CASE("lifecycle: a file that is not a store is never taken for an interrupted creation") {
+TEST_CASE("lifecycle: a file that is not a store, or a damaged one, is never taken for an interrupted creation") {
   TempDir dir;
   REQUIRE(Xtfq(dir, "gen events 5000 -o e.bin").status == 0);
   std::ofstream(dir.File("notes.txt")) << std::string(100000, 'x');
   const Run r = Xtfq(dir, "import -o notes.txt e.bin");
   CHECK(r.status != 0);
   CHECK(fs::file_size(dir.File("notes.txt")) == 100000);
+  // A committed store that lost both superblocks still has a catalogue page at page 2: refused.
+  REQUIRE(Xtfq(dir, "import -o s.xtfq e.bin").status == 0);
+  const auto size = fs::file_size(dir.File("s.xtfq"));
+  Poke(dir.File("s.xtfq"), 0, std::string(format::kSuperblockSize, '\0'));
+  Poke(dir.File("s.xtfq"), 4096, std::string(format::kSuperblockSize, '\0'));
+  const Run again = Xtfq(dir, "import -o s.xtfq e.bin");
+  CHECK(again.status != 0);
+  CHECK_MESSAGE(again.err.find("no valid superblock") != std::string::npos, again.err);
+  CHECK(fs::file_size(dir.File("s.xtfq")) == size);
 }
 
 TEST_CASE("lifecycle: damage to the superblock in use is a rollback that check refuses unless accepted") {
@@ -126,6 +137,18 @@ TEST_CASE("lifecycle: damage to the superblock in use is a rollback that check r
   CHECK_MESSAGE(accepted.status == 0, accepted.err);
   CHECK_MESSAGE(accepted.err.find("warning: ") != std::string::npos, accepted.err);
   CHECK(accepted.out.find("at generation 2") != std::string::npos);
+  // A writer refuses it too (opening would truncate and reuse what generation 3 holds), and the
+  // file is untouched; --allow-rollback writes on from generation 2.
+  const auto size = fs::file_size(dir.File("s.xtfq"));
+  const Run refused_import = Xtfq(dir, "import -o s.xtfq e.bin --array more");
+  CHECK(refused_import.status == 1);
+  CHECK_MESSAGE(refused_import.err.find("generation 3 was lost") != std::string::npos, refused_import.err);
+  CHECK_MESSAGE(refused_import.err.find("--allow-rollback") != std::string::npos, refused_import.err);
+  CHECK(fs::file_size(dir.File("s.xtfq")) == size);
+  const Run forced = Xtfq(dir, "import -o s.xtfq e.bin --array more --allow-rollback");
+  CHECK_MESSAGE(forced.status == 0, forced.err);
+  CHECK(Generation(dir, "s.xtfq") == 3);
+  CHECK(Xtfq(dir, "check s.xtfq").status == 0);
 }
 
 TEST_CASE("lifecycle: a store whose unused superblock slot lost its magic is still read as a store") {
