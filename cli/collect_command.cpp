@@ -4,26 +4,25 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
-#include <filesystem>
+#include <limits>
 #include <thread>
 
-#include "importers/importer.h"
-#include "query/store_reader.h"
-#include "store/posix_file.h"
-#include "store/store_writer.h"
+#include "importers/jobid_classifier.h"
 
 namespace xtfq::cli {
 
 CLI::App* CollectCommand::Register(CLI::App& parent) {
   CLI::App* app =
       parent.add_subcommand("collect", "Collect job_stats snapshots every interval (the monitoring daemon)");
-  app->add_option("--interval", interval_, "seconds between collections")->check(CLI::Range(0.01, 86400.0));
+  app->add_option("--interval", interval_, "seconds between collections (at least 1; collections are whole seconds)");
   app->add_option("--out", out_, "directory for the snapshots (created)")->required();
   app->add_option("--count", count_, "collections to make (default: until stopped)");
   app->add_option("--store", store_, "also append each snapshot to this store (created if absent)");
-  app->add_option("--name", name_, "file name prefix (default: the host name)");
+  app->add_option("--name", name_, "file name prefix (default: the host name); one collector per --out and --name");
   app->add_option("--target", target_, "the target, when COMMAND prints a plain job_stats file");
   app->add_option("--jobid-name", jobid_names_,
                   "jobid_name templates for --store (default '%j:%u:%H', '%e.%u' and '%j', a bare job id)");
@@ -56,67 +55,169 @@ Result<std::string> Capture(const std::vector<std::string>& argv) {
   }
   return out;
 }
+
+double Now() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
+
+// "a" or "a to b" for a run of file names.
+std::string Span(const std::vector<std::string>& paths) {
+  if (paths.empty()) return "";
+  return paths.size() == 1 ? paths.front() : fmt::format("{} to {}", paths.front(), paths.back());
+}
 }  // namespace
 
-Result<ImportReport> CollectCommand::Import(StoreWriter& w, bool exists, const std::string& snapshot,
-                                            const ImportOptions& options) const {
-  std::unique_ptr<StoreReader> existing;
-  if (exists) {
-    XTFQ_ASSIGN_OR_RETURN(existing, StoreReader::Open(store_));
+void CollectCommand::AppendToStore(SnapshotDirectory& dir, const CollectStore& store,
+                                   const std::optional<SnapshotDirectory::Snapshot>& fresh) {
+  std::vector<SnapshotDirectory::Snapshot> todo;
+  if (rescan_) {
+    auto all = dir.List();
+    if (!all.ok()) {
+      fmt::print(stderr, "xtfq collect: {}; the snapshots wait for the next collection\n", all.error().message());
+      return;
+    }
+    todo = std::move(*all);
+  } else if (fresh) {
+    todo.push_back(*fresh);
   }
-  XTFQ_ASSIGN_OR_RETURN(auto importer, Importer::Make("jobstats", options));
-  return importer->Import({snapshot}, w, existing.get());
+  CollectAppend r = store.Append(std::move(todo));
+  for (const CollectAppend::Done& d : r.done) {
+    const bool earlier = !fresh || d.snapshot.path != fresh->path;
+    // The newest snapshot of the store is noted once, not at every search of the directory.
+    if (noted_.insert(d.snapshot.path).second) {
+      for (const std::string& n : d.notes) fmt::print(stderr, "collect: note: {}\n", n);
+    }
+    for (const std::string& x : d.warnings) fmt::print(stderr, "xtfq collect: warning: {}\n", x);
+    if (d.appended) {
+      fmt::print(stderr, "collect: {} ({} entries, {} rate steps{}) -> {} generation {}\n", d.snapshot.path, d.entries,
+                 d.steps, earlier ? "; written earlier, not in the store until now" : "", store.path(), d.generation);
+    } else if (d.notes.empty()) {
+      fmt::print(stderr, "collect: {} (no target in it: nothing for {})\n", d.snapshot.path, store.path());
+    }
+    unstored_.erase(d.snapshot.path);
+  }
+  for (const SnapshotDirectory::Snapshot& s : r.behind) {
+    // Older than the store's newest collection: in the store already, unless this run wrote it
+    // and another writer committed newer collections before this one could go in.
+    if (unstored_.erase(s.path) != 0) {
+      fmt::print(stderr,
+                 "xtfq collect: warning: {} (collected at {}) cannot go into {} any more: another writer added newer "
+                 "collections first (a store is append-only in time); the file stays in {}\n",
+                 s.path, s.time, store.path(), dir.dir());
+    }
+  }
+  rescan_ = r.stopped.has_value();
+  if (r.stopped) {
+    // Those this run wrote are named; older ones are not known to be outside the store.
+    std::vector<std::string> waiting;
+    for (const SnapshotDirectory::Snapshot& s : r.waiting) {
+      if (unstored_.count(s.path) != 0) waiting.push_back(s.path);
+    }
+    if (waiting.empty()) {
+      fmt::print(stderr,
+                 "xtfq collect: {}; the snapshots of {} not in the store yet go into the store at the next "
+                 "collection\n",
+                 r.stopped->message(), dir.dir());
+    } else {
+      fmt::print(stderr, "xtfq collect: {}; {} {} in {} and {} into the store at the next collection\n",
+                 r.stopped->message(), Span(waiting), waiting.size() == 1 ? "stays" : "stay", dir.dir(),
+                 waiting.size() == 1 ? "goes" : "go");
+    }
+  }
 }
 
 int CollectCommand::Run() {
-  namespace fs = std::filesystem;
+  if (!(interval_ >= 1)) {
+    return Fail("collect", Error(ErrorCode::kUsage, fmt::format("--interval {}: collections are timed in whole seconds "
+                                                                "(the store keeps whole seconds); give 1 or more",
+                                                                interval_)));
+  }
+  if (interval_ > 86400) {
+    return Fail("collect", Error(ErrorCode::kUsage, fmt::format("--interval {}: at most 86400 (a day)", interval_)));
+  }
+  if (auto c = JobIdClassifier::Make(jobid_names_); !c.ok()) {
+    return Fail("collect", Error(ErrorCode::kUsage, c.error().message()));
+  }
   if (command_.empty()) command_ = {"lctl", "get_param", "mdt.*.job_stats", "obdfilter.*.job_stats"};
   if (name_.empty()) {
     char host[256] = {};
     ::gethostname(host, sizeof host - 1);
     name_ = host[0] != '\0' ? host : "jobstats";
   }
-  std::error_code ec;
-  fs::create_directories(out_, ec);
-  if (ec) return Fail("collect", Error(ErrorCode::kIo, fmt::format("{}: cannot create: {}", out_, ec.message())));
-  using Clock = std::chrono::system_clock;
-  const auto step = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(interval_));
-  auto next = Clock::now();
-  uint64_t failures = 0;
+  auto opened = SnapshotDirectory::Open(out_, name_);
+  if (!opened.ok()) return Fail("collect", opened.error());
+  SnapshotDirectory& dir = **opened;
+  if (dir.lock_warning()) fmt::print(stderr, "xtfq collect: warning: {}\n", *dir.lock_warning());
+  if (!dir.stale_removed().empty()) {
+    fmt::print(stderr, "collect: removed {} unfinished snapshot file{} a stopped collector left: {}\n",
+               dir.stale_removed().size(), dir.stale_removed().size() == 1 ? "" : "s", Span(dir.stale_removed()));
+  }
+  std::optional<CollectStore> store;
+  if (!store_.empty()) {
+    ImportOptions o;
+    o.jobid_names = jobid_names_, o.target = target_;
+    // A busy store is waited for up to half an interval (at most a minute), then that collection
+    // is skipped for the store.
+    const auto wait = std::chrono::milliseconds(static_cast<int64_t>(std::min(interval_ / 2, 60.0) * 1000));
+    store.emplace(store_, o, wait);
+    AppendToStore(dir, *store, std::nullopt);  // what a previous run left outside the store
+  }
+  // Collections at whole seconds on the grid base + k * interval (rounded up), after the newest
+  // snapshot of the directory; a grid point that passed (a collection overran) is skipped.
+  int64_t base = static_cast<int64_t>(std::floor(Now())) + 1;
+  if (auto all = dir.List(); all.ok() && !all->empty() && all->back().time >= base) {
+    // The clock went back: collection times must still increase.
+    fmt::print(stderr, "collect: {} is later than the clock; the first collection waits until {}\n", all->back().path,
+               all->back().time + 1);
+    base = all->back().time + 1;
+  }
+  int64_t last = std::numeric_limits<int64_t>::min();
+  uint64_t k = 0, failures = 0;
   for (uint64_t i = 0; count_ == 0 || i < count_; ++i) {
-    if (i > 0) {
-      next += step;
-      std::this_thread::sleep_until(next);
+    int64_t t = 0;
+    uint64_t missed = 0;
+    for (;; ++k) {
+      t = base + static_cast<int64_t>(std::ceil(static_cast<double>(k) * interval_ - 1e-9));
+      if (t <= last) continue;
+      if (t + 0.5 >= Now()) break;  // the read starts within half a second of t
+      ++missed;
     }
-    const double now = std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+    ++k;
+    if (missed > 0) {
+      fmt::print(stderr, "collect: {} collection{} missed: the previous one ended after {} time{}\n", missed,
+                 missed == 1 ? "" : "s", missed == 1 ? "its" : "their", missed == 1 ? "" : "s");
+    }
+    std::this_thread::sleep_until(std::chrono::system_clock::time_point(std::chrono::seconds(t)));
+    last = t;
     auto text = Capture(command_);
     if (!text.ok()) {
       fmt::print(stderr, "xtfq collect: {}; collection skipped\n", text.error().message());
       ++failures;
       continue;
     }
-    const auto epoch = static_cast<int64_t>(now);
-    const std::string path = fmt::format("{}/{}-{}.txt", out_, name_, epoch);
-    const std::string body = fmt::format("# collected_at: {:.3f}\n{}", now, *text);
-    Status s = PosixFile::WriteAtomically(path, std::as_bytes(std::span(body)));
-    if (!s.ok()) return Fail("collect", s.error());
-    if (!store_.empty()) {
-      const bool exists = fs::exists(store_, ec);
-      auto w = exists ? StoreWriter::OpenPath(store_) : StoreWriter::CreatePath(store_);
-      if (!w.ok()) return Fail("collect", w.error());
-      ImportOptions o;
-      o.jobid_names = jobid_names_, o.target = target_;
-      auto st = Import(**w, exists, path, o);
-      s = st.ok() ? (*w)->Commit() : Status(st.error());
-      if (!s.ok()) return Fail("collect", s.error());
-      for (const std::string& x : st->warnings) fmt::print(stderr, "xtfq collect: warning: {}\n", x);
-      fmt::print(stderr, "collect: {} ({} entries, {} rate steps) -> {} generation {}\n", path, st->entries, st->steps,
-                 store_, (*w)->generation());
-    } else {
-      fmt::print(stderr, "collect: {} ({} bytes)\n", path, body.size());
+    const std::string body = fmt::format("# collected_at: {}\n{}", t, *text);
+    auto path = dir.Publish(t, body);
+    if (!path.ok()) {
+      fmt::print(stderr, "xtfq collect: {}; collection skipped\n", path.error().message());
+      ++failures;
+      continue;
     }
+    if (!store) {
+      fmt::print(stderr, "collect: {} ({} bytes)\n", *path, body.size());
+      continue;
+    }
+    unstored_.insert(*path);
+    AppendToStore(dir, *store, SnapshotDirectory::Snapshot{t, *path});
   }
-  // A bounded run where no collection succeeded failed; otherwise the skipped ones were reported.
+  // A bounded run ends with what is outside the store said, and fails when nothing was collected.
+  if (!unstored_.empty()) {
+    const std::vector<std::string> left(unstored_.begin(), unstored_.end());
+    const bool one = left.size() == 1;
+    fmt::print(stderr,
+               "xtfq collect: {} snapshot{} written by this run {} not in {} yet ({}); {} in {}, and the next "
+               "`xtfq collect --store {}` on it imports {}\n",
+               left.size(), one ? "" : "s", one ? "is" : "are", store_, Span(left), one ? "it stays" : "they stay",
+               out_, store_, one ? "it" : "them");
+    return kExitFailure;
+  }
   return count_ != 0 && failures == count_ ? kExitFailure : kExitOk;
 }
 

@@ -1,20 +1,27 @@
-// CollectCommand: `xtfq collect --interval 120 --out DIR [--count N] [--store S] [-- COMMAND ...]`,
-// the monitoring daemon of seed 001: every interval it runs `lctl get_param mdt.*.job_stats
-// obdfilter.*.job_stats` (or COMMAND), prefixes the output with "# collected_at: <epoch>" (the
-// read time; snapshot_time is not), writes it atomically to DIR/<name>-<epoch>.txt and, with
-// --store, appends it to the store (one commit per collection). A failing command is reported
-// and that collection skipped; the daemon goes on. Ticks are kept on the interval grid.
+// CollectCommand: `xtfq collect --out DIR [--interval 120] [--count N] [--store S] [--name NAME]
+// [-- COMMAND ...]`, the monitoring daemon of seed 001 (docs/cli.md, "xtfq collect").
+//
+// Every interval it runs `lctl get_param mdt.*.job_stats obdfilter.*.job_stats` (or COMMAND) at a
+// whole second T, writes "# collected_at: T" and the output to DIR/NAME-T.txt (SnapshotDirectory:
+// one collector per directory and name, names never replaced) and, with --store, appends it to the
+// store (CollectStore: one commit per snapshot). Collection times are whole seconds, strictly
+// increasing, and the same in the file name, the stamp and the store; --interval is at least 1 s.
+// A failing command, a snapshot that cannot be written, a busy store or a failed commit is
+// reported and that collection skipped; the daemon goes on. A snapshot written but not committed
+// stays in DIR: at start, and at the first collection after a failure, every snapshot of DIR not
+// older than the store's newest collection is imported (in time order) before the new one.
 //
 // Thread-safety: as Command.
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "cli/collect_store.h"
 #include "cli/command.h"
-#include "importers/importer.h"
-#include "store/store_writer.h"
+#include "cli/snapshot_directory.h"
 
 namespace xtfq::cli {
 
@@ -24,9 +31,11 @@ class CollectCommand final : public Command {
   int Run() override;
 
  private:
-  // Appends one snapshot to the store `w` writes (it `exists`: it had committed data); no commit.
-  Result<ImportReport> Import(StoreWriter& w, bool exists, const std::string& snapshot,
-                              const ImportOptions& options) const;
+  // Appends the snapshots waiting for the store (all of the directory after a failure or at
+  // start, else `fresh`) and reports each on stderr.
+  void AppendToStore(SnapshotDirectory& dir, const CollectStore& store,
+                     const std::optional<SnapshotDirectory::Snapshot>& fresh);
+
   double interval_ = 120;
   std::string out_;
   uint64_t count_ = 0;  // 0: until stopped
@@ -35,6 +44,11 @@ class CollectCommand final : public Command {
   std::string target_;
   std::vector<std::string> jobid_names_;
   std::vector<std::string> command_;
+  // With --store: whether the directory must be searched for snapshots not in the store yet (at
+  // start, and after an append failed), and the snapshots this run wrote that are not in it.
+  bool rescan_ = true;
+  std::set<std::string> unstored_;
+  std::set<std::string> noted_;  // snapshots whose notes were printed
 };
 
 }  // namespace xtfq::cli

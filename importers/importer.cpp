@@ -38,8 +38,9 @@ Result<Importer::Inputs> Importer::Expand(const std::vector<std::string>& inputs
     }
     std::vector<std::string> files;
     for (const auto& e : fs::directory_iterator(in, ec)) {
-      // Temporary files of `xtfq collect`'s atomic writes are never inputs.
-      if (e.is_regular_file() && e.path().filename().string().find(".tmp-") == std::string::npos)
+      // Temporary files of `xtfq collect`'s atomic writes and its lock files are never inputs.
+      const std::string name = e.path().filename().string();
+      if (e.is_regular_file() && name.find(".tmp-") == std::string::npos && !name.ends_with(".collect.lock"))
         files.push_back(e.path().string());
     }
     if (ec) return Error(ErrorCode::kIo, fmt::format("{}: cannot list: {}", in, ec.message()));

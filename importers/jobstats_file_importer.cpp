@@ -43,6 +43,10 @@ Result<ImportReport> JobStatsFileImporter::Import(const std::vector<std::string>
     importer.set_time(t);  // found above: the file's head is not read again
     XTFQ_ASSIGN_OR_RETURN(JobStatsImportStats st, importer.Import(*file));
     for (const std::string& p : st.problems) r.warnings.push_back(fmt::format("{} (entry skipped)", p));
+    if (!st.held.empty()) {
+      r.notes.push_back(fmt::format("{}: already in the store (target{} {} collected at {}); skipped", f,
+                                    st.held.size() == 1 ? "" : "s", fmt::join(st.held, ", "), st.time));
+    }
     total.collections += st.collections, total.entries += st.entries, total.duplicates += st.duplicates;
     total.counters += st.counters, total.steps += st.steps, total.new_series += st.new_series,
         total.resets += st.resets;

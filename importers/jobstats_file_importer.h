@@ -2,7 +2,7 @@
 // continues from what the store holds (JobStatsState::Load), orders the snapshots by collection
 // time (--at, a "# collected_at:" line or the file name), imports each (JobStatsImporter), and
 // reports every skipped entry as a warning naming its file and line (nothing is dropped
-// silently).
+// silently), and each file whose collection the store already holds as a note.
 //
 // Thread-safety: one import at a time.
 #pragma once

@@ -183,11 +183,16 @@ Status JobStatsImporter::ImportTarget(const std::string& file, const std::string
                                       std::vector<const JobStatsEntry*> entries, int64_t t, bool since_boot,
                                       JobStatsImportStats& stats) {
   XTFQ_ASSIGN_OR_RETURN(uint32_t g, TargetId(target));
-  if (t <= state_->targets[g].last_time) {
+  if (t == state_->targets[g].last_time) {
+    // The store already holds this target's collection at t: the same snapshot again (a collector
+    // restarted after committing it, or a file imported twice). Skipped, and reported.
+    stats.held.push_back(target);
+    return Ok();
+  }
+  if (t < state_->targets[g].last_time) {
     return Error(ErrorCode::kInvalidArgument,
-                 fmt::format("{}: target {} collected at {}, not after its previous collection at {} (the same "
-                             "snapshot twice?)",
-                             file, target, t, state_->targets[g].last_time));
+                 fmt::format("{}: target {} collected at {}, before its previous collection at {}", file, target, t,
+                             state_->targets[g].last_time));
   }
   // Duplicates within one dump: the last one stands.
   std::unordered_map<std::string_view, size_t> last;

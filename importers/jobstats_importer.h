@@ -13,7 +13,8 @@
 //     Δv / Δt over the collection times. sumsq is kept, never differenced (it wraps).
 // Bad entries are skipped by the parser and reported as problems ("file:line: message").
 // A snapshot older than the store's newest collection is refused (the store is append-only in
-// time).
+// time). A target whose collection at the same time the store already holds (its last one) is
+// skipped and named in `held`: the same snapshot imported again is recognised, not refused.
 //
 // Thread-safety: one importer per sink and state.
 #pragma once
@@ -41,6 +42,7 @@ struct JobStatsImportStats {
   uint64_t collections = 0, entries = 0, duplicates = 0, counters = 0, steps = 0, new_series = 0, resets = 0;
   int64_t time = 0;                   // the collection time used (seconds)
   std::vector<std::string> problems;  // "file:line: message" of each skipped entry
+  std::vector<std::string> held;      // targets skipped: the store already holds their collection at `time`
 };
 
 class JobStatsImporter {

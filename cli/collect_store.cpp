@@ -1,0 +1,114 @@
+#include "cli/collect_store.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <limits>
+#include <thread>
+
+#include "layouts/jobstats_layout.h"
+#include "query/store_reader.h"
+#include "store/endian.h"
+#include "store/store_writer.h"
+
+namespace xtfq::cli {
+
+namespace {
+using L = JobStatsLayout;
+
+// The newest collection time the store holds (the last collection record: they are in time order).
+Result<int64_t> Newest(StoreReader& reader) {
+  int64_t t = std::numeric_limits<int64_t>::min();
+  const ArrayDesc* cols = reader.catalogue().Find(L::kCollections);
+  if (cols == nullptr || cols->record_count() == 0) return t;
+  XTFQ_TRY(reader.ForEachAt(*cols, cols->record_count() - 1, cols->record_count(), [&](const std::byte* r) {
+    t = I64At(r, L::kColT);
+    return Result<bool>(false);
+  }));
+  return t;
+}
+
+// Records the writer would commit, over every array.
+uint64_t PendingRecords(const StoreWriter& w) {
+  uint64_t n = 0;
+  for (const ArrayDesc& a : w.Pending().arrays) n += a.record_count();
+  return n;
+}
+
+// The store's writer; waits up to `wait` while another writer holds it, creates it when absent.
+Result<std::unique_ptr<StoreWriter>> OpenWriter(const std::string& path, std::chrono::milliseconds wait) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  for (;;) {
+    std::error_code ec;
+    const bool exists = std::filesystem::exists(path, ec);
+    auto w = exists ? StoreWriter::OpenPath(path) : StoreWriter::CreatePath(path);
+    if (w.ok()) return w;
+    // Busy, or another process created the store between the test and the creation.
+    const bool again = w.error().code() == ErrorCode::kBusy || (!exists && std::filesystem::exists(path, ec));
+    const auto waited = Clock::now() - start;
+    if (!again || waited >= wait) {
+      if (w.error().code() != ErrorCode::kBusy) return w.error();
+      return Error(ErrorCode::kBusy, fmt::format("{} (waited {:.1f} s)", w.error().message(),
+                                                 std::chrono::duration<double>(waited).count()));
+    }
+    std::this_thread::sleep_for(std::min<Clock::duration>(std::chrono::milliseconds(50), wait - waited));
+  }
+}
+}  // namespace
+
+CollectAppend CollectStore::Append(std::vector<SnapshotDirectory::Snapshot> snapshots) const {
+  CollectAppend out;
+  if (snapshots.empty()) return out;
+  std::stable_sort(snapshots.begin(), snapshots.end(), [](const auto& a, const auto& b) { return a.time < b.time; });
+  auto stop = [&](size_t i, const Error& e) {
+    out.stopped = e;
+    out.waiting.assign(snapshots.begin() + static_cast<std::ptrdiff_t>(i), snapshots.end());
+    return out;
+  };
+  auto writer = OpenWriter(path_, busy_wait_);
+  if (!writer.ok()) return stop(0, writer.error());
+  std::unique_ptr<StoreWriter> w = std::move(*writer);
+  ReaderOptions ro;
+  ro.cache_bytes = size_t{16} << 20;
+  // What the store holds (this writer's commits included), for the importer to continue from;
+  // opened again after each commit.
+  std::unique_ptr<StoreReader> reader;
+  int64_t newest = 0;
+  for (size_t i = 0; i < snapshots.size(); ++i) {
+    const SnapshotDirectory::Snapshot& s = snapshots[i];
+    if (reader == nullptr) {
+      auto r = StoreReader::Open(path_, ro);
+      if (!r.ok()) return stop(i, r.error());
+      reader = std::move(*r);
+      auto n = Newest(*reader);
+      if (!n.ok()) return stop(i, n.error());
+      newest = *n;
+    }
+    if (s.time < newest) {
+      out.behind.push_back(s);
+      continue;
+    }
+    const uint64_t before = PendingRecords(*w);
+    auto importer = Importer::Make("jobstats", options_);
+    auto report =
+        importer.ok() ? (*importer)->Import({s.path}, *w, reader.get()) : Result<ImportReport>(importer.error());
+    // A failed import may have appended part of the file: the writer is dropped uncommitted.
+    if (!report.ok()) return stop(i, report.error());
+    CollectAppend::Done d;
+    d.snapshot = s;
+    d.appended = PendingRecords(*w) != before;
+    if (d.appended) {
+      Status c = w->Commit();
+      if (!c.ok()) return stop(i, c.error());
+      reader.reset();
+    }
+    d.entries = report->entries, d.steps = report->steps, d.generation = w->generation();
+    d.notes = std::move(report->notes), d.warnings = std::move(report->warnings);
+    out.done.push_back(std::move(d));
+  }
+  return out;
+}
+
+}  // namespace xtfq::cli
