@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <limits>
 #include <thread>
+#include <utility>
 
 #include "layouts/jobstats_layout.h"
 #include "query/store_reader.h"
@@ -36,14 +37,15 @@ uint64_t PendingRecords(const StoreWriter& w) {
   return n;
 }
 
-// The store's writer; waits up to `wait` while another writer holds it, creates it when absent.
-Result<std::unique_ptr<StoreWriter>> OpenWriter(const std::string& path, std::chrono::milliseconds wait) {
+// The store's writer; waits up to `wait` while another writer holds it, creates it when absent
+// (or when what is there was never committed: StoreWriter::OpenOrCreatePath).
+Result<StoreWriter::Opened> OpenWriter(const std::string& path, std::chrono::milliseconds wait) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   for (;;) {
     std::error_code ec;
     const bool exists = std::filesystem::exists(path, ec);
-    auto w = exists ? StoreWriter::OpenPath(path) : StoreWriter::CreatePath(path);
+    auto w = StoreWriter::OpenOrCreatePath(path);
     if (w.ok()) return w;
     // Busy, or another process created the store between the test and the creation.
     const bool again = w.error().code() == ErrorCode::kBusy || (!exists && std::filesystem::exists(path, ec));
@@ -69,7 +71,8 @@ CollectAppend CollectStore::Append(std::vector<SnapshotDirectory::Snapshot> snap
   };
   auto writer = OpenWriter(path_, busy_wait_);
   if (!writer.ok()) return stop(0, writer.error());
-  std::unique_ptr<StoreWriter> w = std::move(*writer);
+  std::unique_ptr<StoreWriter> w = std::move(writer->writer);
+  std::optional<std::string> created_note = std::move(writer->note);
   ReaderOptions ro;
   ro.cache_bytes = size_t{16} << 20;
   // What the store holds (this writer's commits included), for the importer to continue from;
@@ -106,6 +109,7 @@ CollectAppend CollectStore::Append(std::vector<SnapshotDirectory::Snapshot> snap
     }
     d.entries = report->entries, d.steps = report->steps, d.generation = w->generation();
     d.notes = std::move(report->notes), d.warnings = std::move(report->warnings);
+    if (created_note) d.notes.insert(d.notes.begin(), *std::exchange(created_note, std::nullopt));
     out.done.push_back(std::move(d));
   }
   return out;
