@@ -156,7 +156,9 @@ TEST_CASE("crash: SIGKILL at 120 random moments leaves the last committed genera
   }
   MESSAGE("final generation " << committed << "; " << reopened_in_flight
                               << " kills landed between superblock and report");
-  CHECK(committed > base_gen + 20);
+  // The kills must have let commits land (about a third of 120 do on an idle machine; a loaded one
+  // shifts the window measured once at the start, hence the margin).
+  CHECK(committed > base_gen + 10);
 }
 
 }  // namespace
