@@ -151,8 +151,7 @@ Result<JobStatsImportStats> JobStatsImporter::Import(File& in) {
                           entries.push_back(e);
                           return Ok();
                         }));
-  for (const JobStatsProblem& p : sum.problems)
-    stats.problems.push_back(fmt::format("{}:{}: {}", in.name(), p.line, p.message));
+  for (const JobStatsProblem& p : sum.problems) stats.problems.push_back(p.message);  // names file and line
   // Group by target in order of appearance; entries outside any target name (a plain cat without
   // --target) are refused as a whole.
   std::vector<std::string> targets;

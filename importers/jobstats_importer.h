@@ -11,7 +11,7 @@
 //     (an exact reset); a series absent at the previous collection is new, with an implicit zero
 //     at that collection's time; the target's first collection is only a baseline; the rate is
 //     Δv / Δt over the collection times. sumsq is kept, never differenced (it wraps).
-// Bad entries are skipped by the parser and reported as problems ("file:line: message").
+// Bad entries are skipped by the parser and reported as problems ("file: line N: message").
 // A snapshot older than the store's newest collection is refused (the store is append-only in
 // time).
 //
@@ -40,7 +40,7 @@ struct JobStatsImportOptions {
 struct JobStatsImportStats {
   uint64_t collections = 0, entries = 0, duplicates = 0, counters = 0, steps = 0, new_series = 0, resets = 0;
   int64_t time = 0;                   // the collection time used (seconds)
-  std::vector<std::string> problems;  // "file:line: message" of each skipped entry
+  std::vector<std::string> problems;  // "file: line N: message" of each skipped entry
 };
 
 class JobStatsImporter {

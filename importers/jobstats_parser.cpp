@@ -41,10 +41,19 @@ std::optional<std::string> EachItem(std::string_view s, const Fn& fn) {
   return std::nullopt;
 }
 
-int Balance(std::string_view s) {
-  int b = 0;
+int64_t Balance(std::string_view s) {
+  int64_t b = 0;
   for (char c : s) b += c == '{' ? 1 : c == '}' ? -1 : 0;
   return b;
+}
+
+// Whether a line of job_stats text opens a new entry or leaves the current target: where a
+// counter whose '{' was never closed ends at the latest.
+bool StartsEntryOrTarget(std::string_view l, std::string_view trimmed) {
+  if (trimmed.starts_with("- job_id:") || trimmed == "- job_id" || trimmed == "job_stats:") return true;
+  if (l.empty() || l.front() == ' ' || l.front() == '-') return false;
+  const size_t eq = l.find('='), sp = l.find_first_of(" \t:");
+  return eq != std::string_view::npos && (sp == std::string_view::npos || sp > eq);
 }
 
 // "op: { samples: N, unit: U, min: A, max: B, sum: C, sumsq: D, hist: { 4K: 1, ... } }".
@@ -182,6 +191,8 @@ Result<JobStatsParser::Summary> JobStatsParser::Parse(File& in, const std::strin
   LineReader lines(in, size_t{64} << 20);
   std::string line, pending;
   uint64_t pending_line = 0;
+  int64_t pending_balance = 0;    // of the '{' and '}' in `pending`, counted line by line
+  bool pending_too_long = false;  // past kMaxCounterText: counted, no longer kept
   std::string current_target = target;
   bool in_stats = true;  // a plain `cat` is job_stats from the first line
   std::optional<JobStatsEntry> e;
@@ -202,6 +213,7 @@ Result<JobStatsParser::Summary> JobStatsParser::Parse(File& in, const std::strin
   auto counter = [&](std::string_view text, uint64_t at) {
     if (!e) return problem(at, "a counter before any '- job_id:' line");
     if (bad) return;
+    sum.scanned += text.size();
     JobStatsCounter c;
     if (auto err = ParseCounter(text, c)) return problem(at, *err + " (the entry is skipped)");
     e->counters.push_back(std::move(c));
@@ -213,14 +225,34 @@ Result<JobStatsParser::Summary> JobStatsParser::Parse(File& in, const std::strin
     std::string_view l = line;
     if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
     if (!pending.empty()) {
-      // A wrapped counter line continues until its braces close.
-      pending += ' ';
-      pending += Trim(l);
-      if (Balance(pending) <= 0) {
-        counter(pending, pending_line);
+      // A wrapped counter line continues until its braces close, but not past the start of the
+      // next entry or target: there the counter is reported and the line read as usual. Each
+      // line is counted once (the brace balance is kept as lines come), so this is linear.
+      const std::string_view tl = Trim(l);
+      if (StartsEntryOrTarget(l, tl)) {
+        problem(pending_line, fmt::format("a counter whose '{{' is not closed before the next entry (line {})", at));
         pending.clear();
+        pending_too_long = false;
+      } else {
+        sum.scanned += tl.size();
+        pending_balance += Balance(tl);
+        if (!pending_too_long && pending.size() + 1 + tl.size() > kMaxCounterText) {
+          pending_too_long = true;
+        } else if (!pending_too_long) {
+          pending += ' ';
+          pending += tl;
+        }
+        if (pending_balance <= 0) {
+          if (pending_too_long) {
+            problem(pending_line, fmt::format("a counter longer than {} bytes", kMaxCounterText));
+          } else {
+            counter(pending, pending_line);
+          }
+          pending.clear();
+          pending_too_long = false;
+        }
+        continue;
       }
-      continue;
     }
     if (Trim(l).empty()) continue;
     if (l.front() == '#') {
@@ -307,8 +339,11 @@ Result<JobStatsParser::Summary> JobStatsParser::Parse(File& in, const std::strin
     }
     if (time_line) continue;
     if (t.find('{') != std::string_view::npos && t.find(':') < t.find('{')) {
-      if (Balance(t) > 0) {
-        pending = std::string(t);
+      sum.scanned += t.size();
+      if (const int64_t b = Balance(t); b > 0) {
+        pending = std::string(t.substr(0, kMaxCounterText));
+        pending_balance = b;
+        pending_too_long = t.size() > kMaxCounterText;
         pending_line = at;
         continue;
       }

@@ -12,8 +12,11 @@
 // collection time, which snapshot_time is not (it is an entry's last update).
 //
 // A malformed entry is reported (file and line) and skipped up to the next entry; the rest of
-// the file is still read. Duplicate (target, job id) entries of one dump are all delivered; the
-// caller keeps the last (docs section 2.4).
+// the file is still read. A counter whose '{' is never closed ends at the next entry or target
+// line (or at kMaxCounterText bytes, past which it is no longer kept): the entry is reported and
+// skipped, and the line read as usual. Every line is examined a bounded number of times, so a
+// parse is linear in the file's size (Summary::scanned counts the bytes examined). Duplicate (target, job id) entries
+// of one dump are all delivered; the caller keeps the last (docs section 2.4).
 //
 // Thread-safety: stateless.
 #pragma once
@@ -60,7 +63,12 @@ class JobStatsParser {
     std::vector<std::string> targets;  // in order of appearance, including empty ones
     std::vector<JobStatsProblem> problems;
     std::optional<double> collected_at;  // from a "# collected_at: <epoch>" line
+    // Bytes of entry lines examined by brace counting and counter parsing: at most twice the
+    // file's size (each counter line once, then once more as part of its joined counter).
+    uint64_t scanned = 0;
   };
+  // The longest counter kept while its braces are open (a wrapped capture joined): 64 KiB.
+  static constexpr size_t kMaxCounterText = size_t{64} << 10;
   // Reads `in`; `target` names the target of a plain `cat` (no `param=` lines). Calls `entry`
   // for each complete entry; an error it returns stops the parse.
   static Result<Summary> Parse(File& in, const std::string& target,
