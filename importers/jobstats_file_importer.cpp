@@ -43,6 +43,7 @@ Result<ImportReport> JobStatsFileImporter::Import(const std::vector<std::string>
     importer.set_time(t);  // found above: the file's head is not read again
     XTFQ_ASSIGN_OR_RETURN(JobStatsImportStats st, importer.Import(*file));
     for (const std::string& p : st.problems) r.warnings.push_back(fmt::format("{} (entry skipped)", p));
+    r.warnings.insert(r.warnings.end(), st.warnings.begin(), st.warnings.end());
     total.collections += st.collections, total.entries += st.entries, total.duplicates += st.duplicates;
     total.counters += st.counters, total.steps += st.steps, total.new_series += st.new_series,
         total.resets += st.resets;

@@ -77,6 +77,10 @@ Result<ArrayId> JobStatsImporter::Array(std::string_view name, const Schema& sch
   return *id;
 }
 
+bool JobStatsImporter::StepsKept(const std::string& op) const {
+  return state_->step_ops.contains(op) || L::IsLustreOp(op) || state_->other_step_ops < L::kMaxOtherOpArrays;
+}
+
 Result<uint32_t> JobStatsImporter::NameId(std::string_view array, const std::string& name,
                                           std::unordered_map<std::string, uint32_t>& ids, size_t count) {
   if (auto it = ids.find(name); it != ids.end()) return it->second;
@@ -146,6 +150,8 @@ Result<JobStatsImportStats> JobStatsImporter::Import(File& in) {
                              in.name(), t, state_->last_time));
   }
   std::vector<JobStatsEntry> entries;
+  refused_.clear();
+  first_refused_ = nullptr;
   XTFQ_ASSIGN_OR_RETURN(JobStatsParser::Summary sum,
                         JobStatsParser::Parse(in, options_.target, [&](const JobStatsEntry& e) {
                           entries.push_back(e);
@@ -173,6 +179,13 @@ Result<JobStatsImportStats> JobStatsImporter::Import(File& in) {
   for (const std::string& target : targets) {
     if (target.empty()) continue;
     XTFQ_TRY(ImportTarget(in.name(), target, std::move(by_target[target]), t, since_boot, stats));
+  }
+  if (first_refused_ != nullptr) {
+    stats.warnings.push_back(fmt::format(
+        "{}: line {}: op '{}' and {} more op names have no rate steps: a store keeps rate steps for Lustre's own ops "
+        "and for at most {} other op names, and it has {} (their counters are kept in {})",
+        in.name(), first_refused_->line, first_refused_->op, refused_.size() - 1, L::kMaxOtherOpArrays,
+        state_->other_step_ops, L::kCounters));
   }
   state_->last_time = std::max(state_->last_time, t);
   return stats;
@@ -244,6 +257,11 @@ Status JobStatsImporter::ImportTarget(const std::string& file, const std::string
       ++state_->counters;
       cur.values.push_back({op, c.samples, sum});
       if (baseline) continue;
+      if (!StepsKept(c.op)) {
+        if (refused_.insert(c.op).second && (first_refused_ == nullptr || c.line < first_refused_->line))
+          first_refused_ = &c;
+        continue;
+      }
       // The step of this (series, op) since the previous collection.
       uint64_t v_samples = 0, v_sum = 0;
       if (prev != nullptr) {
@@ -266,6 +284,7 @@ Status JobStatsImporter::ImportTarget(const std::string& file, const std::string
       if (d_samples == 0 && d_sum == 0) continue;
       const bool bytes = L::CountsBytes(c.op, c.unit);
       const uint64_t delta = bytes ? d_sum : d_samples;
+      if (state_->step_ops.insert(c.op).second && !L::IsLustreOp(c.op)) ++state_->other_step_ops;
       XTFQ_ASSIGN_OR_RETURN(ArrayId steps, Array(L::StepArrayName(c.op), L::StepSchema()));
       std::byte st[L::kStepWidth] = {};
       Put64(st, L::kStepT1, static_cast<uint64_t>(t));

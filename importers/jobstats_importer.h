@@ -10,7 +10,11 @@
 //     collection: Δv = v' - v, or v' when a counter went down (a reset) or start_time changed
 //     (an exact reset); a series absent at the previous collection is new, with an implicit zero
 //     at that collection's time; the target's first collection is only a baseline; the rate is
-//     Δv / Δt over the collection times. sumsq is kept, never differenced (it wraps).
+//     Δv / Δt over the collection times. sumsq is kept, never differenced (it wraps). Steps are
+//     kept for Lustre's own ops and for the first JobStatsLayout::kMaxOtherOpArrays other names
+//     to change (each op's steps are an array with a P index, so names read must not make
+//     arrays without bound); the other names' counters are kept, and one warning per snapshot
+//     names the first of them and how many there were.
 // Bad entries are skipped by the parser and reported as problems ("file: line N: message").
 // A snapshot older than the store's newest collection is refused (the store is append-only in
 // time).
@@ -21,6 +25,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "importers/jobid_classifier.h"
@@ -41,6 +47,7 @@ struct JobStatsImportStats {
   uint64_t collections = 0, entries = 0, duplicates = 0, counters = 0, steps = 0, new_series = 0, resets = 0;
   int64_t time = 0;                   // the collection time used (seconds)
   std::vector<std::string> problems;  // "file: line N: message" of each skipped entry
+  std::vector<std::string> warnings;  // "file: line N: message": read and kept, but not all used
 };
 
 class JobStatsImporter {
@@ -64,6 +71,9 @@ class JobStatsImporter {
   Result<uint32_t> OpId(const std::string& name);
   Result<uint32_t> SeriesId(uint32_t target, const JobStatsEntry& e, int64_t t, bool* created);
   Result<ArrayId> Array(std::string_view name, const Schema& schema);
+  // Whether the steps of `op` are kept: it has its array, or may have one (Lustre's own, or
+  // fewer than kMaxOtherOpArrays other names have one).
+  bool StepsKept(const std::string& op) const;
   // Appends one target's collection: its entries (deduplicated) and their steps.
   Status ImportTarget(const std::string& file, const std::string& target, std::vector<const JobStatsEntry*> entries,
                       int64_t t, bool since_boot, JobStatsImportStats& stats);
@@ -73,6 +83,9 @@ class JobStatsImporter {
   JobStatsImportOptions options_;
   JobIdClassifier classifier_;
   std::unordered_map<std::string, ArrayId> arrays_;
+  // Op names of the snapshot being imported whose steps are not kept, and the first of them.
+  std::unordered_set<std::string> refused_;
+  const JobStatsCounter* first_refused_ = nullptr;
 };
 
 }  // namespace xtfq

@@ -216,6 +216,7 @@ Result<JobStatsParser::Summary> JobStatsParser::Parse(File& in, const std::strin
     sum.scanned += text.size();
     JobStatsCounter c;
     if (auto err = ParseCounter(text, c)) return problem(at, *err + " (the entry is skipped)");
+    c.line = at;
     e->counters.push_back(std::move(c));
   };
   for (;;) {

@@ -37,6 +37,7 @@ struct JobStatsCounter {
   std::string unit;  // "reqs", "bytes", "usecs", or empty when absent
   std::optional<uint64_t> min, max, sum, sumsq;
   std::vector<std::pair<std::string, uint64_t>> hist;  // bucket label ("4K"), count
+  uint64_t line = 0;                                   // where it starts
 };
 
 struct JobStatsEntry {

@@ -87,3 +87,76 @@ TEST_CASE("jobstats hostile: an unclosed '{' costs its own entry only, with a wa
 
 }  // namespace
 }  // namespace xtfq
+
+namespace xtfq {
+namespace {
+
+// Issue 14, defect 7: every distinct op name used to become its own P-indexed step array (30,000
+// names: 626 MB, 18 s).
+TEST_CASE("jobstats hostile: 30,000 distinct op names cost bounded arrays; their counters are all kept") {
+  test::TempDir dir;
+  const int names = 30000;
+  auto snapshot = [&](int round) {
+    std::string s = "obdfilter.scratch-OST0000.job_stats=\njob_stats:\n- job_id:          1:1001:c1\n";
+    s += "  snapshot_time:   1767225590\n";
+    s += fmt::format("  read_bytes:      {{ samples: {}, unit: bytes, min: 4096, max: 4096, sum: {} }}\n", round,
+                     4096 * round);
+    s += fmt::format("  write:           {{ samples: {}, unit: reqs }}\n", 3 * round);
+    for (int k = 0; k < names; ++k) s += fmt::format("  op_{}: {{ samples: {}, unit: reqs }}\n", k, round);
+    return s;
+  };
+  Write(dir, "s-1767225600.txt", snapshot(1));
+  Write(dir, "s-1767225720.txt", snapshot(2));
+  test::Run r = test::Xtfq(dir, "import --format jobstats -o s.xtfq s-1767225600.txt s-1767225720.txt");
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  // Lines 1-6 are the framing, the id, snapshot_time, read_bytes and write; op_k is line 7 + k. The
+  // first collection is a baseline (no steps); in the second, op_0..op_31 take the 32 places for
+  // names beyond Lustre's own, and op_32 is the first refused.
+  CHECK(Said(r.err) ==
+        std::vector<std::string>{fmt::format(
+            "xtfq import: warning: s-1767225720.txt: line 39: op 'op_32' and {} more op names have no rate steps: a "
+            "store keeps rate steps for Lustre's own ops and for at most {} other op names, and it has {} (their "
+            "counters are kept in jobstats.counters)",
+            names - 33, L::kMaxOtherOpArrays, L::kMaxOtherOpArrays)});
+  auto reader = StoreReader::Open(dir.File("s.xtfq"));
+  REQUIRE_MESSAGE(reader.ok(), Why(reader));
+  std::set<std::string> step_arrays;
+  for (const ArrayDesc& a : (*reader)->catalogue().arrays) {
+    if (!a.per_process() && a.name.starts_with("jobstats/op/")) step_arrays.insert(a.name.substr(12));
+  }
+  std::set<std::string> want = {"read_bytes", "write"};
+  for (size_t k = 0; k < L::kMaxOtherOpArrays; ++k) want.insert(fmt::format("op_{}", k));
+  CHECK(step_arrays == want);
+  // Nothing read is lost: every name is an op, every non-zero counter of both collections a record.
+  CHECK(Records(dir.File("s.xtfq"), L::kOps) == names + 2);
+  CHECK(Records(dir.File("s.xtfq"), L::kCounters) == 2 * (names + 2));
+  // Bounded size: the counters (68 B each) and the names dominate; 34 step arrays of one step each
+  // with their P index are a few pages apiece. The old layout made 30,002 P-indexed arrays (626 MB).
+  const auto bytes = std::filesystem::file_size(dir.File("s.xtfq"));
+  CHECK(bytes < 2 * (2 * (names + 2) * L::kCntWidth) + (size_t{2} << 20));
+  // Steps of the admitted ops are right: op_0 went from 1 to 2 samples, write from 3 to 6.
+  test::Run q = test::Xtfq(dir, "query s.xtfq --jobstats --by op --format csv");
+  REQUIRE_MESSAGE(q.status == 0, q.err);
+  CHECK(q.out.find("\nop_0,1,") != std::string::npos);
+  CHECK(q.out.find("\nwrite,3,") != std::string::npos);
+  CHECK(q.out.find("\nop_32,") == std::string::npos);  // no rate steps: not a row of zeros
+  test::Run asked = test::Xtfq(dir, "query s.xtfq --jobstats --op op_32");
+  CHECK(asked.status == 1);
+  CHECK(asked.err == fmt::format("xtfq query: s.xtfq: op 'op_32' has no rate steps: the store keeps them for Lustre's "
+                                 "own ops and at most {} other op names, which it has (its counters are in "
+                                 "jobstats.counters)\n",
+                                 L::kMaxOtherOpArrays));
+  // A later import continues with the same places (read back from the store's arrays).
+  Write(dir, "s-1767225840.txt", snapshot(3));
+  r = test::Xtfq(dir, "import --format jobstats -o s.xtfq s-1767225840.txt");
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  REQUIRE(Said(r.err).size() == 1);
+  CHECK(Said(r.err)[0].starts_with("xtfq import: warning: s-1767225840.txt: line 39: op 'op_32' and 29967 more "));
+  test::Run check = test::Xtfq(dir, "check s.xtfq");
+  CHECK_MESSAGE(check.status == 0, std::string(check.out + check.err));
+  CHECK(Records(dir.File("s.xtfq"), L::kCounters) == 3 * (names + 2));
+  CHECK(std::filesystem::file_size(dir.File("s.xtfq")) < 3 * (2 * (names + 2) * L::kCntWidth) + (size_t{2} << 20));
+}
+
+}  // namespace
+}  // namespace xtfq
