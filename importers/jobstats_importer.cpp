@@ -35,8 +35,16 @@ Result<JobStatsImporter> JobStatsImporter::Make(RecordSink& sink, JobStatsState&
   return JobStatsImporter(sink, state, std::move(options), std::move(c));
 }
 
+bool JobStatsImporter::EpochTime(double t) { return std::isfinite(t) && t >= 1 && t <= JobStatsParser::kMaxTime; }
+
 Result<double> JobStatsImporter::CollectionTime(File& in, std::optional<double> at) {
-  if (at) return *at;
+  if (at) {
+    if (!EpochTime(*at)) {
+      return Error(ErrorCode::kUsage,
+                   fmt::format("--at {}: not an epoch time (seconds from 1 to {})", *at, JobStatsParser::kMaxTime));
+    }
+    return *at;
+  }
   LineReader lines(in);
   for (int i = 0; i < 64; ++i) {
     std::string line;
@@ -44,13 +52,21 @@ Result<double> JobStatsImporter::CollectionTime(File& in, std::optional<double> 
     if (!more) break;
     std::optional<double> t;
     if (!JobStatsParser::CollectedAt(line, &t)) continue;
-    if (!t || !std::isfinite(*t) || *t <= 0) {
+    if (!t || !EpochTime(*t)) {
       return Error(ErrorCode::kInvalidArgument,
-                   fmt::format("{}:{}: '{}' does not give an epoch time", in.name(), i + 1, line));
+                   fmt::format("{}:{}: '{}' does not give an epoch time (seconds from 1 to {})", in.name(), i + 1,
+                               line.substr(0, 120), JobStatsParser::kMaxTime));
     }
     return *t;
   }
-  if (auto t = JobStatsParser::TimeFromName(in.name())) return *t;
+  if (auto t = JobStatsParser::TimeFromName(in.name())) {
+    if (!EpochTime(*t)) {
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("{}: its name gives {}, not an epoch time (seconds from 1 to {})", in.name(), *t,
+                               JobStatsParser::kMaxTime));
+    }
+    return *t;
+  }
   return Error(ErrorCode::kInvalidArgument,
                fmt::format("{}: no collection time: snapshot_time is each entry's last update, not when the file was "
                            "read; give --at EPOCH, a '# collected_at: EPOCH' line, or a name ending in -EPOCH.txt or "
@@ -158,6 +174,7 @@ Result<JobStatsImportStats> JobStatsImporter::Import(File& in) {
                           return Ok();
                         }));
   for (const JobStatsProblem& p : sum.problems) stats.problems.push_back(p.message);  // names file and line
+  for (const JobStatsProblem& p : sum.warnings) stats.warnings.push_back(p.message);
   // Group by target in order of appearance; entries outside any target name (a plain cat without
   // --target) are refused as a whole.
   std::vector<std::string> targets;

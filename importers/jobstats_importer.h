@@ -55,7 +55,11 @@ class JobStatsImporter {
   static Result<JobStatsImporter> Make(RecordSink& sink, JobStatsState& state, JobStatsImportOptions options);
   // The collection time of a snapshot without reading it all: `at`, else a "# collected_at:"
   // line among its first 64 lines, else its file name; an error naming the file when none.
+  // Each must be an epoch time (EpochTime): --at is otherwise a usage error, the others refuse
+  // the snapshot.
   static Result<double> CollectionTime(File& in, std::optional<double> at);
+  // Whether `t` is a collection time: finite seconds from 1 to JobStatsParser::kMaxTime.
+  static bool EpochTime(double t);
   Result<JobStatsImportStats> Import(File& in);
   // Sets the collection time of the snapshots that follow (as --at does).
   void set_time(std::optional<double> at) { options_.at = at; }

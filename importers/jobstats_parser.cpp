@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <ctime>
+#include <unordered_map>
 
 #include "importers/line_reader.h"
 #include "importers/text_number.h"
@@ -210,6 +212,8 @@ Result<JobStatsParser::Summary> JobStatsParser::Parse(File& in, const std::strin
     bad = false;
     return Ok();
   };
+  std::unordered_map<std::string, std::pair<uint64_t, uint64_t>> units;  // unknown unit -> first line, counters
+  std::vector<std::string> unit_order;
   auto counter = [&](std::string_view text, uint64_t at) {
     if (!e) return problem(at, "a counter before any '- job_id:' line");
     if (bad) return;
@@ -217,6 +221,11 @@ Result<JobStatsParser::Summary> JobStatsParser::Parse(File& in, const std::strin
     JobStatsCounter c;
     if (auto err = ParseCounter(text, c)) return problem(at, *err + " (the entry is skipped)");
     c.line = at;
+    if (!c.unit.empty() && c.unit != "reqs" && c.unit != "bytes" && c.unit != "usecs") {
+      auto [it, fresh] = units.try_emplace(c.unit, at, 0);
+      if (fresh) unit_order.push_back(c.unit);
+      ++it->second.second;
+    }
     e->counters.push_back(std::move(c));
   };
   for (;;) {
@@ -305,7 +314,15 @@ Result<JobStatsParser::Summary> JobStatsParser::Parse(File& in, const std::strin
       bool quoted = false;
       auto id = DecodeJobId(t.size() > 9 ? t.substr(9) : std::string_view(), &quoted);
       if (!id) {
-        problem(at, fmt::format("job id {} has a bad escape", t.substr(9)));
+        problem(at, fmt::format("job id {} has a bad escape", t.substr(9, 80)));
+        continue;
+      }
+      if (id->size() > kMaxJobId) {
+        problem(at, fmt::format("a job id of {} bytes: longer than {} (Lustre's hold 31)", id->size(), kMaxJobId));
+        continue;
+      }
+      if (id->find('\0') != std::string::npos) {
+        problem(at, "the job id holds a NUL byte");
         continue;
       }
       e->job_id = std::move(*id);
@@ -324,7 +341,12 @@ Result<JobStatsParser::Summary> JobStatsParser::Parse(File& in, const std::strin
       }
       double v = 0;
       if (!ParseSeconds(after.substr(1), v)) {
-        problem(at, fmt::format("{} '{}' is not a time", key, Trim(after.substr(1))));
+        problem(at, fmt::format("{} '{}' is not a time", key, Trim(after.substr(1)).substr(0, 80)));
+        break;
+      }
+      if (!std::isfinite(v) || v < 0 || v > kMaxTime) {
+        problem(at, fmt::format("{} '{}' is not a time in epoch or since-boot seconds from 0 to {}", key,
+                                Trim(after.substr(1)).substr(0, 80), kMaxTime));
         break;
       }
       if (key == "snapshot_time") {
@@ -356,6 +378,21 @@ Result<JobStatsParser::Summary> JobStatsParser::Parse(File& in, const std::strin
   if (!pending.empty()) problem(pending_line, "the file ends inside a counter");
   XTFQ_TRY(finish());
   sum.lines = lines.number();
+  for (size_t i = 0; i < unit_order.size() && i < kMaxUnitWarnings; ++i) {
+    const auto& [line, n] = units[unit_order[i]];
+    sum.warnings.push_back(
+        {line, fmt::format("{}: line {}: unit '{}' ({} counter{}) is none of reqs, bytes, usecs: kept as unit 4 "
+                           "(other), counted as events",
+                           in.name(), line, unit_order[i].substr(0, 80), n, n == 1 ? "" : "s")});
+  }
+  if (unit_order.size() > kMaxUnitWarnings) {
+    uint64_t n = 0;
+    for (size_t i = kMaxUnitWarnings; i < unit_order.size(); ++i) n += units[unit_order[i]].second;
+    const uint64_t line = units[unit_order[kMaxUnitWarnings]].first;
+    sum.warnings.push_back({line, fmt::format("{}: line {}: {} more units that are none of reqs, bytes, usecs ({} "
+                                              "counters): kept as unit 4 (other), counted as events",
+                                              in.name(), line, unit_order.size() - kMaxUnitWarnings, n)});
+  }
   return sum;
 }
 

@@ -160,3 +160,120 @@ TEST_CASE("jobstats hostile: 30,000 distinct op names cost bounded arrays; their
 
 }  // namespace
 }  // namespace xtfq
+
+namespace xtfq {
+namespace {
+
+// Issue 14, defect 6: hostile values in job_stats, each with its decided behaviour (docs/cli.md,
+// "Hostile job_stats values"): an entry whose times or id cannot be right is skipped with a warning
+// naming file and line; a counter with an unknown unit is kept with a warning; a collection time
+// that is not an epoch time refuses the snapshot (exit 1, or 2 for --at).
+TEST_CASE("jobstats hostile: non-finite and absurd times, huge and NUL ids, unknown units, bad collection times") {
+  // Line 1 collected_at, 2 param=, 3 job_stats:, then the good entry (lines 4-6), then the hostile
+  // one (its job_id at line 7, its time at line 8, its counter at line 9), then a good one.
+  auto text = [](const std::string& id, const std::string& time_line, const std::string& counter,
+                 const std::string& collected = "1767225600") {
+    return "# collected_at: " + collected +
+           "\nobdfilter.fs-OST0000.job_stats=\njob_stats:\n"
+           "- job_id:          good.1001\n  snapshot_time:   1767225590\n  write: { samples: 4, unit: reqs }\n"
+           "- job_id:          " +
+           id + "\n  " + time_line + "\n  " + counter +
+           "\n"
+           "- job_id:          after.1001\n  snapshot_time:   1767225591\n  punch: { samples: 1, unit: reqs }\n";
+  };
+  const std::string ok_time = "snapshot_time:   1767225590", ok_counter = "read: { samples: 2, unit: reqs }";
+  struct Case {
+    std::string name, text, args;
+    int status;
+    std::vector<std::string> said;        // the warnings and errors, in order
+    std::vector<std::string> series_ids;  // what the store holds afterwards (when status 0)
+  };
+  const std::vector<std::string> skipped = {"good.1001", "after.1001"};
+  const std::vector<std::string> kept = {"good.1001", "h.1001", "after.1001"};
+  const std::string range = "epoch or since-boot seconds from 0 to 253402300799";
+  auto time_case = [&](const std::string& key, const std::string& value) {
+    const std::string line = key + ":   " + value;
+    return Case{key + " " + value,
+                text("h.1001", key == "snapshot_time" ? line : ok_time + "\n  " + line, ok_counter),
+                "",
+                0,
+                {fmt::format("xtfq import: warning: x.txt: line {}: {} '{}' is not a time in {} (entry skipped)",
+                             key == "snapshot_time" ? 8 : 9, key, value, range)},
+                skipped};
+  };
+  std::vector<Case> cases = {
+      time_case("snapshot_time", "nan"),
+      time_case("snapshot_time", "-nan"),
+      time_case("snapshot_time", "inf"),
+      time_case("snapshot_time", "1e300"),
+      time_case("snapshot_time", "-5"),
+      time_case("start_time", "nan"),
+      time_case("elapsed_time", "-inf"),
+      {"a 16 MB id",
+       text(std::string(size_t{16} << 20, 'j'), ok_time, ok_counter),
+       "",
+       0,
+       {"xtfq import: warning: x.txt: line 7: a job id of 16777216 bytes: longer than 1024 (Lustre's hold 31) "
+        "(entry skipped)"},
+       skipped},
+      {"a raw NUL in an id",
+       text(std::string("nul\0id.1001", 11), ok_time, ok_counter),
+       "",
+       0,
+       {"xtfq import: warning: x.txt: line 7: the job id holds a NUL byte (entry skipped)"},
+       skipped},
+      {"an escaped NUL in an id",
+       text("\"nul\\x00id.1001\"", ok_time, ok_counter),
+       "",
+       0,
+       {"xtfq import: warning: x.txt: line 7: the job id holds a NUL byte (entry skipped)"},
+       skipped},
+      {"an unknown unit",
+       text("h.1001", ok_time, "read: { samples: 2, unit: furlongs }"),
+       "",
+       0,
+       {"xtfq import: warning: x.txt: line 9: unit 'furlongs' (1 counter) is none of reqs, bytes, usecs: kept as "
+        "unit 4 (other), counted as events"},
+       kept},
+      {"collected_at 1e18",
+       text("h.1001", ok_time, ok_counter, "1e18"),
+       "",
+       1,
+       {"xtfq import: x.txt:1: '# collected_at: 1e18' does not give an epoch time (seconds from 1 to "
+        "253402300799)",
+        "xtfq import: nothing committed; x.xtfq was not created"},
+       {}},
+      {"--at -5",
+       text("h.1001", ok_time, ok_counter),
+       "--at -5",
+       2,
+       {"xtfq import: --at -5: not an epoch time (seconds from 1 to 253402300799)",
+        "xtfq import: nothing committed; x.xtfq was not created"},
+       {}},
+      {"--at nan",
+       text("h.1001", ok_time, ok_counter),
+       "--at nan",
+       2,
+       {"xtfq import: --at nan: not an epoch time (seconds from 1 to 253402300799)",
+        "xtfq import: nothing committed; x.xtfq was not created"},
+       {}},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.name);
+    test::TempDir dir;
+    Write(dir, "x.txt", c.text);
+    test::Run r = test::Xtfq(dir, "import --format jobstats " + c.args + " -o x.xtfq x.txt");
+    CHECK(r.status == c.status);
+    CHECK(Said(r.err) == c.said);
+    if (c.status != 0) {
+      CHECK(!std::filesystem::exists(dir.File("x.xtfq")));
+      continue;
+    }
+    CHECK(SeriesIds(dir.File("x.xtfq")) == c.series_ids);
+    test::Run check = test::Xtfq(dir, "check x.xtfq");
+    CHECK_MESSAGE(check.status == 0, std::string(check.out + check.err));
+  }
+}
+
+}  // namespace
+}  // namespace xtfq
