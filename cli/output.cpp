@@ -30,6 +30,8 @@ struct Moments {
 Moments Of(const FieldStats& f, uint64_t n) {
   if (n == 0) return {NAN, NAN};
   const double mean = f.Sum() / static_cast<double>(n);
+  // Squares past the range of a double (values beyond 1.3e154): the spread cannot be computed.
+  if (!std::isfinite(f.sumsq)) return {mean, NAN};
   const double var = std::max(0.0, f.sumsq / static_cast<double>(n) - mean * mean);
   return {mean, std::sqrt(var)};
 }

@@ -43,6 +43,7 @@ Result<ImportReport> JobStatsFileImporter::Import(const std::vector<std::string>
     importer.set_time(t);  // found above: the file's head is not read again
     XTFQ_ASSIGN_OR_RETURN(JobStatsImportStats st, importer.Import(*file));
     for (const std::string& p : st.problems) r.warnings.push_back(fmt::format("{} (entry skipped)", p));
+    r.warnings.insert(r.warnings.end(), st.warnings.begin(), st.warnings.end());
     if (!st.held.empty()) {
       r.notes.push_back(fmt::format("{}: already in the store (target{} {} collected at {}); skipped", f,
                                     st.held.size() == 1 ? "" : "s", fmt::join(st.held, ", "), st.time));

@@ -35,8 +35,16 @@ Result<JobStatsImporter> JobStatsImporter::Make(RecordSink& sink, JobStatsState&
   return JobStatsImporter(sink, state, std::move(options), std::move(c));
 }
 
+bool JobStatsImporter::EpochTime(double t) { return std::isfinite(t) && t >= 1 && t <= JobStatsParser::kMaxTime; }
+
 Result<double> JobStatsImporter::CollectionTime(File& in, std::optional<double> at) {
-  if (at) return *at;
+  if (at) {
+    if (!EpochTime(*at)) {
+      return Error(ErrorCode::kUsage,
+                   fmt::format("--at {}: not an epoch time (seconds from 1 to {})", *at, JobStatsParser::kMaxTime));
+    }
+    return *at;
+  }
   LineReader lines(in);
   for (int i = 0; i < 64; ++i) {
     std::string line;
@@ -44,13 +52,21 @@ Result<double> JobStatsImporter::CollectionTime(File& in, std::optional<double> 
     if (!more) break;
     std::optional<double> t;
     if (!JobStatsParser::CollectedAt(line, &t)) continue;
-    if (!t || !std::isfinite(*t) || *t <= 0) {
+    if (!t || !EpochTime(*t)) {
       return Error(ErrorCode::kInvalidArgument,
-                   fmt::format("{}:{}: '{}' does not give an epoch time", in.name(), i + 1, line));
+                   fmt::format("{}:{}: '{}' does not give an epoch time (seconds from 1 to {})", in.name(), i + 1,
+                               line.substr(0, 120), JobStatsParser::kMaxTime));
     }
     return *t;
   }
-  if (auto t = JobStatsParser::TimeFromName(in.name())) return *t;
+  if (auto t = JobStatsParser::TimeFromName(in.name())) {
+    if (!EpochTime(*t)) {
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("{}: its name gives {}, not an epoch time (seconds from 1 to {})", in.name(), *t,
+                               JobStatsParser::kMaxTime));
+    }
+    return *t;
+  }
   return Error(ErrorCode::kInvalidArgument,
                fmt::format("{}: no collection time: snapshot_time is each entry's last update, not when the file was "
                            "read; give --at EPOCH, a '# collected_at: EPOCH' line, or a name ending in -EPOCH.txt or "
@@ -75,6 +91,10 @@ Result<ArrayId> JobStatsImporter::Array(std::string_view name, const Schema& sch
   }
   arrays_.emplace(std::string(name), *id);
   return *id;
+}
+
+bool JobStatsImporter::StepsKept(const std::string& op) const {
+  return state_->step_ops.contains(op) || L::IsLustreOp(op) || state_->other_step_ops < L::kMaxOtherOpArrays;
 }
 
 Result<uint32_t> JobStatsImporter::NameId(std::string_view array, const std::string& name,
@@ -146,13 +166,15 @@ Result<JobStatsImportStats> JobStatsImporter::Import(File& in) {
                              in.name(), t, state_->last_time));
   }
   std::vector<JobStatsEntry> entries;
+  refused_.clear();
+  first_refused_ = nullptr;
   XTFQ_ASSIGN_OR_RETURN(JobStatsParser::Summary sum,
                         JobStatsParser::Parse(in, options_.target, [&](const JobStatsEntry& e) {
                           entries.push_back(e);
                           return Ok();
                         }));
-  for (const JobStatsProblem& p : sum.problems)
-    stats.problems.push_back(fmt::format("{}:{}: {}", in.name(), p.line, p.message));
+  for (const JobStatsProblem& p : sum.problems) stats.problems.push_back(p.message);  // names file and line
+  for (const JobStatsProblem& p : sum.warnings) stats.warnings.push_back(p.message);
   // Group by target in order of appearance; entries outside any target name (a plain cat without
   // --target) are refused as a whole.
   std::vector<std::string> targets;
@@ -174,6 +196,13 @@ Result<JobStatsImportStats> JobStatsImporter::Import(File& in) {
   for (const std::string& target : targets) {
     if (target.empty()) continue;
     XTFQ_TRY(ImportTarget(in.name(), target, std::move(by_target[target]), t, since_boot, stats));
+  }
+  if (first_refused_ != nullptr) {
+    stats.warnings.push_back(fmt::format(
+        "{}: line {}: op '{}' and {} more op names have no rate steps: a store keeps rate steps for Lustre's own ops "
+        "and for at most {} other op names, and it has {} (their counters are kept in {})",
+        in.name(), first_refused_->line, first_refused_->op, refused_.size() - 1, L::kMaxOtherOpArrays,
+        state_->other_step_ops, L::kCounters));
   }
   state_->last_time = std::max(state_->last_time, t);
   return stats;
@@ -250,6 +279,11 @@ Status JobStatsImporter::ImportTarget(const std::string& file, const std::string
       ++state_->counters;
       cur.values.push_back({op, c.samples, sum});
       if (baseline) continue;
+      if (!StepsKept(c.op)) {
+        if (refused_.insert(c.op).second && (first_refused_ == nullptr || c.line < first_refused_->line))
+          first_refused_ = &c;
+        continue;
+      }
       // The step of this (series, op) since the previous collection.
       uint64_t v_samples = 0, v_sum = 0;
       if (prev != nullptr) {
@@ -272,6 +306,7 @@ Status JobStatsImporter::ImportTarget(const std::string& file, const std::string
       if (d_samples == 0 && d_sum == 0) continue;
       const bool bytes = L::CountsBytes(c.op, c.unit);
       const uint64_t delta = bytes ? d_sum : d_samples;
+      if (state_->step_ops.insert(c.op).second && !L::IsLustreOp(c.op)) ++state_->other_step_ops;
       XTFQ_ASSIGN_OR_RETURN(ArrayId steps, Array(L::StepArrayName(c.op), L::StepSchema()));
       std::byte st[L::kStepWidth] = {};
       Put64(st, L::kStepT1, static_cast<uint64_t>(t));

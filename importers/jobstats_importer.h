@@ -10,8 +10,12 @@
 //     collection: Δv = v' - v, or v' when a counter went down (a reset) or start_time changed
 //     (an exact reset); a series absent at the previous collection is new, with an implicit zero
 //     at that collection's time; the target's first collection is only a baseline; the rate is
-//     Δv / Δt over the collection times. sumsq is kept, never differenced (it wraps).
-// Bad entries are skipped by the parser and reported as problems ("file:line: message").
+//     Δv / Δt over the collection times. sumsq is kept, never differenced (it wraps). Steps are
+//     kept for Lustre's own ops and for the first JobStatsLayout::kMaxOtherOpArrays other names
+//     to change (each op's steps are an array with a P index, so names read must not make
+//     arrays without bound); the other names' counters are kept, and one warning per snapshot
+//     names the first of them and how many there were.
+// Bad entries are skipped by the parser and reported as problems ("file: line N: message").
 // A snapshot older than the store's newest collection is refused (the store is append-only in
 // time). A target whose collection at the same time the store already holds (its last one) is
 // skipped and named in `held`: the same snapshot imported again is recognised, not refused.
@@ -22,6 +26,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "importers/jobid_classifier.h"
@@ -41,7 +47,8 @@ struct JobStatsImportOptions {
 struct JobStatsImportStats {
   uint64_t collections = 0, entries = 0, duplicates = 0, counters = 0, steps = 0, new_series = 0, resets = 0;
   int64_t time = 0;                   // the collection time used (seconds)
-  std::vector<std::string> problems;  // "file:line: message" of each skipped entry
+  std::vector<std::string> problems;  // "file: line N: message" of each skipped entry
+  std::vector<std::string> warnings;  // "file: line N: message": read and kept, but not all used
   std::vector<std::string> held;      // targets skipped: the store already holds their collection at `time`
 };
 
@@ -50,7 +57,11 @@ class JobStatsImporter {
   static Result<JobStatsImporter> Make(RecordSink& sink, JobStatsState& state, JobStatsImportOptions options);
   // The collection time of a snapshot without reading it all: `at`, else a "# collected_at:"
   // line among its first 64 lines, else its file name; an error naming the file when none.
+  // Each must be an epoch time (EpochTime): --at is otherwise a usage error, the others refuse
+  // the snapshot.
   static Result<double> CollectionTime(File& in, std::optional<double> at);
+  // Whether `t` is a collection time: finite seconds from 1 to JobStatsParser::kMaxTime.
+  static bool EpochTime(double t);
   Result<JobStatsImportStats> Import(File& in);
   // Sets the collection time of the snapshots that follow (as --at does).
   void set_time(std::optional<double> at) { options_.at = at; }
@@ -66,6 +77,9 @@ class JobStatsImporter {
   Result<uint32_t> OpId(const std::string& name);
   Result<uint32_t> SeriesId(uint32_t target, const JobStatsEntry& e, int64_t t, bool* created);
   Result<ArrayId> Array(std::string_view name, const Schema& schema);
+  // Whether the steps of `op` are kept: it has its array, or may have one (Lustre's own, or
+  // fewer than kMaxOtherOpArrays other names have one).
+  bool StepsKept(const std::string& op) const;
   // Appends one target's collection: its entries (deduplicated) and their steps.
   Status ImportTarget(const std::string& file, const std::string& target, std::vector<const JobStatsEntry*> entries,
                       int64_t t, bool since_boot, JobStatsImportStats& stats);
@@ -75,6 +89,9 @@ class JobStatsImporter {
   JobStatsImportOptions options_;
   JobIdClassifier classifier_;
   std::unordered_map<std::string, ArrayId> arrays_;
+  // Op names of the snapshot being imported whose steps are not kept, and the first of them.
+  std::unordered_set<std::string> refused_;
+  const JobStatsCounter* first_refused_ = nullptr;
 };
 
 }  // namespace xtfq

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <ctime>
+#include <unordered_map>
 
 #include "importers/line_reader.h"
 #include "importers/text_number.h"
@@ -41,10 +43,19 @@ std::optional<std::string> EachItem(std::string_view s, const Fn& fn) {
   return std::nullopt;
 }
 
-int Balance(std::string_view s) {
-  int b = 0;
+int64_t Balance(std::string_view s) {
+  int64_t b = 0;
   for (char c : s) b += c == '{' ? 1 : c == '}' ? -1 : 0;
   return b;
+}
+
+// Whether a line of job_stats text opens a new entry or leaves the current target: where a
+// counter whose '{' was never closed ends at the latest.
+bool StartsEntryOrTarget(std::string_view l, std::string_view trimmed) {
+  if (trimmed.starts_with("- job_id:") || trimmed == "- job_id" || trimmed == "job_stats:") return true;
+  if (l.empty() || l.front() == ' ' || l.front() == '-') return false;
+  const size_t eq = l.find('='), sp = l.find_first_of(" \t:");
+  return eq != std::string_view::npos && (sp == std::string_view::npos || sp > eq);
 }
 
 // "op: { samples: N, unit: U, min: A, max: B, sum: C, sumsq: D, hist: { 4K: 1, ... } }".
@@ -182,6 +193,8 @@ Result<JobStatsParser::Summary> JobStatsParser::Parse(File& in, const std::strin
   LineReader lines(in, size_t{64} << 20);
   std::string line, pending;
   uint64_t pending_line = 0;
+  int64_t pending_balance = 0;    // of the '{' and '}' in `pending`, counted line by line
+  bool pending_too_long = false;  // past kMaxCounterText: counted, no longer kept
   std::string current_target = target;
   bool in_stats = true;  // a plain `cat` is job_stats from the first line
   std::optional<JobStatsEntry> e;
@@ -199,11 +212,20 @@ Result<JobStatsParser::Summary> JobStatsParser::Parse(File& in, const std::strin
     bad = false;
     return Ok();
   };
+  std::unordered_map<std::string, std::pair<uint64_t, uint64_t>> units;  // unknown unit -> first line, counters
+  std::vector<std::string> unit_order;
   auto counter = [&](std::string_view text, uint64_t at) {
     if (!e) return problem(at, "a counter before any '- job_id:' line");
     if (bad) return;
+    sum.scanned += text.size();
     JobStatsCounter c;
     if (auto err = ParseCounter(text, c)) return problem(at, *err + " (the entry is skipped)");
+    c.line = at;
+    if (!c.unit.empty() && c.unit != "reqs" && c.unit != "bytes" && c.unit != "usecs") {
+      auto [it, fresh] = units.try_emplace(c.unit, at, 0);
+      if (fresh) unit_order.push_back(c.unit);
+      ++it->second.second;
+    }
     e->counters.push_back(std::move(c));
   };
   for (;;) {
@@ -213,14 +235,34 @@ Result<JobStatsParser::Summary> JobStatsParser::Parse(File& in, const std::strin
     std::string_view l = line;
     if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
     if (!pending.empty()) {
-      // A wrapped counter line continues until its braces close.
-      pending += ' ';
-      pending += Trim(l);
-      if (Balance(pending) <= 0) {
-        counter(pending, pending_line);
+      // A wrapped counter line continues until its braces close, but not past the start of the
+      // next entry or target: there the counter is reported and the line read as usual. Each
+      // line is counted once (the brace balance is kept as lines come), so this is linear.
+      const std::string_view tl = Trim(l);
+      if (StartsEntryOrTarget(l, tl)) {
+        problem(pending_line, fmt::format("a counter whose '{{' is not closed before the next entry (line {})", at));
         pending.clear();
+        pending_too_long = false;
+      } else {
+        sum.scanned += tl.size();
+        pending_balance += Balance(tl);
+        if (!pending_too_long && pending.size() + 1 + tl.size() > kMaxCounterText) {
+          pending_too_long = true;
+        } else if (!pending_too_long) {
+          pending += ' ';
+          pending += tl;
+        }
+        if (pending_balance <= 0) {
+          if (pending_too_long) {
+            problem(pending_line, fmt::format("a counter longer than {} bytes", kMaxCounterText));
+          } else {
+            counter(pending, pending_line);
+          }
+          pending.clear();
+          pending_too_long = false;
+        }
+        continue;
       }
-      continue;
     }
     if (Trim(l).empty()) continue;
     if (l.front() == '#') {
@@ -272,7 +314,15 @@ Result<JobStatsParser::Summary> JobStatsParser::Parse(File& in, const std::strin
       bool quoted = false;
       auto id = DecodeJobId(t.size() > 9 ? t.substr(9) : std::string_view(), &quoted);
       if (!id) {
-        problem(at, fmt::format("job id {} has a bad escape", t.substr(9)));
+        problem(at, fmt::format("job id {} has a bad escape", t.substr(9, 80)));
+        continue;
+      }
+      if (id->size() > kMaxJobId) {
+        problem(at, fmt::format("a job id of {} bytes: longer than {} (Lustre's hold 31)", id->size(), kMaxJobId));
+        continue;
+      }
+      if (id->find('\0') != std::string::npos) {
+        problem(at, "the job id holds a NUL byte");
         continue;
       }
       e->job_id = std::move(*id);
@@ -291,7 +341,12 @@ Result<JobStatsParser::Summary> JobStatsParser::Parse(File& in, const std::strin
       }
       double v = 0;
       if (!ParseSeconds(after.substr(1), v)) {
-        problem(at, fmt::format("{} '{}' is not a time", key, Trim(after.substr(1))));
+        problem(at, fmt::format("{} '{}' is not a time", key, Trim(after.substr(1)).substr(0, 80)));
+        break;
+      }
+      if (!std::isfinite(v) || v < 0 || v > kMaxTime) {
+        problem(at, fmt::format("{} '{}' is not a time in epoch or since-boot seconds from 0 to {}", key,
+                                Trim(after.substr(1)).substr(0, 80), kMaxTime));
         break;
       }
       if (key == "snapshot_time") {
@@ -307,8 +362,11 @@ Result<JobStatsParser::Summary> JobStatsParser::Parse(File& in, const std::strin
     }
     if (time_line) continue;
     if (t.find('{') != std::string_view::npos && t.find(':') < t.find('{')) {
-      if (Balance(t) > 0) {
-        pending = std::string(t);
+      sum.scanned += t.size();
+      if (const int64_t b = Balance(t); b > 0) {
+        pending = std::string(t.substr(0, kMaxCounterText));
+        pending_balance = b;
+        pending_too_long = t.size() > kMaxCounterText;
         pending_line = at;
         continue;
       }
@@ -320,6 +378,21 @@ Result<JobStatsParser::Summary> JobStatsParser::Parse(File& in, const std::strin
   if (!pending.empty()) problem(pending_line, "the file ends inside a counter");
   XTFQ_TRY(finish());
   sum.lines = lines.number();
+  for (size_t i = 0; i < unit_order.size() && i < kMaxUnitWarnings; ++i) {
+    const auto& [line, n] = units[unit_order[i]];
+    sum.warnings.push_back(
+        {line, fmt::format("{}: line {}: unit '{}' ({} counter{}) is none of reqs, bytes, usecs: kept as unit 4 "
+                           "(other), counted as events",
+                           in.name(), line, unit_order[i].substr(0, 80), n, n == 1 ? "" : "s")});
+  }
+  if (unit_order.size() > kMaxUnitWarnings) {
+    uint64_t n = 0;
+    for (size_t i = kMaxUnitWarnings; i < unit_order.size(); ++i) n += units[unit_order[i]].second;
+    const uint64_t line = units[unit_order[kMaxUnitWarnings]].first;
+    sum.warnings.push_back({line, fmt::format("{}: line {}: {} more units that are none of reqs, bytes, usecs ({} "
+                                              "counters): kept as unit 4 (other), counted as events",
+                                              in.name(), line, unit_order.size() - kMaxUnitWarnings, n)});
+  }
   return sum;
 }
 

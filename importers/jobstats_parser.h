@@ -12,8 +12,11 @@
 // collection time, which snapshot_time is not (it is an entry's last update).
 //
 // A malformed entry is reported (file and line) and skipped up to the next entry; the rest of
-// the file is still read. Duplicate (target, job id) entries of one dump are all delivered; the
-// caller keeps the last (docs section 2.4).
+// the file is still read. A counter whose '{' is never closed ends at the next entry or target
+// line (or at kMaxCounterText bytes, past which it is no longer kept): the entry is reported and
+// skipped, and the line read as usual. Every line is examined a bounded number of times, so a
+// parse is linear in the file's size (Summary::scanned counts the bytes examined). Duplicate (target, job id) entries
+// of one dump are all delivered; the caller keeps the last (docs section 2.4).
 //
 // Thread-safety: stateless.
 #pragma once
@@ -34,6 +37,7 @@ struct JobStatsCounter {
   std::string unit;  // "reqs", "bytes", "usecs", or empty when absent
   std::optional<uint64_t> min, max, sum, sumsq;
   std::vector<std::pair<std::string, uint64_t>> hist;  // bucket label ("4K"), count
+  uint64_t line = 0;                                   // where it starts
 };
 
 struct JobStatsEntry {
@@ -57,10 +61,26 @@ class JobStatsParser {
  public:
   struct Summary {
     uint64_t entries = 0, lines = 0;
-    std::vector<std::string> targets;  // in order of appearance, including empty ones
-    std::vector<JobStatsProblem> problems;
+    std::vector<std::string> targets;       // in order of appearance, including empty ones
+    std::vector<JobStatsProblem> problems;  // entries skipped (or lines not read)
+    // Read and kept, but worth a word: counters with a unit other than reqs, bytes or usecs (one
+    // per unit, at its first line; past kMaxUnitWarnings units, one for the rest).
+    std::vector<JobStatsProblem> warnings;
     std::optional<double> collected_at;  // from a "# collected_at: <epoch>" line
+    // Bytes of entry lines examined by brace counting and counter parsing: at most twice the
+    // file's size (each counter line once, then once more as part of its joined counter).
+    uint64_t scanned = 0;
   };
+  // Entry times (snapshot_time, start_time, elapsed_time) are seconds from 0 to kMaxTime
+  // (9999-12-31T23:59:59Z, the last second ISO 8601 writes): anything else (NaN, inf, 1e300, a
+  // negative time) skips the entry, as unreadable text does.
+  static constexpr double kMaxTime = 253402300799.0;
+  // Job ids longer than this (Lustre's hold at most 31 bytes) or holding a NUL byte (Lustre's are
+  // C strings) skip the entry.
+  static constexpr size_t kMaxJobId = 1024;
+  static constexpr size_t kMaxUnitWarnings = 8;
+  // The longest counter kept while its braces are open (a wrapped capture joined): 64 KiB.
+  static constexpr size_t kMaxCounterText = size_t{64} << 10;
   // Reads `in`; `target` names the target of a plain `cat` (no `param=` lines). Calls `entry`
   // for each complete entry; an error it returns stops the parse.
   static Result<Summary> Parse(File& in, const std::string& target,

@@ -59,6 +59,12 @@ Result<JobStatsState> JobStatsState::Load(RecordSource& source) {
       return Ok();
     }));
   }
+  for (const ArrayDesc& a : cat.arrays) {
+    if (a.per_process() || !a.name.starts_with(L::kStepArrayPrefix)) continue;
+    const std::string op = a.name.substr(L::kStepArrayPrefix.size());
+    st.other_step_ops += L::IsLustreOp(op) ? 0 : 1;
+    st.step_ops.insert(op);
+  }
   const ArrayDesc* cols = cat.Find(L::kCollections);
   const ArrayDesc* ents = cat.Find(L::kEntries);
   const ArrayDesc* cnts = cat.Find(L::kCounters);

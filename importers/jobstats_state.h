@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "store/record_source.h"
@@ -38,7 +39,11 @@ struct JobStatsState {
   std::unordered_map<std::string, uint32_t> target_ids;
   std::vector<std::string> ops;
   std::unordered_map<std::string, uint32_t> op_ids;
-  std::unordered_map<std::string, uint32_t> series_ids;     // SeriesKey(target, raw id) -> series
+  std::unordered_map<std::string, uint32_t> series_ids;  // SeriesKey(target, raw id) -> series
+  // The ops that have a step array (jobstats/op/<op>), and how many of them are not Lustre's own
+  // (at most JobStatsLayout::kMaxOtherOpArrays).
+  std::unordered_set<std::string> step_ops;
+  size_t other_step_ops = 0;
   uint64_t series = 0, entries = 0, counters = 0;           // records held
   int64_t last_time = std::numeric_limits<int64_t>::min();  // the newest collection of any target
   std::unordered_map<std::string, uint64_t> strings;        // interned string -> StringRef (packed)

@@ -2,6 +2,7 @@
 // values read off the files by hand) and against the variants and hostile inputs of
 // ../shared/docs/lustre-jobstats.md.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <filesystem>
 #include <map>
@@ -210,6 +211,84 @@ TEST_CASE("jobstats: hostile input names the line and keeps the other entries") 
   CHECK(escape);
   CHECK(number);
   CHECK(end);
+}
+
+// Issue 14, defect 3: an entry whose counter '{' is never closed used to swallow the rest of
+// the file (every later entry lost) in time quadratic in its size.
+TEST_CASE("jobstats: an unclosed '{' skips only its entry, names its line, and is read in linear time") {
+  // 20,000 entries (about 4 MB); entry 137's read counter has no closing '}'.
+  const size_t n = 20000, bad = 137;
+  std::string text = "obdfilter.scratch-OST0000.job_stats=\njob_stats:\n";
+  uint64_t line = 2, bad_line = 0, next_line = 0;
+  for (size_t i = 0; i < n; ++i) {
+    text += fmt::format("- job_id:          {}:1001:c{}\n", 100000 + i, i % 97);
+    text += "  snapshot_time:   1767225590\n";
+    line += 2;
+    if (i == bad + 1) next_line = line - 1;
+    text += fmt::format("  read_bytes:      {{ samples: {}, unit: bytes, min: 4096, max: 4096, sum: {}{}\n", i + 1,
+                        4096 * (i + 1), i == bad ? "" : " }");
+    if (i == bad) bad_line = line + 1;
+    text += fmt::format("  write:           {{ samples: {}, unit: reqs }}\n", i + 2);
+    text += "  punch:           { samples:           1, unit:  reqs }\n";
+    line += 3;
+  }
+  const Parsed p = ParseText(text);
+  REQUIRE(p.entries.size() == n - 1);
+  for (size_t i = 0, k = 0; i < n; ++i) {
+    if (i == bad) continue;
+    const JobStatsEntry& e = p.entries[k];
+    CHECK(e.job_id == fmt::format("{}:1001:c{}", 100000 + i, i % 97));
+    REQUIRE(p.Counter(k, "read_bytes") != nullptr);
+    CHECK(p.Counter(k, "read_bytes")->sum == 4096 * (i + 1));
+    CHECK(p.Counter(k, "write")->samples == i + 2);
+    ++k;
+  }
+  REQUIRE(p.summary.problems.size() == 1);
+  CHECK(p.summary.problems[0].line == bad_line);
+  CHECK(p.summary.problems[0].message ==
+        fmt::format("capture.txt: line {}: a counter whose '{{' is not closed before the next entry (line {})",
+                    bad_line, next_line));
+  // Linear time, counted rather than timed: every byte of the file is examined by brace counting
+  // and counter parsing at most twice (once per line, once in the joined counter).
+  CHECK(p.summary.lines == line);
+  CHECK(p.summary.scanned <= 2 * text.size());
+  CHECK(p.summary.scanned >= text.size() / 2);  // the counter counts what the parser reads
+}
+
+TEST_CASE("jobstats: an unclosed '{' before the end of a target, of the file, or past the counter size limit") {
+  // Before the next target's framing line: the entry is skipped, the next target is read.
+  Parsed p = ParseText(
+      "obdfilter.fs-OST0000.job_stats=\njob_stats:\n"
+      "- job_id:          a.0\n  snapshot_time:   1767225590\n  read: { samples: 1, unit: reqs\n"
+      "obdfilter.fs-OST0001.job_stats=\njob_stats:\n"
+      "- job_id:          b.0\n  snapshot_time:   1767225590\n  read: { samples: 2, unit: reqs }\n");
+  REQUIRE(p.entries.size() == 1);
+  CHECK(p.entries[0].target == "fs-OST0001");
+  CHECK(p.entries[0].job_id == "b.0");
+  REQUIRE(p.summary.problems.size() == 1);
+  CHECK(p.summary.problems[0].message ==
+        "capture.txt: line 5: a counter whose '{' is not closed before the next entry (line 6)");
+  // A wrapped counter is still joined across lines; one that never closes within 64 KiB is given
+  // up, and the entry skipped, without holding the rest of the entry in memory.
+  std::string filler;
+  for (int i = 0; i < 5000; ++i) filler += "  hist_bucket_" + std::to_string(i) + ": 1,\n";
+  p = ParseText(
+      "job_stats:\n- job_id: a.0\n  snapshot_time: 1767225590\n  read: { samples: 3,\n   unit: reqs }\n"
+      "- job_id: b.0\n  snapshot_time: 1767225590\n  read: { samples: 1,\n" +
+      filler + "- job_id: c.0\n  snapshot_time: 1767225590\n  open: { samples: 4 }\n");
+  REQUIRE(p.entries.size() == 2);
+  CHECK(p.Counter(0, "read")->samples == 3);
+  CHECK(p.entries[1].job_id == "c.0");
+  REQUIRE(p.summary.problems.size() == 1);
+  CHECK(p.summary.problems[0].line == 8);
+  CHECK(p.summary.problems[0].message.starts_with("capture.txt: line 8: a counter whose '{' is not closed before "));
+  // One that closes past 64 KiB is reported as too long; the entries around it are kept.
+  p = ParseText("job_stats:\n- job_id: a.0\n  snapshot_time: 1767225590\n  read: { samples: 1,\n" + filler +
+                "  }\n- job_id: c.0\n  snapshot_time: 1767225590\n  open: { samples: 4 }\n");
+  REQUIRE(p.entries.size() == 1);
+  CHECK(p.entries[0].job_id == "c.0");
+  REQUIRE(p.summary.problems.size() == 1);
+  CHECK(p.summary.problems[0].message == "capture.txt: line 4: a counter longer than 65536 bytes");
 }
 
 }  // namespace

@@ -9,7 +9,23 @@ std::string_view JobIdClassName(JobIdClass c) {
   return i < kJobIdClasses ? kNames[i] : "unknown";
 }
 
-std::string JobStatsLayout::StepArrayName(std::string_view op) { return "jobstats/op/" + std::string(op); }
+std::string JobStatsLayout::StepArrayName(std::string_view op) {
+  return std::string(kStepArrayPrefix) + std::string(op);
+}
+
+bool JobStatsLayout::IsLustreOp(std::string_view op) {
+  static constexpr std::string_view kOps[] = {
+      // MDT
+      "open", "close", "mknod", "link", "unlink", "mkdir", "rmdir", "rename", "getattr", "setattr", "getxattr",
+      "setxattr", "statfs", "sync", "samedir_rename", "parallel_rename_file", "parallel_rename_dir", "crossdir_rename",
+      "rename_trylocks", "read_bytes", "write_bytes", "read", "write", "punch", "migrate", "fallocate", "readpage",
+      // OST (those not above)
+      "destroy", "create", "get_info", "set_info", "quotactl", "prealloc"};
+  for (std::string_view k : kOps) {
+    if (k == op) return true;
+  }
+  return false;
+}
 
 const Schema& JobStatsLayout::TargetSchema() {
   static const Schema s = Schema::Fixed({{"name", FieldType::kU64}}, {});

@@ -14,7 +14,8 @@
 //                         elapsed time, where its counters are
 //   jobstats.counters     every non-zero counter of every entry, as read: samples, unit, min,
 //                         max, sum, sumsq, histogram (zero counters are Lustre's implicit zeros)
-//   jobstats/op/<op>      the rate step function of each (series, op): one record per step with
+//   jobstats/op/<op>      the rate step function of each (series, op) of Lustre's own ops and of
+//                         at most kMaxOtherOpArrays other op names: one record per step with
 //                         a non-zero change, time = the step's end t1 (the collection that
 //                         revealed it), t0 its start, process = the target (P index), the change
 //                         in the op's value (bytes for bytes counters, otherwise events), samples
@@ -46,6 +47,10 @@ class JobStatsLayout {
   static constexpr std::string_view kEntries = "jobstats.entries";
   static constexpr std::string_view kCounters = "jobstats.counters";
   static std::string StepArrayName(std::string_view op);  // "jobstats/op/<op>"
+  static constexpr std::string_view kStepArrayPrefix = "jobstats/op/";
+  // Whether `op` is one of the ops Lustre prints (MDT and OST, 2.3 to master and DDN's, as listed
+  // in ../shared/docs/lustre-jobstats.md, section 3).
+  static bool IsLustreOp(std::string_view op);
   // Whether an array of this name is one of the layout's (its times are epoch seconds).
   static bool Owns(std::string_view array_name) { return array_name.starts_with("jobstats"); }
 
@@ -99,6 +104,10 @@ class JobStatsLayout {
       kStepStartChanged = 2,                 // start_time changed: an exact reset
       kStepNew = 4,                          // absent at the previous collection: implicit zero
       kStepBytes = 8;                        // delta counts bytes (sum), not events (samples)
+
+  // Rate steps are kept for Lustre's own ops (IsLustreOp) and for at most this many other op
+  // names per store (the first to change, in the order read); the counters of every name are kept.
+  static constexpr size_t kMaxOtherOpArrays = 32;
 
   // The value an op counts: bytes (its sum) for bytes counters (unit "bytes", or a name ending
   // in "_bytes", which 2.12-2.13 MDTs label "reqs"), otherwise events (its samples).

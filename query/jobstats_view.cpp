@@ -72,8 +72,9 @@ Status JobStatsView::Load() {
     return s;
   };
   const Catalogue& cat = reader_.store().catalogue();
-  for (auto [name, out] : {std::pair{L::kTargets, &targets_}, std::pair{L::kOps, &ops_}}) {
-    if (const ArrayDesc* a = cat.Find(name)) {
+  for (const auto& named : {std::pair{L::kTargets, &targets_}, std::pair{L::kOps, &ops_}}) {
+    std::vector<std::string>* out = named.second;  // not a structured binding: clang 14 cannot capture one
+    if (const ArrayDesc* a = cat.Find(named.first)) {
       XTFQ_TRY(reader_.ForEach(*a, [&](const std::byte* r) -> Status {
         XTFQ_ASSIGN_OR_RETURN(std::string s, str(U64At(r, 0)));
         out->push_back(std::move(s));

@@ -71,8 +71,29 @@ Result<JobStatsWindow> JobStatsWindowQuery::Compute(JobStatsView& view, int64_t 
     }
   }
   const Catalogue& cat = view.reader().store().catalogue();
+  // Ops past the importer's limit on other names (JobStatsLayout::kMaxOtherOpArrays) have counters
+  // but no rate steps: they are no column of zeros, and asking for one says why.
+  size_t other_step_ops = 0;
+  for (const ArrayDesc& a : cat.arrays) {
+    if (!a.per_process() && a.name.starts_with(L::kStepArrayPrefix) &&
+        !L::IsLustreOp(std::string_view(a.name).substr(L::kStepArrayPrefix.size())))
+      ++other_step_ops;
+  }
+  auto stepless = [&](const std::string& op) {
+    return !L::IsLustreOp(op) && other_step_ops >= L::kMaxOtherOpArrays && cat.Find(L::StepArrayName(op)) == nullptr;
+  };
+  for (const std::string& op : filter.ops) {
+    if (stepless(op)) {
+      return Error(
+          ErrorCode::kNotFound,
+          fmt::format("{}: op '{}' has no rate steps: the store keeps them for Lustre's own ops and at most {} "
+                      "other op names, which it has (its counters are in {})",
+                      view.reader().store().name(), op, L::kMaxOtherOpArrays, L::kCounters));
+    }
+  }
   for (const std::string& op : view.ops()) {
     // Every op asked for is a column, also one without any rate step yet (zeros).
+    if (stepless(op)) continue;
     if (filter.ops.empty() || std::find(filter.ops.begin(), filter.ops.end(), op) != filter.ops.end())
       out.ops.push_back(op);
   }

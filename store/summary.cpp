@@ -36,11 +36,16 @@ bool Summary::SameUpToRounding(const Summary& o) const {
   for (size_t k = 0; k < fields.size(); ++k) {
     const FieldStats& f = fields[k];
     const FieldStats& g = o.fields[k];
-    if (f.is_float != g.is_float || !close(f.sumsq, g.sumsq)) return false;
-    if (f.is_float ? !(close(f.f_sum, g.f_sum) && f.f_min == g.f_min && f.f_max == g.f_max)
-                   : !(f.i_sum == g.i_sum && f.i_min == g.i_min && f.i_max == g.i_max)) {
-      return false;
+    if (f.is_float != g.is_float) return false;
+    if (!f.is_float) {
+      if (!close(f.sumsq, g.sumsq) || !(f.i_sum == g.i_sum && f.i_min == g.i_min && f.i_max == g.i_max)) return false;
+      continue;
     }
+    if (f.f_min != g.f_min || f.f_max != g.f_max) return false;
+    // Once a sum of squares overflows, the sums of values may overflow too, and where they do
+    // depends on the order of adding: only min and max are compared then.
+    if (!std::isfinite(f.sumsq) || !std::isfinite(g.sumsq)) continue;
+    if (!close(f.sumsq, g.sumsq) || !close(f.f_sum, g.f_sum)) return false;
   }
   return true;
 }
@@ -57,10 +62,11 @@ void Summary::AddRange(const Schema& schema, const std::byte* records, uint32_t 
       double sum = f.f_sum, mn = f.f_min, mx = f.f_max, sq = f.sumsq;
       for (uint32_t i = 0; i < n; ++i, p += w) {
         const double d = LoadLe<double>(p);
-        sum += d;
-        mn = std::min(mn, d);
-        mx = std::max(mx, d);
-        sq += d * d;
+        // Non-finite values stay out of the sums, NaN out of min and max (summary.h).
+        const double finite = std::isfinite(d) ? d : 0.0;
+        sum += finite;
+        sq += finite * finite;
+        if (!std::isnan(d)) mn = std::min(mn, d), mx = std::max(mx, d);
       }
       f.f_sum = sum, f.f_min = mn, f.f_max = mx, f.sumsq = sq;
       continue;

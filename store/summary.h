@@ -7,6 +7,13 @@
 // of squares. Merging is associative; sums of doubles depend on the order of merging, so the
 // builder and the checker merge in the same order (records in order, then entries in order).
 //
+// Values that are not finite (imported data may hold NaN or infinities): an f64 NaN is left out of
+// the sum, the sum of squares, min and max; an infinity is left out of the sum and the sum of
+// squares but counts in min and max. `count` counts records, so a mean over records that hold
+// them takes them as 0. A NaN therefore never reaches a summary from a record; sums of finite
+// values may still overflow to an infinity (and two overflows of opposite signs merge to NaN), which
+// SameUpToRounding allows for.
+//
 // Thread-safety: value type.
 #pragma once
 
@@ -54,7 +61,9 @@ class Summary {
   void MergeEncoded(uint64_t n, const std::byte* fields);
   bool operator==(const Summary& o) const { return count == o.count && fields == o.fields; }
   // Equal, except that f64 sums and sums of squares may differ by rounding (a relative 1e-9):
-  // the same records merged in a different order.
+  // the same records merged in a different order. Where either sum of squares of an f64 field is
+  // not finite, its sums may have overflowed in an order-dependent way, and only its min and max
+  // are compared.
   bool SameUpToRounding(const Summary& o) const;
 
   // Bytes of one field's statistics on disk: sum, min, max, sum of squares.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tests/darshan_log_fuzz_target.h"
+#include "tests/darshan_text_fuzz_target.h"
 #include "tests/jobstats_fuzz_target.h"
 #include "tests/store_open_fuzz_target.h"
 
@@ -33,6 +34,21 @@ uint64_t Replay(const char* name, Target target, size_t& inputs) {
 TEST_CASE("fuzz regression: every kept darshan_log input runs without a crash") {
   size_t inputs = 0;
   CHECK(Replay("darshan_log", FuzzDarshanLog, inputs) > 0);  // the seed logs are valid
+  MESSAGE(inputs << " inputs replayed");
+  CHECK(inputs >= 3);
+}
+
+TEST_CASE("fuzz regression: every kept darshan_text input runs without a crash, and what imports passes check") {
+  size_t inputs = 0;
+  const uint64_t records = Replay(
+      "darshan_text",
+      [](const uint8_t* data, size_t size) -> uint64_t {
+        const DarshanTextFuzzResult r = FuzzDarshanText(data, size);
+        CHECK(r.problems == 0);
+        return r.imported ? r.records : 0;
+      },
+      inputs);
+  CHECK(records > 0);  // the seeds are darshan-parser text with counter records
   MESSAGE(inputs << " inputs replayed");
   CHECK(inputs >= 3);
 }
