@@ -42,6 +42,13 @@ class File {
   virtual Status Truncate(uint64_t size) = 0;
   // The path on disk, for the mmap backend; empty when the file is not on disk.
   virtual std::string path() const { return {}; }
+  // The device and inode of a file on disk, so that a second open of path() can be checked to be
+  // this file (the mmap backend maps by path); nullopt when the file is not on disk.
+  struct Identity {
+    uint64_t device = 0, inode = 0;
+    bool operator==(const Identity&) const = default;
+  };
+  virtual std::optional<Identity> identity() const { return std::nullopt; }
 
   // Takes a shared lease on `generation` for this open of the file, until ReleaseGeneration or
   // until the file is closed (or its process dies). ErrorCode::kUnsupported: the file system

@@ -1,6 +1,7 @@
 #include "store/mmap_page_source.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <boost/interprocess/exceptions.hpp>
 #include <cstring>
@@ -10,13 +11,20 @@ namespace xtfq {
 namespace bip = boost::interprocess;
 
 Result<std::unique_ptr<MmapPageSource>> MmapPageSource::Open(const std::string& path, uint32_t page_size,
-                                                             uint32_t page_count) {
+                                                             uint32_t page_count,
+                                                             std::optional<File::Identity> expected) {
   if (path.empty()) {
     return Error(ErrorCode::kInvalidArgument, "the mmap backend needs a file on disk");
   }
   std::unique_ptr<MmapPageSource> s(new MmapPageSource(path, page_size, page_count));
   try {
     s->mapping_ = bip::file_mapping(path.c_str(), bip::read_only);
+    struct stat st {};
+    if (expected && (::fstat(s->mapping_.get_mapping_handle().handle, &st) != 0 ||
+                     File::Identity{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)} != *expected)) {
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("{}: was replaced by another file since the store was opened; open it again", path));
+    }
     s->region_ = bip::mapped_region(s->mapping_, bip::read_only, 0, static_cast<size_t>(page_size) * page_count);
     // Index lookups touch pages at random: a fault should read its page, not a readahead window.
     s->region_.advise(bip::mapped_region::advice_random);

@@ -8,16 +8,20 @@
 #include <boost/interprocess/file_mapping.hpp>
 #include <boost/interprocess/mapped_region.hpp>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "store/file.h"
 #include "store/page_source.h"
 
 namespace xtfq {
 
 class MmapPageSource final : public PageSource {
  public:
-  // Maps the first page_count pages of the file at `path`.
-  static Result<std::unique_ptr<MmapPageSource>> Open(const std::string& path, uint32_t page_size, uint32_t page_count);
+  // Maps the first page_count pages of the file at `path`. With `expected`, the file mapped must
+  // be that one (the store's open, leased file), not one renamed over `path` since.
+  static Result<std::unique_ptr<MmapPageSource>> Open(const std::string& path, uint32_t page_size, uint32_t page_count,
+                                                      std::optional<File::Identity> expected = std::nullopt);
 
   const std::string& name() const override { return path_; }
   uint32_t page_size() const override { return page_size_; }

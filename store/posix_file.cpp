@@ -143,6 +143,12 @@ Status PosixFile::Publish() {
   return Ok();
 }
 
+std::optional<File::Identity> PosixFile::identity() const {
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) return std::nullopt;
+  return Identity{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
+}
+
 Status PosixFile::HoldGeneration(uint64_t generation) {
   struct flock fl;
   if (OfdLock(fd_, F_OFD_SETLK, F_RDLCK, format::kLeaseLockBase + generation, 1, fl) == 0) return Ok();

@@ -50,6 +50,7 @@ class PosixFile final : public File {
   Result<uint64_t> Size() override;
   Status Truncate(uint64_t size) override;
   std::string path() const override { return path_; }
+  std::optional<Identity> identity() const override;
   Status HoldGeneration(uint64_t generation) override;
   void ReleaseGeneration(uint64_t generation) override;
   Result<std::optional<uint64_t>> OldestHeldGeneration(uint64_t below) override;

@@ -142,7 +142,8 @@ Status Store::LoadCatalogue() {
 
 Result<std::unique_ptr<PageSource>> Store::MakeSource(Backend backend) {
   if (backend == Backend::kMmap) {
-    XTFQ_ASSIGN_OR_RETURN(auto src, MmapPageSource::Open(file_->path(), sb_.page_size, sb_.page_count));
+    XTFQ_ASSIGN_OR_RETURN(auto src,
+                          MmapPageSource::Open(file_->path(), sb_.page_size, sb_.page_count, file_->identity()));
     return std::unique_ptr<PageSource>(std::move(src));
   }
   return std::unique_ptr<PageSource>(std::make_unique<PreadPageSource>(*file_, sb_.page_size, sb_.page_count));

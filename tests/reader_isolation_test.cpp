@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -24,6 +25,7 @@
 #include "query/store_reader.h"
 #include "store/mem_file.h"
 #include "store/posix_file.h"
+#include "store/store.h"
 #include "store/store_checker.h"
 #include "store/store_writer.h"
 #include "tests/small_store.h"
@@ -176,6 +178,23 @@ TEST_CASE("readers: the writer reuses freed pages when no reader holds them, and
   Round(**w, rows->id, t, rng, 10);
   Round(**w, rows->id, t, rng, 10);
   CHECK((*w)->page_count() == before);
+}
+
+TEST_CASE("readers: the mmap backend maps the store that was opened and leased, not one renamed over it") {
+  TempDir dir;
+  for (const char* name : {"a.xtfq", "b.xtfq"}) {
+    auto w = StoreWriter::CreatePath(dir.File(name));
+    REQUIRE_MESSAGE(w.ok(), Why(w));
+  }
+  auto store = Store::OpenPath(dir.File("a.xtfq"));
+  REQUIRE_MESSAGE(store.ok(), Why(store));
+  auto same = (*store)->MakeSource(Backend::kMmap);
+  CHECK_MESSAGE(same.ok(), Why(same));
+  std::filesystem::rename(dir.File("b.xtfq"), dir.File("a.xtfq"));
+  auto other = (*store)->MakeSource(Backend::kMmap);
+  REQUIRE_FALSE(other.ok());
+  CHECK_MESSAGE(other.error().message().find("was replaced by another file") != std::string::npos,
+                other.error().message());
 }
 
 TEST_CASE("readers: leases are per open file, and the lowest one below a bound is found") {
