@@ -79,8 +79,7 @@ int ImportCommand::Run() {
   if (!opened.ok()) return Fail("import", opened.error());
   if (opened->note) fmt::print(stderr, "import: {}\n", *opened->note);
   const bool exists = !opened->created;
-  std::unique_ptr<StoreWriter>* writer = &opened->writer;
-  StoreWriter& w = **writer;
+  StoreWriter& w = *opened->writer;
   // What the store already holds, for importers that continue from it.
   std::unique_ptr<StoreReader> existing;
   ImportReport total;
@@ -114,7 +113,7 @@ int ImportCommand::Run() {
     } else {
       fmt::print(stderr, "xtfq import: nothing committed; {} was not created\n", out_);
     }
-    writer->reset();
+    opened->writer.reset();
     if (!exists) fs::remove(out_, ec);
     return s.error().code() == ErrorCode::kUsage ? kExitUsage : kExitFailure;
   }

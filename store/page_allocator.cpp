@@ -35,12 +35,6 @@ std::vector<PageId> PageAllocator::FreeList() const {
   return v;
 }
 
-size_t PageAllocator::held() const {
-  size_t n = 0;
-  for (const auto& [generation, ids] : held_) n += ids.size();
-  return n;
-}
-
 void PageAllocator::EndCommit(uint64_t generation) {
   if (!pending_.empty()) {
     auto& ids = held_[generation];

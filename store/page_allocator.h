@@ -63,8 +63,6 @@ class PageAllocator {
   void EndCommit(uint64_t generation);
 
   uint32_t page_count() const { return page_count_; }
-  // Pages held for readers, over all generations.
-  size_t held() const;
   // Claims the free, held and pending pages (W5) and checks the free list's order (W5) and the
   // held pages' generations (W9) against `committed`, the last committed generation.
   Status Claim(WriterAudit& audit, uint64_t committed) const;

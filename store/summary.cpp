@@ -62,11 +62,13 @@ void Summary::AddRange(const Schema& schema, const std::byte* records, uint32_t 
       double sum = f.f_sum, mn = f.f_min, mx = f.f_max, sq = f.sumsq;
       for (uint32_t i = 0; i < n; ++i, p += w) {
         const double d = LoadLe<double>(p);
-        // Non-finite values stay out of the sums, NaN out of min and max (summary.h).
+        // Non-finite values stay out of the sums, NaN out of min and max (summary.h): std::min and
+        // std::max return their first argument when the second is NaN.
         const double finite = std::isfinite(d) ? d : 0.0;
         sum += finite;
         sq += finite * finite;
-        if (!std::isnan(d)) mn = std::min(mn, d), mx = std::max(mx, d);
+        mn = std::min(mn, d);
+        mx = std::max(mx, d);
       }
       f.f_sum = sum, f.f_min = mn, f.f_max = mx, f.sumsq = sq;
       continue;

@@ -74,6 +74,16 @@ void GenerateSnapshots(const test::TempDir& dir, const std::string& to, const st
   }
 }
 
+// The snapshot script over 12 collections of server1 in s0, and a first collection by `x` into
+// snaps/ and the store c.xtfq, which it creates.
+void FirstCollection(const test::TempDir& dir) {
+  WriteSnapshotScript(dir);
+  GenerateSnapshots(dir, "s0", "server1", 5, 12);
+  test::Run first =
+      test::Xtfq(dir, "collect --interval 1 --count 1 --name x --out snaps --store c.xtfq -- ./snap.sh s0");
+  REQUIRE_MESSAGE(first.status == 0, first.err);
+}
+
 // A child running `sh -c CMD` in `dir`, stdout and stderr to files.
 struct Child {
   pid_t pid = -1;
@@ -278,11 +288,7 @@ TEST_CASE("collect: file name and collected_at stamp and store agree on every co
 
 TEST_CASE("collect: a busy store skips the store for a collection and its snapshot goes in at the next one") {
   test::TempDir dir;
-  WriteSnapshotScript(dir);
-  GenerateSnapshots(dir, "s0", "server1", 5, 12);
-  test::Run first =
-      test::Xtfq(dir, "collect --interval 1 --count 1 --name x --out snaps --store c.xtfq -- ./snap.sh s0");
-  REQUIRE_MESSAGE(first.status == 0, first.err);
+  FirstCollection(dir);
   Child c;
   {
     // Another writer holds the store for about 2.5 s, over the first two collections.
@@ -305,11 +311,7 @@ TEST_CASE("collect: a busy store skips the store for a collection and its snapsh
 
 TEST_CASE("collect: a full disk skips the store for each collection and the daemon runs on losing nothing") {
   test::TempDir dir;
-  WriteSnapshotScript(dir);
-  GenerateSnapshots(dir, "s0", "server1", 5, 12);
-  test::Run first =
-      test::Xtfq(dir, "collect --interval 1 --count 1 --name x --out snaps --store c.xtfq -- ./snap.sh s0");
-  REQUIRE_MESSAGE(first.status == 0, first.err);
+  FirstCollection(dir);
   // The store cannot grow: every commit fails (EFBIG here, ENOSPC on a full disk), the small
   // snapshot files still fit.
   const auto limit = static_cast<rlim_t>(fs::file_size(dir.File("c.xtfq")));
