@@ -6,6 +6,7 @@
 #include <charconv>
 
 #include "index/tn_tree.h"
+#include "layouts/grid_layout.h"
 #include "layouts/jobstats_layout.h"
 
 namespace xtfq::cli {
@@ -37,8 +38,10 @@ Status ArrayOptions::Open() {
   const Catalogue& cat = reader_->store().catalogue();
   std::string name = array_name_;
   if (name.empty()) {
-    const auto own =
-        std::count_if(cat.arrays.begin(), cat.arrays.end(), [](const ArrayDesc& a) { return !a.per_process(); });
+    // Grid summaries are not arrays of their own (layouts/grid_layout.h).
+    const auto own = std::count_if(cat.arrays.begin(), cat.arrays.end(), [](const ArrayDesc& a) {
+      return !a.per_process() && !GridLayout::IsGridArray(a.name);
+    });
     name = own == 1 ? cat.arrays[0].name : "events";
   }
   XTFQ_ASSIGN_OR_RETURN(array_, reader_->Array(name));

@@ -26,6 +26,7 @@ class ArrayOptions {
   // Opens only the store.
   Status OpenReader();
   bool array_given() const { return !array_name_.empty(); }
+  const std::string& array_name() const { return array_name_; }
   const std::string& format() const { return format_; }
 
   StoreReader& reader() { return *reader_; }

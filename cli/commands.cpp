@@ -16,6 +16,7 @@
 #include "cli/command.h"
 #include "cli/dump_command.h"
 #include "cli/gen_command.h"
+#include "cli/grid_command.h"
 #include "cli/heatmap_command.h"
 #include "cli/import_command.h"
 #include "cli/info_command.h"
@@ -70,6 +71,7 @@ int RunCli(int argc, char** argv) {
   commands.push_back(std::make_unique<DumpCommand>());
   commands.push_back(std::make_unique<SignalsCommand>());
   commands.push_back(std::make_unique<HeatmapCommand>());
+  commands.push_back(std::make_unique<GridCommand>());
   commands.push_back(std::make_unique<CollectCommand>());
   std::vector<CLI::App*> subs;
   for (auto& c : commands) subs.push_back(c->Register(app));

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "importers/importer.h"
+#include "query/grid_builder.h"
 #include "query/store_reader.h"
 #include "store/store_writer.h"
 
@@ -32,6 +33,8 @@ CLI::App* ImportCommand::Register(CLI::App& parent) {
   app->add_flag(
       "--no-process-index", no_process_index_,
       "do not keep per-process copies and the process tree (half the space; --ranks windows then need --scan)");
+  app->add_flag("--no-grid", no_grid_,
+                "do not build grid summaries (xtfq grid then answers per process; docs/architecture.md, Grids)");
   app->add_flag("--allow-rollback", allow_rollback_,
                 "write to a store whose newest superblock is damaged, from the generation before it (makes the loss "
                 "permanent; see xtfq check)");
@@ -118,6 +121,15 @@ int ImportCommand::Run() {
     return s.error().code() == ErrorCode::kUsage ? kExitUsage : kExitFailure;
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!no_grid_ && !jobstats) {
+    if (Status g = BuildGrids(w); !g.ok()) {
+      fmt::print(stderr, "xtfq import: grid summaries not built: {}\n", g.error().message());
+      fmt::print(stderr,
+                 "xtfq import: the records are committed in {} (generation {}); xtfq grid answers per process\n", out_,
+                 w.generation());
+      return kExitFailure;
+    }
+  }
   if (jobstats) {
     fmt::print(stderr, "import: {} into {} (generation {}) in {:.2f} s ({:.0f} entries/s)\n", total.totals, out_,
                w.generation(), secs, secs > 0 ? total.entries / secs : 0.0);
@@ -132,6 +144,21 @@ int ImportCommand::Run() {
                out_, w.generation(), secs, secs > 0 ? total.records / secs / 1e6 : 0.0);
   }
   return kExitOk;
+}
+
+Status ImportCommand::BuildGrids(StoreWriter& w) const {
+  const auto t0 = std::chrono::steady_clock::now();
+  XTFQ_ASSIGN_OR_RETURN(std::unique_ptr<StoreReader> reader, StoreReader::Open(out_));
+  XTFQ_ASSIGN_OR_RETURN(GridBuildReport report, GridBuilder::BuildMissing(*reader, w, GridBuildOptions{}));
+  for (const std::string& n : report.notes) fmt::print(stderr, "import: {}\n", n);
+  if (report.built.empty()) return Ok();
+  XTFQ_TRY(w.Commit());
+  uint64_t cells = 0, bytes = 0;
+  for (const GridBuildReport::Built& b : report.built) cells += b.cells, bytes += b.bytes;
+  fmt::print(stderr, "import: grid summaries of {} array{}: {} cells, {:.1f} MB, in {:.2f} s\n", report.built.size(),
+             report.built.size() == 1 ? "" : "s", cells, bytes / 1e6,
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  return Ok();
 }
 
 Result<StoreWriter::Opened> ImportCommand::OpenWriter() const {

@@ -30,6 +30,7 @@ class ImportCommand final : public Command {
   uint32_t sort_memory_mib_ = 64;
   bool no_process_index_ = false;
   bool allow_rollback_ = false;
+  bool no_grid_ = false;
   std::string target_;                    // job_stats: the target of a plain cat
   std::optional<double> at_;              // job_stats: the collection time
   std::vector<std::string> jobid_names_;  // job_stats: jobid_name templates
@@ -38,6 +39,8 @@ class ImportCommand final : public Command {
   Result<std::vector<std::pair<std::string, std::vector<std::string>>>> Groups() const;
   // The store at out_: opened when it `exists`, else created, with the page size and P index asked for.
   Result<StoreWriter::Opened> OpenWriter() const;
+  // Builds the grid summaries of the committed arrays that have none (query/GridBuilder) and commits them.
+  Status BuildGrids(StoreWriter& w) const;
 };
 
 }  // namespace xtfq::cli

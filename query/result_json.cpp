@@ -129,6 +129,58 @@ nlohmann::json ResultJson::Of(const DarshanLogInfo& l) {
                         : ""}};
 }
 
+nlohmann::json ResultJson::Of(const GridAnswer& g) {
+  nlohmann::json j;
+  j["source"] = g.source;
+  j["arrays"] = g.arrays;
+  j["exactness"] = g.exactness;
+  j["estimate"] = g.estimate;
+  nlohmann::json t;
+  t["unit"] = g.frame.UnitName();
+  t["edges"] = g.edges;
+  nlohmann::json secs = nlohmann::json::array();
+  for (int64_t e : g.edges) secs.push_back(g.Seconds(e));
+  t["edges_s"] = secs;
+  if (g.frame.kind == TimeFrameKind::kDarshan) t["job_start_epoch"] = g.frame.epoch_origin;
+  j["time"] = t;
+  j["process"] = g.process_name;
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& [lo, hi] : g.rows) rows.push_back({lo, hi});
+  j["rows"] = rows;
+  j["cols"] = g.cols();
+  j["snapped"] = g.snapped;
+  auto matrix = [&](auto&& value) {
+    nlohmann::json m = nlohmann::json::array();
+    for (size_t r = 0; r < g.rows.size(); ++r) {
+      nlohmann::json row = nlohmann::json::array();
+      for (size_t c = 0; c < g.cols(); ++c) row.push_back(value(r * g.cols() + c));
+      m.push_back(std::move(row));
+    }
+    return m;
+  };
+  j["count"] = matrix([&](size_t i) { return nlohmann::json(g.count[i]); });
+  nlohmann::json metrics = nlohmann::json::array();
+  for (size_t k = 0; k < g.metrics.size(); ++k) {
+    nlohmann::json m;
+    m["name"] = g.metrics[k].name;
+    m["unit"] = g.metrics[k].unit;
+    m["values"] = matrix([&](size_t i) {
+      const std::optional<double>& v = g.values[k][i];
+      return v && std::isfinite(*v) ? nlohmann::json(*v) : nlohmann::json(nullptr);
+    });
+    metrics.push_back(std::move(m));
+  }
+  j["metrics"] = metrics;
+  j["plan"] = {{"how", g.plan.Describe()},
+               {"levels", g.plan.levels},
+               {"cells_read", g.plan.cells_read},
+               {"process_arrays", g.plan.process_arrays},
+               {"records_read", g.plan.records_read},
+               {"pages_read", g.pages_read}};
+  j["notes"] = g.notes;
+  return j;
+}
+
 nlohmann::json ResultJson::Of(const StoreSummary& s) {
   nlohmann::json arrays = nlohmann::json::array();
   for (const StoreSummary::Array& a : s.arrays) {

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "query/darshan_window_query.h"
+#include "query/grid_answer.h"
 #include "query/jobstats_heatmap_query.h"
 #include "query/jobstats_window_query.h"
 #include "query/store_summary.h"
@@ -23,6 +24,7 @@ class ResultJson {
   static nlohmann::json Of(const JobStatsHeatmap& heatmap);
   static nlohmann::json Of(const StoreSummary& summary);
   static nlohmann::json Of(const DarshanLogInfo& log);
+  static nlohmann::json Of(const GridAnswer& grid);
   // Seconds from the job's start of a window edge in ns ("-inf"/"+inf" for an open side).
   static std::string EdgeSeconds(int64_t ns, bool lo);
 };

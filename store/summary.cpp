@@ -89,36 +89,40 @@ void Summary::AddRange(const Schema& schema, const std::byte* records, uint32_t 
   }
 }
 
+void FieldStats::MergeEncoded(const std::byte* p) {
+  if (is_float) {
+    f_sum += LoadLe<double>(p + format::kFsSum);
+    f_min = std::min(f_min, LoadLe<double>(p + format::kFsMin));
+    f_max = std::max(f_max, LoadLe<double>(p + format::kFsMax));
+  } else {
+    i_sum = static_cast<int64_t>(static_cast<uint64_t>(i_sum) + LoadLe<uint64_t>(p + format::kFsSum));
+    i_min = std::min(i_min, LoadLe<int64_t>(p + format::kFsMin));
+    i_max = std::max(i_max, LoadLe<int64_t>(p + format::kFsMax));
+  }
+  sumsq += LoadLe<double>(p + format::kFsSumSq);
+}
+
+void FieldStats::Merge(const FieldStats& g) {
+  i_sum = static_cast<int64_t>(static_cast<uint64_t>(i_sum) + static_cast<uint64_t>(g.i_sum));
+  i_min = std::min(i_min, g.i_min);
+  i_max = std::max(i_max, g.i_max);
+  f_sum += g.f_sum;
+  f_min = std::min(f_min, g.f_min);
+  f_max = std::max(f_max, g.f_max);
+  sumsq += g.sumsq;
+}
+
 void Summary::MergeEncoded(uint64_t n, const std::byte* p) {
   count += n;
   for (FieldStats& f : fields) {
-    if (f.is_float) {
-      f.f_sum += LoadLe<double>(p + format::kFsSum);
-      f.f_min = std::min(f.f_min, LoadLe<double>(p + format::kFsMin));
-      f.f_max = std::max(f.f_max, LoadLe<double>(p + format::kFsMax));
-    } else {
-      f.i_sum = static_cast<int64_t>(static_cast<uint64_t>(f.i_sum) + LoadLe<uint64_t>(p + format::kFsSum));
-      f.i_min = std::min(f.i_min, LoadLe<int64_t>(p + format::kFsMin));
-      f.i_max = std::max(f.i_max, LoadLe<int64_t>(p + format::kFsMax));
-    }
-    f.sumsq += LoadLe<double>(p + format::kFsSumSq);
+    f.MergeEncoded(p);
     p += kFieldBytes;
   }
 }
 
 void Summary::Merge(const Summary& o) {
   count += o.count;
-  for (size_t k = 0; k < fields.size(); ++k) {
-    FieldStats& f = fields[k];
-    const FieldStats& g = o.fields[k];
-    f.i_sum = static_cast<int64_t>(static_cast<uint64_t>(f.i_sum) + static_cast<uint64_t>(g.i_sum));
-    f.i_min = std::min(f.i_min, g.i_min);
-    f.i_max = std::max(f.i_max, g.i_max);
-    f.f_sum += g.f_sum;
-    f.f_min = std::min(f.f_min, g.f_min);
-    f.f_max = std::max(f.f_max, g.f_max);
-    f.sumsq += g.sumsq;
-  }
+  for (size_t k = 0; k < fields.size(); ++k) fields[k].Merge(o.fields[k]);
 }
 
 void Summary::EncodeFields(std::byte* p) const {

@@ -40,6 +40,10 @@ struct FieldStats {
   double Min() const { return is_float ? f_min : static_cast<double>(i_min); }
   double Max() const { return is_float ? f_max : static_cast<double>(i_max); }
   bool operator==(const FieldStats& o) const;
+  // Merges another field's statistics (Summary::Merge, one field).
+  void Merge(const FieldStats& o);
+  // Merges statistics encoded as in docs/format.md ("Field statistics").
+  void MergeEncoded(const std::byte* p);
 };
 
 class Summary {

@@ -1,0 +1,87 @@
+#include "cli/grid_command.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+
+#include "cli/grid_report.h"
+#include "layouts/darshan_layout.h"
+
+namespace xtfq::cli {
+
+CLI::App* GridCommand::Register(CLI::App& parent) {
+  CLI::App* app = parent.add_subcommand(
+      "grid", "A time x process window as a grid of exact cells: Darshan ranks x time, an array's processes x time");
+  opts_.Register(app);
+  app->add_option("--time", r_.time,
+                  "window T1:T2, half-open: s from the job start (Darshan), ns (arrays); also 90s/15m/2h, 33%, @EPOCH, "
+                  "ISO 8601; an open side is the run's start or end");
+  app->add_option("--ranks", r_.ranks, "process range R1:R2 (half-open) cut into the --rows rows");
+  app->add_option("--processes", processes_, "one row per listed process instead (comma-separated ids)");
+  app->add_option("--cols", r_.cols, "W: columns, equal time bins")->check(CLI::Range(1, 1 << 20));
+  app->add_option("--rows", r_.rows, "H: rows, contiguous process ranges (at most the processes of the range)")
+      ->check(CLI::Range(1, 1 << 24));
+  app->add_option("--metric", r_.metrics,
+                  "what a cell shows (comma-separated): count, FIELD[.sum|.min|.max|.mean]; Darshan DXT: ops, bytes, "
+                  "busy; HEATMAP: bytes, bins")
+      ->delimiter(',');
+  darshan_flags_["--op"] = app->add_option("--op", r_.op, "Darshan: read, write or all (default)")
+                               ->check(CLI::IsMember({"read", "write", "all"}));
+  darshan_flags_["--module"] =
+      app->add_option("--module", r_.module, "Darshan: POSIX (default), MPI-IO, STDIO (HEATMAP)")
+          ->check(CLI::IsMember({"POSIX", "MPI-IO", "STDIO"}));
+  darshan_flags_["--log"] = app->add_option("--log", r_.log, "Darshan: the log number");
+  darshan_flags_["--job"] = app->add_option("--job", r_.job, "Darshan: the log of this job id");
+  app->add_flag("--snap", r_.snap,
+                "move the window and the row edges onto the grid summaries' bins and blocks, so that every cell comes "
+                "from them (what a viewer asks; the answer says what it drew)");
+  return app;
+}
+
+Result<std::string> GridCommand::Answer() {
+  XTFQ_TRY(opts_.OpenReader());
+  r_.array = opts_.array_name();
+  r_.scan = opts_.scan();
+  const bool darshan = r_.array.empty() && opts_.reader().catalogue().Find(DarshanLayout::kLogs) != nullptr;
+  if (!darshan) {
+    for (const auto& [name, opt] : darshan_flags_) {
+      if (opt->count() > 0) {
+        return Error(ErrorCode::kUsage, fmt::format("{} is for Darshan logs; {} holds {}", name, opts_.store(),
+                                                    r_.array.empty() ? "no Darshan log" : "array " + r_.array));
+      }
+    }
+  }
+  if (!processes_.empty()) {
+    if (!r_.ranks.empty()) return Error(ErrorCode::kUsage, "--processes and --ranks: give one");
+    size_t pos = 0;
+    while (pos <= processes_.size()) {
+      const size_t comma = std::min(processes_.find(',', pos), processes_.size());
+      int64_t v = 0;
+      const char* b = processes_.data() + pos;
+      const char* e = processes_.data() + comma;
+      auto [ptr, ec] = std::from_chars(b, e, v);
+      if (b == e || ec != std::errc() || ptr != e) {
+        return Error(ErrorCode::kUsage, fmt::format("--processes: '{}' is not a process id",
+                                                    std::string_view(b, static_cast<size_t>(e - b))));
+      }
+      r_.processes.push_back(v);
+      pos = comma + 1;
+    }
+  }
+  XTFQ_ASSIGN_OR_RETURN(GridAnswer a, GridAnswerQuery::Run(opts_.reader(), r_));
+  return GridReport::Render(a, opts_.format());
+}
+
+int GridCommand::Run() {
+  Result<std::string> out = Answer();
+  if (!out.ok()) {
+    Error e = out.error();
+    // A request the data cannot answer as asked is the command line's to change.
+    if (e.code() == ErrorCode::kInvalidArgument) e = Error(ErrorCode::kUsage, e.message());
+    return Fail("grid", e);
+  }
+  fmt::print("{}", *out);
+  return kExitOk;
+}
+
+}  // namespace xtfq::cli

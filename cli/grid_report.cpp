@@ -1,0 +1,72 @@
+#include "cli/grid_report.h"
+
+#include <fmt/format.h>
+
+#include "query/result_json.h"
+
+namespace xtfq::cli {
+
+namespace {
+
+std::string Number(const std::optional<double>& v) {
+  if (!v) return "";
+  return fmt::format("{:.10g}", *v);
+}
+
+std::string RowLabel(const GridAnswer& g, size_t r) {
+  const auto [lo, hi] = g.rows[r];
+  return hi == lo + 1 ? fmt::format("{}", lo) : fmt::format("{}:{}", lo, hi);
+}
+
+}  // namespace
+
+std::string GridReport::Render(const GridAnswer& answer, const std::string& format) {
+  if (format == "json") return ResultJson::Of(answer).dump(2) + "\n";
+  if (format == "csv") return Csv(answer);
+  return Text(answer);
+}
+
+std::string GridReport::Csv(const GridAnswer& g) {
+  std::string out =
+      fmt::format("row,{}_lo,{}_hi,col,t_start,t_end,t_start_s,t_end_s,count", g.process_name, g.process_name);
+  for (const GridMetric& m : g.metrics) out += "," + m.name;
+  out += "\n";
+  for (size_t r = 0; r < g.rows.size(); ++r) {
+    for (size_t c = 0; c < g.cols(); ++c) {
+      const size_t i = r * g.cols() + c;
+      out += fmt::format("{},{},{},{},{},{},{:.9f},{:.9f},{}", r, g.rows[r].first, g.rows[r].second, c, g.edges[c],
+                         g.edges[c + 1], g.Seconds(g.edges[c]), g.Seconds(g.edges[c + 1]), g.count[i]);
+      for (size_t k = 0; k < g.metrics.size(); ++k) out += "," + Number(g.values[k][i]);
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+std::string GridReport::Text(const GridAnswer& g) {
+  std::string out =
+      fmt::format("# {}: {} columns x {} rows ({}s)\n", g.source, g.cols(), g.rows.size(), g.process_name);
+  out += fmt::format("# window [{:.9g}, {:.9g}) s ({}), columns of {:.9g} s\n", g.Seconds(g.edges.front()),
+                     g.Seconds(g.edges.back()), g.frame.UnitName(),
+                     (g.Seconds(g.edges.back()) - g.Seconds(g.edges.front())) / g.cols());
+  out += fmt::format("# {}\n", g.exactness);
+  out += fmt::format("# read: {} ({} pages)\n", g.plan.Describe(), g.pages_read);
+  for (const std::string& n : g.notes) out += fmt::format("# note: {}\n", n);
+  for (size_t k = 0; k < g.metrics.size(); ++k) {
+    out += fmt::format("\n{}{}\n", g.metrics[k].name, g.metrics[k].unit.empty() ? "" : " (" + g.metrics[k].unit + ")");
+    out += fmt::format("{:>12}", g.process_name + "\\s");
+    for (size_t c = 0; c < g.cols(); ++c) out += fmt::format(" {:>12.6g}", g.Seconds(g.edges[c]));
+    out += "\n";
+    for (size_t r = 0; r < g.rows.size(); ++r) {
+      out += fmt::format("{:>12}", RowLabel(g, r));
+      for (size_t c = 0; c < g.cols(); ++c) {
+        const std::optional<double>& v = g.values[k][r * g.cols() + c];
+        out += fmt::format(" {:>12}", v ? fmt::format("{:.6g}", *v) : "-");
+      }
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace xtfq::cli

@@ -1,0 +1,230 @@
+#include "query/grid_answer.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "index/tn_tree.h"
+#include "layouts/darshan_layout.h"
+#include "layouts/grid_layout.h"
+#include "query/darshan_logs.h"
+#include "query/darshan_window_query.h"
+#include "query/process_window.h"
+
+namespace xtfq {
+
+namespace {
+
+using L = DarshanLayout;
+
+// What to grid: the arrays (one or two of one schema, cells merged) and how to name things.
+struct Source {
+  std::vector<const ArrayDesc*> arrays;
+  std::string name, process_name = "process", exactness;
+  TimeFrame frame;
+  std::map<std::string, GridMetric> aliases;
+  std::vector<std::string> defaults;
+};
+
+GridMetric Alias(GridMetric::Stat stat, std::vector<size_t> aggs, std::string unit) {
+  GridMetric m;
+  m.stat = stat, m.aggregates = std::move(aggs), m.unit = std::move(unit);
+  return m;
+}
+
+size_t AggregateIndex(const Schema& s, std::string_view field) {
+  for (size_t a = 0; a < s.aggregates().size(); ++a) {
+    if (s.fields()[s.aggregates()[a]].name == field) return a;
+  }
+  return 0;  // the layouts' schemas have these fields (tests/format_doc_test.cpp)
+}
+
+Result<Source> DarshanSource(StoreReader& reader, const GridAnswerRequest& req) {
+  XTFQ_ASSIGN_OR_RETURN(DarshanLogInfo info, DarshanLogs::Find(reader, req.log, req.job));
+  if (req.op != "read" && req.op != "write" && req.op != "all") {
+    return Error(ErrorCode::kUsage, fmt::format("--op {}: read, write or all", req.op));
+  }
+  if (req.module != "POSIX" && req.module != "MPI-IO" && req.module != "STDIO") {
+    return Error(ErrorCode::kUsage, fmt::format("--module {}: POSIX or MPI-IO (DXT), or STDIO (HEATMAP)", req.module));
+  }
+  const Catalogue& cat = reader.catalogue();
+  Source s;
+  s.frame = DarshanWindowQuery::Frame(info);
+  s.process_name = "rank";
+  const std::string dxt = req.module == "POSIX" ? "DXT_POSIX" : req.module == "MPI-IO" ? "DXT_MPIIO" : "DXT_STDIO";
+  for (const char* op : {"read", "write"}) {
+    if (req.op != "all" && req.op != op) continue;
+    const ArrayDesc* a = cat.Find(L::ArrayName(info.log, fmt::format("{}.{}", dxt, op)));
+    if (a != nullptr) s.arrays.push_back(a);
+  }
+  const bool any_dxt = cat.Find(L::ArrayName(info.log, dxt + ".read")) != nullptr ||
+                       cat.Find(L::ArrayName(info.log, dxt + ".write")) != nullptr;
+  if (any_dxt) {
+    const Schema& d = L::DxtSchema();
+    s.name = fmt::format("{} {} of log {}", dxt, req.op == "all" ? "reads and writes" : req.op + "s", info.log);
+    s.aliases["ops"] = Alias(GridMetric::Stat::kCount, {}, "ops");
+    s.aliases["bytes"] = Alias(GridMetric::Stat::kSum, {AggregateIndex(d, "length")}, "bytes");
+    s.aliases["busy"] = Alias(GridMetric::Stat::kSum, {AggregateIndex(d, "duration")}, "s");
+    s.defaults = {"ops", "bytes", "busy"};
+    s.exactness = "exact: each segment counts in the cell of its rank and its start time";
+    return s;
+  }
+  const ArrayDesc* h =
+      cat.Find(L::ArrayName(info.log, req.module == "MPI-IO" ? "HEATMAP.MPIIO" : "HEATMAP." + req.module));
+  if (h == nullptr) {
+    return Error(ErrorCode::kUnsupported,
+                 fmt::format("log {} has neither {} segments nor HEATMAP bins of {}: its counter records give only "
+                             "per-file totals, and a grid spread from them is not built yet (xtfq query estimates "
+                             "windows from them)",
+                             info.log, dxt, req.module));
+  }
+  const Schema& hs = L::HeatmapSchema();
+  s.arrays = {h};
+  double width = 0;
+  if (h->record_count() > 0) {
+    std::vector<std::byte> first(hs.record_width());
+    XTFQ_TRY(TnTree(reader.cache(), *h).Record(0, first));
+    width = LoadLe<double>(first.data() + L::kHeatOffsetWidth);
+  }
+  std::vector<size_t> fields;
+  if (req.op != "write") fields.push_back(AggregateIndex(hs, "read_bytes"));
+  if (req.op != "read") fields.push_back(AggregateIndex(hs, "write_bytes"));
+  s.name = fmt::format("{} of log {} (no {} segments)", h->name, info.log, dxt);
+  s.aliases["bytes"] = Alias(GridMetric::Stat::kSum, fields, "bytes");
+  s.aliases["bins"] = Alias(GridMetric::Stat::kCount, {}, "bins");
+  s.defaults = {"bytes"};
+  s.exactness = fmt::format(
+      "exact per HEATMAP bin of {:g} s: each bin counts whole in the cell of its rank and its start time, so columns "
+      "narrower than a bin show whole bins; the log has no operations, sizes or durations by time",
+      width);
+  return s;
+}
+
+Result<Source> RawSource(StoreReader& reader, const GridAnswerRequest& req) {
+  const Catalogue& cat = reader.catalogue();
+  std::string name = req.array;
+  if (name.empty()) {
+    std::vector<std::string> own;
+    for (const ArrayDesc& a : cat.arrays) {
+      if (!a.per_process() && !GridLayout::IsGridArray(a.name)) own.push_back(a.name);
+    }
+    name = own.size() == 1 ? own[0] : "events";
+  }
+  XTFQ_ASSIGN_OR_RETURN(const ArrayDesc* a, reader.Array(name));
+  if (!a->schema.time_field()) {
+    return Error(ErrorCode::kUsage, fmt::format("array '{}' has no time field: it has no grid", a->name));
+  }
+  Source s;
+  s.arrays = {a};
+  s.name = fmt::format("array {}", a->name);
+  if (a->record_count() > 0) {
+    TnTree t(reader.cache(), *a);
+    std::vector<std::byte> r(a->schema.record_width());
+    XTFQ_TRY(t.Record(0, r));
+    const int64_t first = a->schema.Time(r.data());
+    XTFQ_TRY(t.Record(a->record_count() - 1, r));
+    s.frame = TimeFrame::Raw(first, a->schema.Time(r.data()), !a->name.starts_with("jobstats"));
+  }
+  s.defaults = {"count"};
+  for (uint16_t f : a->schema.aggregates()) s.defaults.push_back(a->schema.fields()[f].name);
+  s.exactness = "exact: each record counts in the cell of its process and its time";
+  return s;
+}
+
+}  // namespace
+
+double GridAnswer::Seconds(int64_t t) const {
+  if (frame.kind == TimeFrameKind::kDarshan || (frame.kind == TimeFrameKind::kRaw && frame.raw_ns)) {
+    return static_cast<double>(t) / 1e9;
+  }
+  return static_cast<double>(t);
+}
+
+Result<GridAnswer> GridAnswerQuery::Run(StoreReader& reader, const GridAnswerRequest& req) {
+  const Catalogue& cat = reader.catalogue();
+  const bool darshan = req.array.empty() && cat.Find(L::kLogs) != nullptr;
+  XTFQ_ASSIGN_OR_RETURN(Source src, darshan ? DarshanSource(reader, req) : RawSource(reader, req));
+  GridAnswer ans;
+  ans.request = req;
+  ans.source = src.name;
+  ans.frame = src.frame;
+  ans.process_name = src.process_name;
+  ans.exactness = src.exactness;
+  for (const ArrayDesc* a : src.arrays) ans.arrays.push_back(a->name);
+
+  XTFQ_ASSIGN_OR_RETURN(TimeWindow w, TimeWindow::Parse(req.time, src.frame));
+  GridRequest g;
+  g.t1 = w.open_lo() ? src.frame.first : w.lo;
+  g.t2 = w.open_hi() ? src.frame.last + 1 : w.hi;
+  if (g.t1 >= g.t2) {
+    return Error(ErrorCode::kUsage,
+                 fmt::format("--time {}: the grid's window is empty (a grid needs T1 < T2)", req.time));
+  }
+  g.cols = req.cols, g.rows = req.rows, g.processes = req.processes, g.snap = req.snap, g.scan = req.scan;
+  if (!req.ranks.empty()) {
+    XTFQ_ASSIGN_OR_RETURN(ProcessWindow r, ProcessWindow::Parse(req.ranks));
+    g.p1 = r.lo, g.p2 = r.hi;
+  }
+  const Schema& schema = src.arrays.empty() ? L::DxtSchema() : src.arrays.front()->schema;
+  for (const std::string& m : req.metrics.empty() ? src.defaults : req.metrics) {
+    XTFQ_ASSIGN_OR_RETURN(GridMetric metric, GridMetric::Parse(m, schema, src.aliases));
+    ans.metrics.push_back(std::move(metric));
+  }
+  for (const GridMetric& m : ans.metrics) {
+    for (size_t a : m.aggregates) {
+      if (std::find(g.fields.begin(), g.fields.end(), a) == g.fields.end()) g.fields.push_back(a);
+    }
+  }
+  if (g.fields.empty()) g.fields.push_back(0);  // count only: keep one field, the cheapest answer has one
+
+  const int64_t asked_t1 = g.t1, asked_t2 = g.t2;
+  const uint32_t asked_cols = g.cols;
+  const uint64_t before = reader.cache().stats().pages_read;
+  std::optional<GridResult> merged;
+  if (src.arrays.empty()) {
+    // A log with DXT of the other operation only: an empty grid on the request's window.
+    return Error(ErrorCode::kNotFound, fmt::format("{} has no {} segments", src.name, req.op));
+  }
+  for (const ArrayDesc* a : src.arrays) {
+    XTFQ_ASSIGN_OR_RETURN(GridResult r, GridQuery::Run(reader, *a, g));
+    if (!merged) {
+      merged = std::move(r);
+      // The next array is drawn on exactly this grid.
+      g.t1 = merged->edges.front(), g.t2 = merged->edges.back(), g.cols = merged->cols();
+      g.processes.clear(), g.row_ranges = merged->rows, g.snap = false;
+      continue;
+    }
+    for (size_t c = 0; c < merged->count.size(); ++c) merged->count[c] += r.count[c];
+    for (size_t i = 0; i < merged->stats.size(); ++i) merged->stats[i].Merge(r.stats[i]);
+    merged->plan.levels.insert(merged->plan.levels.end(), r.plan.levels.begin(), r.plan.levels.end());
+    merged->plan.cells_read += r.plan.cells_read, merged->plan.process_arrays += r.plan.process_arrays;
+    merged->plan.records_read += r.plan.records_read, merged->plan.own_tree |= r.plan.own_tree;
+    merged->notes.insert(merged->notes.end(), r.notes.begin(), r.notes.end());
+  }
+  ans.pages_read = reader.cache().stats().pages_read - before;
+  GridResult& r = *merged;
+  ans.edges = r.edges, ans.rows = r.rows, ans.count = r.count, ans.snapped = r.snapped, ans.plan = r.plan;
+  ans.notes = r.notes;
+  if (r.snapped) {
+    ans.notes.push_back(
+        fmt::format("snapped onto the grid's bins: {} columns over [{}, {}) instead of {} over [{}, {})", r.cols(),
+                    r.edges.front(), r.edges.back(), asked_cols, asked_t1, asked_t2));
+  }
+  for (const GridMetric& m : ans.metrics) {
+    std::vector<size_t> pos;
+    for (size_t a : m.aggregates)
+      pos.push_back(static_cast<size_t>(std::find(r.fields.begin(), r.fields.end(), a) - r.fields.begin()));
+    std::vector<std::optional<double>> v(r.count.size());
+    std::vector<const FieldStats*> stats(pos.size());
+    for (size_t row = 0; row < r.rows.size(); ++row) {
+      for (size_t col = 0; col < r.cols(); ++col) {
+        for (size_t k = 0; k < pos.size(); ++k) stats[k] = &r.Stat(row, col, pos[k]);
+        v[r.cell(row, col)] = m.Value(r.count[r.cell(row, col)], stats);
+      }
+    }
+    ans.values.push_back(std::move(v));
+  }
+  return ans;
+}
+
+}  // namespace xtfq

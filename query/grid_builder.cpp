@@ -1,0 +1,287 @@
+#include "query/grid_builder.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "index/process_tree.h"
+#include "index/tn_tree.h"
+#include "layouts/grid_layout.h"
+#include "layouts/jobstats_layout.h"
+#include "query/grid_index.h"
+#include "store/endian.h"
+#include "store/summary.h"
+
+namespace xtfq {
+
+namespace {
+
+using G = GridLayout;
+using U128 = unsigned __int128;
+
+// Blocks of one level above this many get a hash map instead of a table.
+constexpr int64_t kDenseBlocks = int64_t{1} << 20;
+
+// The cells of one level's current bin.
+class LevelCells {
+ public:
+  LevelCells(const GridLevelSpec& spec, const Schema& schema, int64_t p_min, int64_t p_max)
+      : spec_(spec), schema_(schema), block_min_(p_min >> spec.block_shift) {
+    const int64_t blocks = (p_max >> spec.block_shift) - block_min_ + 1;
+    if (blocks <= kDenseBlocks) dense_.assign(static_cast<size_t>(blocks), -1);
+  }
+
+  // Adds a record of time t and process p; flushes the bin before when t is past it.
+  Status Add(int64_t t, int64_t p, const std::byte* record, const std::function<Status(const LevelCells&)>& flush) {
+    const int64_t bin = t >> spec_.bin_shift;
+    if (bin != bin_ && !touched_.empty()) {
+      XTFQ_TRY(flush(*this));
+      Clear();
+    }
+    bin_ = bin;
+    const int64_t block = p >> spec_.block_shift;
+    Summary& s = Slot(block);
+    s.Add(schema_, record);
+    return Ok();
+  }
+  bool empty() const { return touched_.empty(); }
+  // The cells of the bin in block order.
+  void Cells(std::vector<std::byte>& out, const std::function<void(std::span<const std::byte>)>& emit) {
+    std::sort(touched_.begin(), touched_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    const size_t width = G::kCellStats + Summary::kFieldBytes * schema_.aggregates().size();
+    out.resize(width);
+    for (const auto& [block, index] : touched_) {
+      const Summary& s = sums_[index];
+      StoreLe<int64_t>(out.data() + G::kCellT, bin_ << spec_.bin_shift);
+      StoreLe<int64_t>(out.data() + G::kCellBlock, block);
+      StoreLe<uint64_t>(out.data() + G::kCellCount, s.count);
+      s.EncodeFields(out.data() + G::kCellStats);
+      emit(out);
+    }
+  }
+
+ private:
+  Summary& Slot(int64_t block) {
+    int32_t* slot = nullptr;
+    if (!dense_.empty()) {
+      slot = &dense_[static_cast<size_t>(block - block_min_)];
+    } else {
+      slot = &sparse_.try_emplace(block, -1).first->second;
+    }
+    if (*slot < 0) {
+      *slot = static_cast<int32_t>(touched_.size());
+      touched_.emplace_back(block, touched_.size());
+      if (sums_.size() < touched_.size()) sums_.emplace_back(schema_);
+      sums_[touched_.size() - 1] = Summary(schema_);
+    }
+    return sums_[static_cast<size_t>(*slot)];
+  }
+  void Clear() {
+    for (const auto& [block, index] : touched_) {
+      if (!dense_.empty()) dense_[static_cast<size_t>(block - block_min_)] = -1;
+    }
+    sparse_.clear();
+    touched_.clear();
+  }
+
+  GridLevelSpec spec_;
+  const Schema& schema_;
+  int64_t block_min_;
+  int64_t bin_ = 0;
+  std::vector<int32_t> dense_;
+  std::unordered_map<int64_t, int32_t> sparse_;
+  std::vector<std::pair<int64_t, size_t>> touched_;  // block, index into sums_
+  std::vector<Summary> sums_;
+};
+
+int ShiftFor(U128 x) {
+  int s = 0;
+  while (s < 62 && (U128{1} << s) < x) ++s;
+  return s;
+}
+
+}  // namespace
+
+bool GridBuilder::Eligible(const ArrayDesc& a, const GridBuildOptions& options) {
+  return !a.per_process() && a.process_index && a.schema.time_field() && a.schema.process_field() &&
+         !a.schema.aggregates().empty() && !G::IsGridArray(a.name) && !JobStatsLayout::Owns(a.name) &&
+         a.record_count() >= std::max<uint64_t>(options.min_records, 1);
+}
+
+std::vector<GridLevelSpec> GridBuilder::Plan(uint64_t n, int64_t t_min, int64_t t_max, int64_t p_min, int64_t p_max,
+                                             const GridBuildOptions& options) {
+  std::vector<GridLevelSpec> out;
+  if (n == 0 || t_max < t_min || p_max < p_min) return out;
+  const U128 span_t = static_cast<U128>(static_cast<__int128>(t_max) - t_min) + 1;
+  for (int k = 1; k <= 16 && 2 * k <= 62; ++k) {
+    const int bs = 2 * k;
+    const int64_t blocks = (p_max >> bs) - (p_min >> bs) + 1;
+    if (blocks < 2) break;  // one block holds every process: the array's own tree answers
+    const U128 cells =
+        std::max<uint64_t>(std::min(n / std::max<uint64_t>(options.records_per_cell, 1), options.max_cells), 1);
+    const U128 want = (span_t * static_cast<U128>(blocks) + cells - 1) / cells;  // the bin, in time units
+    const int ts = ShiftFor(want);
+    if ((U128{1} << ts) >= span_t) continue;  // one bin holds the run: nothing gained over the totals
+    out.push_back({k, bs, ts});
+  }
+  return out;
+}
+
+Result<GridBuilder::Span> GridBuilder::SpanOf(StoreReader& reader, const ArrayDesc& source, uint64_t n) {
+  Span s;
+  s.n = n;
+  if (n == 0) return s;
+  TnTree tree(reader.cache(), source);
+  std::vector<std::byte> r(source.schema.record_width());
+  XTFQ_TRY(tree.Record(0, r));
+  s.t_min = source.schema.Time(r.data());
+  XTFQ_TRY(tree.Record(n - 1, r));
+  s.t_max = source.schema.Time(r.data());
+  XTFQ_ASSIGN_OR_RETURN(std::vector<const ArrayDesc*> procs,
+                        ProcessTree(reader.cache(), reader.catalogue(), source).Range(INT64_MIN, INT64_MAX));
+  if (procs.empty())
+    return Error(ErrorCode::kCorrupt,
+                 fmt::format("{}: '{}' has records but no process in its P index", reader.store().name(), source.name));
+  s.p_min = procs.front()->process, s.p_max = procs.back()->process;
+  return s;
+}
+
+Status GridBuilder::Compute(StoreReader& reader, const ArrayDesc& source, uint64_t n,
+                            const std::vector<GridLevelSpec>& levels,
+                            const std::function<Status(size_t, std::span<const std::byte>)>& emit) {
+  XTFQ_ASSIGN_OR_RETURN(Span span, SpanOf(reader, source, n));
+  const Schema& schema = source.schema;
+  std::vector<LevelCells> cells;
+  cells.reserve(levels.size());
+  for (const GridLevelSpec& l : levels) cells.emplace_back(l, schema, span.p_min, span.p_max);
+  std::vector<std::byte> buffer;
+  Status emitted = Ok();
+  auto flush_level = [&](size_t li) {
+    return [&, li](const LevelCells&) -> Status {
+      cells[li].Cells(buffer, [&](std::span<const std::byte> c) {
+        if (emitted.ok()) emitted = emit(li, c);
+      });
+      return emitted;
+    };
+  };
+  std::vector<std::function<Status(const LevelCells&)>> flushes;
+  for (size_t li = 0; li < levels.size(); ++li) flushes.push_back(flush_level(li));
+  uint64_t seen = 0;
+  XTFQ_TRY(reader.ForEachAt(source, 0, n, [&](const std::byte* r) -> Result<bool> {
+    const int64_t t = schema.Time(r), p = schema.Process(r);
+    for (size_t li = 0; li < cells.size(); ++li) XTFQ_TRY(cells[li].Add(t, p, r, flushes[li]));
+    ++seen;
+    return true;
+  }));
+  if (seen != n) {
+    return Error(ErrorCode::kCorrupt,
+                 fmt::format("{}: '{}' yielded {} records, not {}", reader.store().name(), source.name, seen, n));
+  }
+  for (size_t li = 0; li < cells.size(); ++li) {
+    if (!cells[li].empty()) XTFQ_TRY(flushes[li](cells[li]));
+  }
+  return Ok();
+}
+
+Result<GridBuildReport::Built> GridBuilder::Build(StoreReader& reader, const ArrayDesc& source, RecordSink& sink,
+                                                  const GridBuildOptions& options) {
+  const uint64_t n = source.record_count();
+  XTFQ_ASSIGN_OR_RETURN(Span span, SpanOf(reader, source, n));
+  GridBuildReport::Built built;
+  built.array = source.name;
+  built.levels = Plan(n, span.t_min, span.t_max, span.p_min, span.p_max, options);
+  XTFQ_ASSIGN_OR_RETURN(Schema cell_schema, G::CellSchema(source.schema));
+  std::vector<ArrayId> ids;
+  std::vector<uint64_t> counts(built.levels.size(), 0);
+  for (const GridLevelSpec& l : built.levels) {
+    XTFQ_ASSIGN_OR_RETURN(ArrayId id, sink.CreateArray(G::CellsName(source.name, l.level), cell_schema));
+    ids.push_back(id);
+  }
+  XTFQ_TRY(Compute(reader, source, n, built.levels, [&](size_t li, std::span<const std::byte> cell) -> Status {
+    ++counts[li];
+    return sink.Append(ids[li], cell);
+  }));
+  XTFQ_ASSIGN_OR_RETURN(ArrayId levels_id, sink.CreateArray(G::LevelsName(source.name), G::LevelSchema()));
+  std::vector<std::byte> r(G::kLevWidth);
+  for (size_t li = 0; li < built.levels.size(); ++li) {
+    const GridLevelSpec& l = built.levels[li];
+    StoreLe<int64_t>(r.data() + G::kLevLevel, l.level);
+    StoreLe<int64_t>(r.data() + G::kLevBlockShift, l.block_shift);
+    StoreLe<int64_t>(r.data() + G::kLevBinShift, l.bin_shift);
+    StoreLe<uint64_t>(r.data() + G::kLevSourceRecords, n);
+    StoreLe<uint64_t>(r.data() + G::kLevCells, counts[li]);
+    StoreLe<int64_t>(r.data() + G::kLevPMin, span.p_min);
+    StoreLe<int64_t>(r.data() + G::kLevPMax, span.p_max);
+    StoreLe<int64_t>(r.data() + G::kLevTMin, span.t_min);
+    StoreLe<int64_t>(r.data() + G::kLevTMax, span.t_max);
+    XTFQ_TRY(sink.Append(levels_id, r));
+    built.cells += counts[li];
+    built.bytes += counts[li] * cell_schema.record_width();
+  }
+  return built;
+}
+
+Result<GridBuildReport> GridBuilder::BuildMissing(StoreReader& reader, RecordSink& sink,
+                                                  const GridBuildOptions& options) {
+  GridBuildReport report;
+  for (const ArrayDesc& a : reader.catalogue().arrays) {
+    if (!Eligible(a, options)) continue;
+    XTFQ_ASSIGN_OR_RETURN(std::optional<GridIndex> g, GridIndex::Load(reader, a));
+    if (g) {
+      if (g->stale) {
+        report.notes.push_back(fmt::format(
+            "the grid of '{}' covers its first {} records of {}; grids over it answer from the per-process index",
+            a.name, g->source_records, a.record_count()));
+      }
+      continue;
+    }
+    XTFQ_ASSIGN_OR_RETURN(GridBuildReport::Built b, Build(reader, a, sink, options));
+    report.built.push_back(std::move(b));
+  }
+  return report;
+}
+
+Status GridBuilder::Verify(StoreReader& reader, const ArrayDesc& source) {
+  XTFQ_ASSIGN_OR_RETURN(std::optional<GridIndex> g, GridIndex::Load(reader, source));
+  if (!g) return Ok();
+  if (g->source_records > source.record_count()) {
+    return Error(ErrorCode::kCorrupt,
+                 fmt::format("{}: the grid of '{}' was built over {} records; it holds {}", reader.store().name(),
+                             source.name, g->source_records, source.record_count()));
+  }
+  XTFQ_ASSIGN_OR_RETURN(Span span, SpanOf(reader, source, g->source_records));
+  if (span.p_min != g->p_min || span.p_max != g->p_max || span.t_min != g->t_min || span.t_max != g->t_max) {
+    return Error(ErrorCode::kCorrupt,
+                 fmt::format("{}: the grid of '{}' records processes {}..{} and times {}..{}; its records span "
+                             "{}..{} and {}..{}",
+                             reader.store().name(), source.name, g->p_min, g->p_max, g->t_min, g->t_max, span.p_min,
+                             span.p_max, span.t_min, span.t_max));
+  }
+  std::vector<GridLevelSpec> specs;
+  std::vector<ChainCursor> cursors;
+  std::vector<uint64_t> seen(g->levels.size(), 0);
+  for (const GridLevel& l : g->levels) {
+    specs.push_back({l.level, l.block_shift, l.bin_shift});
+    cursors.push_back(reader.Records(*l.array));
+  }
+  XTFQ_TRY(Compute(reader, source, g->source_records, specs, [&](size_t li, std::span<const std::byte> cell) -> Status {
+    const GridLevel& l = g->levels[li];
+    XTFQ_ASSIGN_OR_RETURN(bool more, seen[li] == 0 ? cursors[li].First() : cursors[li].Next());
+    if (!more || !std::equal(cell.begin(), cell.end(), cursors[li].entry())) {
+      return Error(ErrorCode::kCorrupt, fmt::format("{}: {} cell {} differs from the records of '{}' it summarises",
+                                                    reader.store().name(), l.array->name, seen[li], source.name));
+    }
+    ++seen[li];
+    return Ok();
+  }));
+  for (size_t li = 0; li < g->levels.size(); ++li) {
+    if (seen[li] != g->levels[li].cells) {
+      return Error(ErrorCode::kCorrupt, fmt::format("{}: {} holds {} cells; its records make {}", reader.store().name(),
+                                                    g->levels[li].array->name, g->levels[li].cells, seen[li]));
+    }
+  }
+  return Ok();
+}
+
+}  // namespace xtfq

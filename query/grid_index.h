@@ -1,0 +1,36 @@
+// GridIndex: the grid summaries of one array as a reader finds them (docs/format.md, "Grid
+// summaries"): its levels, each a block of 2^block_shift processes by a bin of 2^bin_shift time
+// units, with the cell array that holds it, and whether the grid still covers the whole array.
+//
+// Thread-safety: value type.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "query/store_reader.h"
+
+namespace xtfq {
+
+struct GridLevel {
+  int level = 0;
+  int block_shift = 0, bin_shift = 0;
+  uint64_t cells = 0;
+  const ArrayDesc* array = nullptr;  // the cells
+  int64_t block() const { return int64_t{1} << block_shift; }
+  int64_t bin() const { return int64_t{1} << bin_shift; }
+};
+
+struct GridIndex {
+  std::vector<GridLevel> levels;  // in increasing block size
+  uint64_t source_records = 0;    // the source's record count when the grid was built
+  int64_t p_min = 0, p_max = 0, t_min = 0, t_max = 0;
+  // The source holds more records than the grid covers (appended after it was built).
+  bool stale = false;
+
+  // The grid of `source`, or nullopt when it has none; kCorrupt when its arrays do not fit together.
+  static Result<std::optional<GridIndex>> Load(StoreReader& reader, const ArrayDesc& source);
+};
+
+}  // namespace xtfq

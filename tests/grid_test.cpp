@@ -1,0 +1,613 @@
+// Grids (query/grid_query.h) against a naive model: every record of the array read, binned by
+// the grid's column edges and rows, on generated Darshan logs (1024 and 10^5 ranks), the corpus
+// logs with DXT, a HEATMAP-only log and events, in exact and snapped mode; the cells' sum against
+// Primitives::Aggregate; the page reads of a snapped grid from a cold cache within the bound of
+// docs/architecture.md ("Grids"); `xtfq check` catching a grid cell that does not match.
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "importers/darshan_generator.h"
+#include "importers/darshan_importer.h"
+#include "importers/events_generator.h"
+#include "layouts/darshan_layout.h"
+#include "layouts/grid_layout.h"
+#include "query/grid_answer.h"
+#include "query/grid_builder.h"
+#include "query/grid_index.h"
+#include "query/grid_query.h"
+#include "query/primitives.h"
+#include "store/endian.h"
+#include "store/posix_file.h"
+#include "store/store_writer.h"
+#include "tests/shared_data.h"
+#include "tests/temp_dir.h"
+#include "tests/why.h"
+#include "tests/xtfq_cli.h"
+
+namespace xtfq {
+namespace {
+
+using test::Why;
+
+// One cell of the model: count, and per kept field its exact integer or double statistics.
+struct ModelCell {
+  uint64_t n = 0;
+  std::vector<int64_t> isum, imin, imax;
+  std::vector<double> fsum, fmin, fmax;
+};
+
+// Reads every record of `a` and bins it by `edges` and `rows` (rows may overlap: each holds it).
+std::vector<ModelCell> Model(StoreReader& reader, const ArrayDesc& a, const std::vector<int64_t>& edges,
+                             const std::vector<std::pair<int64_t, int64_t>>& rows, const std::vector<size_t>& fields) {
+  const Schema& s = a.schema;
+  const size_t W = edges.size() - 1, nf = fields.size();
+  std::vector<ModelCell> cells(rows.size() * W);
+  for (ModelCell& c : cells) {
+    c.isum.assign(nf, 0), c.imin.assign(nf, INT64_MAX), c.imax.assign(nf, INT64_MIN);
+    c.fsum.assign(nf, 0), c.fmin.assign(nf, INFINITY), c.fmax.assign(nf, -INFINITY);
+  }
+  const Field& tf = s.fields()[*s.time_field()];
+  const Field& pf = s.fields()[*s.process_field()];
+  // Rows sorted and disjoint are found by bisection; others are tried one by one.
+  bool disjoint = true;
+  for (size_t j = 1; j < rows.size(); ++j) disjoint = disjoint && rows[j - 1].second <= rows[j].first;
+  REQUIRE(reader
+              .ForEach(a,
+                       [&](const std::byte* r) -> Status {
+                         const int64_t t = LoadInteger(r + tf.offset, tf.type), p = LoadInteger(r + pf.offset, pf.type);
+                         if (t < edges.front() || t >= edges.back()) return Ok();
+                         const size_t col =
+                             static_cast<size_t>(std::upper_bound(edges.begin(), edges.end(), t) - edges.begin() - 1);
+                         size_t j0 = 0, j1 = rows.size();
+                         if (disjoint) {
+                           auto it = std::upper_bound(rows.begin(), rows.end(), p,
+                                                      [](int64_t v, const auto& row) { return v < row.first; });
+                           if (it == rows.begin()) return Ok();
+                           j0 = static_cast<size_t>(it - rows.begin()) - 1, j1 = j0 + 1;
+                         }
+                         for (size_t j = j0; j < j1; ++j) {
+                           if (p < rows[j].first || p >= rows[j].second) continue;
+                           ModelCell& c = cells[j * W + col];
+                           ++c.n;
+                           for (size_t k = 0; k < nf; ++k) {
+                             const Field& f = s.fields()[s.aggregates()[fields[k]]];
+                             if (f.type == FieldType::kF64) {
+                               const double v = LoadLe<double>(r + f.offset);
+                               c.fsum[k] += v, c.fmin[k] = std::min(c.fmin[k], v), c.fmax[k] = std::max(c.fmax[k], v);
+                             } else {
+                               const int64_t v = LoadInteger(r + f.offset, f.type);
+                               c.isum[k] += v, c.imin[k] = std::min(c.imin[k], v), c.imax[k] = std::max(c.imax[k], v);
+                             }
+                           }
+                         }
+                         return Ok();
+                       })
+              .ok());
+  return cells;
+}
+
+bool Near(double a, double b) { return std::fabs(a - b) <= 1e-9 * std::max({1.0, std::fabs(a), std::fabs(b)}); }
+
+// Every cell of `g` equals the model's.
+void SameAsModel(StoreReader& reader, const ArrayDesc& a, const GridResult& g, const std::string& what) {
+  INFO(what);
+  const std::vector<ModelCell> m = Model(reader, a, g.edges, g.rows, g.fields);
+  REQUIRE(g.count.size() == m.size());
+  size_t bad = 0;
+  for (size_t i = 0; i < m.size() && bad < 5; ++i) {
+    const ModelCell& c = m[i];
+    bool ok = g.count[i] == c.n;
+    for (size_t k = 0; k < g.fields.size() && ok && c.n > 0; ++k) {
+      const FieldStats& f = g.stats[i * g.fields.size() + k];
+      ok = f.is_float ? Near(f.f_sum, c.fsum[k]) && f.f_min == c.fmin[k] && f.f_max == c.fmax[k]
+                      : f.i_sum == c.isum[k] && f.i_min == c.imin[k] && f.i_max == c.imax[k];
+    }
+    if (!ok) {
+      ++bad;
+      FAIL_CHECK(fmt::format("cell {} (row {}, col {}): count {} vs model {}", i, i / g.cols(), i % g.cols(),
+                             g.count[i], c.n));
+    }
+  }
+}
+
+// The cells of a grid of contiguous rows sum to the Aggregate of its window and process range.
+void SumsToAggregate(StoreReader& reader, const ArrayDesc& a, const GridResult& g) {
+  if (g.rows.empty()) return;
+  Primitives p(reader.cache(), a, &reader.catalogue());
+  auto s = p.Aggregate(g.edges.front(), g.edges.back(), g.rows.front().first, g.rows.back().second);
+  REQUIRE_MESSAGE(s.ok(), Why(s));
+  CHECK(g.TotalCount() == s->count);
+  for (size_t k = 0; k < g.fields.size(); ++k) {
+    const FieldStats t = g.TotalStat(k), &e = s->fields[g.fields[k]];
+    if (s->count == 0) continue;
+    if (t.is_float) {
+      CHECK(Near(t.f_sum, e.f_sum));
+      CHECK(t.f_min == e.f_min);
+      CHECK(t.f_max == e.f_max);
+    } else {
+      CHECK(t.i_sum == e.i_sum);
+      CHECK(t.i_min == e.i_min);
+      CHECK(t.i_max == e.i_max);
+    }
+  }
+}
+
+// Builds the grid summaries of every eligible array of `path`, `per_cell` records a cell.
+GridBuildReport BuildGrids(const std::string& path, uint64_t per_cell) {
+  auto reader = StoreReader::Open(path);
+  REQUIRE_MESSAGE(reader.ok(), Why(reader));
+  auto w = StoreWriter::OpenPath(path);
+  REQUIRE_MESSAGE(w.ok(), Why(w));
+  GridBuildOptions o;
+  o.min_records = 0, o.records_per_cell = per_cell;
+  auto rep = GridBuilder::BuildMissing(**reader, **w, o);
+  REQUIRE_MESSAGE(rep.ok(), Why(rep));
+  REQUIRE((*w)->Commit().ok());
+  return *rep;
+}
+
+void ImportDarshan(const std::string& log, const std::string& store) {
+  auto l = DarshanLog::Open(log);
+  REQUIRE_MESSAGE(l.ok(), Why(l));
+  auto w = StoreWriter::CreatePath(store);
+  REQUIRE(w.ok());
+  REQUIRE(DarshanImporter::Import(**l, **w, 0).ok());
+  REQUIRE((*w)->Commit().ok());
+}
+
+// The processes with records of `a`, in order, from a scan.
+std::vector<int64_t> Processes(StoreReader& reader, const ArrayDesc& a) {
+  const Field& pf = a.schema.fields()[*a.schema.process_field()];
+  std::vector<int64_t> out;
+  REQUIRE(reader
+              .ForEach(a,
+                       [&](const std::byte* r) -> Status {
+                         out.push_back(LoadInteger(r + pf.offset, pf.type));
+                         return Ok();
+                       })
+              .ok());
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+// Random grids of `a` (exact and snapped, ranges and lists) against the model.
+void RandomGrids(StoreReader& reader, const ArrayDesc& a, int n, uint64_t seed, bool expect_levels) {
+  std::mt19937_64 rng(seed);
+  const std::vector<int64_t> present = Processes(reader, a);
+  const int64_t pmin = present.front(), pmax = present.back();
+  TnTree tree(reader.cache(), a);
+  std::vector<std::byte> r(a.schema.record_width());
+  REQUIRE(tree.Record(0, r).ok());
+  const int64_t tmin = a.schema.Time(r.data());
+  REQUIRE(tree.Record(a.record_count() - 1, r).ok());
+  const int64_t tmax = a.schema.Time(r.data());
+  int used_levels = 0;
+  for (int i = 0; i < n; ++i) {
+    GridRequest q;
+    const int64_t span = tmax - tmin + 1;
+    const int64_t x = tmin + static_cast<int64_t>(rng() % static_cast<uint64_t>(span)),
+                  y = tmin + static_cast<int64_t>(rng() % static_cast<uint64_t>(span));
+    q.t1 = std::min(x, y), q.t2 = std::max(x, y) + 1;
+    if (i % 4 == 0) q.t1 = tmin, q.t2 = tmax + 1;  // the whole run
+    q.cols = 1 + static_cast<uint32_t>(rng() % (i % 3 == 0 ? 400 : 40));
+    q.snap = i % 2 == 0;
+    const int64_t np = pmax - pmin + 1;
+    if (i % 7 == 3) {
+      for (int k = 0; k < 5; ++k) q.processes.push_back(pmin + static_cast<int64_t>(rng() % static_cast<uint64_t>(np)));
+    } else {
+      if (i % 3 != 0) {
+        const int64_t u = pmin + static_cast<int64_t>(rng() % static_cast<uint64_t>(np)),
+                      v = pmin + static_cast<int64_t>(rng() % static_cast<uint64_t>(np));
+        q.p1 = std::min(u, v), q.p2 = std::max(u, v) + 1;
+      }
+      const int64_t range = *(std::lower_bound(present.begin(), present.end(), q.p2) - 1) + 1 -
+                            *std::lower_bound(present.begin(), present.end(), q.p1);
+      q.rows =
+          1 + static_cast<uint32_t>(rng() % static_cast<uint64_t>(std::clamp<int64_t>(range, 1, i % 2 ? 300 : 16)));
+    }
+    auto g = GridQuery::Run(reader, a, q);
+    const std::string what =
+        fmt::format("{} request {}: [{}, {}) x {} cols, processes {}:{} x {} rows, {} listed{}", a.name, i, q.t1, q.t2,
+                    q.cols, q.p1, q.p2, q.rows, q.processes.size(), q.snap ? ", snapped" : "");
+    REQUIRE_MESSAGE(g.ok(), what, ": ", Why(g));
+    INFO(what, "; read ", g->plan.Describe(), "; ", fmt::format("{}", fmt::join(g->notes, "; ")));
+    // Columns: equal bins of the window asked, or (snapped) a whole number of bins covering it.
+    if (!g->snapped) {
+      REQUIRE(g->cols() == q.cols);
+      for (uint32_t c = 0; c <= q.cols; ++c) {
+        // The least time of column c: t1 + ceil(c (t2 - t1) / W).
+        const __int128 num = (static_cast<__int128>(q.t2) - q.t1) * c;
+        CHECK(g->edges[c] == q.t1 + static_cast<int64_t>((num + q.cols - 1) / q.cols));
+      }
+    } else {
+      CHECK(g->edges.front() <= q.t1);
+      CHECK(g->edges.back() >= q.t2);
+      CHECK(g->cols() <= q.cols + 1);
+      for (uint32_t c = 0; c < g->cols(); ++c) CHECK(g->edges[c + 1] - g->edges[c] == g->edges[1] - g->edges[0]);
+    }
+    const bool any = std::lower_bound(present.begin(), present.end(), q.p1) !=
+                     std::lower_bound(present.begin(), present.end(), q.p2);
+    if (q.processes.empty() && q.rows > 1 && any) {
+      // Rows: contiguous, from the first to the last process of the range that has records.
+      const auto first = std::lower_bound(present.begin(), present.end(), q.p1);
+      const auto last = std::lower_bound(present.begin(), present.end(), q.p2) - 1;
+      CHECK(g->rows.front().first == *first);
+      CHECK(g->rows.back().second == *last + 1);
+      for (size_t j = 1; j < g->rows.size(); ++j) CHECK(g->rows[j].first == g->rows[j - 1].second);
+      CHECK(g->rows.size() == q.rows);
+    }
+    used_levels += !g->plan.levels.empty();
+    SameAsModel(reader, a, *g, what);
+    if (q.processes.empty()) SumsToAggregate(reader, a, *g);
+  }
+  if (expect_levels) CHECK(used_levels > 0);
+}
+
+struct GeneratedLog {
+  test::TempDir dir;
+  std::string log = dir.File("g.darshan"), store = dir.File("g.xtfq");
+  GeneratedLog(uint64_t segments, int64_t ranks, uint64_t per_cell) {
+    DarshanGenOptions o;
+    o.segments = segments, o.ranks = ranks, o.files = std::max<int64_t>(ranks * 2, 64), o.checkpoints = 4,
+    o.duration = 1000, o.seed = 5;
+    REQUIRE(DarshanGenerator::Write(log, o).ok());
+    ImportDarshan(log, store);
+    const GridBuildReport rep = BuildGrids(store, per_cell);
+    CHECK(!rep.built.empty());
+  }
+};
+
+TEST_CASE("grid: cells equal the naive model on a generated DXT log of 1024 ranks, exact and snapped") {
+  GeneratedLog f(200000, 1024, 8);
+  auto reader = StoreReader::Open(f.store);
+  REQUIRE(reader.ok());
+  for (const char* name : {"darshan/0/DXT_POSIX.write", "darshan/0/DXT_MPIIO.read"}) {
+    auto a = (*reader)->Array(name);
+    REQUIRE(a.ok());
+    auto g = GridIndex::Load(**reader, **a);
+    REQUIRE(g.ok());
+    REQUIRE(g->has_value());
+    CHECK((*g)->levels.size() >= 3);
+    RandomGrids(**reader, **a, 40, 17, true);
+  }
+}
+
+TEST_CASE("grid: cells equal the naive model on DXT segments of 10^5 ranks") {
+  // DXT segments of 10^5 ranks written straight into a store (the generator's logs of 10^5 ranks
+  // take half a minute to import: XTFQ_STRESS=1 runs one below).
+  using L = DarshanLayout;
+  test::TempDir t;
+  const std::string path = t.File("r.xtfq");
+  {
+    auto w = StoreWriter::CreatePath(path);
+    REQUIRE(w.ok());
+    auto id = (*w)->CreateArray("darshan/0/DXT_POSIX.write", L::DxtSchema());
+    REQUIRE(id.ok());
+    std::mt19937_64 rng(8);
+    std::vector<std::byte> r(L::DxtSchema().record_width());
+    int64_t time = 0;
+    for (int i = 0; i < 250000; ++i) {
+      time += static_cast<int64_t>(rng() % 4000);
+      std::fill(r.begin(), r.end(), std::byte{0});
+      StoreLe<int64_t>(r.data() + L::kDxtOffsetT, time);
+      // Ranks in bursts, as collective phases write: most segments in a tenth of the ranks.
+      const int64_t rank =
+          rng() % 4 == 0 ? static_cast<int64_t>(rng() % 100000) : static_cast<int64_t>(rng() % 10000) * 10;
+      StoreLe<int64_t>(r.data() + L::kDxtOffsetRank, rank);
+      StoreLe<int64_t>(r.data() + L::kDxtOffsetLength, static_cast<int64_t>(rng() % (1 << 20)));
+      StoreLe<double>(r.data() + L::kDxtOffsetDuration, static_cast<double>(rng() % 1000) / 1024.0);
+      REQUIRE((*w)->Append(*id, r).ok());
+    }
+    REQUIRE((*w)->Commit().ok());
+  }
+  BuildGrids(path, 8);
+  auto reader = StoreReader::Open(path);
+  REQUIRE(reader.ok());
+  auto a = (*reader)->Array("darshan/0/DXT_POSIX.write");
+  REQUIRE(a.ok());
+  RandomGrids(**reader, **a, 16, 23, true);
+}
+
+TEST_CASE("grid: a generated Darshan log of 10^5 ranks (XTFQ_STRESS=1)") {
+  const char* stress = std::getenv("XTFQ_STRESS");
+  if (stress == nullptr || std::string_view(stress) != "1") return;
+  GeneratedLog f(300000, 100000, 64);
+  auto reader = StoreReader::Open(f.store);
+  REQUIRE(reader.ok());
+  auto a = (*reader)->Array("darshan/0/DXT_POSIX.read");
+  REQUIRE(a.ok());
+  RandomGrids(**reader, **a, 16, 23, false);
+}
+
+TEST_CASE("grid: the corpus logs with DXT, by the grid and by the model") {
+  const std::filesystem::path dir = std::string(XTFQ_SHARED_DIR) + "/data/darshan/real";
+  if (test::SharedMissing(dir)) return;
+  int logs = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().extension() != ".darshan" || !std::filesystem::exists(e.path().string() + ".txt")) continue;
+    std::filesystem::path dxt = e.path();
+    dxt.replace_extension(".dxt.txt");
+    if (!std::filesystem::exists(dxt)) continue;
+    test::TempDir t;
+    ImportDarshan(e.path().string(), t.File("c.xtfq"));
+    BuildGrids(t.File("c.xtfq"), 2);
+    auto reader = StoreReader::Open(t.File("c.xtfq"));
+    REQUIRE(reader.ok());
+    for (const ArrayDesc& a : (*reader)->catalogue().arrays) {
+      if (a.per_process() || a.name.find("DXT_") == std::string::npos || a.name.ends_with(".files") ||
+          GridLayout::IsGridArray(a.name) || a.record_count() == 0) {
+        continue;
+      }
+      RandomGrids(**reader, a, 12, 31, false);
+      ++logs;
+    }
+  }
+  CHECK(logs >= 4);
+}
+
+TEST_CASE("grid: a HEATMAP-only log grids its bins, and says what a cell counts") {
+  const std::string log = std::string(XTFQ_SHARED_DIR) + "/data/darshan/real/rel-3.21-x86_64-heatmap.darshan";
+  if (test::SharedMissing(log)) return;
+  test::TempDir t;
+  ImportDarshan(log, t.File("h.xtfq"));
+  BuildGrids(t.File("h.xtfq"), 2);
+  auto reader = StoreReader::Open(t.File("h.xtfq"));
+  REQUIRE(reader.ok());
+  auto a = (*reader)->Array("darshan/0/HEATMAP.POSIX");
+  REQUIRE(a.ok());
+  RandomGrids(**reader, **a, 12, 41, false);
+  GridAnswerRequest q;
+  q.cols = 7;
+  auto ans = GridAnswerQuery::Run(**reader, q);
+  REQUIRE_MESSAGE(ans.ok(), Why(ans));
+  CHECK(ans->source.find("HEATMAP.POSIX") != std::string::npos);
+  CHECK(ans->exactness.find("HEATMAP bin") != std::string::npos);
+  // bytes = read_bytes + write_bytes of the model over the whole run.
+  const Schema& s = (*a)->schema;
+  const std::vector<ModelCell> m = Model(**reader, **a, ans->edges, ans->rows, {0, 1});
+  for (size_t c = 0; c < m.size(); ++c) {
+    CHECK(ans->values[0][c].value_or(-1) == static_cast<double>(m[c].isum[0] + m[c].isum[1]));
+  }
+  CHECK(s.aggregates().size() == 2);
+  q.metrics = {"ops"};
+  auto bad = GridAnswerQuery::Run(**reader, q);
+  REQUIRE(!bad.ok());
+  CHECK(bad.error().message().find("not a metric") != std::string::npos);
+}
+
+TEST_CASE("grid: events with and without grid summaries, and a stale grid") {
+  test::TempDir t;
+  const std::string path = t.File("e.xtfq");
+  EventsGenerator gen(300, 9);
+  {
+    auto w = StoreWriter::CreatePath(path);
+    REQUIRE(w.ok());
+    auto id = (*w)->CreateArray("events", Schema::Fixed({{"t", FieldType::kI64},
+                                                         {"bytes", FieldType::kI64},
+                                                         {"dur", FieldType::kF64},
+                                                         {"rank", FieldType::kI32},
+                                                         {"op", FieldType::kI32}},
+                                                        {"bytes", "dur"}, "t", "rank"));
+    REQUIRE(id.ok());
+    for (int i = 0; i < 120000; ++i) {
+      const EventRecord e = gen.Next();
+      std::byte b[32];
+      e.Encode(b);
+      REQUIRE((*w)->Append(*id, std::span<const std::byte>(b, 32)).ok());
+    }
+    REQUIRE((*w)->Commit().ok());
+  }
+  {
+    // Before the grid is built (a store of an older xtfq): answered per process.
+    auto reader = StoreReader::Open(path);
+    REQUIRE(reader.ok());
+    auto a = (*reader)->Array("events");
+    REQUIRE(a.ok());
+    RandomGrids(**reader, **a, 10, 3, false);
+  }
+  BuildGrids(path, 16);
+  {
+    auto reader = StoreReader::Open(path);
+    REQUIRE(reader.ok());
+    auto a = (*reader)->Array("events");
+    REQUIRE(a.ok());
+    RandomGrids(**reader, **a, 20, 4, true);
+  }
+  {
+    // Records appended after the grid: it is stale, said, and not used.
+    auto w = StoreWriter::OpenPath(path);
+    REQUIRE(w.ok());
+    const ArrayId id = *(*w)->FindArrayId("events");
+    for (int i = 0; i < 1000; ++i) {
+      const EventRecord e = gen.Next();
+      std::byte b[32];
+      e.Encode(b);
+      REQUIRE((*w)->Append(id, std::span<const std::byte>(b, 32)).ok());
+    }
+    REQUIRE((*w)->Commit().ok());
+  }
+  auto reader = StoreReader::Open(path);
+  REQUIRE(reader.ok());
+  auto a = (*reader)->Array("events");
+  REQUIRE(a.ok());
+  GridRequest q;
+  q.t1 = 0, q.t2 = INT64_MAX / 2, q.cols = 10, q.rows = 30, q.snap = true;
+  auto g = GridQuery::Run(**reader, **a, q);
+  REQUIRE(g.ok());
+  CHECK(g->plan.levels.empty());
+  REQUIRE(!g->notes.empty());
+  CHECK(g->notes[0].find("covers its first 120000 of 121000 records") != std::string::npos);
+  SameAsModel(**reader, **a, *g, "stale");
+  CHECK(GridBuilder::Verify(**reader, **a).ok());  // checked over the records it covers
+}
+
+// A RecordSink that passes everything on but alters one cell of one grid level.
+class AlteringSink final : public RecordSink {
+ public:
+  explicit AlteringSink(RecordSink& to) : to_(to) {}
+  Result<ArrayId> CreateArray(std::string_view name, const Schema& schema) override {
+    auto id = to_.CreateArray(name, schema);
+    if (id.ok() && name.ends_with("#grid/2")) target_ = *id;
+    return id;
+  }
+  std::optional<ArrayId> FindArrayId(std::string_view name) const override { return to_.FindArrayId(name); }
+  Status Append(ArrayId array, std::span<const std::byte> record) override {
+    if (target_ && array == *target_ && ++seen_ == 5) {
+      std::vector<std::byte> r(record.begin(), record.end());
+      StoreLe<uint64_t>(r.data() + GridLayout::kCellCount, LoadLe<uint64_t>(r.data() + GridLayout::kCellCount) + 1);
+      return to_.Append(array, r);
+    }
+    return to_.Append(array, record);
+  }
+  Result<StringRef> AddString(std::string_view s) override { return to_.AddString(s); }
+
+ private:
+  RecordSink& to_;
+  std::optional<ArrayId> target_;
+  int seen_ = 0;
+};
+
+TEST_CASE("grid: check recomputes the grid summaries and names a cell that does not match") {
+  test::TempDir t;
+  const std::string log = t.File("g.darshan"), store = t.File("g.xtfq");
+  DarshanGenOptions o;
+  o.segments = 30000, o.ranks = 64, o.files = 128, o.duration = 100, o.seed = 2;
+  REQUIRE(DarshanGenerator::Write(log, o).ok());
+  ImportDarshan(log, store);
+  {
+    auto reader = StoreReader::Open(store);
+    REQUIRE(reader.ok());
+    auto w = StoreWriter::OpenPath(store);
+    REQUIRE(w.ok());
+    AlteringSink sink(**w);
+    auto a = (*reader)->Array("darshan/0/DXT_POSIX.write");
+    REQUIRE(a.ok());
+    GridBuildOptions go;
+    go.min_records = 0, go.records_per_cell = 4;
+    REQUIRE(GridBuilder::Build(**reader, **a, sink, go).ok());
+    REQUIRE((*w)->Commit().ok());
+  }
+  auto reader = StoreReader::Open(store);
+  REQUIRE(reader.ok());
+  auto a = (*reader)->Array("darshan/0/DXT_POSIX.write");
+  REQUIRE(a.ok());
+  const Status v = GridBuilder::Verify(**reader, **a);
+  REQUIRE(!v.ok());
+  CHECK(v.error().message().find("#grid/2 cell 4 differs") != std::string::npos);
+  const test::Run c = test::Xtfq(t, fmt::format("check '{}'", store));
+  CHECK(c.status == 1);
+  CHECK(c.err.find("do not match its records") != std::string::npos);
+}
+
+TEST_CASE(
+    "grid: a snapped grid reads within the documented bound from a cold cache, and fewer pages than per process") {
+  GeneratedLog f(200000, 1024, 8);
+  ReaderOptions cold;
+  cold.cache_bytes = size_t{1} << 30;
+  auto reader = StoreReader::Open(f.store, cold);
+  REQUIRE(reader.ok());
+  auto a = (*reader)->Array("darshan/0/DXT_POSIX.write");
+  REQUIRE(a.ok());
+  auto g = GridIndex::Load(**reader, **a);
+  REQUIRE(g.ok());
+  REQUIRE(g->has_value());
+  for (uint32_t rows : {16u, 64u, 256u}) {
+    auto r = StoreReader::Open(f.store, cold);
+    REQUIRE(r.ok());
+    auto arr = (*r)->Array("darshan/0/DXT_POSIX.write");
+    GridRequest q;
+    q.t1 = 0, q.t2 = 1'000'000'000'000, q.cols = 20, q.rows = rows, q.snap = true;
+    q.p1 = 0, q.p2 = 1024;
+    const uint64_t before = (*r)->cache().stats().pages_read;
+    auto grid = GridQuery::Run(**r, **arr, q);
+    REQUIRE_MESSAGE(grid.ok(), Why(grid));
+    const uint64_t pages = (*r)->cache().stats().pages_read - before;
+    REQUIRE(grid->snapped);
+    REQUIRE(grid->plan.levels.size() == 1);
+    // The bound (docs/architecture.md, "Grids"): the process tree's range walk, the levels array,
+    // and per level read two descents of its cell array plus the pages its cells in the window fill.
+    const ArrayDesc& pa = **arr;
+    const GridLevel* level = nullptr;
+    for (const GridLevel& l : (*g)->levels) {
+      if (l.level == grid->plan.levels[0]) level = &l;
+    }
+    REQUIRE(level != nullptr);
+    const uint32_t payload = 4096 - format::kPageHeaderSize;
+    const uint64_t procs = 1024, process_entries = payload / IndexEntry::Width(pa.schema);
+    const uint64_t tree_walk = pa.process_levels + (procs + process_entries - 1) / process_entries;
+    const uint64_t cell_width = level->array->schema.record_width();
+    const uint64_t per_page = payload / cell_width;
+    const uint64_t cells_pages = (grid->plan.cells_read + per_page - 1) / per_page + 1;
+    const uint64_t bound = tree_walk + 1 + 2 * level->array->levels.size() + cells_pages;
+    INFO(fmt::format("rows {}: {} pages, bound {} (cells {}, level {})", rows, pages, bound, grid->plan.cells_read,
+                     level->level));
+    CHECK(pages <= bound);
+    // The same grid per process reads more.
+    auto r2 = StoreReader::Open(f.store, cold);
+    REQUIRE(r2.ok());
+    auto arr2 = (*r2)->Array("darshan/0/DXT_POSIX.write");
+    GridRequest same;
+    same.t1 = grid->edges.front(), same.t2 = grid->edges.back(), same.cols = grid->cols();
+    same.row_ranges = grid->rows;
+    same.scan = false;
+    // Rows given as ranges use the grid as well; force the per-process path by asking unaligned edges.
+    same.t1 += 1;
+    const uint64_t b2 = (*r2)->cache().stats().pages_read;
+    auto per = GridQuery::Run(**r2, **arr2, same);
+    REQUIRE(per.ok());
+    CHECK(per->plan.levels.empty());
+    CHECK((*r2)->cache().stats().pages_read - b2 > pages);
+  }
+}
+
+TEST_CASE("grid: the command line, its JSON and its errors") {
+  test::TempDir t;
+  const std::string log = t.File("g.darshan"), store = t.File("g.xtfq");
+  DarshanGenOptions o;
+  o.segments = 20000, o.ranks = 16, o.files = 40, o.duration = 100, o.seed = 4;
+  REQUIRE(DarshanGenerator::Write(log, o).ok());
+  ImportDarshan(log, store);
+  const test::Run j = test::Xtfq(t, fmt::format("grid '{}' --cols 5 --rows 4 --format json", store));
+  REQUIRE_MESSAGE(j.status == 0, j.err);
+  const nlohmann::json g = nlohmann::json::parse(j.out);
+  CHECK(g["cols"] == 5);
+  CHECK(g["rows"].size() == 4);
+  CHECK(g["metrics"][0]["name"] == "ops");
+  // The JSON equals the query layer's answer.
+  auto reader = StoreReader::Open(store);
+  REQUIRE(reader.ok());
+  GridAnswerRequest q;
+  q.cols = 5, q.rows = 4;
+  auto ans = GridAnswerQuery::Run(**reader, q);
+  REQUIRE(ans.ok());
+  for (size_t r = 0; r < 4; ++r) {
+    for (size_t c = 0; c < 5; ++c) CHECK(g["count"][r][c] == ans->count[r * 5 + c]);
+  }
+  struct Bad {
+    std::vector<std::string> args;
+    const char* says;
+  };
+  for (const Bad& b : std::vector<Bad>{{{"--rows", "17"}, "at most 16"},
+                                       {{"--time", "5:5"}, "empty"},
+                                       {{"--op", "both"}, "--op"},
+                                       {{"--metric", "nope"}, "not a metric"},
+                                       {{"--processes", "1,x"}, "'x' is not a process id"},
+                                       {{"--cols", "0"}, "--cols"}}) {
+    const std::string args = fmt::format("grid '{}' {}", store, fmt::join(b.args, " "));
+    const test::Run c = test::Xtfq(t, args);
+    INFO(args);
+    CHECK(c.status == 2);
+    CHECK(c.err.find(b.says) != std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace xtfq
