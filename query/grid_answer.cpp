@@ -181,9 +181,24 @@ Result<GridAnswer> GridAnswerQuery::Run(StoreReader& reader, const GridAnswerReq
   const uint32_t asked_cols = g.cols;
   const uint64_t before = reader.cache().stats().pages_read;
   std::optional<GridResult> merged;
-  if (src.arrays.empty()) {
-    // A log with DXT of the other operation only: an empty grid on the request's window.
-    return Error(ErrorCode::kNotFound, fmt::format("{} has no {} segments", src.name, req.op));
+  if (src.arrays.empty()) return Error(ErrorCode::kNotFound, fmt::format("{} has no {} segments", src.name, req.op));
+  bool snapped = false;
+  if (g.snap && src.arrays.size() > 1) {
+    // Arrays whose grids have different bins are drawn on the widest columns any of them snaps to,
+    // which the finer bins divide (powers of two).
+    std::optional<GridResult> widest;
+    GridRequest shape = g;
+    shape.shape_only = true;
+    for (const ArrayDesc* a : src.arrays) {
+      XTFQ_ASSIGN_OR_RETURN(GridResult s, GridQuery::Run(reader, *a, shape));
+      if (!s.snapped) continue;
+      if (!widest || s.edges[1] - s.edges[0] > widest->edges[1] - widest->edges[0]) widest = std::move(s);
+    }
+    if (widest) {
+      g.t1 = widest->edges.front(), g.t2 = widest->edges.back(), g.cols = widest->cols();
+      g.processes.clear(), g.row_ranges = widest->rows, g.snap = false;
+      snapped = true;
+    }
   }
   for (const ArrayDesc* a : src.arrays) {
     XTFQ_ASSIGN_OR_RETURN(GridResult r, GridQuery::Run(reader, *a, g));
@@ -196,13 +211,18 @@ Result<GridAnswer> GridAnswerQuery::Run(StoreReader& reader, const GridAnswerReq
     }
     for (size_t c = 0; c < merged->count.size(); ++c) merged->count[c] += r.count[c];
     for (size_t i = 0; i < merged->stats.size(); ++i) merged->stats[i].Merge(r.stats[i]);
-    merged->plan.levels.insert(merged->plan.levels.end(), r.plan.levels.begin(), r.plan.levels.end());
+    for (int l : r.plan.levels) {
+      if (std::find(merged->plan.levels.begin(), merged->plan.levels.end(), l) == merged->plan.levels.end()) {
+        merged->plan.levels.push_back(l);
+      }
+    }
     merged->plan.cells_read += r.plan.cells_read, merged->plan.process_arrays += r.plan.process_arrays;
     merged->plan.records_read += r.plan.records_read, merged->plan.own_tree |= r.plan.own_tree;
     merged->notes.insert(merged->notes.end(), r.notes.begin(), r.notes.end());
   }
   ans.pages_read = reader.cache().stats().pages_read - before;
   GridResult& r = *merged;
+  r.snapped |= snapped;
   ans.edges = r.edges, ans.rows = r.rows, ans.count = r.count, ans.snapped = r.snapped, ans.plan = r.plan;
   ans.notes = r.notes;
   if (r.snapped) {

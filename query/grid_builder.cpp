@@ -109,22 +109,70 @@ bool GridBuilder::Eligible(const ArrayDesc& a, const GridBuildOptions& options) 
          a.record_count() >= std::max<uint64_t>(options.min_records, 1);
 }
 
-std::vector<GridLevelSpec> GridBuilder::Plan(uint64_t n, int64_t t_min, int64_t t_max, int64_t p_min, int64_t p_max,
-                                             const GridBuildOptions& options) {
+Result<std::vector<GridLevelSpec>> GridBuilder::Plan(StoreReader& reader, const ArrayDesc& source, const Span& span,
+                                                     uint32_t cell_width, const GridBuildOptions& options) {
   std::vector<GridLevelSpec> out;
-  if (n == 0 || t_max < t_min || p_max < p_min) return out;
-  const U128 span_t = static_cast<U128>(static_cast<__int128>(t_max) - t_min) + 1;
+  if (span.n == 0 || cell_width == 0) return out;
+  const U128 span_t = static_cast<U128>(static_cast<__int128>(span.t_max) - span.t_min) + 1;
+  // The bins there can be: from a screen's width of them (bins_per_block) to two over the run.
+  const int finest = ShiftFor((span_t + options.bins_per_block - 1) / std::max<uint64_t>(options.bins_per_block, 1));
+  int coarsest = finest;
+  while (coarsest < 62 && (U128{1} << (coarsest + 1)) < span_t) ++coarsest;
+  if ((U128{1} << finest) >= span_t) return out;
+  // The levels there can be: blocks of 4^k while one block does not hold every process, each with
+  // its cells counted at every bin, in one pass (records are in time order: a cell is new when
+  // its block's last bin differs).
+  struct Candidate {
+    int k = 0;
+    int64_t block_min = 0, blocks = 0;
+    std::vector<std::vector<int64_t>> last;  // per shift, per block: the last bin seen
+    std::vector<uint64_t> cells;             // per shift
+  };
+  std::vector<Candidate> cands;
   for (int k = 1; k <= 16 && 2 * k <= 62; ++k) {
-    const int bs = 2 * k;
-    const int64_t blocks = (p_max >> bs) - (p_min >> bs) + 1;
-    if (blocks < 2) break;  // one block holds every process: the array's own tree answers
-    const U128 cells =
-        std::max<uint64_t>(std::min(n / std::max<uint64_t>(options.records_per_cell, 1), options.max_cells), 1);
-    const U128 want = (span_t * static_cast<U128>(blocks) + cells - 1) / cells;  // the bin, in time units
-    const int ts = ShiftFor(want);
-    if ((U128{1} << ts) >= span_t) continue;  // one bin holds the run: nothing gained over the totals
-    out.push_back({k, bs, ts});
+    Candidate c;
+    c.k = k;
+    c.block_min = span.p_min >> (2 * k);
+    c.blocks = (span.p_max >> (2 * k)) - c.block_min + 1;
+    if (c.blocks < 2 || c.blocks > kDenseBlocks) {
+      if (c.blocks < 2) break;
+      continue;  // too many blocks to count in tables: the per-process path serves such ranges
+    }
+    c.last.assign(static_cast<size_t>(coarsest - finest + 1),
+                  std::vector<int64_t>(static_cast<size_t>(c.blocks), INT64_MIN));
+    c.cells.assign(static_cast<size_t>(coarsest - finest + 1), 0);
+    cands.push_back(std::move(c));
   }
+  if (cands.empty()) return out;
+  const Schema& schema = source.schema;
+  XTFQ_TRY(reader.ForEachAt(source, 0, span.n, [&](const std::byte* r) -> Result<bool> {
+    const int64_t t = schema.Time(r), p = schema.Process(r);
+    for (Candidate& c : cands) {
+      const size_t b = static_cast<size_t>((p >> (2 * c.k)) - c.block_min);
+      for (size_t i = 0; i < c.cells.size(); ++i) {
+        const int64_t bin = t >> (finest + static_cast<int>(i));
+        int64_t& last = c.last[i][b];
+        if (last != bin) last = bin, ++c.cells[i];
+      }
+    }
+    return true;
+  }));
+  // The budget: a share of the records' bytes, twice (the array and its P index copies). The
+  // coarser levels go first, each taking at most half of what is left at the finest bin that fits;
+  // level 1 (4 processes a block, the finest rows) takes the rest.
+  double budget = options.space_fraction * static_cast<double>(span.n) * 2.0 * schema.record_width() / cell_width;
+  for (auto it = cands.rbegin(); it != cands.rend(); ++it) {
+    const double allowed =
+        std::min(it + 1 == cands.rend() ? budget : budget / 2, static_cast<double>(options.max_cells));
+    for (size_t i = 0; i < it->cells.size(); ++i) {
+      if (static_cast<double>(it->cells[i]) <= allowed) {
+        out.push_back({it->k, 2 * it->k, finest + static_cast<int>(i)});
+        budget -= static_cast<double>(it->cells[i]);
+        break;
+      }
+    }
+  }
+  std::reverse(out.begin(), out.end());
   return out;
 }
 
@@ -190,8 +238,8 @@ Result<GridBuildReport::Built> GridBuilder::Build(StoreReader& reader, const Arr
   XTFQ_ASSIGN_OR_RETURN(Span span, SpanOf(reader, source, n));
   GridBuildReport::Built built;
   built.array = source.name;
-  built.levels = Plan(n, span.t_min, span.t_max, span.p_min, span.p_max, options);
   XTFQ_ASSIGN_OR_RETURN(Schema cell_schema, G::CellSchema(source.schema));
+  XTFQ_ASSIGN_OR_RETURN(built.levels, Plan(reader, source, span, cell_schema.record_width(), options));
   std::vector<ArrayId> ids;
   std::vector<uint64_t> counts(built.levels.size(), 0);
   for (const GridLevelSpec& l : built.levels) {

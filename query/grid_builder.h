@@ -1,9 +1,9 @@
 // GridBuilder: writes and verifies an array's grid summaries (docs/format.md, "Grid summaries";
 // docs/architecture.md, "Grids"). A grid has levels k = 1, 2, ...: blocks of 4^k processes by bins
-// of a power of two of time units, the bin chosen so that a level holds about
-// min(N / records_per_cell, max_cells) cells were the records spread evenly (Plan()). Levels stop below the block
-// that holds every process (the array's own TN tree answers that row) and at bins as long as the
-// run. Cells are built in one pass over the records in time order, a bin at a time.
+// of a power of two of time units. A first pass over the records counts the cells each level
+// would have at each bin; each level then takes the finest bin whose cells fit its share of a space
+// budget (Plan()), and a second pass builds the cells, a bin at a time. Levels stop below the
+// block that holds every process (the array's own TN tree answers that row).
 //
 // Thread-safety: one thread at a time (shares the reader's cache).
 #pragma once
@@ -25,11 +25,12 @@ struct GridLevelSpec {
 
 struct GridBuildOptions {
   uint64_t min_records = uint64_t{1} << 16;  // smaller arrays get no grid: their per-process path is cheap
-  // A level aims at min(records / records_per_cell, max_cells) cells were the records spread evenly:
-  // at least records_per_cell records a cell (space: docs/architecture.md, "Grids"), and about as
-  // many cells as a screen's grid (1000 x 256) once the array is big.
-  uint64_t records_per_cell = 64;
-  uint64_t max_cells = uint64_t{1} << 18;
+  // The cells of all levels take at most this share of the bytes of the array's records and their
+  // P index copies (space: docs/architecture.md, "Grids").
+  double space_fraction = 0.12;
+  // No level is finer than this many bins a block (a screen's width) nor bigger than max_cells.
+  uint64_t bins_per_block = 1024;
+  uint64_t max_cells = uint64_t{1} << 20;
 };
 
 struct GridBuildReport {
@@ -49,9 +50,6 @@ class GridBuilder {
   // fields, not a grid's own array nor a job_stats array (whose steps are integrated, not counted),
   // and at least `min_records` records.
   static bool Eligible(const ArrayDesc& a, const GridBuildOptions& options);
-  // The levels of a grid over n records spanning [t_min, t_max] and processes [p_min, p_max].
-  static std::vector<GridLevelSpec> Plan(uint64_t n, int64_t t_min, int64_t t_max, int64_t p_min, int64_t p_max,
-                                         const GridBuildOptions& options);
   // Builds the grid of every eligible array of the reader's store that has none, into `sink` (the
   // caller commits). An array whose grid is stale (records appended since) is noted, not rebuilt.
   static Result<GridBuildReport> BuildMissing(StoreReader& reader, RecordSink& sink, const GridBuildOptions& options);
@@ -68,6 +66,12 @@ class GridBuilder {
     int64_t t_min = 0, t_max = 0, p_min = 0, p_max = 0;
   };
   static Result<Span> SpanOf(StoreReader& reader, const ArrayDesc& source, uint64_t n);
+  // The levels of the grid of `source`'s first span.n records: one pass counts the cells of every
+  // level at every bin from span / bins_per_block to span / 2; the coarser levels take, in turn, the
+  // finest bin whose cells fit half of what is left of the budget, level 1 the finest that fits
+  // the rest.
+  static Result<std::vector<GridLevelSpec>> Plan(StoreReader& reader, const ArrayDesc& source, const Span& span,
+                                                 uint32_t cell_width, const GridBuildOptions& options);
   // Calls emit(level index, cell record) for every cell of every level, each level in order, over
   // the first n records of `source`.
   static Status Compute(StoreReader& reader, const ArrayDesc& source, uint64_t n,

@@ -51,6 +51,15 @@ class Cells {
     r_.count[cell] += s.count;
     for (size_t f = 0; f < nf_; ++f) r_.stats[cell * nf_ + f].Merge(s.fields[r_.fields[f]]);
   }
+  // One record of `schema`.
+  void Add(size_t cell, const Schema& schema, const std::byte* rec) {
+    ++r_.count[cell];
+    const auto& at = schema.aggregate_fields();
+    for (size_t f = 0; f < nf_; ++f) {
+      const Schema::AggregateField& a = at[r_.fields[f]];
+      r_.stats[cell * nf_ + f].Add(rec + a.offset, a.type);
+    }
+  }
   // A grid cell record (GridLayout).
   void MergeCell(size_t cell, const std::byte* rec) {
     r_.count[cell] += LoadLe<uint64_t>(rec + G::kCellCount);
@@ -203,7 +212,8 @@ Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, c
       if (l.block() <= row_size) snap_level = &l;
     }
     const __int128 w = (static_cast<__int128>(req.t2) - req.t1 + req.cols - 1) / req.cols;
-    if (snap_level != nullptr && w >= snap_level->bin()) {
+    // Columns of at least half a bin snap to whole bins (down to half as many columns as asked).
+    if (snap_level != nullptr && 2 * w >= snap_level->bin()) {
       const __int128 bin = snap_level->bin();
       const __int128 width = (w + bin - 1) / bin * bin;
       __int128 start = static_cast<__int128>(req.t1) / width * width;
@@ -220,7 +230,8 @@ Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, c
       }
     } else if (snap_level != nullptr) {
       out.notes.push_back(fmt::format(
-          "columns of {} are finer than the bins ({}) of the grid level for rows of {} processes: answered per process",
+          "columns of {} are finer than half the bins ({}) of the grid level for rows of {} processes: answered per "
+          "process",
           static_cast<int64_t>(w), snap_level->bin(), row_size));
       snap_level = nullptr;
     }
@@ -229,6 +240,7 @@ Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, c
   if (!list) {
     for (size_t j = 0; j + 1 < q.size(); ++j) out.rows.emplace_back(q[j], q[j + 1]);
   }
+  if (req.shape_only) return out;
   Cells cells(out, schema);
   const uint32_t W = cols;
 
@@ -260,25 +272,21 @@ Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, c
     TnTree tree(reader.cache(), array);
     XTFQ_ASSIGN_OR_RETURN(uint64_t a, tree.LowerBound(e0));
     XTFQ_ASSIGN_OR_RETURN(uint64_t b, tree.LowerBound(e1));
-    Summary one(schema);
-    const Summary empty(schema);
     XTFQ_TRY(tree.ForEach(a, b, [&](const std::byte* r) -> Result<bool> {
       const uint32_t col = TnTree::Bucket(schema.Time(r), e0, e1, W);
-      one = empty;
-      one.Add(schema, r);
       if (!schema.process_field()) {
-        cells.Merge(col, one);
+        cells.Add(col, schema, r);
       } else if (list && !sorted) {
         const int64_t p = schema.Process(r);
         for (size_t j = 0; j < out.rows.size(); ++j) {
-          if (p >= out.rows[j].first && p < out.rows[j].second) cells.Merge(out.cell(j, col), one);
+          if (p >= out.rows[j].first && p < out.rows[j].second) cells.Add(out.cell(j, col), schema, r);
         }
       } else {
         const int64_t p = schema.Process(r);
         auto it = std::upper_bound(out.rows.begin(), out.rows.end(), p,
                                    [](int64_t v, const auto& row) { return v < row.first; });
         if (it != out.rows.begin() && p < (it - 1)->second) {
-          cells.Merge(out.cell(static_cast<size_t>(it - out.rows.begin() - 1), col), one);
+          cells.Add(out.cell(static_cast<size_t>(it - out.rows.begin() - 1), col), schema, r);
         }
       }
       return true;
@@ -331,16 +339,27 @@ Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, c
     }
   }
   // A level is read only when its cells in the window are fewer than what the per-process
-  // histograms of its blocks would merge (an estimate: W + 1 per process, at most its records).
+  // histograms of its blocks would merge (an estimate: W + 1 per process, at most its records), and
+  // fill fewer pages than the window's records (cells are wider than records).
   const double per_process = procs.empty() ? 0.0 : static_cast<double>(array.record_count()) / procs.size();
+  const uint32_t payload = reader.store().page_size() - format::kPageHeaderSize;
+  TnTree own(reader.cache(), array);
+  std::optional<double> records_pages;
   for (LevelPieces& lp : pieces) {
     if (lp.blocks.empty()) continue;
     TnTree cells_tree(reader.cache(), *lp.level->array);
     XTFQ_ASSIGN_OR_RETURN(uint64_t c0, cells_tree.LowerBound(e0));
     XTFQ_ASSIGN_OR_RETURN(uint64_t c1, cells_tree.LowerBound(e1));
+    if (!records_pages) {
+      XTFQ_ASSIGN_OR_RETURN(uint64_t w0, own.LowerBound(e0));
+      XTFQ_ASSIGN_OR_RETURN(uint64_t w1, own.LowerBound(e1));
+      records_pages = std::ceil(static_cast<double>(w1 - w0) / (payload / schema.record_width()));
+    }
     const double estimate =
         static_cast<double>(lp.blocks.size()) * lp.level->block() * std::min<double>(W + 1.0, per_process);
-    if (static_cast<double>(c1 - c0) > estimate) {
+    const double cell_pages =
+        std::ceil(static_cast<double>(c1 - c0) / (payload / lp.level->array->schema.record_width()));
+    if (static_cast<double>(c1 - c0) > estimate || cell_pages > *records_pages) {
       for (const auto& [block, row] : lp.blocks) {
         singles.push_back({block << lp.level->block_shift, (block + 1) << lp.level->block_shift, row});
       }
@@ -388,16 +407,12 @@ Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, c
   XTFQ_ASSIGN_OR_RETURN(uint64_t w1, tree.LowerBound(e1));
   const double window_pages = std::ceil(static_cast<double>(w1 - w0) / per_page) + 1.0;
   if (disjoint && window_pages < per_process_pages) {
-    Summary one(schema);
-    const Summary empty(schema);
     XTFQ_TRY(tree.ForEach(w0, w1, [&](const std::byte* r) -> Result<bool> {
       const int64_t p = schema.Process(r);
       auto it =
           std::upper_bound(singles.begin(), singles.end(), p, [](int64_t v, const Singles& x) { return v < x.lo; });
       if (it == singles.begin() || p >= (it - 1)->hi) return true;
-      one = empty;
-      one.Add(schema, r);
-      cells.Merge(out.cell((it - 1)->row, TnTree::Bucket(schema.Time(r), e0, e1, W)), one);
+      cells.Add(out.cell((it - 1)->row, TnTree::Bucket(schema.Time(r), e0, e1, W)), schema, r);
       return true;
     }));
     out.plan.records_read += w1 - w0;

@@ -14,7 +14,8 @@
 //    per process from the P index, a one-pass Histogram over each per-process array.
 //  - `snap` moves the window and the row edges outward onto the bins and blocks of the grid level
 //    that fits the rows, so that every cell comes from the grid (what a zooming viewer asks for);
-//    the grid then has at most W + 1 columns, of a whole number of bins each, and says so.
+//    the grid then has W / 2 to W + 1 columns, of a whole number of bins each, and says so (columns
+//    under half a bin are not snapped: they are answered per process).
 //  - `scan` reads every record of the window (the naive answer, for tests and benchmarks).
 //
 // Thread-safety: one thread at a time (shares the reader's cache).
@@ -41,6 +42,7 @@ struct GridRequest {
   std::vector<size_t> fields;  // aggregate field indexes to keep; empty: every one
   bool snap = false;
   bool scan = false;
+  bool shape_only = false;  // only the edges and rows (what a snap would draw), no cell read
 };
 
 struct GridPlan {

@@ -17,10 +17,13 @@
 // Thread-safety: value type.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <vector>
 
+#include "store/endian.h"
 #include "store/format.h"
 #include "store/schema.h"
 
@@ -40,6 +43,24 @@ struct FieldStats {
   double Min() const { return is_float ? f_min : static_cast<double>(i_min); }
   double Max() const { return is_float ? f_max : static_cast<double>(i_max); }
   bool operator==(const FieldStats& o) const;
+  // Adds one value of a field of `type` stored at p (the rules above for values that are not finite).
+  void Add(const std::byte* p, FieldType type) {
+    if (type == FieldType::kF64) {
+      const double d = LoadLe<double>(p);
+      const double finite = std::isfinite(d) ? d : 0.0;
+      f_sum += finite;
+      sumsq += finite * finite;
+      f_min = std::min(f_min, d);  // std::min and std::max keep their first argument against a NaN
+      f_max = std::max(f_max, d);
+      return;
+    }
+    const int64_t v = type == FieldType::kI64 ? LoadLe<int64_t>(p) : LoadInteger(p, type);
+    i_sum = static_cast<int64_t>(static_cast<uint64_t>(i_sum) + static_cast<uint64_t>(v));
+    i_min = std::min(i_min, v);
+    i_max = std::max(i_max, v);
+    const double d = static_cast<double>(v);
+    sumsq += d * d;
+  }
   // Merges another field's statistics (Summary::Merge, one field).
   void Merge(const FieldStats& o);
   // Merges statistics encoded as in docs/format.md ("Field statistics").

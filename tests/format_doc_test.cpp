@@ -13,8 +13,10 @@
 #include <tuple>
 
 #include "layouts/darshan_layout.h"
+#include "layouts/grid_layout.h"
 #include "layouts/jobstats_layout.h"
 #include "store/format.h"
+#include "store/summary.h"
 
 namespace xtfq {
 namespace {
@@ -32,7 +34,7 @@ Doc ParseDoc() {
   Doc d;
   std::string line, heading;
   const std::regex head(R"(^#{2,3} (.+)$)");
-  const std::regex row(R"(^\| (\d+) \| (\d+) \| `([A-Za-z0-9_]+)` \|)");
+  const std::regex row(R"(^\| (\d+) \| (\d+) \| `([A-Za-z0-9_.]+)` \|)");
   const std::regex size(R"(^Size: (\d+) bytes\.$)");
   const std::regex version(R"(^\| (\d+) \| .*\|$)");
   std::smatch m;
@@ -61,7 +63,7 @@ TEST_CASE("format doc: every table row of docs/format.md equals store/format.h")
   }
   size_t darshan_tables = 0;
   for (const auto& [table, rows] : d.rows)
-    darshan_tables += table.starts_with("Darshan ") || table.starts_with("Job stats ");
+    darshan_tables += table.starts_with("Darshan ") || table.starts_with("Job stats ") || table.starts_with("Grid ");
   CHECK(d.rows.size() - darshan_tables == header.size());
   for (const auto& [table, rows] : header) {
     CAPTURE(table);
@@ -126,6 +128,29 @@ TEST_CASE("format doc: the Darshan layout tables equal DarshanLayout's schemas")
     CHECK(L::HeatmapSchema().fields()[*L::HeatmapSchema().Find(name)].offset == offset);
   }
   CHECK(L::HeatmapSchema().record_width() == L::kHeatWidth);
+}
+
+TEST_CASE("format doc: the grid tables equal GridLayout's schemas") {
+  const Doc d = ParseDoc();
+  using G = GridLayout;
+  const Schema events = Schema::Fixed({{"t", FieldType::kI64},
+                                       {"bytes", FieldType::kI64},
+                                       {"dur", FieldType::kF64},
+                                       {"rank", FieldType::kI32},
+                                       {"op", FieldType::kI32}},
+                                      {"bytes", "dur"}, "t", "rank");
+  const Schema cells = G::CellSchema(events).value();
+  const std::pair<const char*, const Schema*> tables[] = {{"Grid level record", &G::LevelSchema()},
+                                                          {"Grid cell of an events array", &cells}};
+  CheckTables(d, tables);
+  auto at = [](const Schema& s, const char* name) { return s.fields()[*s.Find(name)].offset; };
+  CHECK(G::LevelSchema().record_width() == G::kLevWidth);
+  CHECK(at(G::LevelSchema(), "bin_shift") == G::kLevBinShift);
+  CHECK(at(G::LevelSchema(), "source_records") == G::kLevSourceRecords);
+  CHECK(at(G::LevelSchema(), "t_max") == G::kLevTMax);
+  CHECK(at(cells, "count") == G::kCellCount);
+  CHECK(at(cells, "bytes.sum") == G::kCellStats);
+  CHECK(at(cells, "dur.sum") == G::kCellStats + Summary::kFieldBytes);
 }
 
 TEST_CASE("format doc: the job stats layout tables equal JobStatsLayout's schemas") {

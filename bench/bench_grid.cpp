@@ -1,0 +1,141 @@
+// Grids (query/grid_query.h): a 1000 x 256 and a 1000 x 64 grid (ops, bytes and busy time of reads
+// and writes by rank x time) over generated DXT logs of 10^6 and 10^7 segments of 1024 ranks and of 10^7
+// segments of 10^5 ranks (10^8 of 1024 ranks with XTFQ_BENCH_LARGE=1), in the same run:
+//   snap    the grid snapped onto the grid summaries (what the viewer asks), warm and cold;
+//   exact   the same window unsnapped (cells at the asked edges: per process or one read of the window);
+//   perrank today's path before grids: a one-pass histogram per rank over its per-process array;
+//   scan    every record of the window read and binned.
+// Warm: one reader per store, its cache kept. Cold: a new reader (empty cache) and the store dropped
+// from the OS page cache before each iteration (`resident` reports what the kernel kept).
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <map>
+#include <memory>
+
+#include "bench/bench_util.h"
+#include "importers/darshan_generator.h"
+#include "importers/darshan_importer.h"
+#include "index/process_tree.h"
+#include "index/tn_tree.h"
+#include "query/grid_answer.h"
+#include "query/grid_builder.h"
+#include "store/store_writer.h"
+
+namespace xtfq::bench {
+namespace {
+
+std::string Store(int64_t segments, int64_t ranks) {
+  static std::map<std::pair<int64_t, int64_t>, std::string> built;
+  std::string& path = built[{segments, ranks}];
+  if (!path.empty()) return path;
+  const std::string log = fmt::format("{}/grid-{}-{}.darshan", ScratchDir(), segments, ranks);
+  path = fmt::format("{}/grid-{}-{}.xtfq", ScratchDir(), segments, ranks);
+  DarshanGenOptions g;
+  g.segments = static_cast<uint64_t>(segments), g.ranks = ranks, g.files = std::max<int64_t>(2 * ranks, 10000);
+  if (!DarshanGenerator::Write(log, g).ok()) throw std::runtime_error("gen darshan failed");
+  {
+    auto l = DarshanLog::Open(log);
+    auto w = StoreWriter::CreatePath(path);
+    if (!l.ok() || !w.ok()) throw std::runtime_error("open failed");
+    DarshanImportOptions io;
+    io.temp_dir = ScratchDir();
+    if (!DarshanImporter::Import(**l, **w, 0, io).ok() || !(*w)->Commit().ok())
+      throw std::runtime_error("import failed");
+  }
+  std::remove(log.c_str());
+  auto reader = StoreReader::Open(path);
+  auto w = StoreWriter::OpenPath(path);
+  if (!reader.ok() || !w.ok()) throw std::runtime_error("reopen failed");
+  if (!GridBuilder::BuildMissing(**reader, **w, GridBuildOptions{}).ok() || !(*w)->Commit().ok()) {
+    throw std::runtime_error("grid build failed");
+  }
+  return path;
+}
+
+GridAnswerRequest Request(bool snap, uint32_t rows) {
+  GridAnswerRequest q;
+  q.cols = 1000, q.rows = rows, q.snap = snap;
+  q.metrics = {"ops", "bytes", "busy"};
+  return q;
+}
+
+// The path of today before grids: per rank, a one-pass histogram of its per-process array.
+uint64_t PerRank(StoreReader& reader, const GridAnswer& like) {
+  uint64_t n = 0;
+  for (const std::string& name : like.arrays) {
+    const ArrayDesc* a = *reader.Array(name);
+    auto procs = ProcessTree(reader.cache(), reader.catalogue(), *a).Range(INT64_MIN, INT64_MAX);
+    if (!procs.ok()) throw std::runtime_error("process tree");
+    std::vector<Summary> rows(like.rows.size() * like.cols(), Summary(a->schema));
+    size_t row = 0;
+    for (const ArrayDesc* p : *procs) {
+      while (row + 1 < like.rows.size() && p->process >= like.rows[row].second) ++row;
+      auto h = TnTree(reader.cache(), *p).Histogram(like.edges.front(), like.edges.back(), like.cols());
+      if (!h.ok()) throw std::runtime_error("histogram");
+      for (uint32_t c = 0; c < like.cols(); ++c) rows[row * like.cols() + c].Merge((*h)[c]);
+    }
+    for (const Summary& s : rows) n += s.count;
+  }
+  return n;
+}
+
+// mode 0 snap, 1 exact, 2 per rank, 3 scan; range(2): 1 cold.
+void BM_Grid(benchmark::State& state) {
+  const std::string path = Store(state.range(0), state.range(1));
+  const int mode = static_cast<int>(state.range(2));
+  const bool cold = state.range(3) == 1;
+  std::unique_ptr<StoreReader> warm = std::move(*StoreReader::Open(path));
+  const auto rows = static_cast<uint32_t>(state.range(4));
+  GridAnswerRequest q = Request(mode == 0, rows);
+  q.scan = mode == 3;
+  const GridAnswer exact = *GridAnswerQuery::Run(*warm, Request(false, rows));
+  uint64_t pages = 0, cells = 0, cols = 0, records = 0;
+  double resident = 0;
+  for (auto _ : state) {
+    std::unique_ptr<StoreReader> fresh;
+    if (cold) {
+      state.PauseTiming();
+      resident = DropFromPageCache(path);
+      fresh = std::move(*StoreReader::Open(path));
+      state.ResumeTiming();
+    }
+    StoreReader& r = cold ? *fresh : *warm;
+    const uint64_t before = r.cache().stats().pages_read;
+    if (mode == 2) {
+      benchmark::DoNotOptimize(PerRank(r, exact));
+    } else {
+      auto a = GridAnswerQuery::Run(r, q);
+      if (!a.ok()) throw std::runtime_error(a.error().message());
+      cells = a->plan.cells_read, cols = a->cols(), records = a->count.empty() ? 0 : a->plan.records_read;
+      benchmark::DoNotOptimize(a->count.data());
+    }
+    pages = r.cache().stats().pages_read - before;
+  }
+  state.counters["pages_read"] = static_cast<double>(pages);
+  state.counters["cells_read"] = static_cast<double>(cells);
+  state.counters["records_read"] = static_cast<double>(records);
+  state.counters["cols"] = static_cast<double>(cols);
+  if (cold) state.counters["resident"] = resident;
+}
+
+void Args(benchmark::internal::Benchmark* b) {
+  std::vector<std::pair<int64_t, int64_t>> sizes = {{1'000'000, 1024}, {10'000'000, 1024}, {10'000'000, 100'000}};
+  if (const char* l = std::getenv("XTFQ_BENCH_LARGE"); l != nullptr && std::string_view(l) == "1") {
+    sizes.push_back({100'000'000, 1024});
+  }
+  for (const auto& [n, ranks] : sizes) {
+    for (int mode = 0; mode < 4; ++mode) {
+      for (int cold = 0; cold < 2; ++cold) {
+        for (int rows : {256, 64}) b->Args({n, ranks, mode, cold, rows});
+      }
+    }
+  }
+}
+BENCHMARK(BM_Grid)->Apply(Args)->ArgNames({"segments", "ranks", "mode", "cold", "rows"})->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace xtfq::bench
+
+BENCHMARK_MAIN();
