@@ -78,8 +78,9 @@ Result<OpCounters> CountersOf(const Schema& s, const std::string& module, bool r
   return c;
 }
 
-// The share of [a, b] (seconds from the job's start) inside [w1, w2) (ns).
-double Share(double a, double b, int64_t w1, int64_t w2) {
+}  // namespace
+
+double DarshanCounterWindow::Share(double a, double b, int64_t w1, int64_t w2) {
   const double lo = w1 == INT64_MIN ? -INFINITY : static_cast<double>(w1) / 1e9;
   const double hi = w2 == INT64_MAX ? INFINITY : static_cast<double>(w2) / 1e9;
   if (!(b > a)) return a >= lo && a < hi ? 1.0 : 0.0;
@@ -87,11 +88,9 @@ double Share(double a, double b, int64_t w1, int64_t w2) {
   return overlap <= 0 ? 0.0 : std::min(1.0, overlap / (b - a));
 }
 
-}  // namespace
-
-Result<DarshanWindowResult> DarshanCounterWindow::Compute(StoreReader& reader, const DarshanLogInfo& info,
-                                                          const DarshanWindowSpec& spec) {
-  const ArrayDesc* a = reader.store().catalogue().Find(DarshanLayout::ArrayName(info.log, spec.module));
+Status DarshanCounterWindow::ForEachActivity(StoreReader& reader, const DarshanLogInfo& info, const std::string& module,
+                                             const std::function<void(const DarshanCounterActivity&)>& fn) {
+  const ArrayDesc* a = reader.store().catalogue().Find(DarshanLayout::ArrayName(info.log, module));
   if (a == nullptr) {
     // Say which modules the log does have records of, so the user can ask for one.
     std::vector<std::string> have;
@@ -99,7 +98,7 @@ Result<DarshanWindowResult> DarshanCounterWindow::Compute(StoreReader& reader, c
       if (reader.store().catalogue().Find(DarshanLayout::ArrayName(info.log, m)) != nullptr) have.push_back(m);
     }
     return Error(ErrorCode::kNotFound,
-                 fmt::format("{}: log {} has no {} records ({}){}", reader.store().name(), info.log, spec.module,
+                 fmt::format("{}: log {} has no {} records ({}){}", reader.store().name(), info.log, module,
                              have.empty() ? "no POSIX, MPI-IO or STDIO records at all"
                                           : fmt::format("it has {}", fmt::join(have, ", ")),
                              have.empty() ? "" : "; give --module"));
@@ -107,13 +106,36 @@ Result<DarshanWindowResult> DarshanCounterWindow::Compute(StoreReader& reader, c
   const Schema& s = a->schema;
   std::array<OpCounters, 2> ops;
   for (int op = 0; op < 2; ++op) {
-    auto c = CountersOf(s, spec.module, op == 0);
+    auto c = CountersOf(s, module, op == 0);
     if (!c.ok()) return c.error().Within(fmt::format("{}: log {}", reader.store().name(), info.log));
     ops[static_cast<size_t>(op)] = std::move(*c);
   }
   const std::optional<Counter> rank_field = Find(s, "rank"), id_field = Find(s, "id");
   if (!rank_field || !id_field)
     return Error(ErrorCode::kCorrupt, fmt::format("{}: {} has no id or rank field", reader.store().name(), a->name));
+  return reader.ForEach(*a, [&](const std::byte* r) -> Status {
+    DarshanCounterActivity x;
+    x.rank = I64At(r, rank_field->offset);
+    x.id = U64At(r, id_field->offset);
+    for (size_t op = 0; op < 2; ++op) {
+      const OpCounters& c = ops[op];
+      double n = 0;
+      for (const Counter& k : c.ops) n += k.Read(r);
+      if (n <= 0) continue;
+      x.op = static_cast<int>(op);
+      x.start = c.start->Read(r), x.end = c.end->Read(r);
+      x.ops = n, x.bytes = c.bytes->Read(r);
+      x.busy = c.time ? c.time->Read(r) : 0, x.seq = c.seq ? c.seq->Read(r) : 0;
+      x.consec = c.consec ? c.consec->Read(r) : 0;
+      for (size_t b = 0; b < x.bins.size(); ++b) x.bins[b] = c.bins[b] ? c.bins[b]->Read(r) : 0;
+      fn(x);
+    }
+    return Ok();
+  });
+}
+
+Result<DarshanWindowResult> DarshanCounterWindow::Compute(StoreReader& reader, const DarshanLogInfo& info,
+                                                          const DarshanWindowSpec& spec) {
   std::array<Sums, 2> total;
   std::map<int64_t, std::array<Sums, 2>> ranks;
   std::map<uint64_t, std::array<Sums, 2>> files;
@@ -121,32 +143,20 @@ Result<DarshanWindowResult> DarshanCounterWindow::Compute(StoreReader& reader, c
   out.indexed = false;
   out.estimated = true;
   out.exact = true;
-  XTFQ_TRY(reader.ForEach(*a, [&](const std::byte* r) -> Status {
-    const int64_t rank = I64At(r, rank_field->offset);
-    const uint64_t id = U64At(r, id_field->offset);
-    if (rank < spec.p1 || rank >= spec.p2 || (spec.files && !spec.files->count(id))) return Ok();
-    for (size_t op = 0; op < 2; ++op) {
-      const OpCounters& c = ops[op];
-      double n = 0;
-      for (const Counter& k : c.ops) n += k.Read(r);
-      if (n <= 0) continue;
-      const double share = Share(c.start->Read(r), c.end->Read(r), spec.t1, spec.t2);
-      if (share > 0 && share < 1) out.exact = false;
-      if (share <= 0) continue;
-      auto add = [&](Sums& x) {
-        x.ops += share * n, x.bytes += share * c.bytes->Read(r);
-        if (c.time) x.busy += share * c.time->Read(r);
-        if (c.seq) x.seq += share * c.seq->Read(r);
-        if (c.consec) x.consec += share * c.consec->Read(r);
-        for (size_t b = 0; b < x.bins.size(); ++b) {
-          if (c.bins[b]) x.bins[b] += share * c.bins[b]->Read(r);
-        }
-      };
-      add(total[op]);
-      if (spec.per_rank && rank >= 0) add(ranks[rank][op]);
-      if (spec.per_file) add(files[id][op]);
-    }
-    return Ok();
+  XTFQ_TRY(ForEachActivity(reader, info, spec.module, [&](const DarshanCounterActivity& x) {
+    if (x.rank < spec.p1 || x.rank >= spec.p2 || (spec.files && !spec.files->count(x.id))) return;
+    const double share = Share(x.start, x.end, spec.t1, spec.t2);
+    if (share > 0 && share < 1) out.exact = false;
+    if (share <= 0) return;
+    auto add = [&](Sums& y) {
+      y.ops += share * x.ops, y.bytes += share * x.bytes, y.busy += share * x.busy;
+      y.seq += share * x.seq, y.consec += share * x.consec;
+      for (size_t b = 0; b < y.bins.size(); ++b) y.bins[b] += share * x.bins[b];
+    };
+    const size_t op = static_cast<size_t>(x.op);
+    add(total[op]);
+    if (spec.per_rank && x.rank >= 0) add(ranks[x.rank][op]);
+    if (spec.per_file) add(files[x.id][op]);
   }));
   out.read = total[0].Rounded(), out.write = total[1].Rounded();
   for (const auto& [rank, x] : ranks) out.ranks[rank] = {x[0].Rounded(), x[1].Rounded()};

@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <map>
 
 #include "index/tn_tree.h"
 #include "layouts/darshan_layout.h"
 #include "layouts/grid_layout.h"
+#include "query/darshan_counter_window.h"
 #include "query/darshan_logs.h"
 #include "query/darshan_window_query.h"
 #include "query/process_window.h"
@@ -20,6 +22,7 @@ using L = DarshanLayout;
 // What to grid: the arrays (one or two of one schema, cells merged) and how to name things.
 struct Source {
   std::vector<const ArrayDesc*> arrays;
+  std::optional<DarshanLogInfo> counters;  // no DXT, no HEATMAP: an estimate from this log's counter records
   std::string name, process_name = "process", exactness;
   TimeFrame frame;
   std::map<std::string, GridMetric> aliases;
@@ -72,11 +75,14 @@ Result<Source> DarshanSource(StoreReader& reader, const GridAnswerRequest& req) 
   const ArrayDesc* h =
       cat.Find(L::ArrayName(info.log, req.module == "MPI-IO" ? "HEATMAP.MPIIO" : "HEATMAP." + req.module));
   if (h == nullptr) {
-    return Error(ErrorCode::kUnsupported,
-                 fmt::format("log {} has neither {} segments nor HEATMAP bins of {}: its counter records give only "
-                             "per-file totals, and a grid spread from them is not built yet (xtfq query estimates "
-                             "windows from them)",
-                             info.log, dxt, req.module));
+    s.counters = info;
+    s.name = fmt::format("{} counter records of log {} (no {} segments, no HEATMAP)", req.module, info.log, dxt);
+    s.defaults = {"ops", "bytes", "busy"};
+    s.exactness = fmt::format(
+        "estimate: each {} record's reads and writes spread evenly over its F_READ/F_WRITE start to end timestamps "
+        "(docs/signals.md, Windows from counters); shared records (rank -1) are the row of process -1",
+        req.module);
+    return s;
   }
   const Schema& hs = L::HeatmapSchema();
   s.arrays = {h};
@@ -131,6 +137,64 @@ Result<Source> RawSource(StoreReader& reader, const GridAnswerRequest& req) {
   return s;
 }
 
+// A grid of a log without DXT or HEATMAP: every counter record's activity spread over its interval.
+Result<GridAnswer> Estimate(StoreReader& reader, const DarshanLogInfo& info, const GridAnswerRequest& req,
+                            GridAnswer ans, int64_t t1, int64_t t2, int64_t p1, int64_t p2) {
+  std::vector<DarshanCounterActivity> acts;
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  XTFQ_TRY(DarshanCounterWindow::ForEachActivity(reader, info, req.module, [&](const DarshanCounterActivity& x) {
+    if ((req.op == "read" && x.op != 0) || (req.op == "write" && x.op != 1)) return;
+    if (req.processes.empty() && (x.rank < p1 || x.rank >= p2)) return;
+    lo = std::min(lo, x.rank), hi = std::max(hi, x.rank + 1);
+    acts.push_back(x);
+  }));
+  for (const std::string& m : req.metrics.empty() ? std::vector<std::string>{"ops", "bytes", "busy"} : req.metrics) {
+    if (m != "ops" && m != "bytes" && m != "busy") {
+      return Error(ErrorCode::kUsage,
+                   fmt::format("--metric {}: an estimate from counter records has ops, bytes and busy only", m));
+    }
+    GridMetric g;
+    g.name = m, g.stat = GridMetric::Stat::kSum, g.unit = m == "busy" ? "s" : m;
+    ans.metrics.push_back(g);
+  }
+  if (!req.processes.empty()) {
+    for (int64_t p : req.processes) ans.rows.emplace_back(p, p + 1);
+  } else {
+    if (acts.empty()) lo = p1 == INT64_MIN ? 0 : p1, hi = p2 == INT64_MAX ? lo + 1 : p2;
+    if (static_cast<__int128>(hi) - lo < req.rows) {
+      return Error(ErrorCode::kUsage, fmt::format("{} rows over processes {}:{}: at most {} (a row holds at least one "
+                                                  "process)",
+                                                  req.rows, lo, hi, hi - lo));
+    }
+    ans.rows = GridQuery::Rows(lo, hi, req.rows);
+  }
+  ans.edges = GridQuery::Edges(t1, t2, req.cols);
+  const size_t W = ans.cols(), n = ans.rows.size() * W;
+  ans.count.assign(n, 0);
+  std::vector<std::vector<double>> sums(ans.metrics.size(), std::vector<double>(n, 0.0));
+  for (const DarshanCounterActivity& x : acts) {
+    const double a = x.start * 1e9, b = x.end * 1e9;  // ns from the job's start
+    auto first = std::upper_bound(ans.edges.begin(), ans.edges.end(), static_cast<int64_t>(std::floor(a)));
+    size_t c = first == ans.edges.begin() ? 0 : static_cast<size_t>(first - ans.edges.begin()) - 1;
+    for (size_t j = 0; j < ans.rows.size(); ++j) {
+      if (x.rank < ans.rows[j].first || x.rank >= ans.rows[j].second) continue;
+      for (size_t k = c; k < W && static_cast<double>(ans.edges[k]) <= std::max(a, b); ++k) {
+        const double share = DarshanCounterWindow::Share(x.start, x.end, ans.edges[k], ans.edges[k + 1]);
+        if (share <= 0) continue;
+        ++ans.count[j * W + k];
+        for (size_t m = 0; m < ans.metrics.size(); ++m) {
+          const double v = ans.metrics[m].name == "ops" ? x.ops : ans.metrics[m].name == "bytes" ? x.bytes : x.busy;
+          sums[m][j * W + k] += share * v;
+        }
+      }
+    }
+  }
+  for (const auto& v : sums) ans.values.emplace_back(v.begin(), v.end());
+  ans.estimate = true;
+  ans.plan.records_read = acts.size();
+  return ans;
+}
+
 }  // namespace
 
 double GridAnswer::Seconds(int64_t t) const {
@@ -165,6 +229,7 @@ Result<GridAnswer> GridAnswerQuery::Run(StoreReader& reader, const GridAnswerReq
     XTFQ_ASSIGN_OR_RETURN(ProcessWindow r, ProcessWindow::Parse(req.ranks));
     g.p1 = r.lo, g.p2 = r.hi;
   }
+  if (src.counters) return Estimate(reader, *src.counters, req, std::move(ans), g.t1, g.t2, g.p1, g.p2);
   const Schema& schema = src.arrays.empty() ? L::DxtSchema() : src.arrays.front()->schema;
   for (const std::string& m : req.metrics.empty() ? src.defaults : req.metrics) {
     XTFQ_ASSIGN_OR_RETURN(GridMetric metric, GridMetric::Parse(m, schema, src.aliases));

@@ -102,6 +102,21 @@ FieldStats GridResult::TotalStat(size_t field) const {
   return t;
 }
 
+std::vector<int64_t> GridQuery::Edges(int64_t t1, int64_t t2, uint32_t cols) {
+  std::vector<int64_t> e;
+  for (uint32_t i = 0; i <= cols; ++i) e.push_back(TnTree::BucketStart(i, t1, t2, cols));
+  return e;
+}
+
+std::vector<std::pair<int64_t, int64_t>> GridQuery::Rows(int64_t lo, int64_t hi, uint32_t rows) {
+  const __int128 span = static_cast<__int128>(hi) - lo;
+  std::vector<std::pair<int64_t, int64_t>> out;
+  for (uint32_t j = 0; j < rows; ++j) {
+    out.emplace_back(static_cast<int64_t>(lo + span * j / rows), static_cast<int64_t>(lo + span * (j + 1) / rows));
+  }
+  return out;
+}
+
 Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, const GridRequest& req) {
   const Schema& schema = array.schema;
   const std::string& store = reader.store().name();
@@ -195,8 +210,11 @@ Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, c
       return Invalid(fmt::format("{} rows over processes {}:{}: at most {} (a row holds at least one process)",
                                  req.rows, lo, hi, static_cast<int64_t>(span)));
     }
-    for (uint32_t j = 0; j <= req.rows; ++j) {
-      q.push_back(span <= 0 ? (j == 0 ? lo : hi) : static_cast<int64_t>(lo + span * j / req.rows));
+    if (span <= 0) {
+      q = {lo, hi};
+    } else {
+      for (const auto& row : Rows(lo, hi, req.rows)) q.push_back(row.first);
+      q.push_back(hi);
     }
   } else {
     q = {INT64_MIN, INT64_MAX};
@@ -236,7 +254,7 @@ Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, c
       snap_level = nullptr;
     }
   }
-  for (uint32_t i = 0; i <= cols; ++i) out.edges.push_back(TnTree::BucketStart(i, e0, e1, cols));
+  out.edges = Edges(e0, e1, cols);
   if (!list) {
     for (size_t j = 0; j + 1 < q.size(); ++j) out.rows.emplace_back(q[j], q[j + 1]);
   }

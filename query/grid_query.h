@@ -80,6 +80,11 @@ class GridQuery {
   // Cells of the grid, at most this many (a bigger request is kInvalidArgument).
   static constexpr uint64_t kMaxCells = uint64_t{1} << 24;
   static Result<GridResult> Run(StoreReader& reader, const ArrayDesc& array, const GridRequest& request);
+  // The W + 1 column edges of [t1, t2): edge i = t1 + ceil(i (t2 - t1) / W) (TnTree::BucketStart).
+  static std::vector<int64_t> Edges(int64_t t1, int64_t t2, uint32_t cols);
+  // H contiguous rows over [lo, hi): row j = [lo + floor(j (hi - lo) / H), lo + floor((j + 1) (hi - lo) / H)).
+  // REQUIRES: 1 <= H <= hi - lo.
+  static std::vector<std::pair<int64_t, int64_t>> Rows(int64_t lo, int64_t hi, uint32_t rows);
 };
 
 }  // namespace xtfq

@@ -20,11 +20,14 @@
 #include "index/tn_tree.h"
 #include "layouts/darshan_layout.h"
 #include "layouts/grid_layout.h"
+#include "query/darshan_counter_window.h"
+#include "query/darshan_logs.h"
 #include "query/grid_answer.h"
 #include "query/grid_builder.h"
 #include "query/grid_index.h"
 #include "query/grid_query.h"
 #include "query/primitives.h"
+#include "query/result_json.h"
 #include "store/endian.h"
 #include "store/posix_file.h"
 #include "store/store_writer.h"
@@ -383,6 +386,45 @@ TEST_CASE("grid: a HEATMAP-only log grids its bins, and says what a cell counts"
   auto bad = GridAnswerQuery::Run(**reader, q);
   REQUIRE(!bad.ok());
   CHECK(bad.error().message().find("not a metric") != std::string::npos);
+}
+
+TEST_CASE("grid: a log without DXT or HEATMAP grids an estimate from its counter records, labelled so") {
+  const std::string log = std::string(XTFQ_SHARED_DIR) + "/data/darshan/real/goodost-lustre1-48rank.darshan";
+  if (test::SharedMissing(log)) return;
+  test::TempDir t;
+  ImportDarshan(log, t.File("c.xtfq"));
+  auto reader = StoreReader::Open(t.File("c.xtfq"));
+  REQUIRE(reader.ok());
+  auto info = DarshanLogs::Find(**reader, std::nullopt, std::nullopt);
+  REQUIRE(info.ok());
+  GridAnswerRequest q;
+  q.cols = 7, q.rows = 5;
+  auto g = GridAnswerQuery::Run(**reader, q);
+  REQUIRE_MESSAGE(g.ok(), Why(g));
+  CHECK(g->estimate);
+  CHECK(g->exactness.starts_with("estimate"));
+  const nlohmann::json j = ResultJson::Of(*g);
+  CHECK(j["estimate"] == true);
+  // Each cell equals the window estimate of its column and rows (xtfq query's answer), and the
+  // cells add up to the log's operations.
+  double ops = 0;
+  for (size_t r = 0; r < g->rows.size(); ++r) {
+    for (size_t c = 0; c < g->cols(); ++c) {
+      DarshanWindowSpec w;
+      w.t1 = g->edges[c], w.t2 = g->edges[c + 1], w.p1 = g->rows[r].first, w.p2 = g->rows[r].second;
+      auto e = DarshanCounterWindow::Compute(**reader, *info, w);
+      REQUIRE(e.ok());
+      const double cell_ops = *g->values[0][r * g->cols() + c], cell_bytes = *g->values[1][r * g->cols() + c];
+      CHECK(std::fabs(cell_ops - static_cast<double>(e->read.ops + e->write.ops)) <= 1.0);
+      CHECK(std::fabs(cell_bytes - static_cast<double>(e->read.bytes + e->write.bytes)) <= 1.0);
+      ops += cell_ops;
+    }
+  }
+  auto all = DarshanCounterWindow::Compute(**reader, *info, DarshanWindowSpec{});
+  REQUIRE(all.ok());
+  CHECK(std::fabs(ops - static_cast<double>(all->read.ops + all->write.ops)) <= 1e-6 * ops);
+  q.metrics = {"duration.max"};
+  CHECK(!GridAnswerQuery::Run(**reader, q).ok());
 }
 
 TEST_CASE("grid: events with and without grid summaries, and a stale grid") {
