@@ -19,14 +19,19 @@ CLI::App* GridCommand::Register(CLI::App& parent) {
   app->add_option("--ranks", r_.ranks, "process range R1:R2 (half-open) cut into the --rows rows");
   app->add_option("--processes", processes_, "one row per listed process instead (comma-separated ids)");
   app->add_option("--cols", r_.cols, "W: columns, equal time bins")->check(CLI::Range(1, 1 << 20));
-  app->add_option("--rows", r_.rows, "H: rows, contiguous process ranges (at most the processes of the range)")
+  app->add_option(
+         "--rows", r_.rows,
+         "H: rows, contiguous process ranges (at most the processes of the range; default 1); job_stats: the H "
+         "largest groups of the window (default all)")
       ->check(CLI::Range(1, 1 << 24));
   app->add_option("--metric", r_.metrics,
                   "what a cell shows (comma-separated): count, FIELD[.sum|.min|.max|.mean]; Darshan DXT: ops, bytes, "
                   "busy; HEATMAP: bytes, bins")
       ->delimiter(',');
-  darshan_flags_["--op"] = app->add_option("--op", r_.op, "Darshan: read, write or all (default)")
-                               ->check(CLI::IsMember({"read", "write", "all"}));
+  app->add_option("--op", r_.op,
+                  "Darshan: read, write or all (default); job_stats: the op whose steps are integrated (default "
+                  "write_bytes)");
+  app->add_option("--by", r_.by, "job_stats: rows by target (default), job, uid, node, class or id");
   darshan_flags_["--module"] =
       app->add_option("--module", r_.module, "Darshan: POSIX (default), MPI-IO, STDIO (HEATMAP)")
           ->check(CLI::IsMember({"POSIX", "MPI-IO", "STDIO"}));
@@ -43,6 +48,9 @@ Result<std::string> GridCommand::Answer() {
   r_.array = opts_.array_name();
   r_.scan = opts_.scan();
   const bool darshan = r_.array.empty() && opts_.reader().catalogue().Find(DarshanLayout::kLogs) != nullptr;
+  if (darshan && r_.op != "read" && r_.op != "write" && r_.op != "all") {
+    return Error(ErrorCode::kUsage, fmt::format("--op {}: read, write or all for Darshan logs", r_.op));
+  }
   if (!darshan) {
     for (const auto& [name, opt] : darshan_flags_) {
       if (opt->count() > 0) {

@@ -14,6 +14,7 @@ std::string Number(const std::optional<double>& v) {
 }
 
 std::string RowLabel(const GridAnswer& g, size_t r) {
+  if (!g.row_labels.empty()) return g.row_labels[r];
   const auto [lo, hi] = g.rows[r];
   return hi == lo + 1 ? fmt::format("{}", lo) : fmt::format("{}:{}", lo, hi);
 }
@@ -27,15 +28,21 @@ std::string GridReport::Render(const GridAnswer& answer, const std::string& form
 }
 
 std::string GridReport::Csv(const GridAnswer& g) {
+  const bool labels = !g.row_labels.empty(), counts = !g.count.empty();
   std::string out =
-      fmt::format("row,{}_lo,{}_hi,col,t_start,t_end,t_start_s,t_end_s,count", g.process_name, g.process_name);
+      labels ? fmt::format("row,{},col,t_start,t_end,t_start_s,t_end_s", g.process_name)
+             : fmt::format("row,{}_lo,{}_hi,col,t_start,t_end,t_start_s,t_end_s", g.process_name, g.process_name);
+  if (counts) out += ",count";
   for (const GridMetric& m : g.metrics) out += "," + m.name;
   out += "\n";
   for (size_t r = 0; r < g.rows.size(); ++r) {
     for (size_t c = 0; c < g.cols(); ++c) {
       const size_t i = r * g.cols() + c;
-      out += fmt::format("{},{},{},{},{},{},{:.9f},{:.9f},{}", r, g.rows[r].first, g.rows[r].second, c, g.edges[c],
-                         g.edges[c + 1], g.Seconds(g.edges[c]), g.Seconds(g.edges[c + 1]), g.count[i]);
+      out += labels ? fmt::format("{},\"{}\"", r, g.row_labels[r])
+                    : fmt::format("{},{},{}", r, g.rows[r].first, g.rows[r].second);
+      out += fmt::format(",{},{},{},{:.9f},{:.9f}", c, g.edges[c], g.edges[c + 1], g.Seconds(g.edges[c]),
+                         g.Seconds(g.edges[c + 1]));
+      if (counts) out += fmt::format(",{}", g.count[i]);
       for (size_t k = 0; k < g.metrics.size(); ++k) out += "," + Number(g.values[k][i]);
       out += "\n";
     }

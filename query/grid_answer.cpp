@@ -8,9 +8,11 @@
 #include "index/tn_tree.h"
 #include "layouts/darshan_layout.h"
 #include "layouts/grid_layout.h"
+#include "layouts/jobstats_layout.h"
 #include "query/darshan_counter_window.h"
 #include "query/darshan_logs.h"
 #include "query/darshan_window_query.h"
+#include "query/jobstats_grid_query.h"
 #include "query/process_window.h"
 
 namespace xtfq {
@@ -195,6 +197,54 @@ Result<GridAnswer> Estimate(StoreReader& reader, const DarshanLogInfo& info, con
   return ans;
 }
 
+// job_stats: one op's steps integrated by column, rows by target or group.
+Result<GridAnswer> JobStats(StoreReader& reader, const GridAnswerRequest& req, GridAnswer ans) {
+  XTFQ_ASSIGN_OR_RETURN(auto view, JobStatsView::Open(reader));
+  JobStatsGridRequest q;
+  q.op = req.op == "all" ? "write_bytes" : req.op;
+  q.time = req.time, q.by = req.by, q.cols = req.cols, q.rows = req.rows, q.scan = req.scan;
+  if (!req.ranks.empty() || !req.processes.empty()) {
+    return Error(ErrorCode::kUsage,
+                 "--ranks and --processes are for Darshan logs and arrays; job_stats rows are "
+                 "targets or groups (--by)");
+  }
+  XTFQ_ASSIGN_OR_RETURN(JobStatsGrid g, JobStatsGridQuery::Run(*view, q));
+  XTFQ_ASSIGN_OR_RETURN(auto span, view->Span());
+  ans.frame = span ? TimeFrame::JobStats(span->first, span->second) : TimeFrame::JobStats(0, 0);
+  ans.source = fmt::format("job_stats op {} by {}", g.op, g.by);
+  ans.arrays = {JobStatsLayout::StepArrayName(g.op)};
+  ans.process_name = g.by;
+  ans.exactness =
+      "exact integrals of the rate steps over each column (a step's change spread evenly over its "
+      "[t0, t1)), read from the window's steps";
+  ans.edges = g.edges;
+  for (size_t i = 0; i < g.rows.size(); ++i) {
+    ans.rows.emplace_back(static_cast<int64_t>(i), static_cast<int64_t>(i) + 1);
+    ans.row_labels.push_back(g.rows[i]);
+  }
+  for (const std::string& m : req.metrics.empty() ? std::vector<std::string>{"total", "rate"} : req.metrics) {
+    if (m != "total" && m != "rate") {
+      return Error(ErrorCode::kUsage, fmt::format("--metric {}: a job_stats grid has total and rate", m));
+    }
+    GridMetric metric;
+    metric.name = m, metric.stat = GridMetric::Stat::kSum, metric.unit = m == "total" ? g.unit : g.unit + "/s";
+    ans.metrics.push_back(metric);
+    std::vector<std::optional<double>> v(g.cells.size());
+    for (size_t i = 0; i < g.cells.size(); ++i) {
+      const size_t c = i % g.edges.size() == 0 ? 0 : i % (g.edges.size() - 1);
+      const double width = static_cast<double>(g.edges[c + 1] - g.edges[c]);
+      v[i] = m == "total" ? g.cells[i] : (width > 0 ? std::optional<double>(g.cells[i] / width) : std::nullopt);
+    }
+    ans.values.push_back(std::move(v));
+  }
+  ans.plan.records_read = g.steps_read;
+  if (g.groups > g.rows.size()) {
+    ans.notes.push_back(fmt::format("the {} largest of {} {} groups; the other {} hold {:.6g} {}", g.rows.size(),
+                                    g.groups, g.by, g.groups - g.rows.size(), g.others, g.unit));
+  }
+  return ans;
+}
+
 }  // namespace
 
 double GridAnswer::Seconds(int64_t t) const {
@@ -204,9 +254,16 @@ double GridAnswer::Seconds(int64_t t) const {
   return static_cast<double>(t);
 }
 
-Result<GridAnswer> GridAnswerQuery::Run(StoreReader& reader, const GridAnswerRequest& req) {
+Result<GridAnswer> GridAnswerQuery::Run(StoreReader& reader, const GridAnswerRequest& request) {
   const Catalogue& cat = reader.catalogue();
-  const bool darshan = req.array.empty() && cat.Find(L::kLogs) != nullptr;
+  const bool darshan = request.array.empty() && cat.Find(L::kLogs) != nullptr;
+  if (!darshan && request.array.empty() && JobStatsView::Holds(reader.store())) {
+    GridAnswer ans;
+    ans.request = request;
+    return JobStats(reader, request, std::move(ans));
+  }
+  GridAnswerRequest req = request;
+  if (req.rows == 0) req.rows = 1;
   XTFQ_ASSIGN_OR_RETURN(Source src, darshan ? DarshanSource(reader, req) : RawSource(reader, req));
   GridAnswer ans;
   ans.request = req;

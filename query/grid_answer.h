@@ -3,6 +3,8 @@
 //  - Darshan logs: the DXT segments of a module (POSIX or MPI-IO), reads, writes or both, by rank
 //    x time (ops, bytes, busy time, any segment field); a log without DXT: its HEATMAP bins
 //    (bytes only, each bin whole in the column that holds its start, which the answer says);
+//  - job_stats: one op's rate steps integrated over each column, by target or by group (job, uid,
+//    node, class, raw id), the H largest groups of the window (query/jobstats_grid_query.h);
 //  - any array with a time field (events): by process x time.
 // Every cell is exact (query/grid_query.h); `exactness` says what a cell counts.
 //
@@ -26,11 +28,13 @@ struct GridAnswerRequest {
   std::string array;                // a raw array; empty: the store's Darshan log, else its only array (or events)
   std::optional<int64_t> log, job;  // Darshan: which log
   std::string module = "POSIX";     // Darshan: POSIX or MPI-IO (DXT), or STDIO (HEATMAP only)
-  std::string op = "all";           // Darshan: read, write or all
+  std::string op = "all";           // Darshan: read, write or all; job_stats: the op (all: write_bytes)
+  std::string by = "target";        // job_stats: rows by target, job, uid, node, class or id
   std::string time = ":";           // --time (query/time_window.h); open sides: the run's span
   std::string ranks;                // --ranks R1:R2; empty: every process
   std::vector<int64_t> processes;   // one row per process instead
-  uint32_t cols = 100, rows = 1;
+  uint32_t cols = 100;
+  uint32_t rows = 0;                 // 0: one row (Darshan, arrays), every group (job_stats)
   std::vector<std::string> metrics;  // empty: the source's defaults
   bool snap = false, scan = false;
 };
@@ -45,6 +49,7 @@ struct GridAnswer {
   bool estimate = false;            // some cell is an estimate (none yet: grids are exact)
   std::vector<int64_t> edges;       // native time units
   std::vector<std::pair<int64_t, int64_t>> rows;
+  std::vector<std::string> row_labels;  // job_stats: each row's target or group (rows are then [i, i + 1))
   std::vector<GridMetric> metrics;
   std::vector<std::vector<std::optional<double>>> values;  // per metric, rows x cols row-major
   std::vector<uint64_t> count;                             // records per cell

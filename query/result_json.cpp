@@ -147,6 +147,7 @@ nlohmann::json ResultJson::Of(const GridAnswer& g) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& [lo, hi] : g.rows) rows.push_back({lo, hi});
   j["rows"] = rows;
+  if (!g.row_labels.empty()) j["row_labels"] = g.row_labels;
   j["cols"] = g.cols();
   j["snapped"] = g.snapped;
   auto matrix = [&](auto&& value) {
@@ -158,7 +159,7 @@ nlohmann::json ResultJson::Of(const GridAnswer& g) {
     }
     return m;
   };
-  j["count"] = matrix([&](size_t i) { return nlohmann::json(g.count[i]); });
+  if (!g.count.empty()) j["count"] = matrix([&](size_t i) { return nlohmann::json(g.count[i]); });
   nlohmann::json metrics = nlohmann::json::array();
   for (size_t k = 0; k < g.metrics.size(); ++k) {
     nlohmann::json m;

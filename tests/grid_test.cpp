@@ -10,12 +10,17 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <random>
+#include <sstream>
 
 #include "importers/darshan_generator.h"
 #include "importers/darshan_importer.h"
 #include "importers/events_generator.h"
+#include "importers/jobstats_generator.h"
 #include "index/process_tree.h"
 #include "index/tn_tree.h"
 #include "layouts/darshan_layout.h"
@@ -26,6 +31,7 @@
 #include "query/grid_builder.h"
 #include "query/grid_index.h"
 #include "query/grid_query.h"
+#include "query/jobstats_grid_query.h"
 #include "query/primitives.h"
 #include "query/result_json.h"
 #include "store/endian.h"
@@ -425,6 +431,84 @@ TEST_CASE("grid: a log without DXT or HEATMAP grids an estimate from its counter
   CHECK(std::fabs(ops - static_cast<double>(all->read.ops + all->write.ops)) <= 1e-6 * ops);
   q.metrics = {"duration.max"};
   CHECK(!GridAnswerQuery::Run(**reader, q).ok());
+}
+
+std::vector<std::vector<std::string>> Csv(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::vector<std::string>> rows;
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    std::vector<std::string> r;
+    std::stringstream ss(line);
+    for (std::string f; std::getline(ss, f, ',');) r.push_back(f);
+    if (!line.empty() && line.back() == ',') r.emplace_back();
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+TEST_CASE("grid: job_stats of every variant, by target and by job, equal the generator's ground truth") {
+  uint64_t seed = 3;
+  for (const char* variant : {"A", "B", "C", "D", "E1", "E2", "F"}) {
+    CAPTURE(variant);
+    test::TempDir dir;
+    JobStatsGenOptions o;
+    o.variant = variant, o.targets = 5, o.jobs = 40, o.samples = 20, o.seed = ++seed;
+    o.malformed_rate = 0.1, o.reset_rate = 0.05, o.missing_rate = 0.1;
+    REQUIRE(JobStatsGenerator::Write(o, dir.File("snap")).ok());
+    const test::Run imp = test::Xtfq(dir, "import snap -o s.xtfq");
+    REQUIRE_MESSAGE(imp.status == 0, imp.err);
+    // The truth: (target, id, op, t0, t1, delta) steps, and each (target, id)'s job.
+    std::map<std::pair<std::string, std::string>, std::string> job_of;
+    for (const auto& r : Csv(dir.File("snap/truth_series.csv"))) job_of[{r[0], r[1]}] = r[3].empty() ? "-" : r[3];
+    const auto truth = Csv(dir.File("snap/truth_steps.csv"));
+    REQUIRE(truth.size() > 100);
+    auto reader = StoreReader::Open(dir.File("s.xtfq"));
+    REQUIRE(reader.ok());
+    auto view = JobStatsView::Open(**reader);
+    REQUIRE(view.ok());
+    for (const char* op : {"write_bytes", "getattr"}) {
+      for (const char* by : {"target", "job"}) {
+        CAPTURE(op);
+        CAPTURE(by);
+        JobStatsGridRequest q;
+        q.op = op, q.by = by, q.cols = 11;
+        auto g = JobStatsGridQuery::Run(**view, q);
+        REQUIRE_MESSAGE(g.ok(), Why(g));
+        std::map<std::string, std::vector<double>> want;
+        for (const auto& r : truth) {
+          if (r[2] != op) continue;
+          const std::string row = std::string(by) == "target" ? r[0] : job_of.at({r[0], r[1]});
+          std::vector<double>& v = want.try_emplace(row, 11, 0.0).first->second;
+          const int64_t t0 = std::stoll(r[3]), t1 = std::stoll(r[4]);
+          const double delta = static_cast<double>(std::stoull(r[5]));
+          for (size_t c = 0; c < 11; ++c) {
+            const double lo = static_cast<double>(std::max(t0, g->edges[c])),
+                         hi = static_cast<double>(std::min(t1, g->edges[c + 1]));
+            if (hi > lo) v[c] += delta * (hi - lo) / static_cast<double>(t1 - t0);
+          }
+        }
+        size_t compared = 0;
+        for (size_t r = 0; r < g->rows.size(); ++r) {
+          const auto it = want.find(g->rows[r]);
+          for (size_t c = 0; c < 11; ++c) {
+            const double expect = it == want.end() ? 0.0 : it->second[c];
+            const double got = g->cells[r * 11 + c];
+            CHECK_MESSAGE(std::fabs(got - expect) <= 1e-6 * std::max(1.0, std::fabs(expect)),
+                          fmt::format("{} column {}: {} vs truth {}", g->rows[r], c, got, expect));
+            ++compared;
+          }
+        }
+        // Every group of the truth with a change in the window is a row.
+        for (const auto& [row, v] : want) {
+          const double total = std::accumulate(v.begin(), v.end(), 0.0);
+          if (total > 0) CHECK_MESSAGE(std::find(g->rows.begin(), g->rows.end(), row) != g->rows.end(), row);
+        }
+        CHECK(compared > 0);
+      }
+    }
+  }
 }
 
 TEST_CASE("grid: events with and without grid summaries, and a stale grid") {

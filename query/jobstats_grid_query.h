@@ -1,0 +1,48 @@
+// JobStatsGridQuery: job_stats of one op as a grid of W equal time columns by rows that are
+// targets (default) or groups (job, uid, node, class, raw id): each cell the exact integral of the
+// rows' rate steps over the column (JobStatsView::Part: a step's change spread evenly over
+// [t0, t1)), so the cells of a row sum to the row's window total in `xtfq query --jobstats`.
+// Rows are the H groups with the largest window totals (every group when H = 0), largest first;
+// what the others hold is said.
+//
+// Cost: reads the window's steps of the selected targets (JobStatsView::Steps), each spread over
+// the columns it overlaps. Summaries of job_stats that spare reading steps are not built yet.
+//
+// Thread-safety: one thread at a time (shares the view's reader).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "query/jobstats_view.h"
+
+namespace xtfq {
+
+struct JobStatsGridRequest {
+  std::string op = "write_bytes";
+  std::string time = ":";
+  std::string by = "target";  // target, job, uid, node, class, id
+  JobStatsFilter filter;
+  uint32_t cols = 100;
+  uint32_t rows = 0;  // the top H groups; 0: all
+  bool scan = false;
+};
+
+struct JobStatsGrid {
+  std::string op, by, unit;       // unit: "bytes" or "events"
+  std::vector<int64_t> edges;     // epoch seconds, cols + 1
+  std::vector<std::string> rows;  // group labels, largest window total first
+  std::vector<double> totals;     // per row: the window total
+  std::vector<double> cells;      // rows x cols, row-major: integrals
+  uint64_t groups = 0;            // groups with steps in the window (rows are the first of them)
+  double others = 0;              // the window total of the groups left out
+  uint64_t steps_read = 0;
+};
+
+class JobStatsGridQuery {
+ public:
+  static Result<JobStatsGrid> Run(JobStatsView& view, const JobStatsGridRequest& request);
+};
+
+}  // namespace xtfq
