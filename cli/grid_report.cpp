@@ -32,7 +32,7 @@ std::string GridReport::Csv(const GridAnswer& g) {
   std::string out =
       labels ? fmt::format("row,{},col,t_start,t_end,t_start_s,t_end_s", g.process_name)
              : fmt::format("row,{}_lo,{}_hi,col,t_start,t_end,t_start_s,t_end_s", g.process_name, g.process_name);
-  if (counts) out += ",count";
+  if (counts) out += ",records";
   for (const GridMetric& m : g.metrics) out += "," + m.name;
   out += "\n";
   for (size_t r = 0; r < g.rows.size(); ++r) {
@@ -52,7 +52,7 @@ std::string GridReport::Csv(const GridAnswer& g) {
 
 std::string GridReport::Text(const GridAnswer& g) {
   std::string out =
-      fmt::format("# {}: {} columns x {} rows ({}s)\n", g.source, g.cols(), g.rows.size(), g.process_name);
+      fmt::format("# {}: {} columns x {} rows of {}\n", g.source, g.cols(), g.rows.size(), g.process_name);
   out += fmt::format("# window [{:.9g}, {:.9g}) s ({}), columns of {:.9g} s\n", g.Seconds(g.edges.front()),
                      g.Seconds(g.edges.back()), g.frame.UnitName(),
                      (g.Seconds(g.edges.back()) - g.Seconds(g.edges.front())) / g.cols());

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 
+#include "index/process_tree.h"
 #include "index/tn_tree.h"
 #include "layouts/darshan_layout.h"
 #include "layouts/grid_layout.h"
@@ -274,9 +275,21 @@ Result<GridAnswer> GridAnswerQuery::Run(StoreReader& reader, const GridAnswerReq
   for (const ArrayDesc* a : src.arrays) ans.arrays.push_back(a->name);
 
   XTFQ_ASSIGN_OR_RETURN(TimeWindow w, TimeWindow::Parse(req.time, src.frame));
+  // An open side is the run's edge: the frame's, widened to the arrays' first and last records (a
+  // Darshan job's start and end are whole seconds; its segments may run past them).
+  int64_t first = src.frame.first, last = src.frame.last;
+  for (const ArrayDesc* a : src.arrays) {
+    if (a->record_count() == 0 || !a->schema.time_field()) continue;
+    TnTree t(reader.cache(), *a);
+    std::vector<std::byte> r(a->schema.record_width());
+    XTFQ_TRY(t.Record(0, r));
+    first = std::min(first, a->schema.Time(r.data()));
+    XTFQ_TRY(t.Record(a->record_count() - 1, r));
+    last = std::max(last, a->schema.Time(r.data()));
+  }
   GridRequest g;
-  g.t1 = w.open_lo() ? src.frame.first : w.lo;
-  g.t2 = w.open_hi() ? src.frame.last + 1 : w.hi;
+  g.t1 = w.open_lo() ? first : w.lo;
+  g.t2 = w.open_hi() ? (last == INT64_MAX ? last : last + 1) : w.hi;
   if (g.t1 >= g.t2) {
     return Error(ErrorCode::kUsage,
                  fmt::format("--time {}: the grid's window is empty (a grid needs T1 < T2)", req.time));
@@ -297,7 +310,7 @@ Result<GridAnswer> GridAnswerQuery::Run(StoreReader& reader, const GridAnswerReq
       if (std::find(g.fields.begin(), g.fields.end(), a) == g.fields.end()) g.fields.push_back(a);
     }
   }
-  if (g.fields.empty()) g.fields.push_back(0);  // count only: keep one field, the cheapest answer has one
+  if (g.fields.empty() && !schema.aggregates().empty()) g.fields.push_back(0);  // count only: one field is kept anyway
 
   const int64_t asked_t1 = g.t1, asked_t2 = g.t2;
   const uint32_t asked_cols = g.cols;
@@ -305,6 +318,19 @@ Result<GridAnswer> GridAnswerQuery::Run(StoreReader& reader, const GridAnswerReq
   std::optional<GridResult> merged;
   if (src.arrays.empty()) return Error(ErrorCode::kNotFound, fmt::format("{} has no {} segments", src.name, req.op));
   bool snapped = false;
+  if (src.arrays.size() > 1 && g.processes.empty()) {
+    // Arrays drawn together take their rows over the processes any of them has (readers and
+    // writers may be different ranks).
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (const ArrayDesc* a : src.arrays) {
+      if (!a->process_index) continue;
+      XTFQ_ASSIGN_OR_RETURN(auto procs, ProcessTree(reader.cache(), reader.catalogue(), *a).Range(g.p1, g.p2));
+      if (procs.empty()) continue;
+      lo = std::min(lo, procs.front()->process);
+      hi = std::max(hi, procs.back()->process == INT64_MAX ? INT64_MAX : procs.back()->process + 1);
+    }
+    if (lo < hi) g.p1 = lo, g.p2 = hi, g.exact_range = true;
+  }
   if (g.snap && src.arrays.size() > 1) {
     // Arrays whose grids have different bins are drawn on the widest columns any of them snaps to,
     // which the finer bins divide (powers of two).

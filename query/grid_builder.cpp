@@ -22,6 +22,8 @@ using U128 = unsigned __int128;
 
 // Blocks of one level above this many get a hash map instead of a table.
 constexpr int64_t kDenseBlocks = int64_t{1} << 20;
+// Levels of more blocks than this are not counted (Plan's tables: 8 bytes a block and bin size).
+constexpr int64_t kCountedBlocks = int64_t{1} << 18;
 
 // The cells of one level's current bin.
 class LevelCells {
@@ -134,10 +136,12 @@ Result<std::vector<GridLevelSpec>> GridBuilder::Plan(StoreReader& reader, const 
     c.k = k;
     c.block_min = span.p_min >> (2 * k);
     c.blocks = (span.p_max >> (2 * k)) - c.block_min + 1;
-    if (c.blocks < 2 || c.blocks > kDenseBlocks) {
-      if (c.blocks < 2) break;
-      continue;  // too many blocks to count in tables: the per-process path serves such ranges
+    // Stop once a block is as wide as the processes' span (two blocks may still straddle an edge,
+    // as -1 and 0 do at every k: such levels add nothing).
+    if (c.blocks < 2 || (static_cast<__int128>(1) << (2 * k)) >= static_cast<__int128>(span.p_max) - span.p_min + 1) {
+      break;
     }
+    if (c.blocks > kCountedBlocks) continue;  // too many blocks to count: the per-process path serves these
     c.last.assign(static_cast<size_t>(coarsest - finest + 1),
                   std::vector<int64_t>(static_cast<size_t>(c.blocks), INT64_MIN));
     c.cells.assign(static_cast<size_t>(coarsest - finest + 1), 0);
@@ -186,6 +190,16 @@ Result<GridBuilder::Span> GridBuilder::SpanOf(StoreReader& reader, const ArrayDe
   s.t_min = source.schema.Time(r.data());
   XTFQ_TRY(tree.Record(n - 1, r));
   s.t_max = source.schema.Time(r.data());
+  if (n < source.record_count()) {
+    // A stale grid's span is that of the records it covers.
+    s.p_min = INT64_MAX, s.p_max = INT64_MIN;
+    XTFQ_TRY(reader.ForEachAt(source, 0, n, [&](const std::byte* rec) -> Result<bool> {
+      const int64_t p = source.schema.Process(rec);
+      s.p_min = std::min(s.p_min, p), s.p_max = std::max(s.p_max, p);
+      return true;
+    }));
+    return s;
+  }
   XTFQ_ASSIGN_OR_RETURN(std::vector<const ArrayDesc*> procs,
                         ProcessTree(reader.cache(), reader.catalogue(), source).Range(INT64_MIN, INT64_MAX));
   if (procs.empty())

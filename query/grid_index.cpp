@@ -51,7 +51,8 @@ Result<std::optional<GridIndex>> GridIndex::Load(StoreReader& reader, const Arra
     return Ok();
   });
   XTFQ_TRY(s);
-  g.stale = g.source_records != source.record_count();
+  // A grid without levels (nothing to gain at any bin) is not stale: it has nothing to cover.
+  g.stale = !g.levels.empty() && g.source_records != source.record_count();
   return std::optional<GridIndex>(std::move(g));
 }
 

@@ -143,15 +143,19 @@ Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, c
         fmt::format("array '{}' has no process field: a grid of it has one row over every record", array.name));
   }
   const uint64_t nrows = !req.row_ranges.empty() ? req.row_ranges.size() : list ? req.processes.size() : req.rows;
-  if (nrows * uint64_t{req.cols} > kMaxCells) {
-    return Invalid(fmt::format("a grid of {} x {} cells is more than {} cells", req.cols, nrows, kMaxCells));
+  const uint64_t fields = std::max<uint64_t>(out.fields.size(), 1);
+  if (nrows * uint64_t{req.cols} * fields > kMaxCells) {
+    return Invalid(fmt::format("a grid of {} x {} cells of {} field{} is more than {} field cells", req.cols, nrows,
+                               fields, fields == 1 ? "" : "s", kMaxCells));
   }
   const Catalogue& cat = reader.catalogue();
-  const bool indexed = schema.process_field() && array.process_index && !req.scan;
+  const bool has_index = schema.process_field() && array.process_index;
+  const bool indexed = has_index && !req.scan;
 
-  // The processes of the range that have records (from the P index).
+  // The processes of the range that have records (from the P index, also when scanning: the rows
+  // are the same).
   std::vector<const ArrayDesc*> procs;
-  if (indexed) {
+  if (has_index) {
     XTFQ_ASSIGN_OR_RETURN(
         procs, ProcessTree(reader.cache(), cat, array).Range(list ? INT64_MIN : req.p1, list ? INT64_MAX : req.p2));
   }
@@ -179,7 +183,9 @@ Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, c
       out.rows.emplace_back(a, b);
     }
   } else if (schema.process_field()) {
-    if (indexed) {
+    if (req.exact_range) {
+      if (req.p1 == INT64_MIN || req.p2 == INT64_MAX) return Invalid("rows over an exact range need a bounded range");
+    } else if (has_index) {
       if (!procs.empty()) {
         lo = std::max(lo, procs.front()->process);
         hi = std::min(hi, procs.back()->process == INT64_MAX ? INT64_MAX : procs.back()->process + 1);
@@ -324,8 +330,13 @@ Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, c
   }
   // Cut each row into whole blocks of the largest level that fits, and runs of single processes.
   std::vector<Singles> singles;
+  // Only ids from the first to the last process with records can hold any.
+  const int64_t have_lo = procs.empty() ? 0 : procs.front()->process;
+  const int64_t have_hi =
+      procs.empty() ? 0 : (procs.back()->process == INT64_MAX ? INT64_MAX : procs.back()->process + 1);
   for (size_t j = 0; j < out.rows.size(); ++j) {
-    const auto [a, b] = out.rows[j];
+    const int64_t a = std::max(out.rows[j].first, have_lo), b = std::min(out.rows[j].second, have_hi);
+    if (a >= b) continue;
     if (pieces.empty()) {
       singles.push_back({a, b, j});
       continue;
@@ -390,13 +401,15 @@ Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, c
       const int64_t block = LoadLe<int64_t>(r + G::kCellBlock);
       auto it = std::lower_bound(lp.blocks.begin(), lp.blocks.end(), std::make_pair(block, size_t{0}));
       if (it != lp.blocks.end() && it->first == block) {
+        // Every row that takes the block (rows given as ranges may overlap).
         const int64_t t = LoadLe<int64_t>(r + G::kCellT);
         if (t < e0 || t >= e1) {
           return Error(ErrorCode::kCorrupt,
                        fmt::format("{}: {} holds a cell at {} outside [{}, {}) where its tree put it", store, ca.name,
                                    t, e0, e1));
         }
-        cells.MergeCell(out.cell(it->second, TnTree::Bucket(t, e0, e1, W)), r);
+        const uint32_t col = TnTree::Bucket(t, e0, e1, W);
+        for (; it != lp.blocks.end() && it->first == block; ++it) cells.MergeCell(out.cell(it->second, col), r);
       }
       return true;
     }));

@@ -42,7 +42,8 @@ struct GridRequest {
   std::vector<size_t> fields;  // aggregate field indexes to keep; empty: every one
   bool snap = false;
   bool scan = false;
-  bool shape_only = false;  // only the edges and rows (what a snap would draw), no cell read
+  bool shape_only = false;   // only the edges and rows (what a snap would draw), no cell read
+  bool exact_range = false;  // rows over exactly [p1, p2) (bounded), not narrowed to the processes with records
 };
 
 struct GridPlan {
@@ -77,8 +78,8 @@ struct GridResult {
 
 class GridQuery {
  public:
-  // Cells of the grid, at most this many (a bigger request is kInvalidArgument).
-  static constexpr uint64_t kMaxCells = uint64_t{1} << 24;
+  // Cells times kept fields of a grid, at most this many (a bigger request is kInvalidArgument): 256 MiB of statistics.
+  static constexpr uint64_t kMaxCells = uint64_t{1} << 22;
   static Result<GridResult> Run(StoreReader& reader, const ArrayDesc& array, const GridRequest& request);
   // The W + 1 column edges of [t1, t2): edge i = t1 + ceil(i (t2 - t1) / W) (TnTree::BucketStart).
   static std::vector<int64_t> Edges(int64_t t1, int64_t t2, uint32_t cols);
