@@ -5,7 +5,6 @@
 #include <cmath>
 #include <map>
 
-#include "index/process_tree.h"
 #include "index/tn_tree.h"
 #include "layouts/darshan_layout.h"
 #include "layouts/grid_layout.h"
@@ -324,7 +323,7 @@ Result<GridAnswer> GridAnswerQuery::Run(StoreReader& reader, const GridAnswerReq
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     for (const ArrayDesc* a : src.arrays) {
       if (!a->process_index) continue;
-      XTFQ_ASSIGN_OR_RETURN(auto procs, ProcessTree(reader.cache(), reader.catalogue(), *a).Range(g.p1, g.p2));
+      const auto procs = GridQuery::ProcessArrays(reader.catalogue(), *a, g.p1, g.p2);
       if (procs.empty()) continue;
       lo = std::min(lo, procs.front()->process);
       hi = std::max(hi, procs.back()->process == INT64_MAX ? INT64_MAX : procs.back()->process + 1);

@@ -102,6 +102,17 @@ FieldStats GridResult::TotalStat(size_t field) const {
   return t;
 }
 
+std::vector<const ArrayDesc*> GridQuery::ProcessArrays(const Catalogue& catalogue, const ArrayDesc& array, int64_t p1,
+                                                       int64_t p2) {
+  std::vector<const ArrayDesc*> out;
+  for (const ArrayDesc& a : catalogue.arrays) {
+    // p2 == INT64_MAX is the open end (process INT64_MAX is in), as every window writes it.
+    if (a.parent == array.id && a.process >= p1 && (a.process < p2 || p2 == INT64_MAX)) out.push_back(&a);
+  }
+  std::sort(out.begin(), out.end(), [](const ArrayDesc* x, const ArrayDesc* y) { return x->process < y->process; });
+  return out;
+}
+
 std::vector<int64_t> GridQuery::Edges(int64_t t1, int64_t t2, uint32_t cols) {
   std::vector<int64_t> e;
   for (uint32_t i = 0; i <= cols; ++i) e.push_back(TnTree::BucketStart(i, t1, t2, cols));
@@ -155,10 +166,7 @@ Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, c
   // The processes of the range that have records (from the P index, also when scanning: the rows
   // are the same).
   std::vector<const ArrayDesc*> procs;
-  if (has_index) {
-    XTFQ_ASSIGN_OR_RETURN(
-        procs, ProcessTree(reader.cache(), cat, array).Range(list ? INT64_MIN : req.p1, list ? INT64_MAX : req.p2));
-  }
+  if (has_index) procs = ProcessArrays(cat, array, list ? INT64_MIN : req.p1, list ? INT64_MAX : req.p2);
   // The grid, when it can serve.
   std::optional<GridIndex> grid;
   if (indexed) {

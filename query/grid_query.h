@@ -81,6 +81,10 @@ class GridQuery {
   // Cells times kept fields of a grid, at most this many (a bigger request is kInvalidArgument): 256 MiB of statistics.
   static constexpr uint64_t kMaxCells = uint64_t{1} << 22;
   static Result<GridResult> Run(StoreReader& reader, const ArrayDesc& array, const GridRequest& request);
+  // The per-process arrays of `array` (its P index) of processes p1 <= p < p2, in process order,
+  // from the catalogue (in memory: no page read, where walking the process tree reads O(P) pages).
+  static std::vector<const ArrayDesc*> ProcessArrays(const Catalogue& catalogue, const ArrayDesc& array, int64_t p1,
+                                                     int64_t p2);
   // The W + 1 column edges of [t1, t2): edge i = t1 + ceil(i (t2 - t1) / W) (TnTree::BucketStart).
   static std::vector<int64_t> Edges(int64_t t1, int64_t t2, uint32_t cols);
   // H contiguous rows over [lo, hi): row j = [lo + floor(j (hi - lo) / H), lo + floor((j + 1) (hi - lo) / H)).
