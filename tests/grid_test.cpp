@@ -20,6 +20,7 @@
 
 #include "importers/darshan_generator.h"
 #include "importers/darshan_importer.h"
+#include "importers/event_record.h"
 #include "importers/events_generator.h"
 #include "importers/jobstats_generator.h"
 #include "index/process_tree.h"
@@ -40,6 +41,7 @@
 #include "store/store_writer.h"
 #include "tests/shared_data.h"
 #include "tests/temp_dir.h"
+#include "tests/truth_csv.h"
 #include "tests/why.h"
 #include "tests/xtfq_cli.h"
 
@@ -464,21 +466,6 @@ TEST_CASE("grid: a log without DXT or HEATMAP grids an estimate from its counter
   CHECK(!GridAnswerQuery::Run(**reader, q).ok());
 }
 
-std::vector<std::vector<std::string>> Csv(const std::string& path) {
-  std::ifstream in(path);
-  std::vector<std::vector<std::string>> rows;
-  std::string line;
-  std::getline(in, line);  // header
-  while (std::getline(in, line)) {
-    std::vector<std::string> r;
-    std::stringstream ss(line);
-    for (std::string f; std::getline(ss, f, ',');) r.push_back(f);
-    if (!line.empty() && line.back() == ',') r.emplace_back();
-    rows.push_back(r);
-  }
-  return rows;
-}
-
 TEST_CASE("grid: job_stats of every variant, by target and by job, equal the generator's ground truth") {
   uint64_t seed = 3;
   for (const char* variant : {"A", "B", "C", "D", "E1", "E2", "F"}) {
@@ -492,8 +479,9 @@ TEST_CASE("grid: job_stats of every variant, by target and by job, equal the gen
     REQUIRE_MESSAGE(imp.status == 0, imp.err);
     // The truth: (target, id, op, t0, t1, delta) steps, and each (target, id)'s job.
     std::map<std::pair<std::string, std::string>, std::string> job_of;
-    for (const auto& r : Csv(dir.File("snap/truth_series.csv"))) job_of[{r[0], r[1]}] = r[3].empty() ? "-" : r[3];
-    const auto truth = Csv(dir.File("snap/truth_steps.csv"));
+    for (const auto& r : test::ReadTruthCsv(dir.File("snap/truth_series.csv")))
+      job_of[{r[0], r[1]}] = r[3].empty() ? "-" : r[3];
+    const auto truth = test::ReadTruthCsv(dir.File("snap/truth_steps.csv"));
     REQUIRE(truth.size() > 100);
     auto reader = StoreReader::Open(dir.File("s.xtfq"));
     REQUIRE(reader.ok());
@@ -542,29 +530,34 @@ TEST_CASE("grid: job_stats of every variant, by target and by job, equal the gen
   }
 }
 
+// Appends `n` events of `gen` to the array "events" of the store at `path` (created when absent),
+// each event's rank replaced by rank(i, its rank); commits.
+void WriteEvents(
+    const std::string& path, int n, EventsGenerator& gen,
+    const std::function<int32_t(int, int32_t)>& rank = [](int, int32_t r) { return r; }) {
+  auto w = std::filesystem::exists(path) ? StoreWriter::OpenPath(path) : StoreWriter::CreatePath(path);
+  REQUIRE(w.ok());
+  std::optional<ArrayId> id = (*w)->FindArrayId("events");
+  if (!id) {
+    auto made = (*w)->CreateArray("events", EventRecord::StoreSchema());
+    REQUIRE(made.ok());
+    id = *made;
+  }
+  for (int i = 0; i < n; ++i) {
+    EventRecord e = gen.Next();
+    e.rank = rank(i, e.rank);
+    std::byte b[32];
+    e.Encode(b);
+    REQUIRE((*w)->Append(*id, std::span<const std::byte>(b, 32)).ok());
+  }
+  REQUIRE((*w)->Commit().ok());
+}
+
 // An events array of `n` records, ranks from `rank(i)`, with its grid built.
 std::string EventsWith(const test::TempDir& t, const char* name, int n, const std::function<int32_t(int)>& rank) {
   const std::string path = t.File(name);
-  {
-    auto w = StoreWriter::CreatePath(path);
-    REQUIRE(w.ok());
-    auto id = (*w)->CreateArray("events", Schema::Fixed({{"t", FieldType::kI64},
-                                                         {"bytes", FieldType::kI64},
-                                                         {"dur", FieldType::kF64},
-                                                         {"rank", FieldType::kI32},
-                                                         {"op", FieldType::kI32}},
-                                                        {"bytes", "dur"}, "t", "rank"));
-    REQUIRE(id.ok());
-    EventsGenerator gen(64, 5);
-    for (int i = 0; i < n; ++i) {
-      EventRecord e = gen.Next();
-      e.rank = rank(i);
-      std::byte b[32];
-      e.Encode(b);
-      REQUIRE((*w)->Append(*id, std::span<const std::byte>(b, 32)).ok());
-    }
-    REQUIRE((*w)->Commit().ok());
-  }
+  EventsGenerator gen(64, 5);
+  WriteEvents(path, n, gen, [&](int i, int32_t) { return rank(i); });
   BuildGrids(path, 1.0);
   return path;
 }
@@ -623,24 +616,7 @@ TEST_CASE("grid: events with and without grid summaries, and a stale grid") {
   test::TempDir t;
   const std::string path = t.File("e.xtfq");
   EventsGenerator gen(300, 9);
-  {
-    auto w = StoreWriter::CreatePath(path);
-    REQUIRE(w.ok());
-    auto id = (*w)->CreateArray("events", Schema::Fixed({{"t", FieldType::kI64},
-                                                         {"bytes", FieldType::kI64},
-                                                         {"dur", FieldType::kF64},
-                                                         {"rank", FieldType::kI32},
-                                                         {"op", FieldType::kI32}},
-                                                        {"bytes", "dur"}, "t", "rank"));
-    REQUIRE(id.ok());
-    for (int i = 0; i < 120000; ++i) {
-      const EventRecord e = gen.Next();
-      std::byte b[32];
-      e.Encode(b);
-      REQUIRE((*w)->Append(*id, std::span<const std::byte>(b, 32)).ok());
-    }
-    REQUIRE((*w)->Commit().ok());
-  }
+  WriteEvents(path, 120000, gen);
   {
     // Before the grid is built (a store of an older xtfq): answered per process.
     auto reader = StoreReader::Open(path);
@@ -657,20 +633,9 @@ TEST_CASE("grid: events with and without grid summaries, and a stale grid") {
     REQUIRE(a.ok());
     RandomGrids(**reader, **a, 20, 4, true);
   }
-  {
-    // Records appended after the grid: it is stale, said, and not used.
-    auto w = StoreWriter::OpenPath(path);
-    REQUIRE(w.ok());
-    const ArrayId id = *(*w)->FindArrayId("events");
-    for (int i = 0; i < 1000; ++i) {
-      EventRecord e = gen.Next();
-      if (i == 999) e.rank = 1000;  // a process the grid has never seen
-      std::byte b[32];
-      e.Encode(b);
-      REQUIRE((*w)->Append(id, std::span<const std::byte>(b, 32)).ok());
-    }
-    REQUIRE((*w)->Commit().ok());
-  }
+  // Records appended after the grid, one of a process the grid has never seen: it is stale, said,
+  // and not used.
+  WriteEvents(path, 1000, gen, [](int i, int32_t r) { return i == 999 ? 1000 : r; });
   auto reader = StoreReader::Open(path);
   REQUIRE(reader.ok());
   auto a = (*reader)->Array("events");

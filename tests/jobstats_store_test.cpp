@@ -16,6 +16,7 @@
 #include "query/store_reader.h"
 #include "tests/shared_data.h"
 #include "tests/temp_dir.h"
+#include "tests/truth_csv.h"
 #include "tests/why.h"
 #include "tests/xtfq_cli.h"
 
@@ -29,22 +30,6 @@ struct TruthStep {
   int64_t t0, t1;
   uint64_t delta;
 };
-
-std::vector<std::vector<std::string>> ReadCsv(const std::string& path) {
-  std::ifstream in(path);
-  std::vector<std::vector<std::string>> rows;
-  std::string line;
-  std::getline(in, line);  // header
-  while (std::getline(in, line)) {
-    std::vector<std::string> f;
-    std::stringstream ss(line);
-    std::string x;
-    while (std::getline(ss, x, ',')) f.push_back(x);
-    if (!line.empty() && line.back() == ',') f.emplace_back();
-    rows.push_back(f);
-  }
-  return rows;
-}
 
 double Part(const TruthStep& s, int64_t w1, int64_t w2) {
   const int64_t ov = std::min(s.t1, w2) - std::max(s.t0, w1);
@@ -83,12 +68,12 @@ void CheckVariant(const std::string& variant, uint64_t seed) {
   CHECK(gen->purges > 0);
   CHECK(gen->missed > 0);
   std::vector<TruthStep> truth;
-  for (const auto& r : ReadCsv(dir.File("snap/truth_steps.csv"))) {
+  for (const auto& r : test::ReadTruthCsv(dir.File("snap/truth_steps.csv"))) {
     truth.push_back({r[0], r[1], r[2], std::stoll(r[3]), std::stoll(r[4]), std::stoull(r[5])});
   }
   REQUIRE(truth.size() > 500);
   std::map<std::pair<std::string, std::string>, std::vector<std::string>> truth_series;
-  for (const auto& r : ReadCsv(dir.File("snap/truth_series.csv"))) truth_series[{r[0], r[1]}] = r;
+  for (const auto& r : test::ReadTruthCsv(dir.File("snap/truth_series.csv"))) truth_series[{r[0], r[1]}] = r;
 
   // One import, and the same snapshots in two imports (the second continues from the stored state).
   test::Run one = test::Xtfq(dir, "import snap -o one.xtfq");
