@@ -170,6 +170,7 @@ Result<Catalogue> Catalogue::Decode(std::span<const std::byte> bytes, std::strin
     XTFQ_ASSIGN_OR_RETURN(uint32_t id, r.Read<uint32_t>("free page"));
     c.free_pages.emplace_back(id);
   }
+  c.IndexNames();
   return c;
 }
 
@@ -220,7 +221,22 @@ Status Catalogue::Validate(uint32_t page_size, uint32_t page_count, std::string_
   return Ok();
 }
 
+void Catalogue::IndexNames() {
+  by_name_.clear();
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    if (!arrays[i].per_process()) by_name_.emplace(arrays[i].name, i);
+  }
+  indexed_size_ = arrays.size();
+}
+
 const ArrayDesc* Catalogue::Find(std::string_view name) const {
+  if (indexed_size_ != 0 && indexed_size_ == arrays.size()) {
+    // A hit is checked against the array itself; the scan below answers if the arrays changed.
+    auto it = by_name_.find(std::string(name));
+    if (it == by_name_.end()) return nullptr;
+    const ArrayDesc& a = arrays[it->second];
+    if (!a.per_process() && a.name == name) return &a;
+  }
   for (const ArrayDesc& a : arrays) {
     if (!a.per_process() && a.name == name) return &a;
   }

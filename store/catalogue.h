@@ -11,7 +11,9 @@
 #pragma once
 
 #include <span>
+#include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "store/array_desc.h"
@@ -32,8 +34,17 @@ class Catalogue {
   static Result<Catalogue> Decode(std::span<const std::byte> bytes, std::string_view where);
   Status Validate(uint32_t page_size, uint32_t page_count, std::string_view where) const;
 
+  // The array of its own (not per-process) called `name`, or nullptr. A decoded catalogue finds it
+  // through an index of names (a store of 10^5 processes holds 10^5 descriptors per array); one whose
+  // arrays changed since, or that was built by hand, scans them.
   const ArrayDesc* Find(std::string_view name) const;
   const ArrayDesc* Get(ArrayId id) const;
+
+ private:
+  // Positions of the arrays of their own by name, for the first indexed_size_ arrays (Decode).
+  void IndexNames();
+  std::unordered_map<std::string, size_t> by_name_;
+  size_t indexed_size_ = 0;
 };
 
 }  // namespace xtfq
