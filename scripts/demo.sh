@@ -18,6 +18,8 @@ build/xtfq info "$out/run.xtfq" | cut -c1-160
 TZ=UTC build/xtfq dump --header "$out/run.xtfq"
 echo "# Darshan's signals for ranks 0-63 between 1000 s and 2000 s of the run, from the index:"
 build/xtfq query "$out/run.xtfq" --time 1000:2000 --ranks 0:64
+echo "# ranks x time: bytes read and written by 8 rows of 128 ranks, columns snapped onto the grid summaries, exact:"
+build/xtfq grid "$out/run.xtfq" --cols 12 --rows 8 --metric bytes --snap
 echo "# the signal spec v2.0 for the whole log: $out/run_signals_v2.txt; its job level:"
 build/xtfq signals "$out/run.xtfq" -o "$out/run_signals_v2.txt"
 grep -A4 "JOB LEVEL" "$out/run_signals_v2.txt"
