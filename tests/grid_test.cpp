@@ -333,7 +333,7 @@ TEST_CASE("grid: cells equal the naive model on DXT segments of 10^5 ranks") {
   REQUIRE(reader.ok());
   auto a = (*reader)->Array("darshan/0/DXT_POSIX.write");
   REQUIRE(a.ok());
-  RandomGrids(**reader, **a, 16, 23, true);
+  RandomGrids(**reader, **a, 8, 23, true);
 }
 
 TEST_CASE("grid: a generated Darshan log of 10^5 ranks (XTFQ_STRESS=1)") {
