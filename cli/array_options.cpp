@@ -49,16 +49,6 @@ Status ArrayOptions::Open() {
   return Ok();
 }
 
-Result<TimeFrame> ArrayOptions::Frame() {
-  const ArrayDesc& a = *array_;
-  const bool ns = !JobStatsLayout::Owns(a.name);  // job_stats arrays count epoch seconds
-  if (a.record_count() == 0 || !a.schema.time_field()) return TimeFrame::Raw(0, 0, ns);
-  TnTree t(reader_->cache(), a);
-  std::vector<std::byte> r(a.schema.record_width());
-  XTFQ_TRY(t.Record(0, r));
-  const int64_t first = a.schema.Time(r.data());
-  XTFQ_TRY(t.Record(a.record_count() - 1, r));
-  return TimeFrame::Raw(first, a.schema.Time(r.data()), ns);
-}
+Result<TimeFrame> ArrayOptions::Frame() { return reader_->Frame(*array_); }
 
 }  // namespace xtfq::cli

@@ -125,14 +125,7 @@ Result<Source> RawSource(StoreReader& reader, const GridAnswerRequest& req) {
   Source s;
   s.arrays = {a};
   s.name = fmt::format("array {}", a->name);
-  if (a->record_count() > 0) {
-    TnTree t(reader.cache(), *a);
-    std::vector<std::byte> r(a->schema.record_width());
-    XTFQ_TRY(t.Record(0, r));
-    const int64_t first = a->schema.Time(r.data());
-    XTFQ_TRY(t.Record(a->record_count() - 1, r));
-    s.frame = TimeFrame::Raw(first, a->schema.Time(r.data()), !a->name.starts_with("jobstats"));
-  }
+  XTFQ_ASSIGN_OR_RETURN(s.frame, reader.Frame(*a));
   s.defaults = {"count"};
   for (uint16_t f : a->schema.aggregates()) s.defaults.push_back(a->schema.fields()[f].name);
   s.exactness = "exact: each record counts in the cell of its process and its time";

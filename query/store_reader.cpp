@@ -4,6 +4,7 @@
 
 #include "index/string_heap_reader.h"
 #include "index/tn_tree.h"
+#include "layouts/jobstats_layout.h"
 #include "store/posix_file.h"
 
 namespace xtfq {
@@ -48,6 +49,17 @@ Status StoreReader::ForEachAt(const ArrayDesc& array, uint64_t first, uint64_t l
 
 ChainCursor StoreReader::Records(const ArrayDesc& array) {
   return ChainCursor(*cache_, array.levels[0], PageKind::kData, array.id, array.schema.record_width());
+}
+
+Result<TimeFrame> StoreReader::Frame(const ArrayDesc& a) {
+  const bool ns = !JobStatsLayout::Owns(a.name);  // job_stats arrays count epoch seconds
+  if (a.record_count() == 0 || !a.schema.time_field()) return TimeFrame::Raw(0, 0, ns);
+  TnTree t(*cache_, a);
+  std::vector<std::byte> r(a.schema.record_width());
+  XTFQ_TRY(t.Record(0, r));
+  const int64_t first = a.schema.Time(r.data());
+  XTFQ_TRY(t.Record(a.record_count() - 1, r));
+  return TimeFrame::Raw(first, a.schema.Time(r.data()), ns);
 }
 
 Result<std::string> StoreReader::String(StringRef ref) {

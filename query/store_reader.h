@@ -12,6 +12,7 @@
 
 #include "cache/page_cache.h"
 #include "index/chain_cursor.h"
+#include "query/time_window.h"
 #include "store/record_source.h"
 #include "store/store.h"
 
@@ -36,6 +37,9 @@ class StoreReader final : public RecordSource {
   // Calls fn with each record of `array` in append order; stops at fn's first error.
   Status ForEach(const ArrayDesc& array, const std::function<Status(const std::byte*)>& fn);
   Result<std::string> String(StringRef ref) override;
+  // The time frame of a raw array: its first and last record's times, in ns unless it is a
+  // job_stats array (epoch seconds); 0 and 0 for an empty array or one without a time field.
+  Result<TimeFrame> Frame(const ArrayDesc& array);
   // RecordSource: the committed catalogue; records by position through the array's TN tree.
   const Catalogue& catalogue() const override { return store_->catalogue(); }
   Status ForEachAt(const ArrayDesc& array, uint64_t first, uint64_t last,

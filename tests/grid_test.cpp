@@ -271,6 +271,17 @@ void RandomGrids(StoreReader& reader, const ArrayDesc& a, int n, uint64_t seed, 
   if (expect_levels) CHECK(used_levels > 0);
 }
 
+// Generates a Darshan log of `segments` DXT segments over `ranks` ranks (100 s, seed `seed`) in
+// `t` and imports it into a store; returns the store's path.
+std::string GeneratedStore(const test::TempDir& t, uint64_t segments, int64_t ranks, uint64_t seed) {
+  const std::string log = t.File("g.darshan"), store = t.File("g.xtfq");
+  DarshanGenOptions o;
+  o.segments = segments, o.ranks = ranks, o.files = std::max<int64_t>(ranks * 2, 40), o.duration = 100, o.seed = seed;
+  REQUIRE(DarshanGenerator::Write(log, o).ok());
+  ImportDarshan(log, store);
+  return store;
+}
+
 struct GeneratedLog {
   test::TempDir dir;
   std::string log = dir.File("g.darshan"), store = dir.File("g.xtfq");
@@ -680,11 +691,7 @@ class AlteringSink final : public RecordSink {
 
 TEST_CASE("grid: check recomputes the grid summaries and names a cell that does not match") {
   test::TempDir t;
-  const std::string log = t.File("g.darshan"), store = t.File("g.xtfq");
-  DarshanGenOptions o;
-  o.segments = 30000, o.ranks = 64, o.files = 128, o.duration = 100, o.seed = 2;
-  REQUIRE(DarshanGenerator::Write(log, o).ok());
-  ImportDarshan(log, store);
+  const std::string store = GeneratedStore(t, 30000, 64, 2);
   {
     auto reader = StoreReader::Open(store);
     REQUIRE(reader.ok());
@@ -771,11 +778,7 @@ TEST_CASE(
 
 TEST_CASE("grid: the command line, its JSON and its errors") {
   test::TempDir t;
-  const std::string log = t.File("g.darshan"), store = t.File("g.xtfq");
-  DarshanGenOptions o;
-  o.segments = 20000, o.ranks = 16, o.files = 40, o.duration = 100, o.seed = 4;
-  REQUIRE(DarshanGenerator::Write(log, o).ok());
-  ImportDarshan(log, store);
+  const std::string store = GeneratedStore(t, 20000, 16, 4);
   const test::Run j = test::Xtfq(t, fmt::format("grid '{}' --cols 5 --rows 4 --format json", store));
   REQUIRE_MESSAGE(j.status == 0, j.err);
   const nlohmann::json g = nlohmann::json::parse(j.out);
