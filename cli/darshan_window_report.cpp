@@ -20,16 +20,59 @@ std::string Field(const std::string& s) {
   return out + "\"";
 }
 
+constexpr double kQuantiles[] = {0.5, 0.9, 0.99};
+
+// "lower..upper" of a percentile, NA without segments.
+std::string Range(const std::optional<std::pair<double, double>>& b) {
+  return b ? fmt::format("{:.4g}..{:.4g}", b->first, b->second) : "NA";
+}
+
+std::string Percentiles(const DarshanWindowAnswer& a) {
+  if (!a.read_dist && !a.write_dist) return "";
+  std::string out = fmt::format(
+      "percentiles of request sizes (bytes) and durations (s), each within one log2 bin [lower..upper] (read: {}):\n",
+      a.distributions_read);
+  out += fmt::format("{:<6} {:<9} {:>24} {:>24} {:>24}\n", "op", "of", "p50", "p90", "p99");
+  for (int op = 0; op < 2; ++op) {
+    const auto& d = op == 0 ? a.read_dist : a.write_dist;
+    if (!d) continue;
+    for (int f = 0; f < 2; ++f) {
+      out += fmt::format("{:<6} {:<9}", op == 0 ? "read" : "write", f == 0 ? "size" : "duration");
+      for (double q : kQuantiles) out += fmt::format(" {:>24}", Range(f == 0 ? d->Size(q) : d->Duration(q)));
+      out += "\n";
+    }
+  }
+  return out;
+}
+
 std::string Csv(const DarshanWindowAnswer& a) {
-  // Per-file rows name their file in a last column.
+  // Per-file rows name their file in a last column; the window's totals carry its percentiles.
   const bool named = !a.request.per_rank && a.request.per_file;
-  std::string out = named ? "key,op,ops,bytes,busy_s,bw_mib_s,iops,avg_size,seq_ratio,consec_ratio,small_ratio,file\n"
-                          : "key,op,ops,bytes,busy_s,bw_mib_s,iops,avg_size,seq_ratio,consec_ratio,small_ratio\n";
-  auto row = [&](const std::string& key, const char* op, const DarshanOpStats& s, const std::string* file = nullptr) {
+  const bool totals = !a.request.per_rank && !a.request.per_file;
+  std::string out = "key,op,ops,bytes,busy_s,bw_mib_s,iops,avg_size,seq_ratio,consec_ratio,small_ratio";
+  if (named) out += ",file";
+  if (totals) {
+    for (const char* f : {"size", "duration"}) {
+      for (double q : kQuantiles) out += fmt::format(",{0}_p{1:g}_lower,{0}_p{1:g}_upper", f, q * 100);
+    }
+  }
+  out += "\n";
+  auto row = [&](const std::string& key, const char* op, const DarshanOpStats& s, const std::string* file = nullptr,
+                 const std::optional<DarshanOpDistribution>* dist = nullptr) {
     const DarshanOpMetrics d = DarshanOpMetrics::Of(s);
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}", key, op, s.ops, s.bytes, s.busy, C(d.bw_mib_s), C(d.iops),
                        C(d.avg_size), C(d.seq_ratio), C(d.consec_ratio), C(d.small_ratio));
-    out += file ? "," + Field(*file) + "\n" : "\n";
+    if (file) out += "," + Field(*file);
+    if (totals) {
+      for (int f = 0; f < 2; ++f) {
+        for (double q : kQuantiles) {
+          std::optional<std::pair<double, double>> b;
+          if (dist && *dist) b = f == 0 ? (*dist)->Size(q) : (*dist)->Duration(q);
+          out += b ? fmt::format(",{},{}", b->first, b->second) : ",,";
+        }
+      }
+    }
+    out += "\n";
   };
   if (a.request.per_rank) {
     for (const auto& [rank, ops] : a.result.ranks)
@@ -40,7 +83,8 @@ std::string Csv(const DarshanWindowAnswer& a) {
           row(fmt::format("{}", id), "write", ops[1], &a.FileName(id));
     }
   } else {
-    row("all", "read", a.result.read), row("all", "write", a.result.write);
+    row("all", "read", a.result.read, nullptr, &a.read_dist),
+        row("all", "write", a.result.write, nullptr, &a.write_dist);
   }
   return out;
 }
@@ -102,6 +146,7 @@ std::string Text(const DarshanWindowAnswer& a) {
     for (int64_t v : (op == 0 ? a.result.read : a.result.write).bins) out += fmt::format(" {:>10}", v);
     out += "\n";
   }
+  out += Percentiles(a);
   out += Imbalance(a.imbalance, a.result);
   if (a.request.per_rank) {
     out += fmt::format("{:>8} {:>12} {:>16} {:>12} {:>16} {:>12}\n", "rank", "read_ops", "read_bytes", "write_ops",

@@ -37,7 +37,7 @@ Moments Of(const FieldStats& f, uint64_t n) {
 }
 }  // namespace
 
-nlohmann::json SummaryJson(const Schema& schema, const Summary& s) {
+nlohmann::json SummaryJson(const Schema& schema, const Summary& s, const Percentiles& percentiles) {
   nlohmann::json j = {{"count", s.count}};
   for (size_t k = 0; k < s.fields.size(); ++k) {
     const FieldStats& f = s.fields[k];
@@ -59,12 +59,19 @@ nlohmann::json SummaryJson(const Schema& schema, const Summary& s) {
       fj["std"] = m.stddev;
     }
     fj["sumsq"] = f.sumsq;
+    if (auto it = percentiles.find(k); it != percentiles.end()) {
+      for (const WindowPercentile& p : it->second) {
+        fj["percentiles"][fmt::format("p{:g}", p.q * 100)] =
+            p.bound ? nlohmann::json{p.bound->first, p.bound->second} : nlohmann::json(nullptr);
+      }
+      fj["percentiles"]["bound"] = "each percentile lies in [lower, upper]: one log2 bin narrowed to min and max";
+    }
     j[schema.fields()[schema.aggregates()[k]].name] = fj;
   }
   return j;
 }
 
-std::string SummaryText(const Schema& schema, const Summary& s) {
+std::string SummaryText(const Schema& schema, const Summary& s, const Percentiles& percentiles) {
   std::string out = fmt::format("count {}\n", s.count);
   for (size_t k = 0; k < s.fields.size(); ++k) {
     const FieldStats& f = s.fields[k];
@@ -80,6 +87,13 @@ std::string SummaryText(const Schema& schema, const Summary& s) {
     } else {
       out += fmt::format("{:<8} sum {} min {} max {} mean {:.9g} std {:.9g}\n", name, f.i_sum, f.i_min, f.i_max, m.mean,
                          m.stddev);
+    }
+    if (auto it = percentiles.find(k); it != percentiles.end()) {
+      out.pop_back();
+      for (const WindowPercentile& p : it->second) {
+        if (p.bound) out += fmt::format(" p{:g} {:.6g}..{:.6g}", p.q * 100, p.bound->first, p.bound->second);
+      }
+      out += "\n";
     }
   }
   return out;

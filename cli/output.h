@@ -3,17 +3,23 @@
 // Thread-safety: pure functions.
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
+#include "query/distribution_query.h"
 #include "query/primitives.h"
 
 namespace xtfq::cli {
 
 nlohmann::json RecordJson(const Schema& schema, const std::byte* record);
 std::string RecordText(const Schema& schema, const std::byte* record);
-// count, and per aggregate field: sum, min, max, mean and standard deviation (population).
-nlohmann::json SummaryJson(const Schema& schema, const Summary& s);
-std::string SummaryText(const Schema& schema, const Summary& s);
+// count, and per aggregate field: sum, min, max, mean and standard deviation (population), and
+// the field's percentiles where given (by aggregate index: DistributionQuery::Percentiles), each as
+// the interval that holds it.
+using Percentiles = std::map<size_t, std::vector<WindowPercentile>>;
+nlohmann::json SummaryJson(const Schema& schema, const Summary& s, const Percentiles& percentiles = {});
+std::string SummaryText(const Schema& schema, const Summary& s, const Percentiles& percentiles = {});
 
 }  // namespace xtfq::cli

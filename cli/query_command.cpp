@@ -6,6 +6,7 @@
 #include "cli/jobstats_report.h"
 #include "cli/output.h"
 #include "layouts/darshan_layout.h"
+#include "layouts/grid_layout.h"
 #include "query/jobstats_view.h"
 #include "query/process_window.h"
 
@@ -142,7 +143,20 @@ Result<std::string> QueryCommand::Raw() {
   if (buckets_ == 0) {
     XTFQ_ASSIGN_OR_RETURN(Summary s,
                           opts_.scan() ? p.ScanAggregate(w.lo, w.hi, r.lo, r.hi) : p.Aggregate(w.lo, w.hi, r.lo, r.hi));
-    return opts_.json() ? SummaryJson(schema, s).dump(2) : SummaryText(schema, s);
+    // Percentiles of the fields with distributions (grid summaries where they serve).
+    Percentiles pct;
+    if (!GridLayout::DistributionFields(schema).empty() && s.count > 0) {
+      DistributionRequest d;
+      d.t1 = w.lo, d.t2 = w.hi, d.p1 = r.lo, d.p2 = r.hi, d.scan = opts_.scan();
+      d.distributions = GridLayout::DistributionFields(schema);
+      XTFQ_ASSIGN_OR_RETURN(GridResult g, DistributionQuery::Run(opts_.reader(), opts_.array(), d));
+      pct = DistributionQuery::Percentiles(g, schema);
+    }
+    if (opts_.json()) return SummaryJson(schema, s, pct).dump(2);
+    std::string text = SummaryText(schema, s, pct);
+    if (!pct.empty())
+      text += "# percentiles: each lies in the interval shown, one log2 bin (docs/format.md, Log histograms)\n";
+    return text;
   }
   if (w.open_lo() || w.open_hi()) return Error(ErrorCode::kUsage, "--buckets needs a bounded --time T1:T2");
   XTFQ_ASSIGN_OR_RETURN(std::vector<Summary> h, opts_.scan() ? p.ScanHistogram(w.lo, w.hi, buckets_, r.lo, r.hi)

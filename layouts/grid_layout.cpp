@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "store/log_histogram.h"
+
 namespace xtfq {
 
 std::string GridLayout::LevelsName(std::string_view array) { return fmt::format("{}#grid", array); }
@@ -24,7 +26,33 @@ const Schema& GridLayout::LevelSchema() {
   return s;
 }
 
-Result<Schema> GridLayout::CellSchema(const Schema& source) {
+std::vector<size_t> GridLayout::DistributionFields(const Schema& source) {
+  std::vector<size_t> out;
+  for (size_t a = 0; a < source.aggregates().size(); ++a) {
+    const FieldType t = source.fields()[source.aggregates()[a]].type;
+    if (t == FieldType::kI64 || t == FieldType::kF64) out.push_back(a);
+  }
+  if (out.size() > kMaxDistributions) out.clear();
+  return out;
+}
+
+std::vector<GridLayout::Distribution> GridLayout::Distributions(const Schema& source, const Schema& cells) {
+  std::vector<Distribution> out;
+  for (size_t a = 0; a < source.aggregates().size(); ++a) {
+    const std::string name = source.fields()[source.aggregates()[a]].name + ".h0";
+    for (const Field& f : cells.fields()) {
+      // (a schema too short to hold the 64 counts has none: its cells never read past a record)
+      if (f.name == name && (f.type == FieldType::kU32 || f.type == FieldType::kU64) &&
+          f.offset + LogHistogram::kBins * FieldWidth(f.type) <= cells.record_width()) {
+        out.push_back({a, f.offset, f.type});
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+Result<Schema> GridLayout::CellSchema(const Schema& source, uint64_t records, bool distributions) {
   std::vector<std::pair<std::string, FieldType>> fields = {
       {"t", FieldType::kI64}, {"block", FieldType::kI64}, {"count", FieldType::kU64}};
   for (uint16_t a : source.aggregates()) {
@@ -34,6 +62,11 @@ Result<Schema> GridLayout::CellSchema(const Schema& source) {
     fields.emplace_back(f.name + ".min", wide);
     fields.emplace_back(f.name + ".max", wide);
     fields.emplace_back(f.name + ".sumsq", FieldType::kF64);
+  }
+  const FieldType counts = records < (uint64_t{1} << 32) ? FieldType::kU32 : FieldType::kU64;
+  for (size_t a : distributions ? DistributionFields(source) : std::vector<size_t>{}) {
+    const std::string& name = source.fields()[source.aggregates()[a]].name;
+    for (int b = 0; b < LogHistogram::kBins; ++b) fields.emplace_back(fmt::format("{}.h{}", name, b), counts);
   }
   return Schema::Make(fields, {}, "t");
 }

@@ -6,6 +6,12 @@
 // field of the source, the field statistics of docs/format.md ("Field statistics"), the source
 // field's type widened (i64 for integers, f64 for f64).
 //
+// A source whose 8-byte aggregate fields (i64, f64) number at most kMaxDistributions gives each of
+// them a distribution too: 64 counts `f.h0` .. `f.h63` of store/log_histogram.h's bins, u32 when the
+// source has fewer than 2^32 records, else u64. Which fields a stored grid has, and where, comes
+// from its cell schema (Distributions()), so grids written before distributions read as grids
+// without them.
+//
 // Cells are in time order (bin start), and by block within a bin. Grid arrays have no process field
 // and no aggregate fields, so they have no P index and index entries of 20 bytes.
 //
@@ -15,6 +21,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "store/result.h"
 #include "store/schema.h"
@@ -39,8 +46,22 @@ class GridLayout {
   // The cell schema of a grid of `source`: `t` (i64, the bin start, the time field), `block`
   // (i64), `count` (u64), then per aggregate field f of `source`: `f.sum`, `f.min`, `f.max`,
   // `f.sumsq`. REQUIRES: source has aggregate fields whose names leave room for the suffixes.
-  static Result<Schema> CellSchema(const Schema& source);
+  // `f.sumsq`, then the distributions above over `records` records.
+  // `distributions` false: the cells of a grid written before distributions (still read).
+  static Result<Schema> CellSchema(const Schema& source, uint64_t records, bool distributions = true);
   static constexpr uint32_t kCellT = 0, kCellBlock = 8, kCellCount = 16, kCellStats = 24;
+  static constexpr size_t kMaxDistributions = 4;
+
+  // The aggregate fields (indexes into source.aggregates()) that get distributions.
+  static std::vector<size_t> DistributionFields(const Schema& source);
+  // Where the distributions of a stored cell schema are: per aggregate index of the source, the
+  // offset of `f.h0` and the counts' type (u32 or u64); absent for fields without one.
+  struct Distribution {
+    size_t aggregate = 0;
+    uint32_t offset = 0;
+    FieldType type = FieldType::kU32;
+  };
+  static std::vector<Distribution> Distributions(const Schema& source, const Schema& cells);
 };
 
 }  // namespace xtfq

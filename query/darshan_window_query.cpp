@@ -2,7 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "layouts/darshan_layout.h"
 #include "query/darshan_file_filter.h"
+#include "query/distribution_query.h"
+#include "store/endian.h"
 
 namespace xtfq {
 
@@ -17,6 +22,46 @@ std::string DarshanWindowAnswer::Source() const {
   if (result.estimated) return fmt::format("{} counter", spec.module);
   return spec.module == "POSIX" ? "DXT_POSIX" : "DXT_MPIIO";
 }
+
+std::optional<std::pair<double, double>> DarshanOpDistribution::Size(double q) const {
+  return size.Bound(q, LogHistogram::LowExponent(FieldType::kI64), size_stats.Min(), size_stats.Max());
+}
+
+std::optional<std::pair<double, double>> DarshanOpDistribution::Duration(double q) const {
+  return duration.Bound(q, LogHistogram::LowExponent(FieldType::kF64), duration_stats.Min(), duration_stats.Max());
+}
+
+namespace {
+
+// The sizes and durations of one DXT array in the answer's window and ranks (and files).
+Result<DarshanOpDistribution> Distribution(StoreReader& reader, const ArrayDesc& array, const DarshanWindowSpec& spec,
+                                           GridPlan& plan) {
+  using L = DarshanLayout;
+  const Schema& s = array.schema;
+  size_t length = 0, duration = 0;
+  for (size_t a = 0; a < s.aggregates().size(); ++a) {
+    if (s.fields()[s.aggregates()[a]].name == "length") length = a;
+    if (s.fields()[s.aggregates()[a]].name == "duration") duration = a;
+  }
+  DistributionRequest q;
+  q.t1 = spec.t1, q.t2 = spec.t2, q.p1 = spec.p1, q.p2 = spec.p2, q.scan = spec.scan;
+  q.distributions = {length, duration};
+  if (spec.files) {
+    q.filter = [&](const std::byte* r) { return spec.files->contains(LoadLe<uint64_t>(r + L::kDxtOffsetFile)); };
+  }
+  XTFQ_ASSIGN_OR_RETURN(GridResult g, DistributionQuery::Run(reader, array, q));
+  DarshanOpDistribution d;
+  d.size = g.dists[0], d.duration = g.dists[1];
+  d.size_stats = g.stats[length], d.duration_stats = g.stats[duration];
+  plan.cells_read += g.plan.cells_read, plan.records_read += g.plan.records_read;
+  plan.process_arrays += g.plan.process_arrays;
+  for (int l : g.plan.levels) {
+    if (std::find(plan.levels.begin(), plan.levels.end(), l) == plan.levels.end()) plan.levels.push_back(l);
+  }
+  return d;
+}
+
+}  // namespace
 
 TimeFrame DarshanWindowQuery::Frame(const DarshanLogInfo& info) {
   const int64_t run_ns = (info.end_sec - info.start_sec) * 1000000000 + (info.end_nsec - info.start_nsec);
@@ -62,6 +107,18 @@ Result<DarshanWindowAnswer> DarshanWindowQuery::Run(StoreReader& reader, const D
   }
   if (!q.file_glob.empty()) a.spec.files = DarshanFileFilter::Match(a.names, q.file_glob);
   XTFQ_ASSIGN_OR_RETURN(a.result, DarshanWindow::Compute(reader, a.info, a.spec));
+  if (!a.result.heatmap && !a.result.estimated) {
+    const std::string dxt = q.module == "POSIX" ? "DXT_POSIX" : "DXT_MPIIO";
+    GridPlan plan;
+    for (const char* op : {"read", "write"}) {
+      const ArrayDesc* arr =
+          reader.catalogue().Find(DarshanLayout::ArrayName(a.info.log, fmt::format("{}.{}", dxt, op)));
+      if (arr == nullptr) continue;
+      XTFQ_ASSIGN_OR_RETURN(DarshanOpDistribution d, Distribution(reader, *arr, a.spec, plan));
+      (op[0] == 'r' ? a.read_dist : a.write_dist) = std::move(d);
+    }
+    a.distributions_read = plan.Describe();
+  }
   a.read = DarshanOpMetrics::Of(a.result.read);
   a.write = DarshanOpMetrics::Of(a.result.write);
   a.imbalance = RankImbalance::Of(a.result.ranks, !a.result.heatmap);

@@ -21,6 +21,8 @@
 #include "query/rank_imbalance.h"
 #include "query/store_reader.h"
 #include "query/time_window.h"
+#include "store/log_histogram.h"
+#include "store/summary.h"
 
 namespace xtfq {
 
@@ -33,6 +35,16 @@ struct DarshanWindowRequest {
   bool per_rank = false, per_file = false, scan = false;
 };
 
+// One operation's request sizes and durations in the window as log2 distributions
+// (store/log_histogram.h), with their minimum and maximum: percentiles to within one bin.
+struct DarshanOpDistribution {
+  LogHistogram size, duration;
+  FieldStats size_stats, duration_stats;
+  // [lower, upper] holding the q-quantile of sizes (bytes) or durations (s); nullopt without segments.
+  std::optional<std::pair<double, double>> Size(double q) const;
+  std::optional<std::pair<double, double>> Duration(double q) const;
+};
+
 struct DarshanWindowAnswer {
   DarshanWindowRequest request;
   DarshanLogInfo info;
@@ -40,6 +52,9 @@ struct DarshanWindowAnswer {
   DarshanWindowResult result;
   DarshanOpMetrics read, write;
   std::optional<RankImbalance> imbalance;
+  // DXT windows: sizes and durations per operation (DistributionQuery), and how they were read.
+  std::optional<DarshanOpDistribution> read_dist, write_dist;
+  std::string distributions_read;
   std::unordered_map<uint64_t, std::string> names;  // record id -> file name (with --file or per file)
   std::string answered;  // how: from the index, from the segments, from HEATMAP bins (and what that lacks)
   // What the user should know: a window or rank range outside the job (answered, with zeros).

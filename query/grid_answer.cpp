@@ -70,8 +70,19 @@ Result<Source> DarshanSource(StoreReader& reader, const GridAnswerRequest& req) 
     s.aliases["ops"] = Alias(GridMetric::Stat::kCount, {}, "ops");
     s.aliases["bytes"] = Alias(GridMetric::Stat::kSum, {AggregateIndex(d, "length")}, "bytes");
     s.aliases["busy"] = Alias(GridMetric::Stat::kSum, {AggregateIndex(d, "duration")}, "s");
+    for (const char* q : {"p50", "p90", "p99"}) {
+      GridMetric size = Alias(GridMetric::Stat::kQuantile, {AggregateIndex(d, "length")}, "bytes");
+      GridMetric duration = Alias(GridMetric::Stat::kQuantile, {AggregateIndex(d, "duration")}, "s");
+      size.quantile = duration.quantile = std::stod(q + 1) / 100;
+      size.exponent = LogHistogram::LowExponent(FieldType::kI64);
+      duration.exponent = LogHistogram::LowExponent(FieldType::kF64);
+      s.aliases[fmt::format("size.{}", q)] = size;
+      s.aliases[fmt::format("duration.{}", q)] = duration;
+    }
     s.defaults = {"ops", "bytes", "busy"};
-    s.exactness = "exact: each segment counts in the cell of its rank and its start time";
+    s.exactness =
+        "exact: each segment counts in the cell of its rank and its start time; percentiles (size.p99, "
+        "duration.p99) lie in [lower, value], one log2 bin";
     return s;
   }
   const ArrayDesc* h =
@@ -302,6 +313,14 @@ Result<GridAnswer> GridAnswerQuery::Run(StoreReader& reader, const GridAnswerReq
       if (std::find(g.fields.begin(), g.fields.end(), a) == g.fields.end()) g.fields.push_back(a);
     }
   }
+  for (const GridMetric& m : ans.metrics) {
+    if (m.stat != GridMetric::Stat::kQuantile) continue;
+    for (size_t a : m.aggregates) {
+      if (std::find(g.distributions.begin(), g.distributions.end(), a) == g.distributions.end()) {
+        g.distributions.push_back(a);
+      }
+    }
+  }
   if (g.fields.empty() && !schema.aggregates().empty()) g.fields.push_back(0);  // count only: one field is kept anyway
 
   const int64_t asked_t1 = g.t1, asked_t2 = g.t2;
@@ -349,16 +368,7 @@ Result<GridAnswer> GridAnswerQuery::Run(StoreReader& reader, const GridAnswerReq
       g.processes.clear(), g.row_ranges = merged->rows, g.snap = false;
       continue;
     }
-    for (size_t c = 0; c < merged->count.size(); ++c) merged->count[c] += r.count[c];
-    for (size_t i = 0; i < merged->stats.size(); ++i) merged->stats[i].Merge(r.stats[i]);
-    for (int l : r.plan.levels) {
-      if (std::find(merged->plan.levels.begin(), merged->plan.levels.end(), l) == merged->plan.levels.end()) {
-        merged->plan.levels.push_back(l);
-      }
-    }
-    merged->plan.cells_read += r.plan.cells_read, merged->plan.process_arrays += r.plan.process_arrays;
-    merged->plan.records_read += r.plan.records_read, merged->plan.own_tree |= r.plan.own_tree;
-    merged->notes.insert(merged->notes.end(), r.notes.begin(), r.notes.end());
+    merged->Merge(r);
   }
   ans.pages_read = reader.cache().stats().pages_read - before;
   GridResult& r = *merged;
@@ -371,18 +381,32 @@ Result<GridAnswer> GridAnswerQuery::Run(StoreReader& reader, const GridAnswerReq
                     r.edges.front(), r.edges.back(), asked_cols, asked_t1, asked_t2));
   }
   for (const GridMetric& m : ans.metrics) {
-    std::vector<size_t> pos;
-    for (size_t a : m.aggregates)
+    std::vector<size_t> pos, dpos;
+    for (size_t a : m.aggregates) {
       pos.push_back(static_cast<size_t>(std::find(r.fields.begin(), r.fields.end(), a) - r.fields.begin()));
-    std::vector<std::optional<double>> v(r.count.size());
+      if (m.stat == GridMetric::Stat::kQuantile) {
+        dpos.push_back(static_cast<size_t>(std::find(r.distributions.begin(), r.distributions.end(), a) -
+                                           r.distributions.begin()));
+      }
+    }
+    std::vector<std::optional<double>> v(r.count.size()), lower;
+    if (m.stat == GridMetric::Stat::kQuantile) lower.resize(r.count.size());
     std::vector<const FieldStats*> stats(pos.size());
+    std::vector<const LogHistogram*> dists(dpos.size());
     for (size_t row = 0; row < r.rows.size(); ++row) {
       for (size_t col = 0; col < r.cols(); ++col) {
         for (size_t k = 0; k < pos.size(); ++k) stats[k] = &r.Stat(row, col, pos[k]);
-        v[r.cell(row, col)] = m.Value(r.count[r.cell(row, col)], stats);
+        for (size_t k = 0; k < dpos.size(); ++k) dists[k] = &r.Dist(row, col, dpos[k]);
+        const size_t i = r.cell(row, col);
+        if (m.stat == GridMetric::Stat::kQuantile) {
+          if (const auto b = m.Bound(stats, dists)) lower[i] = b->first, v[i] = b->second;
+        } else {
+          v[i] = m.Value(r.count[i], stats);
+        }
       }
     }
     ans.values.push_back(std::move(v));
+    ans.lower.push_back(std::move(lower));
   }
   return ans;
 }

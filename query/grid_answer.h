@@ -52,7 +52,10 @@ struct GridAnswer {
   std::vector<std::string> row_labels;  // job_stats: each row's target or group (rows are then [i, i + 1))
   std::vector<GridMetric> metrics;
   std::vector<std::vector<std::optional<double>>> values;  // per metric, rows x cols row-major
-  std::vector<uint64_t> count;                             // records per cell
+  // Per metric: for a percentile, the lower end of the interval [lower, value] that holds it
+  // (GridMetric::Bound); empty for other metrics.
+  std::vector<std::vector<std::optional<double>>> lower;
+  std::vector<uint64_t> count;  // records per cell
   bool snapped = false;
   GridPlan plan;
   uint64_t pages_read = 0;  // pages the query read into the cache

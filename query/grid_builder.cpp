@@ -11,6 +11,7 @@
 #include "layouts/jobstats_layout.h"
 #include "query/grid_index.h"
 #include "store/endian.h"
+#include "store/log_histogram.h"
 #include "store/summary.h"
 
 namespace xtfq {
@@ -28,8 +29,12 @@ constexpr int64_t kCountedBlocks = int64_t{1} << 18;
 // The cells of one level's current bin.
 class LevelCells {
  public:
-  LevelCells(const GridLevelSpec& spec, const Schema& schema, int64_t p_min, int64_t p_max)
-      : spec_(spec), schema_(schema), block_min_(p_min >> spec.block_shift) {
+  LevelCells(const GridLevelSpec& spec, const Schema& schema, const Schema& cell_schema, int64_t p_min, int64_t p_max)
+      : spec_(spec),
+        schema_(schema),
+        width_(cell_schema.record_width()),
+        dists_(G::Distributions(schema, cell_schema)),
+        block_min_(p_min >> spec.block_shift) {
     const int64_t blocks = (p_max >> spec.block_shift) - block_min_ + 1;
     if (blocks <= kDenseBlocks) dense_.assign(static_cast<size_t>(blocks), -1);
   }
@@ -43,28 +48,44 @@ class LevelCells {
     }
     bin_ = bin;
     const int64_t block = p >> spec_.block_shift;
-    Summary& s = Slot(block);
-    s.Add(schema_, record);
+    const size_t slot = Slot(block);
+    sums_[slot].Add(schema_, record);
+    const auto& at = schema_.aggregate_fields();
+    for (size_t d = 0; d < dists_.size(); ++d) {
+      const Schema::AggregateField& a = at[dists_[d].aggregate];
+      const int b = LogHistogram::BinOf(record + a.offset, a.type);
+      if (b >= 0) ++hists_[(slot * dists_.size() + d) * LogHistogram::kBins + static_cast<size_t>(b)];
+    }
     return Ok();
   }
   bool empty() const { return touched_.empty(); }
   // The cells of the bin in block order.
   void Cells(std::vector<std::byte>& out, const std::function<void(std::span<const std::byte>)>& emit) {
     std::sort(touched_.begin(), touched_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    const size_t width = G::kCellStats + Summary::kFieldBytes * schema_.aggregates().size();
-    out.resize(width);
+    out.assign(width_, std::byte{0});
     for (const auto& [block, index] : touched_) {
       const Summary& s = sums_[index];
       StoreLe<int64_t>(out.data() + G::kCellT, bin_ << spec_.bin_shift);
       StoreLe<int64_t>(out.data() + G::kCellBlock, block);
       StoreLe<uint64_t>(out.data() + G::kCellCount, s.count);
       s.EncodeFields(out.data() + G::kCellStats);
+      for (size_t d = 0; d < dists_.size(); ++d) {
+        const uint64_t* h = &hists_[(index * dists_.size() + d) * LogHistogram::kBins];
+        std::byte* p = out.data() + dists_[d].offset;
+        for (int b = 0; b < LogHistogram::kBins; ++b) {
+          if (dists_[d].type == FieldType::kU32) {
+            StoreLe<uint32_t>(p + 4 * b, static_cast<uint32_t>(h[b]));
+          } else {
+            StoreLe<uint64_t>(p + 8 * b, h[b]);
+          }
+        }
+      }
       emit(out);
     }
   }
 
  private:
-  Summary& Slot(int64_t block) {
+  size_t Slot(int64_t block) {
     int32_t* slot = nullptr;
     if (!dense_.empty()) {
       slot = &dense_[static_cast<size_t>(block - block_min_)];
@@ -76,8 +97,11 @@ class LevelCells {
       touched_.emplace_back(block, touched_.size());
       if (sums_.size() < touched_.size()) sums_.emplace_back(schema_);
       sums_[touched_.size() - 1] = Summary(schema_);
+      const size_t per = dists_.size() * LogHistogram::kBins;
+      if (hists_.size() < touched_.size() * per) hists_.resize(touched_.size() * per);
+      std::fill_n(hists_.begin() + static_cast<std::ptrdiff_t>((touched_.size() - 1) * per), per, 0);
     }
-    return sums_[static_cast<size_t>(*slot)];
+    return static_cast<size_t>(*slot);
   }
   void Clear() {
     for (const auto& [block, index] : touched_) {
@@ -89,12 +113,15 @@ class LevelCells {
 
   GridLevelSpec spec_;
   const Schema& schema_;
+  uint32_t width_;
+  std::vector<G::Distribution> dists_;
   int64_t block_min_;
   int64_t bin_ = 0;
   std::vector<int32_t> dense_;
   std::unordered_map<int64_t, int32_t> sparse_;
   std::vector<std::pair<int64_t, size_t>> touched_;  // block, index into sums_
   std::vector<Summary> sums_;
+  std::vector<uint64_t> hists_;  // per slot, per distribution: LogHistogram::kBins counts
 };
 
 int ShiftFor(U128 x) {
@@ -210,13 +237,15 @@ Result<GridBuilder::Span> GridBuilder::SpanOf(StoreReader& reader, const ArrayDe
 }
 
 Status GridBuilder::Compute(StoreReader& reader, const ArrayDesc& source, uint64_t n,
-                            const std::vector<GridLevelSpec>& levels,
+                            const std::vector<GridLevelSpec>& levels, const std::vector<const Schema*>& cell_schemas,
                             const std::function<Status(size_t, std::span<const std::byte>)>& emit) {
   XTFQ_ASSIGN_OR_RETURN(Span span, SpanOf(reader, source, n));
   const Schema& schema = source.schema;
   std::vector<LevelCells> cells;
   cells.reserve(levels.size());
-  for (const GridLevelSpec& l : levels) cells.emplace_back(l, schema, span.p_min, span.p_max);
+  for (size_t li = 0; li < levels.size(); ++li) {
+    cells.emplace_back(levels[li], schema, *cell_schemas[li], span.p_min, span.p_max);
+  }
   std::vector<std::byte> buffer;
   Status emitted = Ok();
   auto flush_level = [&](size_t li) {
@@ -252,7 +281,7 @@ Result<GridBuildReport::Built> GridBuilder::Build(StoreReader& reader, const Arr
   XTFQ_ASSIGN_OR_RETURN(Span span, SpanOf(reader, source, n));
   GridBuildReport::Built built;
   built.array = source.name;
-  XTFQ_ASSIGN_OR_RETURN(Schema cell_schema, G::CellSchema(source.schema));
+  XTFQ_ASSIGN_OR_RETURN(Schema cell_schema, G::CellSchema(source.schema, n, options.distributions));
   XTFQ_ASSIGN_OR_RETURN(built.levels, Plan(reader, source, span, cell_schema.record_width(), options));
   std::vector<ArrayId> ids;
   std::vector<uint64_t> counts(built.levels.size(), 0);
@@ -260,10 +289,11 @@ Result<GridBuildReport::Built> GridBuilder::Build(StoreReader& reader, const Arr
     XTFQ_ASSIGN_OR_RETURN(ArrayId id, sink.CreateArray(G::CellsName(source.name, l.level), cell_schema));
     ids.push_back(id);
   }
-  XTFQ_TRY(Compute(reader, source, n, built.levels, [&](size_t li, std::span<const std::byte> cell) -> Status {
-    ++counts[li];
-    return sink.Append(ids[li], cell);
-  }));
+  XTFQ_TRY(Compute(reader, source, n, built.levels, std::vector<const Schema*>(built.levels.size(), &cell_schema),
+                   [&](size_t li, std::span<const std::byte> cell) -> Status {
+                     ++counts[li];
+                     return sink.Append(ids[li], cell);
+                   }));
   XTFQ_ASSIGN_OR_RETURN(ArrayId levels_id, sink.CreateArray(G::LevelsName(source.name), G::LevelSchema()));
   std::vector<std::byte> r(G::kLevWidth);
   for (size_t li = 0; li < built.levels.size(); ++li) {
@@ -321,22 +351,26 @@ Status GridBuilder::Verify(StoreReader& reader, const ArrayDesc& source) {
                              span.p_max, span.t_min, span.t_max));
   }
   std::vector<GridLevelSpec> specs;
+  std::vector<const Schema*> cell_schemas;
   std::vector<ChainCursor> cursors;
   std::vector<uint64_t> seen(g->levels.size(), 0);
   for (const GridLevel& l : g->levels) {
     specs.push_back({l.level, l.block_shift, l.bin_shift});
+    cell_schemas.push_back(&l.array->schema);
     cursors.push_back(reader.Records(*l.array));
   }
-  XTFQ_TRY(Compute(reader, source, g->source_records, specs, [&](size_t li, std::span<const std::byte> cell) -> Status {
-    const GridLevel& l = g->levels[li];
-    XTFQ_ASSIGN_OR_RETURN(bool more, seen[li] == 0 ? cursors[li].First() : cursors[li].Next());
-    if (!more || !std::equal(cell.begin(), cell.end(), cursors[li].entry())) {
-      return Error(ErrorCode::kCorrupt, fmt::format("{}: {} cell {} differs from the records of '{}' it summarises",
-                                                    reader.store().name(), l.array->name, seen[li], source.name));
-    }
-    ++seen[li];
-    return Ok();
-  }));
+  XTFQ_TRY(Compute(reader, source, g->source_records, specs, cell_schemas,
+                   [&](size_t li, std::span<const std::byte> cell) -> Status {
+                     const GridLevel& l = g->levels[li];
+                     XTFQ_ASSIGN_OR_RETURN(bool more, seen[li] == 0 ? cursors[li].First() : cursors[li].Next());
+                     if (!more || !std::equal(cell.begin(), cell.end(), cursors[li].entry())) {
+                       return Error(ErrorCode::kCorrupt,
+                                    fmt::format("{}: {} cell {} differs from the records of '{}' it summarises",
+                                                reader.store().name(), l.array->name, seen[li], source.name));
+                     }
+                     ++seen[li];
+                     return Ok();
+                   }));
   for (size_t li = 0; li < g->levels.size(); ++li) {
     if (seen[li] != g->levels[li].cells) {
       return Error(ErrorCode::kCorrupt, fmt::format("{}: {} holds {} cells; its records make {}", reader.store().name(),

@@ -31,6 +31,9 @@ struct GridBuildOptions {
   // No level is finer than this many bins a block (a screen's width) nor bigger than max_cells.
   uint64_t bins_per_block = 1024;
   uint64_t max_cells = uint64_t{1} << 20;
+  // Cells with the distributions of GridLayout::DistributionFields (false: cells as grids written
+  // before distributions had them; tests build such grids to check that they still serve).
+  bool distributions = true;
 };
 
 struct GridBuildReport {
@@ -73,9 +76,10 @@ class GridBuilder {
   static Result<std::vector<GridLevelSpec>> Plan(StoreReader& reader, const ArrayDesc& source, const Span& span,
                                                  uint32_t cell_width, const GridBuildOptions& options);
   // Calls emit(level index, cell record) for every cell of every level, each level in order, over
-  // the first n records of `source`.
+  // the first n records of `source`; level i's cells have cell_schemas[i] (with or without
+  // distributions: GridLayout::Distributions).
   static Status Compute(StoreReader& reader, const ArrayDesc& source, uint64_t n,
-                        const std::vector<GridLevelSpec>& levels,
+                        const std::vector<GridLevelSpec>& levels, const std::vector<const Schema*>& cell_schemas,
                         const std::function<Status(size_t, std::span<const std::byte>)>& emit);
 };
 

@@ -10,6 +10,13 @@
 
 namespace xtfq {
 
+const GridLayout::Distribution* GridLevel::DistributionOf(size_t a) const {
+  for (const auto& d : distributions) {
+    if (d.aggregate == a) return &d;
+  }
+  return nullptr;
+}
+
 Result<std::optional<GridIndex>> GridIndex::Load(StoreReader& reader, const ArrayDesc& source) {
   using G = GridLayout;
   const Catalogue& cat = reader.catalogue();
@@ -19,7 +26,12 @@ Result<std::optional<GridIndex>> GridIndex::Load(StoreReader& reader, const Arra
   if (!(levels->schema == G::LevelSchema())) {
     return Error(ErrorCode::kCorrupt, fmt::format("{}: {} does not have the grid level schema", store, levels->name));
   }
-  XTFQ_ASSIGN_OR_RETURN(Schema cell_schema, G::CellSchema(source.schema));
+  // Cells with distributions (u32 or u64 counts), or without (grids written before them).
+  std::vector<Schema> cell_schemas;
+  for (const auto& [records, dists] : {std::pair{uint64_t{0}, true}, {uint64_t{1} << 32, true}, {uint64_t{0}, false}}) {
+    XTFQ_ASSIGN_OR_RETURN(Schema s, G::CellSchema(source.schema, records, dists));
+    cell_schemas.push_back(std::move(s));
+  }
   GridIndex g;
   Status s = reader.ForEach(*levels, [&](const std::byte* r) -> Status {
     GridLevel l;
@@ -35,14 +47,16 @@ Result<std::optional<GridIndex>> GridIndex::Load(StoreReader& reader, const Arra
     g.p_min = LoadLe<int64_t>(r + G::kLevPMin), g.p_max = LoadLe<int64_t>(r + G::kLevPMax);
     g.t_min = LoadLe<int64_t>(r + G::kLevTMin), g.t_max = LoadLe<int64_t>(r + G::kLevTMax);
     l.array = cat.Find(G::CellsName(source.name, l.level));
-    if (l.array == nullptr || !(l.array->schema == cell_schema) || l.array->record_count() != l.cells) {
-      return Error(ErrorCode::kCorrupt,
-                   fmt::format("{}: grid level {} of '{}' names {} cells, but its cell array {}", store, l.level,
-                               source.name, l.cells,
-                               l.array == nullptr                  ? "is missing"
-                               : !(l.array->schema == cell_schema) ? "does not have the cell schema of the source"
-                                                                   : fmt::format("holds {}", l.array->record_count())));
+    const bool fits = l.array != nullptr && std::any_of(cell_schemas.begin(), cell_schemas.end(),
+                                                        [&](const Schema& s) { return l.array->schema == s; });
+    if (!fits || l.array->record_count() != l.cells) {
+      return Error(ErrorCode::kCorrupt, fmt::format("{}: grid level {} of '{}' names {} cells, but its cell array {}",
+                                                    store, l.level, source.name, l.cells,
+                                                    l.array == nullptr ? "is missing"
+                                                    : !fits            ? "does not have the cell schema of the source"
+                                                            : fmt::format("holds {}", l.array->record_count())));
     }
+    l.distributions = G::Distributions(source.schema, l.array->schema);
     if (!g.levels.empty() && l.block_shift <= g.levels.back().block_shift) {
       return Error(ErrorCode::kCorrupt,
                    fmt::format("{}: {}: levels are not in increasing block size", store, levels->name));

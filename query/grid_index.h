@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "layouts/grid_layout.h"
 #include "query/store_reader.h"
 
 namespace xtfq {
@@ -17,9 +18,12 @@ struct GridLevel {
   int level = 0;
   int block_shift = 0, bin_shift = 0;
   uint64_t cells = 0;
-  const ArrayDesc* array = nullptr;  // the cells
+  const ArrayDesc* array = nullptr;                     // the cells
+  std::vector<GridLayout::Distribution> distributions;  // of the cells (none in grids written before them)
   int64_t block() const { return int64_t{1} << block_shift; }
   int64_t bin() const { return int64_t{1} << bin_shift; }
+  // Where the distribution of aggregate field `a` is in a cell, or nullptr.
+  const GridLayout::Distribution* DistributionOf(size_t a) const;
 };
 
 struct GridIndex {

@@ -38,15 +38,17 @@ struct LevelPieces {
 
 class Cells {
  public:
-  Cells(GridResult& r, const Schema& schema) : r_(r), nf_(r.fields.size()) {
+  Cells(GridResult& r, const Schema& schema) : r_(r), nf_(r.fields.size()), nd_(r.distributions.size()) {
     const size_t n = r.rows.size() * r.cols();
     r.count.assign(n, 0);
     r.stats.resize(n * nf_);
+    r.dists.assign(n * nd_, LogHistogram{});
     const Summary empty(schema);
     for (size_t c = 0; c < n; ++c) {
       for (size_t f = 0; f < nf_; ++f) r.stats[c * nf_ + f] = empty.fields[r.fields[f]];
     }
   }
+  // REQUIRES: no distributions (an index entry's summary has none).
   void Merge(size_t cell, const Summary& s) {
     r_.count[cell] += s.count;
     for (size_t f = 0; f < nf_; ++f) r_.stats[cell * nf_ + f].Merge(s.fields[r_.fields[f]]);
@@ -59,18 +61,30 @@ class Cells {
       const Schema::AggregateField& a = at[r_.fields[f]];
       r_.stats[cell * nf_ + f].Add(rec + a.offset, a.type);
     }
+    for (size_t d = 0; d < nd_; ++d) {
+      const Schema::AggregateField& a = at[r_.distributions[d]];
+      r_.dists[cell * nd_ + d].Add(LogHistogram::BinOf(rec + a.offset, a.type));
+    }
   }
-  // A grid cell record (GridLayout).
-  void MergeCell(size_t cell, const std::byte* rec) {
+  // A grid cell record (GridLayout) of `level`. REQUIRES: the level holds every distribution kept.
+  void MergeCell(size_t cell, const std::byte* rec, const GridLevel& level) {
     r_.count[cell] += LoadLe<uint64_t>(rec + G::kCellCount);
     for (size_t f = 0; f < nf_; ++f) {
       r_.stats[cell * nf_ + f].MergeEncoded(rec + G::kCellStats + r_.fields[f] * Summary::kFieldBytes);
+    }
+    for (size_t d = 0; d < nd_; ++d) {
+      const GridLayout::Distribution& at = *level.DistributionOf(r_.distributions[d]);
+      LogHistogram& h = r_.dists[cell * nd_ + d];
+      const std::byte* p = rec + at.offset;
+      for (int b = 0; b < LogHistogram::kBins; ++b) {
+        h.counts[b] += at.type == FieldType::kU32 ? LoadLe<uint32_t>(p + 4 * b) : LoadLe<uint64_t>(p + 8 * b);
+      }
     }
   }
 
  private:
   GridResult& r_;
-  size_t nf_;
+  size_t nf_, nd_;
 };
 
 Error Invalid(std::string message) { return Error(ErrorCode::kInvalidArgument, std::move(message)); }
@@ -100,6 +114,24 @@ FieldStats GridResult::TotalStat(size_t field) const {
   FieldStats t = stats.empty() ? FieldStats{} : stats[field];
   for (size_t c = 1; c < count.size(); ++c) t.Merge(stats[c * fields.size() + field]);
   return t;
+}
+
+LogHistogram GridResult::TotalDist(size_t d) const {
+  LogHistogram t;
+  for (size_t c = 0; c < count.size(); ++c) t.Merge(dists[c * distributions.size() + d]);
+  return t;
+}
+
+void GridResult::Merge(const GridResult& r) {
+  for (size_t c = 0; c < count.size(); ++c) count[c] += r.count[c];
+  for (size_t i = 0; i < stats.size(); ++i) stats[i].Merge(r.stats[i]);
+  for (size_t i = 0; i < dists.size(); ++i) dists[i].Merge(r.dists[i]);
+  for (int l : r.plan.levels) {
+    if (std::find(plan.levels.begin(), plan.levels.end(), l) == plan.levels.end()) plan.levels.push_back(l);
+  }
+  plan.cells_read += r.plan.cells_read, plan.process_arrays += r.plan.process_arrays;
+  plan.records_read += r.plan.records_read, plan.own_tree |= r.plan.own_tree;
+  notes.insert(notes.end(), r.notes.begin(), r.notes.end());
 }
 
 std::vector<const ArrayDesc*> GridQuery::ProcessArrays(const Catalogue& catalogue, const ArrayDesc& array, int64_t p1,
@@ -146,6 +178,12 @@ Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, c
       return Invalid(fmt::format("aggregate field {} of '{}' does not exist", f, array.name));
     out.field_names.push_back(schema.fields()[schema.aggregates()[f]].name);
   }
+  out.distributions = req.distributions;
+  for (size_t d : out.distributions) {
+    if (d >= schema.aggregates().size())
+      return Invalid(fmt::format("aggregate field {} of '{}' does not exist", d, array.name));
+  }
+  const bool need_dists = !out.distributions.empty();
   const bool list = !req.processes.empty() || !req.row_ranges.empty();
   if (!req.processes.empty() && !req.row_ranges.empty())
     return Invalid("give rows as processes or as ranges, not both");
@@ -154,7 +192,7 @@ Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, c
         fmt::format("array '{}' has no process field: a grid of it has one row over every record", array.name));
   }
   const uint64_t nrows = !req.row_ranges.empty() ? req.row_ranges.size() : list ? req.processes.size() : req.rows;
-  const uint64_t fields = std::max<uint64_t>(out.fields.size(), 1);
+  const uint64_t fields = std::max<uint64_t>(out.fields.size() + kDistributionFields * out.distributions.size(), 1);
   if (nrows * uint64_t{req.cols} * fields > kMaxCells) {
     return Invalid(fmt::format("a grid of {} x {} cells of {} field{} is more than {} field cells", req.cols, nrows,
                                fields, fields == 1 ? "" : "s", kMaxCells));
@@ -278,7 +316,7 @@ Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, c
 
   // One row of every process: the array's own tree.
   // (a bounded range covers every process when its totals are every record: two descents)
-  bool whole = !req.scan && !list && q.size() == 2;
+  bool whole = !req.scan && !list && q.size() == 2 && !need_dists;
   if (whole && schema.process_field() && !(req.p1 == INT64_MIN && req.p2 == INT64_MAX)) {
     whole = false;
     if (indexed && !procs.empty()) {
@@ -333,7 +371,9 @@ Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, c
     for (const GridLevel& l : grid->levels) {
       const bool aligned =
           std::all_of(out.edges.begin(), out.edges.end(), [&](int64_t e) { return (e & (l.bin() - 1)) == 0; });
-      if (aligned) pieces.push_back({&l, {}});
+      const bool holds = std::all_of(out.distributions.begin(), out.distributions.end(),
+                                     [&](size_t d) { return l.DistributionOf(d) != nullptr; });
+      if (aligned && holds) pieces.push_back({&l, {}});
     }
   }
   // Cut each row into whole blocks of the largest level that fits, and runs of single processes.
@@ -382,6 +422,7 @@ Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, c
   const uint32_t payload = reader.store().page_size() - format::kPageHeaderSize;
   TnTree own(reader.cache(), array);
   std::optional<double> records_pages;
+  uint64_t window_records = 0;
   for (LevelPieces& lp : pieces) {
     if (lp.blocks.empty()) continue;
     TnTree cells_tree(reader.cache(), *lp.level->array);
@@ -391,9 +432,13 @@ Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, c
       XTFQ_ASSIGN_OR_RETURN(uint64_t w0, own.LowerBound(e0));
       XTFQ_ASSIGN_OR_RETURN(uint64_t w1, own.LowerBound(e1));
       records_pages = std::ceil(static_cast<double>(w1 - w0) / (payload / schema.record_width()));
+      window_records = w1 - w0;
     }
+    // (with distributions the per-process path reads the blocks' records in the window: their share of them)
+    const double processes = static_cast<double>(lp.blocks.size()) * lp.level->block();
     const double estimate =
-        static_cast<double>(lp.blocks.size()) * lp.level->block() * std::min<double>(W + 1.0, per_process);
+        need_dists ? static_cast<double>(window_records) * std::min(1.0, processes / std::max<size_t>(procs.size(), 1))
+                   : processes * std::min<double>(W + 1.0, per_process);
     const double cell_pages =
         std::ceil(static_cast<double>(c1 - c0) / (payload / lp.level->array->schema.record_width()));
     if (static_cast<double>(c1 - c0) > estimate || cell_pages > *records_pages) {
@@ -417,7 +462,9 @@ Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, c
                                    t, e0, e1));
         }
         const uint32_t col = TnTree::Bucket(t, e0, e1, W);
-        for (; it != lp.blocks.end() && it->first == block; ++it) cells.MergeCell(out.cell(it->second, col), r);
+        for (; it != lp.blocks.end() && it->first == block; ++it) {
+          cells.MergeCell(out.cell(it->second, col), r, *lp.level);
+        }
       }
       return true;
     }));
@@ -432,18 +479,21 @@ Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, c
   bool disjoint = true;
   for (size_t k = 1; k < singles.size(); ++k) disjoint = disjoint && singles[k - 1].hi <= singles[k].lo;
   const uint32_t per_page = (reader.store().page_size() - format::kPageHeaderSize) / schema.record_width();
+  TnTree tree(reader.cache(), array);
+  XTFQ_ASSIGN_OR_RETURN(uint64_t w0, tree.LowerBound(e0));
+  XTFQ_ASSIGN_OR_RETURN(uint64_t w1, tree.LowerBound(e1));
+  // With distributions a process's records are read (its window's share of them, estimated).
+  const double share = array.record_count() == 0 ? 0.0 : static_cast<double>(w1 - w0) / array.record_count();
   double per_process_pages = 0;
   for (const Singles& s : singles) {
     auto it = std::lower_bound(procs.begin(), procs.end(), s.lo,
                                [](const ArrayDesc* d, int64_t p) { return d->process < p; });
     for (; it != procs.end() && (*it)->process < s.hi; ++it) {
       const double leaves = std::ceil(static_cast<double>((*it)->record_count()) / per_page);
-      per_process_pages += std::min<double>(W + 1.0, leaves) + static_cast<double>((*it)->levels.size());
+      const double read = need_dists ? std::ceil(leaves * share) + 1.0 : std::min<double>(W + 1.0, leaves);
+      per_process_pages += read + static_cast<double>((*it)->levels.size());
     }
   }
-  TnTree tree(reader.cache(), array);
-  XTFQ_ASSIGN_OR_RETURN(uint64_t w0, tree.LowerBound(e0));
-  XTFQ_ASSIGN_OR_RETURN(uint64_t w1, tree.LowerBound(e1));
   const double window_pages = std::ceil(static_cast<double>(w1 - w0) / per_page) + 1.0;
   if (disjoint && window_pages < per_process_pages) {
     XTFQ_TRY(tree.ForEach(w0, w1, [&](const std::byte* r) -> Result<bool> {
@@ -461,8 +511,19 @@ Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, c
     auto it = std::lower_bound(procs.begin(), procs.end(), s.lo,
                                [](const ArrayDesc* d, int64_t p) { return d->process < p; });
     for (; it != procs.end() && (*it)->process < s.hi; ++it) {
-      XTFQ_ASSIGN_OR_RETURN(std::vector<Summary> h, TnTree(reader.cache(), **it).Histogram(e0, e1, W));
-      for (uint32_t c = 0; c < W; ++c) cells.Merge(out.cell(s.row, c), h[c]);
+      TnTree own_tree(reader.cache(), **it);
+      if (need_dists) {
+        XTFQ_ASSIGN_OR_RETURN(uint64_t a, own_tree.LowerBound(e0));
+        XTFQ_ASSIGN_OR_RETURN(uint64_t b, own_tree.LowerBound(e1));
+        XTFQ_TRY(own_tree.ForEach(a, b, [&](const std::byte* r) -> Result<bool> {
+          cells.Add(out.cell(s.row, TnTree::Bucket(schema.Time(r), e0, e1, W)), schema, r);
+          return true;
+        }));
+        out.plan.records_read += b - a;
+      } else {
+        XTFQ_ASSIGN_OR_RETURN(std::vector<Summary> h, own_tree.Histogram(e0, e1, W));
+        for (uint32_t c = 0; c < W; ++c) cells.Merge(out.cell(s.row, c), h[c]);
+      }
       ++out.plan.process_arrays;
     }
   }

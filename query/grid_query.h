@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "query/store_reader.h"
+#include "store/log_histogram.h"
 #include "store/summary.h"
 
 namespace xtfq {
@@ -40,6 +41,10 @@ struct GridRequest {
   // Instead of both: these rows, each [lo, hi) (one grid's rows, to draw another on them).
   std::vector<std::pair<int64_t, int64_t>> row_ranges;
   std::vector<size_t> fields;  // aggregate field indexes to keep; empty: every one
+  // Aggregate field indexes whose distributions (store/log_histogram.h) the cells also hold. The
+  // grid then comes from grid levels that hold them and from records (a per-process histogram of
+  // index entries has no distribution): the array's own tree does not serve.
+  std::vector<size_t> distributions;
   bool snap = false;
   bool scan = false;
   bool shape_only = false;   // only the edges and rows (what a snap would draw), no cell read
@@ -60,9 +65,11 @@ struct GridResult {
   std::vector<std::pair<int64_t, int64_t>> rows;  // [lo, hi) per row
   std::vector<size_t> fields;                     // aggregate indexes kept
   std::vector<std::string> field_names;
-  std::vector<uint64_t> count;    // rows x cols, row-major
-  std::vector<FieldStats> stats;  // (row * cols + col) * fields.size() + field
-  bool snapped = false;           // the window or the rows were moved onto the grid's bins and blocks
+  std::vector<uint64_t> count;        // rows x cols, row-major
+  std::vector<FieldStats> stats;      // (row * cols + col) * fields.size() + field
+  std::vector<size_t> distributions;  // aggregate indexes, as asked
+  std::vector<LogHistogram> dists;    // (row * cols + col) * distributions.size() + d
+  bool snapped = false;               // the window or the rows were moved onto the grid's bins and blocks
   GridPlan plan;
   std::vector<std::string> notes;
 
@@ -71,15 +78,24 @@ struct GridResult {
   const FieldStats& Stat(size_t row, size_t col, size_t field) const {
     return stats[cell(row, col) * fields.size() + field];
   }
+  const LogHistogram& Dist(size_t row, size_t col, size_t d) const {
+    return dists[cell(row, col) * distributions.size() + d];
+  }
   // Every cell merged: the window's count and statistics of the kept fields.
   uint64_t TotalCount() const;
   FieldStats TotalStat(size_t field) const;
+  LogHistogram TotalDist(size_t d) const;
+  // Adds the cells of a grid of the same edges, rows, fields and distributions (another array of
+  // the same schema drawn on this grid, or another part of the window), and its plan and notes.
+  void Merge(const GridResult& other);
 };
 
 class GridQuery {
  public:
-  // Cells times kept fields of a grid, at most this many (a bigger request is kInvalidArgument): 256 MiB of statistics.
+  // Cells times kept fields of a grid, at most this many (a bigger request is kInvalidArgument): 256 MiB of
+  // statistics. A distribution counts as 16 fields (512 bytes).
   static constexpr uint64_t kMaxCells = uint64_t{1} << 22;
+  static constexpr uint64_t kDistributionFields = 16;
   static Result<GridResult> Run(StoreReader& reader, const ArrayDesc& array, const GridRequest& request);
   // The per-process arrays of `array` (its P index) of processes p1 <= p < p2, in process order,
   // from the catalogue (in memory: no page read, where walking the process tree reads O(P) pages).

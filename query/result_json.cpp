@@ -62,6 +62,21 @@ nlohmann::json ResultJson::Of(const DarshanWindowAnswer& a) {
                       {"read", Of(a.result.read, a.read)},
                       {"write", Of(a.result.write, a.write)},
                       {"rank_imbalance", a.imbalance ? Of(*a.imbalance) : nlohmann::json(nullptr)}};
+  // Percentiles of sizes and durations: [lower, upper] holding each (one log2 bin).
+  auto percentiles = [](const DarshanOpDistribution& d) {
+    nlohmann::json p;
+    for (double q : {0.5, 0.9, 0.99}) {
+      const std::string name = fmt::format("p{:g}", q * 100);
+      const auto s = d.Size(q), t = d.Duration(q);
+      p["size"][name] = s ? nlohmann::json{s->first, s->second} : nlohmann::json(nullptr);
+      p["duration_s"][name] = t ? nlohmann::json{t->first, t->second} : nlohmann::json(nullptr);
+    }
+    p["bound"] = "each percentile lies in [lower, upper]: one log2 bin narrowed to the minimum and maximum";
+    return p;
+  };
+  if (a.read_dist) j["read"]["percentiles"] = percentiles(*a.read_dist);
+  if (a.write_dist) j["write"]["percentiles"] = percentiles(*a.write_dist);
+  if (!a.distributions_read.empty()) j["percentiles_read"] = a.distributions_read;
   if (a.request.per_rank) {
     j["per_rank"] = nlohmann::json::array();
     for (const auto& [rank, ops] : a.result.ranks)
@@ -169,6 +184,16 @@ nlohmann::json ResultJson::Of(const GridAnswer& g) {
       const std::optional<double>& v = g.values[k][i];
       return v && std::isfinite(*v) ? nlohmann::json(*v) : nlohmann::json(nullptr);
     });
+    if (k < g.lower.size() && !g.lower[k].empty()) {
+      m["percentile"] = g.metrics[k].quantile * 100;
+      m["lower"] = matrix([&](size_t i) {
+        const std::optional<double>& v = g.lower[k][i];
+        return v && std::isfinite(*v) ? nlohmann::json(*v) : nlohmann::json(nullptr);
+      });
+      m["bound"] =
+          "the percentile lies in [lower, value]: one log2 bin of the distribution narrowed to the cell's minimum and "
+          "maximum (docs/format.md, Log histograms)";
+    }
     metrics.push_back(std::move(m));
   }
   j["metrics"] = metrics;

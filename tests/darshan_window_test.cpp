@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <random>
+#include <sstream>
 
 #include "importers/darshan_dxt_reader.h"
 #include "importers/darshan_generator.h"
@@ -175,8 +176,17 @@ TEST_CASE("darshan window: the query command reads seconds and filters files") {
   auto diag = test::Xtfq(f.dir, "query g.xtfq --time 0:1000 --file '*/diag/*' --format csv");
   REQUIRE_MESSAGE(diag.status == 0, diag.err);
   // The diagnostics are small writes only: no reads, every write in the small classes.
-  CHECK(diag.out.find("all,read,0,0,0,,,,,,\n") != std::string::npos);
-  CHECK(diag.out.find(",1\n") != std::string::npos);  // small_ratio 1 on the write row
+  // (then the percentile columns: empty without reads)
+  CHECK(diag.out.find("all,read,0,0,0,,,,,," + std::string(12, ',') + "\n") != std::string::npos);
+  const size_t write_row = diag.out.find("all,write,");
+  REQUIRE(write_row != std::string::npos);
+  std::vector<std::string> cols;
+  std::stringstream row(diag.out.substr(write_row, diag.out.find('\n', write_row) - write_row));
+  for (std::string c; std::getline(row, c, ',');) cols.push_back(c);
+  REQUIRE(cols.size() == 23);
+  CHECK(cols[10] == "1");  // small_ratio 1 on the write row
+  // Its sizes' percentiles lie under 10 KiB (the small classes): p99's upper end.
+  CHECK(std::stod(cols[16]) <= 10240);
   auto bad = test::Xtfq(f.dir, "query g.xtfq --time 5:1");
   CHECK(bad.status == 2);  // a reversed window is a usage error
   CHECK(bad.err.find("the start is after the end") != std::string::npos);

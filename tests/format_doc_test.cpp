@@ -16,6 +16,7 @@
 #include "layouts/grid_layout.h"
 #include "layouts/jobstats_layout.h"
 #include "store/format.h"
+#include "store/log_histogram.h"
 #include "store/summary.h"
 
 namespace xtfq {
@@ -139,7 +140,7 @@ TEST_CASE("format doc: the grid tables equal GridLayout's schemas") {
                                        {"rank", FieldType::kI32},
                                        {"op", FieldType::kI32}},
                                       {"bytes", "dur"}, "t", "rank");
-  const Schema cells = G::CellSchema(events).value();
+  const Schema cells = G::CellSchema(events, 0, false).value();
   const std::pair<const char*, const Schema*> tables[] = {{"Grid level record", &G::LevelSchema()},
                                                           {"Grid cell of an events array", &cells}};
   CheckTables(d, tables);
@@ -151,6 +152,18 @@ TEST_CASE("format doc: the grid tables equal GridLayout's schemas") {
   CHECK(at(cells, "count") == G::kCellCount);
   CHECK(at(cells, "bytes.sum") == G::kCellStats);
   CHECK(at(cells, "dur.sum") == G::kCellStats + Summary::kFieldBytes);
+  // The distributions after the statistics, where the text puts them.
+  const Schema with = G::CellSchema(events, 0).value();
+  CHECK(at(with, "bytes.h0") == 88);
+  CHECK(at(with, "dur.h0") == 344);
+  CHECK(with.record_width() == 600);
+  CHECK(with.fields()[*with.Find("dur.h63")].type == FieldType::kU32);
+  CHECK(G::CellSchema(events, uint64_t{1} << 32).value().fields()[*with.Find("dur.h63")].type == FieldType::kU64);
+  CHECK(d.text.find("`bytes.h0` at offset 88, `dur.h0` at 344; 600 bytes") != std::string::npos);
+  CHECK(G::DistributionFields(events) == std::vector<size_t>{0, 1});
+  CHECK(LogHistogram::kBins == 64);
+  CHECK(LogHistogram::kFloatLowExponent == -30);
+  CHECK(d.text.find("and -30 for an f64 field") != std::string::npos);
 }
 
 TEST_CASE("format doc: the job stats layout tables equal JobStatsLayout's schemas") {

@@ -29,6 +29,7 @@
 #include "layouts/grid_layout.h"
 #include "query/darshan_counter_window.h"
 #include "query/darshan_logs.h"
+#include "query/distribution_query.h"
 #include "query/grid_answer.h"
 #include "query/grid_builder.h"
 #include "query/grid_index.h"
@@ -37,6 +38,7 @@
 #include "query/primitives.h"
 #include "query/result_json.h"
 #include "store/endian.h"
+#include "store/log_histogram.h"
 #include "store/posix_file.h"
 #include "store/store_writer.h"
 #include "tests/shared_data.h"
@@ -55,17 +57,31 @@ struct ModelCell {
   uint64_t n = 0;
   std::vector<int64_t> isum, imin, imax;
   std::vector<double> fsum, fmin, fmax;
+  std::vector<std::vector<double>> values;  // per distribution field, every value
 };
 
-// Reads every record of `a` and bins it by `edges` and `rows` (rows may overlap: each holds it).
+// The log2 bin of docs/format.md ("Log histograms"), computed by counting doublings.
+int NaiveBin(double v, bool is_float) {
+  if (std::isnan(v)) return -1;
+  const int e0 = is_float ? -30 : 0;
+  if (v < std::ldexp(1.0, e0)) return 0;
+  int k = e0;  // v in [2^k, 2^(k+1))
+  while (k < e0 + 62 && v >= std::ldexp(1.0, k + 1)) ++k;
+  return k - e0 + 1;
+}
+
+// Reads every record of `a` and bins it by `edges` and `rows` (rows may overlap: each holds it);
+// keeps the values of the aggregate fields `dists`.
 std::vector<ModelCell> Model(StoreReader& reader, const ArrayDesc& a, const std::vector<int64_t>& edges,
-                             const std::vector<std::pair<int64_t, int64_t>>& rows, const std::vector<size_t>& fields) {
+                             const std::vector<std::pair<int64_t, int64_t>>& rows, const std::vector<size_t>& fields,
+                             const std::vector<size_t>& dists = {}) {
   const Schema& s = a.schema;
   const size_t W = edges.size() - 1, nf = fields.size();
   std::vector<ModelCell> cells(rows.size() * W);
   for (ModelCell& c : cells) {
     c.isum.assign(nf, 0), c.imin.assign(nf, INT64_MAX), c.imax.assign(nf, INT64_MIN);
     c.fsum.assign(nf, 0), c.fmin.assign(nf, INFINITY), c.fmax.assign(nf, -INFINITY);
+    c.values.resize(dists.size());
   }
   const Field& tf = s.fields()[*s.time_field()];
   const Field& pf = s.fields()[*s.process_field()];
@@ -100,6 +116,12 @@ std::vector<ModelCell> Model(StoreReader& reader, const ArrayDesc& a, const std:
                                c.isum[k] += v, c.imin[k] = std::min(c.imin[k], v), c.imax[k] = std::max(c.imax[k], v);
                              }
                            }
+                           for (size_t k = 0; k < dists.size(); ++k) {
+                             const Field& f = s.fields()[s.aggregates()[dists[k]]];
+                             c.values[k].push_back(f.type == FieldType::kF64
+                                                       ? LoadLe<double>(r + f.offset)
+                                                       : static_cast<double>(LoadInteger(r + f.offset, f.type)));
+                           }
                          }
                          return Ok();
                        })
@@ -112,7 +134,7 @@ bool Near(double a, double b) { return std::fabs(a - b) <= 1e-9 * std::max({1.0,
 // Every cell of `g` equals the model's.
 void SameAsModel(StoreReader& reader, const ArrayDesc& a, const GridResult& g, const std::string& what) {
   INFO(what);
-  const std::vector<ModelCell> m = Model(reader, a, g.edges, g.rows, g.fields);
+  const std::vector<ModelCell> m = Model(reader, a, g.edges, g.rows, g.fields, g.distributions);
   REQUIRE(g.count.size() == m.size());
   size_t bad = 0;
   for (size_t i = 0; i < m.size() && bad < 5; ++i) {
@@ -123,10 +145,35 @@ void SameAsModel(StoreReader& reader, const ArrayDesc& a, const GridResult& g, c
       ok = f.is_float ? Near(f.f_sum, c.fsum[k]) && f.f_min == c.fmin[k] && f.f_max == c.fmax[k]
                       : f.i_sum == c.isum[k] && f.i_min == c.imin[k] && f.i_max == c.imax[k];
     }
+    // Distributions: the naive histogram of the cell's values, bin for bin; each percentile's
+    // bound holds the nearest-rank percentile of the sorted values.
+    for (size_t k = 0; k < g.distributions.size() && ok; ++k) {
+      const Field& f = a.schema.fields()[a.schema.aggregates()[g.distributions[k]]];
+      const bool is_float = f.type == FieldType::kF64;
+      LogHistogram naive;
+      for (double v : c.values[k]) naive.Add(NaiveBin(v, is_float));
+      const LogHistogram& h = g.dists[i * g.distributions.size() + k];
+      ok = h == naive;
+      std::vector<double> sorted = c.values[k];
+      std::sort(sorted.begin(), sorted.end());
+      const size_t pos = static_cast<size_t>(
+          std::find_if(g.fields.begin(), g.fields.end(), [&](size_t x) { return x == g.distributions[k]; }) -
+          g.fields.begin());
+      for (double q : {0.5, 0.9, 0.99}) {
+        if (!ok || sorted.empty() || pos == g.fields.size()) break;
+        const FieldStats& st = g.stats[i * g.fields.size() + pos];
+        const auto b = h.Bound(q, is_float ? -30 : 0, st.Min(), st.Max());
+        const size_t rank = std::max<size_t>(1, static_cast<size_t>(std::ceil(q * sorted.size())));
+        const double truth = sorted[rank - 1];
+        ok = b && b->first <= truth && truth <= b->second && h.QuantileBin(q) == NaiveBin(truth, is_float);
+        if (!ok) FAIL_CHECK(fmt::format("cell {}: p{} = {} outside its bound", i, q * 100, truth));
+      }
+    }
     if (!ok) {
       ++bad;
-      FAIL_CHECK(fmt::format("cell {} (row {}, col {}): count {} vs model {}", i, i / g.cols(), i % g.cols(),
-                             g.count[i], c.n));
+      FAIL_CHECK(
+          fmt::format("cell {} (row {}, col {}): count {} vs model {}, or its statistics or distributions differ", i,
+                      i / g.cols(), i % g.cols(), g.count[i], c.n));
     }
   }
 }
@@ -154,13 +201,13 @@ void SumsToAggregate(StoreReader& reader, const ArrayDesc& a, const GridResult& 
 }
 
 // Builds the grid summaries of every eligible array of `path`, their cells at most `space` of the records' bytes.
-GridBuildReport BuildGrids(const std::string& path, double space) {
+GridBuildReport BuildGrids(const std::string& path, double space, bool distributions = true) {
   auto reader = StoreReader::Open(path);
   REQUIRE_MESSAGE(reader.ok(), Why(reader));
   auto w = StoreWriter::OpenPath(path);
   REQUIRE_MESSAGE(w.ok(), Why(w));
   GridBuildOptions o;
-  o.min_records = 0, o.space_fraction = space;
+  o.min_records = 0, o.space_fraction = space, o.distributions = distributions;
   auto rep = GridBuilder::BuildMissing(**reader, **w, o);
   REQUIRE_MESSAGE(rep.ok(), Why(rep));
   REQUIRE((*w)->Commit().ok());
@@ -203,7 +250,7 @@ void RandomGrids(StoreReader& reader, const ArrayDesc& a, int n, uint64_t seed, 
   const int64_t tmin = a.schema.Time(r.data());
   REQUIRE(tree.Record(a.record_count() - 1, r).ok());
   const int64_t tmax = a.schema.Time(r.data());
-  int used_levels = 0;
+  int used_levels = 0, used_dist_levels = 0;
   for (int i = 0; i < n; ++i) {
     GridRequest q;
     const int64_t span = tmax - tmin + 1;
@@ -233,10 +280,11 @@ void RandomGrids(StoreReader& reader, const ArrayDesc& a, int n, uint64_t seed, 
       q.rows =
           1 + static_cast<uint32_t>(rng() % static_cast<uint64_t>(std::clamp<int64_t>(range, 1, i % 2 ? 300 : 16)));
     }
+    if (i % 3 == 1) q.distributions = GridLayout::DistributionFields(a.schema);
     auto g = GridQuery::Run(reader, a, q);
-    const std::string what =
-        fmt::format("{} request {}: [{}, {}) x {} cols, processes {}:{} x {} rows, {} listed{}", a.name, i, q.t1, q.t2,
-                    q.cols, q.p1, q.p2, q.rows, q.processes.size(), q.snap ? ", snapped" : "");
+    const std::string what = fmt::format("{} request {}: [{}, {}) x {} cols, processes {}:{} x {} rows, {} listed{}{}",
+                                         a.name, i, q.t1, q.t2, q.cols, q.p1, q.p2, q.rows, q.processes.size(),
+                                         q.snap ? ", snapped" : "", q.distributions.empty() ? "" : ", distributions");
     REQUIRE_MESSAGE(g.ok(), what, ": ", Why(g));
     INFO(what, "; read ", g->plan.Describe(), "; ", fmt::format("{}", fmt::join(g->notes, "; ")));
     // Columns: equal bins of the window asked, or (snapped) a whole number of bins covering it.
@@ -265,10 +313,24 @@ void RandomGrids(StoreReader& reader, const ArrayDesc& a, int n, uint64_t seed, 
       CHECK(g->rows.size() == q.rows);
     }
     used_levels += !g->plan.levels.empty();
+    used_dist_levels += !g->plan.levels.empty() && !q.distributions.empty();
     SameAsModel(reader, a, *g, what);
     if (q.processes.empty() && q.row_ranges.empty()) SumsToAggregate(reader, a, *g);
+    // The window's distributions (what `query` shows), over the same window and process range.
+    if (i % 3 == 2 && !GridLayout::DistributionFields(a.schema).empty()) {
+      DistributionRequest d;
+      d.t1 = q.t1, d.t2 = q.t2, d.p1 = q.p1, d.p2 = q.p2, d.distributions = GridLayout::DistributionFields(a.schema);
+      auto w = DistributionQuery::Run(reader, a, d);
+      REQUIRE_MESSAGE(w.ok(), Why(w));
+      used_dist_levels += !w->plan.levels.empty();
+      SameAsModel(reader, a, *w, what + " (window distributions, read " + w->plan.Describe() + ")");
+    }
   }
   if (expect_levels) CHECK(used_levels > 0);
+  auto grid = GridIndex::Load(reader, a);
+  REQUIRE(grid.ok());
+  const bool dist_levels = *grid && !(*grid)->levels.empty() && !(*grid)->levels[0].distributions.empty();
+  if (expect_levels && dist_levels) CHECK(used_dist_levels > 0);
 }
 
 // Generates a Darshan log of `segments` DXT segments over `ranks` ranks (100 s, seed `seed`) in
@@ -661,6 +723,34 @@ TEST_CASE("grid: events with and without grid summaries, and a stale grid") {
   SameAsModel(**reader, **a, *g, "stale");
   const Status v = GridBuilder::Verify(**reader, **a);
   CHECK_MESSAGE(v.ok(), Why(v));  // checked over the records it covers
+}
+
+TEST_CASE("grid: a grid written before distributions still serves, and percentiles then come from records") {
+  test::TempDir t;
+  const std::string path = t.File("e.xtfq");
+  EventsGenerator gen(300, 11);
+  WriteEvents(path, 120000, gen);
+  BuildGrids(path, 1.0, false);
+  auto reader = StoreReader::Open(path);
+  REQUIRE(reader.ok());
+  auto a = (*reader)->Array("events");
+  REQUIRE(a.ok());
+  auto grid = GridIndex::Load(**reader, **a);
+  REQUIRE(grid.ok());
+  REQUIRE(*grid);
+  REQUIRE(!(*grid)->levels.empty());
+  CHECK((*grid)->levels[0].distributions.empty());
+  CHECK(GridBuilder::Verify(**reader, **a).ok());
+  GridRequest q;
+  q.t1 = 0, q.t2 = INT64_MAX / 2, q.cols = 8, q.rows = 16, q.snap = true;
+  q.distributions = GridLayout::DistributionFields((*a)->schema);
+  REQUIRE(q.distributions.size() == 2);
+  auto with = GridQuery::Run(**reader, **a, q);
+  REQUIRE(with.ok());
+  CHECK(with->plan.levels.empty());  // not distributions
+  CHECK(with->plan.records_read > 0);
+  SameAsModel(**reader, **a, *with, "distributions over a grid without them");
+  RandomGrids(**reader, **a, 12, 8, true);  // its cells serve what they hold (some grid reads a level)
 }
 
 // A RecordSink that passes everything on but alters one cell of one grid level.
