@@ -20,6 +20,8 @@
 #include "importers/darshan_importer.h"
 #include "index/process_tree.h"
 #include "index/tn_tree.h"
+#include "layouts/grid_layout.h"
+#include "query/distribution_query.h"
 #include "query/grid_answer.h"
 #include "query/grid_builder.h"
 #include "store/store_writer.h"
@@ -144,6 +146,70 @@ void Args(benchmark::internal::Benchmark* b) {
   }
 }
 BENCHMARK(BM_Grid)->Apply(Args)->ArgNames({"segments", "ranks", "mode", "cold", "rows"})->Unit(benchmark::kMillisecond);
+
+// A window's percentiles of sizes and durations of DXT writes (what `xtfq query` shows), over a
+// centred window of range(1) per mille of the run and every rank: mode 0 from the grid summaries
+// and the two end bins' records (DistributionQuery), mode 1 every record of the window read.
+void BM_WindowPercentiles(benchmark::State& state) {
+  const std::string path = Store(state.range(0), 1024);
+  const double share = static_cast<double>(state.range(1)) / 1000;
+  const bool scan = state.range(2) == 1, cold = state.range(3) == 1;
+  ReaderOptions ro;
+  ro.cache_bytes = size_t{2} << 30;
+  std::unique_ptr<StoreReader> warm = std::move(*StoreReader::Open(path, ro));
+  const ArrayDesc* a = *warm->Array("darshan/0/DXT_POSIX.write");
+  TnTree tree(warm->cache(), *a);
+  std::vector<std::byte> r(a->schema.record_width());
+  if (!tree.Record(0, r).ok()) throw std::runtime_error("first record");
+  const int64_t t0 = a->schema.Time(r.data());
+  if (!tree.Record(a->record_count() - 1, r).ok()) throw std::runtime_error("last record");
+  const int64_t t1 = a->schema.Time(r.data()), mid = t0 + (t1 - t0) / 2;
+  const auto half = static_cast<int64_t>(static_cast<double>(t1 - t0) * share / 2);
+  DistributionRequest q;
+  q.t1 = mid - half, q.t2 = mid + half, q.scan = scan;
+  q.distributions = GridLayout::DistributionFields(a->schema);
+  uint64_t pages = 0, records = 0, cells = 0, n = 0;
+  double resident = 0;
+  if (!cold) benchmark::DoNotOptimize(DistributionQuery::Run(*warm, *a, q)->count[0]);
+  for (auto _ : state) {
+    std::unique_ptr<StoreReader> fresh;
+    if (cold) {
+      state.PauseTiming();
+      resident = DropFromPageCache(path);
+      fresh = std::move(*StoreReader::Open(path, ro));
+      state.ResumeTiming();
+    }
+    StoreReader& rd = cold ? *fresh : *warm;
+    const uint64_t before = rd.cache().stats().pages_read;
+    auto g = DistributionQuery::Run(rd, **rd.Array(a->name), q);
+    if (!g.ok()) throw std::runtime_error(g.error().message());
+    records = g->plan.records_read, cells = g->plan.cells_read, n = g->count[0];
+    pages = rd.cache().stats().pages_read - before;
+  }
+  state.counters["pages_read"] = static_cast<double>(pages);
+  state.counters["records_read"] = static_cast<double>(records);
+  state.counters["cells_read"] = static_cast<double>(cells);
+  state.counters["window_records"] = static_cast<double>(n);
+  if (cold) state.counters["resident"] = resident;
+}
+
+void PercentileArgs(benchmark::internal::Benchmark* b) {
+  std::vector<int64_t> sizes = {1'000'000, 10'000'000};
+  if (const char* l = std::getenv("XTFQ_BENCH_LARGE"); l != nullptr && std::string_view(l) == "1") {
+    sizes.push_back(100'000'000);
+  }
+  for (int64_t n : sizes) {
+    for (int permille : {10, 500}) {
+      for (int scan = 0; scan < 2; ++scan) {
+        for (int cold = 0; cold < 2; ++cold) b->Args({n, permille, scan, cold});
+      }
+    }
+  }
+}
+BENCHMARK(BM_WindowPercentiles)
+    ->Apply(PercentileArgs)
+    ->ArgNames({"segments", "permille", "scan", "cold"})
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace xtfq::bench

@@ -6,9 +6,17 @@
 
 namespace xtfq {
 
-std::string GridLayout::LevelsName(std::string_view array) { return fmt::format("{}#grid", array); }
+namespace {
+std::string_view Suffix(GridLayout::Family f) { return f == GridLayout::Family::kCells ? "#grid" : "#grid-dist"; }
+}  // namespace
 
-std::string GridLayout::CellsName(std::string_view array, int level) { return fmt::format("{}#grid/{}", array, level); }
+std::string GridLayout::LevelsName(std::string_view array, Family family) {
+  return fmt::format("{}{}", array, Suffix(family));
+}
+
+std::string GridLayout::CellsName(std::string_view array, int level, Family family) {
+  return fmt::format("{}{}/{}", array, Suffix(family), level);
+}
 
 bool GridLayout::IsGridArray(std::string_view name) { return name.find("#grid") != std::string_view::npos; }
 

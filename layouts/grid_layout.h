@@ -6,11 +6,13 @@
 // field of the source, the field statistics of docs/format.md ("Field statistics"), the source
 // field's type widened (i64 for integers, f64 for f64).
 //
-// A source whose 8-byte aggregate fields (i64, f64) number at most kMaxDistributions gives each of
-// them a distribution too: 64 counts `f.h0` .. `f.h63` of store/log_histogram.h's bins, u32 when the
-// source has fewer than 2^32 records, else u64. Which fields a stored grid has, and where, comes
-// from its cell schema (Distributions()), so grids written before distributions read as grids
-// without them.
+// A grid has two families of levels. The cells family (`#grid`) holds the statistics. The
+// distributions family (`#grid-dist`, built for sources whose 8-byte aggregate fields (i64, f64)
+// number 1 to kMaxDistributions) holds them too, and for each such field a distribution: 64 counts
+// `f.h0` .. `f.h63` of store/log_histogram.h's bins, u32 when the source has fewer than 2^32
+// records, else u64. Its cells are wider, so its levels have their own budget and coarser bins, and
+// a grid reads them only when it asks for distributions. Which fields a family's cells hold, and
+// where, comes from their schema (Distributions()).
 //
 // Cells are in time order (bin start), and by block within a bin. Grid arrays have no process field
 // and no aggregate fields, so they have no P index and index entries of 20 bytes.
@@ -30,10 +32,11 @@ namespace xtfq {
 
 class GridLayout {
  public:
-  // "<array>#grid": the levels of `array`'s grid.
-  static std::string LevelsName(std::string_view array);
-  // "<array>#grid/<level>": the cells of one level.
-  static std::string CellsName(std::string_view array, int level);
+  enum class Family : uint8_t { kCells = 0, kDistributions = 1 };
+  // "<array>#grid" (distributions: "<array>#grid-dist"): the levels of `array`'s grid.
+  static std::string LevelsName(std::string_view array, Family family = Family::kCells);
+  // "<array>#grid/<level>" ("<array>#grid-dist/<level>"): the cells of one level.
+  static std::string CellsName(std::string_view array, int level, Family family = Family::kCells);
   // Whether `name` is an array of some grid (holds "#grid").
   static bool IsGridArray(std::string_view name);
 
@@ -47,7 +50,7 @@ class GridLayout {
   // (i64), `count` (u64), then per aggregate field f of `source`: `f.sum`, `f.min`, `f.max`,
   // `f.sumsq`. REQUIRES: source has aggregate fields whose names leave room for the suffixes.
   // `f.sumsq`, then the distributions above over `records` records.
-  // `distributions` false: the cells of a grid written before distributions (still read).
+  // `distributions` false: the cells family's schema.
   static Result<Schema> CellSchema(const Schema& source, uint64_t records, bool distributions = true);
   static constexpr uint32_t kCellT = 0, kCellBlock = 8, kCellCount = 16, kCellStats = 24;
   static constexpr size_t kMaxDistributions = 4;

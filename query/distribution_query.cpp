@@ -101,7 +101,7 @@ Result<GridResult> DistributionQuery::Run(StoreReader& reader, const ArrayDesc& 
   double best_pages = window_pages;
   std::optional<GridIndex> grid;
   if (!req.filter && !req.scan && schema.process_field() && array.process_index) {
-    XTFQ_ASSIGN_OR_RETURN(grid, GridIndex::Load(reader, array));
+    XTFQ_ASSIGN_OR_RETURN(grid, GridIndex::Load(reader, array, GridLayout::Family::kDistributions));
     if (grid && grid->stale) {
       out.notes.push_back(fmt::format("the grid of '{}' is stale: the window's records were read", array.name));
     } else if (grid) {

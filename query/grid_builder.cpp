@@ -138,16 +138,18 @@ bool GridBuilder::Eligible(const ArrayDesc& a, const GridBuildOptions& options) 
          a.record_count() >= std::max<uint64_t>(options.min_records, 1);
 }
 
-Result<std::vector<GridLevelSpec>> GridBuilder::Plan(StoreReader& reader, const ArrayDesc& source, const Span& span,
-                                                     uint32_t cell_width, const GridBuildOptions& options) {
-  std::vector<GridLevelSpec> out;
-  if (span.n == 0 || cell_width == 0) return out;
+Result<std::vector<std::vector<GridLevelSpec>>> GridBuilder::Plan(StoreReader& reader, const ArrayDesc& source,
+                                                                  const Span& span,
+                                                                  const std::vector<GridBudget>& budgets,
+                                                                  const GridBuildOptions& options) {
+  std::vector<std::vector<GridLevelSpec>> outs(budgets.size());
+  if (span.n == 0) return outs;
   const U128 span_t = static_cast<U128>(static_cast<__int128>(span.t_max) - span.t_min) + 1;
   // The bins there can be: from a screen's width of them (bins_per_block) to two over the run.
   const int finest = ShiftFor((span_t + options.bins_per_block - 1) / std::max<uint64_t>(options.bins_per_block, 1));
   int coarsest = finest;
   while (coarsest < 62 && (U128{1} << (coarsest + 1)) < span_t) ++coarsest;
-  if ((U128{1} << finest) >= span_t) return out;
+  if ((U128{1} << finest) >= span_t) return outs;
   // The levels there can be: blocks of 4^k while one block does not hold every process, each with
   // its cells counted at every bin, in one pass (records are in time order: a cell is new when
   // its block's last bin differs).
@@ -174,7 +176,7 @@ Result<std::vector<GridLevelSpec>> GridBuilder::Plan(StoreReader& reader, const 
     c.cells.assign(static_cast<size_t>(coarsest - finest + 1), 0);
     cands.push_back(std::move(c));
   }
-  if (cands.empty()) return out;
+  if (cands.empty()) return outs;
   const Schema& schema = source.schema;
   XTFQ_TRY(reader.ForEachAt(source, 0, span.n, [&](const std::byte* r) -> Result<bool> {
     const int64_t t = schema.Time(r), p = schema.Process(r);
@@ -188,23 +190,28 @@ Result<std::vector<GridLevelSpec>> GridBuilder::Plan(StoreReader& reader, const 
     }
     return true;
   }));
-  // The budget: a share of the records' bytes, twice (the array and its P index copies). The
-  // coarser levels go first, each taking at most half of what is left at the finest bin that fits;
-  // level 1 (4 processes a block, the finest rows) takes the rest.
-  double budget = options.space_fraction * static_cast<double>(span.n) * 2.0 * schema.record_width() / cell_width;
-  for (auto it = cands.rbegin(); it != cands.rend(); ++it) {
-    const double allowed =
-        std::min(it + 1 == cands.rend() ? budget : budget / 2, static_cast<double>(options.max_cells));
-    for (size_t i = 0; i < it->cells.size(); ++i) {
-      if (static_cast<double>(it->cells[i]) <= allowed) {
-        out.push_back({it->k, 2 * it->k, finest + static_cast<int>(i)});
-        budget -= static_cast<double>(it->cells[i]);
-        break;
+  // Each budget: a share of the records' bytes, twice (the array and its P index copies), in cells
+  // of its width. The coarser levels go first, each taking at most half of what is left at the
+  // finest bin that fits; level 1 (4 processes a block, the finest rows) takes the rest.
+  for (size_t bi = 0; bi < budgets.size(); ++bi) {
+    if (budgets[bi].cell_width == 0) continue;
+    std::vector<GridLevelSpec>& out = outs[bi];
+    double budget =
+        budgets[bi].fraction * static_cast<double>(span.n) * 2.0 * schema.record_width() / budgets[bi].cell_width;
+    for (auto it = cands.rbegin(); it != cands.rend(); ++it) {
+      const double allowed =
+          std::min(it + 1 == cands.rend() ? budget : budget / 2, static_cast<double>(options.max_cells));
+      for (size_t i = 0; i < it->cells.size(); ++i) {
+        if (static_cast<double>(it->cells[i]) <= allowed) {
+          out.push_back({it->k, 2 * it->k, finest + static_cast<int>(i)});
+          budget -= static_cast<double>(it->cells[i]);
+          break;
+        }
       }
     }
+    std::reverse(out.begin(), out.end());
   }
-  std::reverse(out.begin(), out.end());
-  return out;
+  return outs;
 }
 
 Result<GridBuilder::Span> GridBuilder::SpanOf(StoreReader& reader, const ArrayDesc& source, uint64_t n) {
@@ -277,39 +284,57 @@ Status GridBuilder::Compute(StoreReader& reader, const ArrayDesc& source, uint64
 
 Result<GridBuildReport::Built> GridBuilder::Build(StoreReader& reader, const ArrayDesc& source, RecordSink& sink,
                                                   const GridBuildOptions& options) {
+  using F = G::Family;
   const uint64_t n = source.record_count();
   XTFQ_ASSIGN_OR_RETURN(Span span, SpanOf(reader, source, n));
   GridBuildReport::Built built;
   built.array = source.name;
-  XTFQ_ASSIGN_OR_RETURN(Schema cell_schema, G::CellSchema(source.schema, n, options.distributions));
-  XTFQ_ASSIGN_OR_RETURN(built.levels, Plan(reader, source, span, cell_schema.record_width(), options));
+  // The cells family, and the distributions family where the source has fields for them.
+  const bool dists = options.distributions && !G::DistributionFields(source.schema).empty();
+  XTFQ_ASSIGN_OR_RETURN(Schema cell_schema, G::CellSchema(source.schema, n, false));
+  XTFQ_ASSIGN_OR_RETURN(Schema dist_schema, G::CellSchema(source.schema, n, true));
+  std::vector<GridBudget> budgets = {{options.space_fraction, cell_schema.record_width()}};
+  if (dists) budgets.push_back({options.distribution_space_fraction, dist_schema.record_width()});
+  XTFQ_ASSIGN_OR_RETURN(auto planned, Plan(reader, source, span, budgets, options));
+  built.levels = planned[0];
+  if (dists) built.distribution_levels = planned[1];
+  // One pass computes both families' cells: the cells family's levels, then the distributions'.
+  std::vector<GridLevelSpec> levels = built.levels;
+  levels.insert(levels.end(), built.distribution_levels.begin(), built.distribution_levels.end());
+  std::vector<const Schema*> schemas(built.levels.size(), &cell_schema);
+  schemas.resize(levels.size(), &dist_schema);
   std::vector<ArrayId> ids;
-  std::vector<uint64_t> counts(built.levels.size(), 0);
-  for (const GridLevelSpec& l : built.levels) {
-    XTFQ_ASSIGN_OR_RETURN(ArrayId id, sink.CreateArray(G::CellsName(source.name, l.level), cell_schema));
+  std::vector<uint64_t> counts(levels.size(), 0);
+  for (size_t li = 0; li < levels.size(); ++li) {
+    const F family = li < built.levels.size() ? F::kCells : F::kDistributions;
+    XTFQ_ASSIGN_OR_RETURN(ArrayId id, sink.CreateArray(G::CellsName(source.name, levels[li].level, family), *schemas[li]));
     ids.push_back(id);
   }
-  XTFQ_TRY(Compute(reader, source, n, built.levels, std::vector<const Schema*>(built.levels.size(), &cell_schema),
-                   [&](size_t li, std::span<const std::byte> cell) -> Status {
-                     ++counts[li];
-                     return sink.Append(ids[li], cell);
-                   }));
-  XTFQ_ASSIGN_OR_RETURN(ArrayId levels_id, sink.CreateArray(G::LevelsName(source.name), G::LevelSchema()));
+  XTFQ_TRY(Compute(reader, source, n, levels, schemas, [&](size_t li, std::span<const std::byte> cell) -> Status {
+    ++counts[li];
+    return sink.Append(ids[li], cell);
+  }));
   std::vector<std::byte> r(G::kLevWidth);
-  for (size_t li = 0; li < built.levels.size(); ++li) {
-    const GridLevelSpec& l = built.levels[li];
-    StoreLe<int64_t>(r.data() + G::kLevLevel, l.level);
-    StoreLe<int64_t>(r.data() + G::kLevBlockShift, l.block_shift);
-    StoreLe<int64_t>(r.data() + G::kLevBinShift, l.bin_shift);
-    StoreLe<uint64_t>(r.data() + G::kLevSourceRecords, n);
-    StoreLe<uint64_t>(r.data() + G::kLevCells, counts[li]);
-    StoreLe<int64_t>(r.data() + G::kLevPMin, span.p_min);
-    StoreLe<int64_t>(r.data() + G::kLevPMax, span.p_max);
-    StoreLe<int64_t>(r.data() + G::kLevTMin, span.t_min);
-    StoreLe<int64_t>(r.data() + G::kLevTMax, span.t_max);
-    XTFQ_TRY(sink.Append(levels_id, r));
-    built.cells += counts[li];
-    built.bytes += counts[li] * cell_schema.record_width();
+  for (F family : {F::kCells, F::kDistributions}) {
+    if (family == F::kDistributions && !dists) continue;
+    XTFQ_ASSIGN_OR_RETURN(ArrayId levels_id, sink.CreateArray(G::LevelsName(source.name, family), G::LevelSchema()));
+    const size_t first = family == F::kCells ? 0 : built.levels.size();
+    const size_t end = family == F::kCells ? built.levels.size() : levels.size();
+    for (size_t li = first; li < end; ++li) {
+      const GridLevelSpec& l = levels[li];
+      StoreLe<int64_t>(r.data() + G::kLevLevel, l.level);
+      StoreLe<int64_t>(r.data() + G::kLevBlockShift, l.block_shift);
+      StoreLe<int64_t>(r.data() + G::kLevBinShift, l.bin_shift);
+      StoreLe<uint64_t>(r.data() + G::kLevSourceRecords, n);
+      StoreLe<uint64_t>(r.data() + G::kLevCells, counts[li]);
+      StoreLe<int64_t>(r.data() + G::kLevPMin, span.p_min);
+      StoreLe<int64_t>(r.data() + G::kLevPMax, span.p_max);
+      StoreLe<int64_t>(r.data() + G::kLevTMin, span.t_min);
+      StoreLe<int64_t>(r.data() + G::kLevTMax, span.t_max);
+      XTFQ_TRY(sink.Append(levels_id, r));
+      built.cells += counts[li];
+      built.bytes += counts[li] * schemas[li]->record_width();
+    }
   }
   return built;
 }
@@ -335,7 +360,12 @@ Result<GridBuildReport> GridBuilder::BuildMissing(StoreReader& reader, RecordSin
 }
 
 Status GridBuilder::Verify(StoreReader& reader, const ArrayDesc& source) {
-  XTFQ_ASSIGN_OR_RETURN(std::optional<GridIndex> g, GridIndex::Load(reader, source));
+  for (G::Family family : {G::Family::kCells, G::Family::kDistributions}) XTFQ_TRY(VerifyFamily(reader, source, family));
+  return Ok();
+}
+
+Status GridBuilder::VerifyFamily(StoreReader& reader, const ArrayDesc& source, GridLayout::Family family) {
+  XTFQ_ASSIGN_OR_RETURN(std::optional<GridIndex> g, GridIndex::Load(reader, source, family));
   if (!g) return Ok();
   if (g->source_records > source.record_count()) {
     return Error(ErrorCode::kCorrupt,

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "layouts/grid_layout.h"
 #include "query/store_reader.h"
 #include "store/record_sink.h"
 
@@ -23,16 +24,25 @@ struct GridLevelSpec {
   int block_shift = 0, bin_shift = 0;
 };
 
+// A share of the records' bytes (twice: with their P index copies) for cells of a width.
+struct GridBudget {
+  double fraction = 0;
+  uint32_t cell_width = 0;
+};
+
 struct GridBuildOptions {
   uint64_t min_records = uint64_t{1} << 16;  // smaller arrays get no grid: their per-process path is cheap
   // The cells of all levels take at most this share of the bytes of the array's records and their
   // P index copies (space: docs/architecture.md, "Grids").
   double space_fraction = 0.12;
+  // The distributions family's share (docs/architecture.md, "Distributions and percentiles"): its
+  // cells are wider, so its levels are coarser.
+  double distribution_space_fraction = 0.06;
   // No level is finer than this many bins a block (a screen's width) nor bigger than max_cells.
   uint64_t bins_per_block = 1024;
   uint64_t max_cells = uint64_t{1} << 20;
-  // Cells with the distributions of GridLayout::DistributionFields (false: cells as grids written
-  // before distributions had them; tests build such grids to check that they still serve).
+  // Build the distributions family (false: only the cells family, as grids written before
+  // distributions; tests build such grids to check that they still serve).
   bool distributions = true;
 };
 
@@ -41,7 +51,8 @@ struct GridBuildReport {
     std::string array;
     uint64_t cells = 0;
     uint64_t bytes = 0;  // of cell records
-    std::vector<GridLevelSpec> levels;
+    std::vector<GridLevelSpec> levels;               // the cells family
+    std::vector<GridLevelSpec> distribution_levels;  // the distributions family
   };
   std::vector<Built> built;
   std::vector<std::string> notes;  // stale grids left as they are
@@ -64,17 +75,19 @@ class GridBuilder {
   static Status Verify(StoreReader& reader, const ArrayDesc& source);
 
  private:
+  static Status VerifyFamily(StoreReader& reader, const ArrayDesc& source, GridLayout::Family family);
   struct Span {
     uint64_t n = 0;
     int64_t t_min = 0, t_max = 0, p_min = 0, p_max = 0;
   };
   static Result<Span> SpanOf(StoreReader& reader, const ArrayDesc& source, uint64_t n);
-  // The levels of the grid of `source`'s first span.n records: one pass counts the cells of every
-  // level at every bin from span / bins_per_block to span / 2; the coarser levels take, in turn, the
-  // finest bin whose cells fit half of what is left of the budget, level 1 the finest that fits
-  // the rest.
-  static Result<std::vector<GridLevelSpec>> Plan(StoreReader& reader, const ArrayDesc& source, const Span& span,
-                                                 uint32_t cell_width, const GridBuildOptions& options);
+  // The levels of the grid of `source`'s first span.n records, one list per budget: one pass
+  // counts the cells of every level at every bin from span / bins_per_block to span / 2; then, for
+  // each budget, the coarser levels take, in turn, the finest bin whose cells fit half of what is
+  // left of it, level 1 the finest that fits the rest.
+  static Result<std::vector<std::vector<GridLevelSpec>>> Plan(StoreReader& reader, const ArrayDesc& source,
+                                                              const Span& span, const std::vector<GridBudget>& budgets,
+                                                              const GridBuildOptions& options);
   // Calls emit(level index, cell record) for every cell of every level, each level in order, over
   // the first n records of `source`; level i's cells have cell_schemas[i] (with or without
   // distributions: GridLayout::Distributions).

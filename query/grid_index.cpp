@@ -17,18 +17,20 @@ const GridLayout::Distribution* GridLevel::DistributionOf(size_t a) const {
   return nullptr;
 }
 
-Result<std::optional<GridIndex>> GridIndex::Load(StoreReader& reader, const ArrayDesc& source) {
+Result<std::optional<GridIndex>> GridIndex::Load(StoreReader& reader, const ArrayDesc& source,
+                                                 GridLayout::Family family) {
   using G = GridLayout;
   const Catalogue& cat = reader.catalogue();
-  const ArrayDesc* levels = cat.Find(G::LevelsName(source.name));
+  const ArrayDesc* levels = cat.Find(G::LevelsName(source.name, family));
   if (levels == nullptr) return std::optional<GridIndex>();
   const std::string& store = reader.store().name();
   if (!(levels->schema == G::LevelSchema())) {
     return Error(ErrorCode::kCorrupt, fmt::format("{}: {} does not have the grid level schema", store, levels->name));
   }
-  // Cells with distributions (u32 or u64 counts), or without (grids written before them).
+  // The cells family's schema; the distributions family's, with u32 or u64 counts.
   std::vector<Schema> cell_schemas;
-  for (const auto& [records, dists] : {std::pair{uint64_t{0}, true}, {uint64_t{1} << 32, true}, {uint64_t{0}, false}}) {
+  const bool dists = family == G::Family::kDistributions;
+  for (uint64_t records : {uint64_t{0}, uint64_t{1} << 32}) {
     XTFQ_ASSIGN_OR_RETURN(Schema s, G::CellSchema(source.schema, records, dists));
     cell_schemas.push_back(std::move(s));
   }
@@ -46,7 +48,7 @@ Result<std::optional<GridIndex>> GridIndex::Load(StoreReader& reader, const Arra
     g.source_records = LoadLe<uint64_t>(r + G::kLevSourceRecords);
     g.p_min = LoadLe<int64_t>(r + G::kLevPMin), g.p_max = LoadLe<int64_t>(r + G::kLevPMax);
     g.t_min = LoadLe<int64_t>(r + G::kLevTMin), g.t_max = LoadLe<int64_t>(r + G::kLevTMax);
-    l.array = cat.Find(G::CellsName(source.name, l.level));
+    l.array = cat.Find(G::CellsName(source.name, l.level, family));
     const bool fits = l.array != nullptr && std::any_of(cell_schemas.begin(), cell_schemas.end(),
                                                         [&](const Schema& s) { return l.array->schema == s; });
     if (!fits || l.array->record_count() != l.cells) {

@@ -33,8 +33,10 @@ struct GridIndex {
   // The source holds more records than the grid covers (appended after it was built).
   bool stale = false;
 
-  // The grid of `source`, or nullopt when it has none; kCorrupt when its arrays do not fit together.
-  static Result<std::optional<GridIndex>> Load(StoreReader& reader, const ArrayDesc& source);
+  // The grid of `source` (its levels of one family), or nullopt when it has none; kCorrupt when its
+  // arrays do not fit together.
+  static Result<std::optional<GridIndex>> Load(StoreReader& reader, const ArrayDesc& source,
+                                               GridLayout::Family family = GridLayout::Family::kCells);
 };
 
 }  // namespace xtfq

@@ -208,7 +208,10 @@ Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, c
   // The grid, when it can serve.
   std::optional<GridIndex> grid;
   if (indexed) {
-    XTFQ_ASSIGN_OR_RETURN(grid, GridIndex::Load(reader, array));
+    // A grid of distributions reads the distributions family (wider cells, coarser bins).
+    XTFQ_ASSIGN_OR_RETURN(grid, GridIndex::Load(reader, array,
+                                                need_dists ? GridLayout::Family::kDistributions
+                                                           : GridLayout::Family::kCells));
     if (grid && grid->stale) {
       out.notes.push_back(fmt::format("the grid of '{}' covers its first {} of {} records: answered per process",
                                       array.name, grid->source_records, array.record_count()));

@@ -327,7 +327,7 @@ void RandomGrids(StoreReader& reader, const ArrayDesc& a, int n, uint64_t seed, 
     }
   }
   if (expect_levels) CHECK(used_levels > 0);
-  auto grid = GridIndex::Load(reader, a);
+  auto grid = GridIndex::Load(reader, a, GridLayout::Family::kDistributions);
   REQUIRE(grid.ok());
   const bool dist_levels = *grid && !(*grid)->levels.empty() && !(*grid)->levels[0].distributions.empty();
   if (expect_levels && dist_levels) CHECK(used_dist_levels > 0);
@@ -740,6 +740,9 @@ TEST_CASE("grid: a grid written before distributions still serves, and percentil
   REQUIRE(*grid);
   REQUIRE(!(*grid)->levels.empty());
   CHECK((*grid)->levels[0].distributions.empty());
+  auto none = GridIndex::Load(**reader, **a, GridLayout::Family::kDistributions);
+  REQUIRE(none.ok());
+  CHECK(!*none);  // no distributions family
   CHECK(GridBuilder::Verify(**reader, **a).ok());
   GridRequest q;
   q.t1 = 0, q.t2 = INT64_MAX / 2, q.cols = 8, q.rows = 16, q.snap = true;
