@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include "layouts/grid_layout.h"
+#include "layouts/jobstats_layout.h"
 #include "query/grid_builder.h"
+#include "query/jobstats_summary.h"
+#include "query/jobstats_view.h"
 #include "query/store_reader.h"
 #include "store/store.h"
 #include "store/store_checker.h"
@@ -56,10 +59,24 @@ int CheckCommand::Run() {
     }
     ++grids;
   }
+  // The job_stats window summaries against the steps (docs/format.md, "Job stats summaries").
+  bool summaries = false;
+  if (JobStatsView::Holds((*reader)->store()) &&
+      (*reader)->catalogue().Find(JobStatsLayout::SummaryName("job")) != nullptr) {
+    auto view = JobStatsView::Open(**reader);
+    Status s = view.ok() ? JobStatsSummary::Verify(**view) : Status(view.error());
+    if (!s.ok()) {
+      fmt::print(stderr, "xtfq check: {}\n", s.error().message());
+      fmt::print(stderr, "xtfq check: {}: the job_stats summaries do not match the steps\n", store_);
+      return kExitFailure;
+    }
+    summaries = true;
+  }
   fmt::print(
-      "ok: {} at generation {}: {} pages, {} read and verified{}\n", store_, (*opened)->generation(),
+      "ok: {} at generation {}: {} pages, {} read and verified{}{}\n", store_, (*opened)->generation(),
       (*opened)->page_count(), r.pages_read,
-      grids == 0 ? "" : fmt::format("; the grid summaries of {} array{} recomputed", grids, grids == 1 ? "" : "s"));
+      grids == 0 ? "" : fmt::format("; the grid summaries of {} array{} recomputed", grids, grids == 1 ? "" : "s"),
+      summaries ? "; the job_stats summaries recomputed" : "");
   return kExitOk;
 }
 

@@ -9,6 +9,8 @@
 #include <utility>
 
 #include "layouts/jobstats_layout.h"
+#include "query/jobstats_summary.h"
+#include "query/jobstats_view.h"
 #include "query/store_reader.h"
 #include "store/endian.h"
 #include "store/store_writer.h"
@@ -111,6 +113,23 @@ CollectAppend CollectStore::Append(std::vector<SnapshotDirectory::Snapshot> snap
     d.notes = std::move(report->notes), d.warnings = std::move(report->warnings);
     if (created_note) d.notes.insert(d.notes.begin(), *std::exchange(created_note, std::nullopt));
     out.done.push_back(std::move(d));
+  }
+  // The job_stats summaries to the new seal, in a commit of their own: the snapshots are in
+  // whatever happens to it (a window past the summaries reads the steps).
+  if (!out.done.empty() && out.done.back().appended) {
+    auto extended = [&]() -> Status {
+      XTFQ_ASSIGN_OR_RETURN(std::unique_ptr<StoreReader> r, StoreReader::Open(path_, ro));
+      XTFQ_ASSIGN_OR_RETURN(std::unique_ptr<JobStatsView> view, JobStatsView::Open(*r));
+      XTFQ_ASSIGN_OR_RETURN(JobStatsSummaryReport rep, JobStatsSummary::Extend(*view, *w));
+      if (!rep.extended) return Ok();
+      XTFQ_TRY(w->Commit());
+      out.done.back().generation = w->generation();
+      return Ok();
+    }();
+    if (!extended.ok()) {
+      out.done.back().warnings.push_back(
+          fmt::format("the job_stats summaries were not extended: {}", extended.error().message()));
+    }
   }
   return out;
 }

@@ -9,6 +9,8 @@
 
 #include "importers/importer.h"
 #include "query/grid_builder.h"
+#include "query/jobstats_summary.h"
+#include "query/jobstats_view.h"
 #include "query/store_reader.h"
 #include "store/store_writer.h"
 
@@ -130,6 +132,16 @@ int ImportCommand::Run() {
       return kExitFailure;
     }
   }
+  if (jobstats && !no_grid_) {
+    if (Status g = ExtendSummaries(w); !g.ok()) {
+      fmt::print(stderr, "xtfq import: job_stats summaries not extended: {}\n", g.error().message());
+      fmt::print(stderr,
+                 "xtfq import: the snapshots are committed in {} (generation {}); windows past the summaries read the "
+                 "steps\n",
+                 out_, w.generation());
+      return kExitFailure;
+    }
+  }
   if (jobstats) {
     fmt::print(stderr, "import: {} into {} (generation {}) in {:.2f} s ({:.0f} entries/s)\n", total.totals, out_,
                w.generation(), secs, secs > 0 ? total.entries / secs : 0.0);
@@ -158,6 +170,20 @@ Status ImportCommand::BuildGrids(StoreWriter& w) const {
   fmt::print(stderr, "import: grid summaries of {} array{}: {} cells, {:.1f} MB, in {:.2f} s\n", report.built.size(),
              report.built.size() == 1 ? "" : "s", cells, bytes / 1e6,
              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  return Ok();
+}
+
+Status ImportCommand::ExtendSummaries(StoreWriter& w) const {
+  const auto t0 = std::chrono::steady_clock::now();
+  XTFQ_ASSIGN_OR_RETURN(std::unique_ptr<StoreReader> reader, StoreReader::Open(out_));
+  XTFQ_ASSIGN_OR_RETURN(std::unique_ptr<JobStatsView> view, JobStatsView::Open(*reader));
+  XTFQ_ASSIGN_OR_RETURN(JobStatsSummaryReport rep, JobStatsSummary::Extend(*view, w));
+  if (!rep.extended) return Ok();
+  XTFQ_TRY(w.Commit());
+  fmt::print(stderr,
+             "import: job_stats summaries by {}: {} cells, bins of {} s, sealed to {} in {:.2f} s ({} steps read)\n",
+             JobStatsSummary::KeyNames(), rep.cells, int64_t{1} << rep.bin_shift, rep.sealed,
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), rep.steps_read);
   return Ok();
 }
 

@@ -41,6 +41,8 @@ class ImportCommand final : public Command {
   Result<StoreWriter::Opened> OpenWriter() const;
   // Builds the grid summaries of the committed arrays that have none (query/GridBuilder) and commits them.
   Status BuildGrids(StoreWriter& w) const;
+  // Extends the job_stats window summaries (query/jobstats_summary.h) to the seal, one more commit.
+  Status ExtendSummaries(StoreWriter& w) const;
 };
 
 }  // namespace xtfq::cli

@@ -100,7 +100,7 @@ std::string JobStatsReport::Window(const JobStatsWindowAnswer& a, const std::str
     return out;
   }
   out += fmt::format("# job_stats window [{}, {}) ({} s), {} groups, {}\n", w.t1, w.t2, w.t2 - w.t1, w.groups.size(),
-                     w.indexed ? "from the index" : fmt::format("{} steps read", w.steps_read));
+                     w.How());
   out +=
       "# totals are exact integrals of the rate steps: a step that crosses an edge of the window counts in proportion, "
       "so totals "

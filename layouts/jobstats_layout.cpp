@@ -1,5 +1,7 @@
 #include "layouts/jobstats_layout.h"
 
+#include <fmt/format.h>
+
 namespace xtfq {
 
 std::string_view JobIdClassName(JobIdClass c) {
@@ -137,6 +139,31 @@ std::string_view JobStatsLayout::UnitName(uint8_t code) {
     default:
       return "other";
   }
+}
+
+std::string JobStatsLayout::SummaryName(std::string_view key) { return fmt::format("{}{}", kSummaryPrefix, key); }
+
+std::string JobStatsLayout::SummaryLevelName(std::string_view key, int j) {
+  return fmt::format("{}{}/{}", kSummaryPrefix, key, j);
+}
+
+const Schema& JobStatsLayout::SummarySealSchema() {
+  static const Schema s = Schema::Fixed(
+      {{"t", FieldType::kI64}, {"bin_shift", FieldType::kI64}, {"bins", FieldType::kI64}, {"steps", FieldType::kU64}},
+      {}, "t");
+  return s;
+}
+
+const Schema& JobStatsLayout::SummaryCellSchema() {
+  static const Schema s = Schema::Fixed({{"t", FieldType::kI64},
+                                         {"group", FieldType::kU32},
+                                         {"op", FieldType::kU32},
+                                         {"ended", FieldType::kF64},
+                                         {"peak", FieldType::kF64},
+                                         {"series_max", FieldType::kF64},
+                                         {"started", FieldType::kU64}},
+                                        {}, "t");
+  return s;
 }
 
 }  // namespace xtfq

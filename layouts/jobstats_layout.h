@@ -20,6 +20,11 @@
 //                         revealed it), t0 its start, process = the target (P index), the change
 //                         in the op's value (bytes for bytes counters, otherwise events), samples
 //                         and sum, and the rate; steps of one target and collection share t0.
+//   jobstats/sum/<key>    the window summaries by job, uid, node or class (docs/format.md, "Job
+//                         stats summaries"): one record per extension, the time they are sealed to
+//   jobstats/sum/<key>/<j>  level j: per bin of 2^(bin_shift + j) seconds, group and op, the
+//                         integral of the group's rate, its peak, the highest rate of one of its
+//                         steps, and the steps starting in it
 //
 // Thread-safety: immutable.
 #pragma once
@@ -104,6 +109,24 @@ class JobStatsLayout {
       kStepStartChanged = 2,                 // start_time changed: an exact reset
       kStepNew = 4,                          // absent at the previous collection: implicit zero
       kStepBytes = 8;                        // delta counts bytes (sum), not events (samples)
+
+  // The window summaries of one group key ("job", "uid", "node", "class").
+  static std::string SummaryName(std::string_view key);              // "jobstats/sum/<key>"
+  static std::string SummaryLevelName(std::string_view key, int j);  // "jobstats/sum/<key>/<j>"
+  static constexpr std::string_view kSummaryPrefix = "jobstats/sum/";
+  // jobstats/sum/<key>: t i64 (the time sealed to; time), bin_shift i64 (level 0's bins are
+  // 2^bin_shift seconds), bins i64 (level 0 bins summarised: those ending by t), steps u64 (the step
+  // records of every op when it was written). 32 bytes.
+  static const Schema& SummarySealSchema();
+  static constexpr uint32_t kSealT = 0, kSealBinShift = 8, kSealBins = 16, kSealSteps = 24, kSealWidth = 32;
+  // jobstats/sum/<key>/<j>: t i64 (the bin's start; time), group u32 (the first series of the
+  // group), op u32, ended f64 (the sum of the deltas of the group's steps that end in (start, end]
+  // of the bin: whole numbers, so sums of bins are exact), peak f64 (the highest sum of the group's
+  // rates at one time in the bin), series_max f64 (the highest rate of one step overlapping it),
+  // started u64 (steps starting in it). 48 bytes.
+  static const Schema& SummaryCellSchema();
+  static constexpr uint32_t kSumT = 0, kSumGroup = 8, kSumOp = 12, kSumEnded = 16, kSumPeak = 24, kSumSeriesMax = 32,
+                            kSumStarted = 40, kSumWidth = 48;
 
   // Rate steps are kept for Lustre's own ops (IsLustreOp) and for at most this many other op
   // names per store (the first to change, in the order read); the counters of every name are kept.

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "index/tn_tree.h"
+#include "query/jobstats_summary.h"
 #include "query/primitives.h"
 #include "query/rate_peak.h"
 #include "query/time_window.h"
@@ -58,7 +59,7 @@ Status JobStatsWindowQuery::AddBlocks(TnTree& t, uint64_t lo, int64_t t2, RatePe
 
 Result<JobStatsWindow> JobStatsWindowQuery::Compute(JobStatsView& view, int64_t t1, int64_t t2,
                                                     const JobStatsFilter& filter, const std::vector<JobStatsKey>& by,
-                                                    bool scan) {
+                                                    bool scan, bool summaries) {
   if (t1 > t2) return Error(ErrorCode::kUsage, fmt::format("the window {}:{} ends before it starts", t1, t2));
   JobStatsWindow out;
   out.t1 = t1, out.t2 = t2;
@@ -118,6 +119,31 @@ Result<JobStatsWindow> JobStatsWindowQuery::Compute(JobStatsView& view, int64_t 
   // The rate steps each group sums, per op (the group's peak is taken at the end).
   std::map<std::pair<std::string, std::string>, RatePeak> peaks;  // (group key, op)
   if (t1 == t2) {  // the empty window: nothing changes in it; every group is listed with zeros
+    AddQuietGroups(view, by, series, targets, out.ops, group);
+    std::sort(out.groups.begin(), out.groups.end(),
+              [](const JobStatsGroup& a, const JobStatsGroup& b) { return a.keys < b.keys; });
+    return out;
+  }
+  // Grouped by one summarised key, with no filter but ops: the summaries' cells for the whole bins
+  // of the window, the steps for its ends (query/jobstats_summary.h).
+  std::optional<JobStatsSummary> summary;
+  if (summaries && !scan && by.size() == 1 && JobStatsSummary::Summarises(by[0]) && !filter.BySeries() &&
+      filter.targets.empty()) {
+    XTFQ_ASSIGN_OR_RETURN(summary, JobStatsSummary::Load(view, by[0]));
+  }
+  if (summary) {
+    out.summarised = true, out.summarised_to = summary->summarised_to();
+    std::vector<char> wanted(view.ops().size(), 0);
+    for (const std::string& op : out.ops) {
+      wanted[static_cast<size_t>(std::find(view.ops().begin(), view.ops().end(), op) - view.ops().begin())] = 1;
+    }
+    XTFQ_ASSIGN_OR_RETURN(auto parts, summary->Window(t1, t2, wanted, out.summary_cells, out.steps_read));
+    for (const auto& [k, p] : parts) {
+      const std::string& op = view.ops()[static_cast<uint32_t>(k)];
+      JobStatsOpResult& r = group(view.GroupKey(by, static_cast<uint32_t>(k >> 32), 0, op)).ops[op];
+      r.total += p.total, r.rate_max = std::max(r.rate_max, p.peak);
+      r.series_rate_max = std::max(r.series_rate_max, p.series_max), r.steps += p.steps;
+    }
     AddQuietGroups(view, by, series, targets, out.ops, group);
     std::sort(out.groups.begin(), out.groups.end(),
               [](const JobStatsGroup& a, const JobStatsGroup& b) { return a.keys < b.keys; });
@@ -189,6 +215,14 @@ Result<JobStatsWindow> JobStatsWindowQuery::Compute(JobStatsView& view, int64_t 
   std::sort(out.groups.begin(), out.groups.end(),
             [](const JobStatsGroup& a, const JobStatsGroup& b) { return a.keys < b.keys; });
   return out;
+}
+
+std::string JobStatsWindow::How() const {
+  if (summarised) {
+    return fmt::format("from the summaries ({} cells, summarised to {}) and {} steps at the window's ends",
+                       summary_cells, summarised_to, steps_read);
+  }
+  return indexed ? "from the index" : fmt::format("{} steps read", steps_read);
 }
 
 const JobStatsOpResult* JobStatsWindowAnswer::Column(const JobStatsGroup& g, const std::string& column) {

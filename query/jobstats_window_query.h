@@ -12,7 +12,9 @@
 // holds; the group's peak walks the window's collection blocks of each target (the steps of one
 // collection share t0 and t1): three descents per block, O(C log N) for C collections. Grouping by series attributes
 // (job, uid, node, class, id), or filtering by them, reads the window's steps of the targets involved (one descent per
-// leaf page). `scan` reads every step (the flat-scan baseline).
+// leaf page), except that grouping by one of job, uid or class with no filter but ops reads
+// the job_stats summaries (O(groups x log(window / bin)) cells) and the steps of the window's two
+// ends. `scan` reads every step (the flat-scan baseline).
 //
 // Thread-safety: one thread at a time (shares the view's reader).
 #pragma once
@@ -48,6 +50,13 @@ struct JobStatsWindow {
   std::vector<JobStatsGroup> groups;  // sorted by keys
   bool indexed = false;               // answered from index aggregates (no step read)
   uint64_t steps_read = 0;            // step records read one by one
+  // Answered from the job_stats summaries (query/jobstats_summary.h: their cells, summarised up to
+  // `summarised_to`, and the steps of the window's ends); `summary_cells` read.
+  bool summarised = false;
+  int64_t summarised_to = 0;
+  uint64_t summary_cells = 0;
+  // How the window was read, for the reports.
+  std::string How() const;
 };
 
 struct JobStatsWindowRequest {
@@ -73,8 +82,9 @@ struct JobStatsWindowAnswer {
 class JobStatsWindowQuery {
  public:
   static Result<JobStatsWindowAnswer> Run(JobStatsView& view, const JobStatsWindowRequest& request);
+  // `summaries` false: never the job_stats summaries (the path before them, for benchmarks).
   static Result<JobStatsWindow> Compute(JobStatsView& view, int64_t t1, int64_t t2, const JobStatsFilter& filter,
-                                        const std::vector<JobStatsKey>& by, bool scan = false);
+                                        const std::vector<JobStatsKey>& by, bool scan = false, bool summaries = true);
   // The window of a request in the view's frame (default: first to last collection), and its
   // group keys.
   static Result<std::pair<int64_t, int64_t>> ResolveWindow(JobStatsView& view, const std::string& time);

@@ -95,6 +95,7 @@ nlohmann::json ResultJson::Of(const JobStatsWindowAnswer& a) {
   const JobStatsWindow& w = a.window;
   nlohmann::json j;
   j["t1"] = w.t1, j["t2"] = w.t2, j["indexed"] = w.indexed, j["steps_read"] = w.steps_read;
+  if (w.summarised) j["summarised_to"] = w.summarised_to, j["summary_cells"] = w.summary_cells;
   for (JobStatsKey k : a.by) j["by"].push_back(JobStatsKeyName(k));
   j["groups"] = nlohmann::json::array();
   for (const JobStatsGroup& g : w.groups) {

@@ -34,7 +34,7 @@ Doc ParseDoc() {
   REQUIRE_MESSAGE(in.good(), "docs/format.md is missing");
   Doc d;
   std::string line, heading;
-  const std::regex head(R"(^#{2,3} (.+)$)");
+  const std::regex head(R"(^#{2,4} (.+)$)");
   const std::regex row(R"(^\| (\d+) \| (\d+) \| `([A-Za-z0-9_.]+)` \|)");
   const std::regex size(R"(^Size: (\d+) bytes\.$)");
   const std::regex version(R"(^\| (\d+) \| .*\|$)");
@@ -170,10 +170,11 @@ TEST_CASE("format doc: the job stats layout tables equal JobStatsLayout's schema
   const Doc d = ParseDoc();
   using J = JobStatsLayout;
   const std::pair<const char*, const Schema*> tables[] = {
-      {"Job stats target record", &J::TargetSchema()}, {"Job stats op record", &J::OpSchema()},
-      {"Job stats series record", &J::SeriesSchema()}, {"Job stats collection record", &J::CollectionSchema()},
-      {"Job stats entry record", &J::EntrySchema()},   {"Job stats counter record", &J::CounterSchema()},
-      {"Job stats rate step", &J::StepSchema()}};
+      {"Job stats target record", &J::TargetSchema()},    {"Job stats op record", &J::OpSchema()},
+      {"Job stats series record", &J::SeriesSchema()},    {"Job stats collection record", &J::CollectionSchema()},
+      {"Job stats entry record", &J::EntrySchema()},      {"Job stats counter record", &J::CounterSchema()},
+      {"Job stats rate step", &J::StepSchema()},          {"Job stats summary seal record", &J::SummarySealSchema()},
+      {"Job stats summary cell", &J::SummaryCellSchema()}};
   CheckTables(d, tables);
   // The offsets the importer and the queries use are the schemas'.
   auto at = [](const Schema& s, const char* name) { return s.fields()[*s.Find(name)].offset; };
@@ -194,6 +195,13 @@ TEST_CASE("format doc: the job stats layout tables equal JobStatsLayout's schema
   CHECK(at(J::StepSchema(), "t0") == J::kStepT0);
   CHECK(at(J::StepSchema(), "delta") == J::kStepDelta);
   CHECK(at(J::StepSchema(), "rate") == J::kStepRate);
+  CHECK(J::SummarySealSchema().record_width() == J::kSealWidth);
+  CHECK(at(J::SummarySealSchema(), "bins") == J::kSealBins);
+  CHECK(at(J::SummarySealSchema(), "steps") == J::kSealSteps);
+  CHECK(J::SummaryCellSchema().record_width() == J::kSumWidth);
+  CHECK(at(J::SummaryCellSchema(), "op") == J::kSumOp);
+  CHECK(at(J::SummaryCellSchema(), "series_max") == J::kSumSeriesMax);
+  CHECK(at(J::SummaryCellSchema(), "started") == J::kSumStarted);
 }
 
 TEST_CASE("format doc: magic and page sizes and version are the header's") {

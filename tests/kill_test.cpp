@@ -162,11 +162,12 @@ TEST_CASE("kill: SIGKILL of imports at random moments leaves no store or a whole
   // Events: 300000 records get grid summaries, committed at generation 4 (docs/cli.md, "import").
   KillImport(dir, "events into a new store", {"import", "-o", "k.xtfq", "e.bin"}, {}, 3, 4, true);
   KillImport(dir, "a Darshan log into a new store", {"import", "-o", "k.xtfq", "a.darshan"}, {}, 3, 3);
-  KillImport(dir, "job_stats into a new store", first, {}, 3, 3);
+  // job_stats: the snapshots at generation 3, their window summaries at 4.
+  KillImport(dir, "job_stats into a new store", first, {}, 3, 4, true);
   // Appends: the base import commits generation 3, the killed one 4.
   KillImport(dir, "a Darshan log into an existing store", {"import", "-o", "k.xtfq", "b.darshan"},
              {"import", "-o", "k.xtfq", "a.darshan"}, 3, 4);
-  KillImport(dir, "job_stats into an existing store", rest, first, 3, 4);
+  KillImport(dir, "job_stats into an existing store", rest, first, 4, 6, true);
   CHECK(unfinished > 0);
 }
 

@@ -1,0 +1,522 @@
+#include "query/jobstats_summary.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "index/tn_tree.h"
+#include "layouts/jobstats_layout.h"
+#include "query/rate_peak.h"
+#include "store/endian.h"
+
+namespace xtfq {
+
+namespace {
+
+using L = JobStatsLayout;
+
+// Levels 0 .. kLevels - 1.
+constexpr int kLevels = 40;
+// Level-0 bins whose steps are gathered in one pass of the step arrays.
+constexpr int64_t kChunk = 16;
+
+struct Acc {
+  double total = 0, peak = 0, series_max = 0;
+  uint64_t started = 0;
+};
+using Cells = std::unordered_map<uint64_t, Acc>;  // (group << 32) | op
+
+void Merge(Acc& p, const Acc& c) {
+  p.total += c.total, p.peak = std::max(p.peak, c.peak), p.series_max = std::max(p.series_max, c.series_max);
+  p.started += c.started;
+}
+
+Acc Decode(const std::byte* r) {
+  Acc a;
+  a.total = LoadLe<double>(r + L::kSumEnded), a.peak = LoadLe<double>(r + L::kSumPeak);
+  a.series_max = LoadLe<double>(r + L::kSumSeriesMax), a.started = LoadLe<uint64_t>(r + L::kSumStarted);
+  return a;
+}
+
+int64_t FloorDiv(int64_t a, int64_t b) {
+  const int64_t q = a / b;
+  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+std::string KeyName(JobStatsKey k) { return std::string(JobStatsKeyName(k)); }
+
+// The collections: the first, the sealed time (the earliest of the targets' last collections),
+// and the median gap between a target's consecutive collections.
+struct Times {
+  bool any = false;
+  int64_t first = 0, sealed = 0, gap = 0;
+};
+
+Result<Times> CollectionTimes(JobStatsView& view) {
+  Times out;
+  const ArrayDesc* c = view.reader().catalogue().Find(L::kCollections);
+  if (c == nullptr || c->record_count() == 0) return out;
+  std::map<int64_t, std::vector<int64_t>> by_target;
+  XTFQ_TRY(view.reader().ForEach(*c, [&](const std::byte* r) -> Status {
+    by_target[I64At(r, L::kColTarget)].push_back(I64At(r, L::kColT));
+    return Ok();
+  }));
+  out.any = true, out.first = INT64_MAX, out.sealed = INT64_MAX;
+  std::vector<int64_t> gaps;
+  for (auto& [g, ts] : by_target) {
+    std::sort(ts.begin(), ts.end());
+    out.first = std::min(out.first, ts.front()), out.sealed = std::min(out.sealed, ts.back());
+    for (size_t i = 1; i < ts.size(); ++i) {
+      if (ts[i] > ts[i - 1]) gaps.push_back(ts[i] - ts[i - 1]);
+    }
+  }
+  if (!gaps.empty()) {
+    std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2), gaps.end());
+    out.gap = gaps[gaps.size() / 2];
+  }
+  return out;
+}
+
+// Level 0's bins: the least power of two at least twice the usual gap (256 s without one).
+int BinShiftFor(int64_t gap) {
+  if (gap <= 0) return 8;
+  int s = 0;
+  while (s < 40 && (int64_t{1} << s) < 2 * gap) ++s;
+  return s;
+}
+
+std::vector<uint32_t> Groups(const JobStatsView& view, JobStatsKey k) {
+  std::unordered_map<std::string, uint32_t> first;
+  std::vector<uint32_t> out(view.series().size());
+  for (uint32_t s = 0; s < out.size(); ++s) out[s] = first.try_emplace(view.GroupKey({k}, s, 0, ""), s).first->second;
+  return out;
+}
+
+// One key's cells being built: the open bin of each level above 0.
+struct KeyState {
+  JobStatsKey key;
+  std::vector<uint32_t> groups;
+  std::vector<Cells> open = std::vector<Cells>(kLevels);
+};
+
+// emit(key state, level, cell record).
+using Emit = std::function<Status(const KeyState&, int, std::span<const std::byte>)>;
+
+// Writes bin b of level j (its cells in (op, group) order: one op's cells are a run) and merges it
+// into its parent, which it completes when it is the second half.
+Status Finish(KeyState& ks, int j, int64_t b, const Cells& cells, int shift, const Emit& emit) {
+  std::vector<std::pair<uint64_t, const Acc*>> sorted;
+  sorted.reserve(cells.size());
+  for (const auto& [k, a] : cells) sorted.emplace_back(k, &a);
+  const auto op_first = [](uint64_t k) { return (k << 32) | (k >> 32); };
+  std::sort(sorted.begin(), sorted.end(),
+            [&](const auto& x, const auto& y) { return op_first(x.first) < op_first(y.first); });
+  std::byte r[L::kSumWidth];
+  for (const auto& [k, a] : sorted) {
+    StoreLe<int64_t>(r + L::kSumT, b << (shift + j));
+    StoreLe<uint32_t>(r + L::kSumGroup, static_cast<uint32_t>(k >> 32));
+    StoreLe<uint32_t>(r + L::kSumOp, static_cast<uint32_t>(k));
+    StoreLe<double>(r + L::kSumEnded, a->total);
+    StoreLe<double>(r + L::kSumPeak, a->peak);
+    StoreLe<double>(r + L::kSumSeriesMax, a->series_max);
+    StoreLe<uint64_t>(r + L::kSumStarted, a->started);
+    XTFQ_TRY(emit(ks, j, std::span<const std::byte>(r, sizeof r)));
+  }
+  if (j + 1 >= kLevels) return Ok();
+  Cells& parent = ks.open[static_cast<size_t>(j + 1)];
+  for (const auto& [k, a] : cells) Merge(parent[k], a);
+  if ((b & 1) == 0) return Ok();
+  Cells done = std::move(parent);
+  parent.clear();
+  return Finish(ks, j + 1, b >> 1, done, shift, emit);
+}
+
+// The step arrays of the ops (by op index), and the longest step of each that ends after `after`
+// (a step ending later than t + longest starts after t).
+struct OpSteps {
+  uint32_t op;
+  const ArrayDesc* array;
+  int64_t longest = 0;
+};
+
+Result<std::vector<OpSteps>> StepArrays(JobStatsView& view, int64_t after) {
+  std::vector<OpSteps> out;
+  const Catalogue& cat = view.reader().catalogue();
+  for (uint32_t o = 0; o < view.ops().size(); ++o) {
+    const ArrayDesc* a = cat.Find(L::StepArrayName(view.ops()[o]));
+    if (a == nullptr || a->record_count() == 0) continue;
+    OpSteps s{o, a};
+    TnTree t(view.reader().cache(), *a);
+    XTFQ_ASSIGN_OR_RETURN(uint64_t lo, t.LowerBound(after + 1));
+    XTFQ_TRY(t.ForEach(lo, t.size(), [&](const std::byte* r) -> Result<bool> {
+      s.longest = std::max(s.longest, I64At(r, L::kStepT1) - I64At(r, L::kStepT0));
+      return true;
+    }));
+    out.push_back(s);
+  }
+  return out;
+}
+
+// The cells of level-0 bins [from, to) of every key, from the steps, and of every level as its
+// bins complete.
+Status Compute(JobStatsView& view, int shift, int64_t from, int64_t to, std::vector<KeyState>& keys, const Emit& emit,
+               uint64_t& steps_read) {
+  if (from >= to) return Ok();
+  XTFQ_ASSIGN_OR_RETURN(std::vector<OpSteps> ops, StepArrays(view, from << shift));
+  const std::string& store = view.reader().store().name();
+  for (int64_t c0 = from; c0 < to; c0 += kChunk) {
+    const int64_t c1 = std::min(to, c0 + kChunk);
+    const int64_t lo = c0 << shift, hi = c1 << shift;
+    std::vector<std::vector<Cells>> acc(keys.size(), std::vector<Cells>(static_cast<size_t>(c1 - c0)));
+    std::vector<std::vector<std::unordered_map<uint64_t, RatePeak>>> peaks(
+        keys.size(), std::vector<std::unordered_map<uint64_t, RatePeak>>(static_cast<size_t>(c1 - c0)));
+    for (const OpSteps& os : ops) {
+      TnTree t(view.reader().cache(), *os.array);
+      XTFQ_ASSIGN_OR_RETURN(uint64_t first, t.LowerBound(lo + 1));
+      XTFQ_TRY(t.ForEach(first, t.size(), [&](const std::byte* r) -> Result<bool> {
+        const int64_t t1 = I64At(r, L::kStepT1), t0 = I64At(r, L::kStepT0);
+        if (t1 - os.longest >= hi) return false;  // this and every later step start after the chunk
+        ++steps_read;
+        if (t0 >= hi || t0 >= t1) return true;
+        const uint32_t series = U32At(r, L::kStepSeries);
+        if (series >= view.series().size()) {
+          return Error(ErrorCode::kCorrupt, fmt::format("{}: a step of {} names series {} of {}", store, os.array->name,
+                                                        series, view.series().size()));
+        }
+        const uint64_t delta = U64At(r, L::kStepDelta);
+        const double rate = F64At(r, L::kStepRate);
+        // The bins [b0, b1) it overlaps; it ends in (start, end] of bin b1 - 1.
+        const int64_t b0 = t0 >> shift, b1 = FloorDiv(t1 - 1, int64_t{1} << shift) + 1;
+        for (int64_t b = std::max(b0, c0); b < std::min(b1, c1); ++b) {
+          for (size_t k = 0; k < keys.size(); ++k) {
+            const uint64_t key = (uint64_t{keys[k].groups[series]} << 32) | os.op;
+            Acc& a = acc[k][static_cast<size_t>(b - c0)][key];
+            if (b == b1 - 1) a.total += static_cast<double>(delta);
+            a.series_max = std::max(a.series_max, rate);
+            if (b == b0) ++a.started;
+            peaks[k][static_cast<size_t>(b - c0)][key].Add(t0, t1, rate);
+          }
+        }
+        return true;
+      }));
+    }
+    for (int64_t b = c0; b < c1; ++b) {
+      for (size_t k = 0; k < keys.size(); ++k) {
+        Cells& cells = acc[k][static_cast<size_t>(b - c0)];
+        for (auto& [key, a] : cells) {
+          a.peak = peaks[k][static_cast<size_t>(b - c0)][key].Max(b << shift, (b + 1) << shift);
+        }
+        XTFQ_TRY(Finish(keys[k], 0, b, cells, shift, emit));
+      }
+    }
+  }
+  return Ok();
+}
+
+// The stored summaries of a key: its last seal record and level arrays.
+struct Stored {
+  const ArrayDesc* seal = nullptr;
+  int64_t sealed = 0, bins = 0;
+  int shift = 0;
+  std::vector<const ArrayDesc*> levels = std::vector<const ArrayDesc*>(kLevels, nullptr);
+};
+
+Result<Stored> LoadStored(StoreReader& reader, JobStatsKey key) {
+  Stored s;
+  const Catalogue& cat = reader.catalogue();
+  s.seal = cat.Find(L::SummaryName(KeyName(key)));
+  if (s.seal == nullptr) return s;
+  const std::string& store = reader.store().name();
+  if (!(s.seal->schema == L::SummarySealSchema()) || s.seal->record_count() == 0) {
+    return Error(ErrorCode::kCorrupt, fmt::format("{}: {} is not a seal array", store, s.seal->name));
+  }
+  for (int j = 0; j < kLevels; ++j) {
+    const ArrayDesc* a = cat.Find(L::SummaryLevelName(KeyName(key), j));
+    if (a != nullptr && !(a->schema == L::SummaryCellSchema())) {
+      return Error(ErrorCode::kCorrupt, fmt::format("{}: {} does not have the summary cell schema", store, a->name));
+    }
+    s.levels[static_cast<size_t>(j)] = a;
+  }
+  std::vector<std::byte> r(L::kSealWidth);
+  XTFQ_TRY(TnTree(reader.cache(), *s.seal).Record(s.seal->record_count() - 1, r));
+  s.sealed = I64At(r.data(), L::kSealT);
+  const int64_t shift = I64At(r.data(), L::kSealBinShift);
+  s.bins = I64At(r.data(), L::kSealBins);
+  if (shift < 0 || shift > 40 || s.bins > (s.sealed >> shift) + 1) {
+    return Error(ErrorCode::kCorrupt,
+                 fmt::format("{}: {} seals {} bins of 2^{} s to {}", store, s.seal->name, s.bins, shift, s.sealed));
+  }
+  s.shift = static_cast<int>(shift);
+  return s;
+}
+
+// Calls fn(cell) for the cells of `level` that start at t.
+Status CellsAt(StoreReader& reader, const ArrayDesc& level, int64_t t,
+               const std::function<void(const std::byte*)>& fn) {
+  TnTree tree(reader.cache(), level);
+  XTFQ_ASSIGN_OR_RETURN(uint64_t a, tree.LowerBound(t));
+  return tree.ForEach(a, tree.size(), [&](const std::byte* r) -> Result<bool> {
+    if (I64At(r, L::kSumT) != t) return false;
+    fn(r);
+    return true;
+  });
+}
+
+// Calls fn(cell) for the cells of `level` that start at t, of the ops with wanted[op]: the whole
+// bin when every op is wanted, else each op's run, found by bisection.
+Status CellsOf(StoreReader& reader, const ArrayDesc& level, int64_t t, const std::vector<char>& wanted, bool all,
+               const std::function<void(const std::byte*)>& fn) {
+  if (all) return CellsAt(reader, level, t, fn);
+  TnTree tree(reader.cache(), level);
+  XTFQ_ASSIGN_OR_RETURN(uint64_t a, tree.LowerBound(t));
+  XTFQ_ASSIGN_OR_RETURN(uint64_t e, tree.LowerBound(t + 1));
+  std::vector<std::byte> r(L::kSumWidth);
+  // The first cell of [lo, hi) whose op is at least o.
+  const auto first_op = [&](uint64_t lo, uint64_t hi, uint32_t o) -> Result<uint64_t> {
+    while (lo < hi) {
+      const uint64_t mid = lo + (hi - lo) / 2;
+      XTFQ_TRY(tree.Record(mid, r));
+      if (U32At(r.data(), L::kSumOp) < o) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  };
+  uint64_t pos = a;
+  for (uint32_t o = 0; o < wanted.size() && pos < e; ++o) {
+    if (!wanted[o]) continue;
+    XTFQ_ASSIGN_OR_RETURN(uint64_t lo, first_op(pos, e, o));
+    XTFQ_ASSIGN_OR_RETURN(uint64_t hi, first_op(lo, e, o + 1));
+    XTFQ_TRY(tree.ForEach(lo, hi, [&](const std::byte* c) -> Result<bool> {
+      fn(c);
+      return true;
+    }));
+    pos = hi;
+  }
+  return Ok();
+}
+
+}  // namespace
+
+bool JobStatsSummary::Summarises(JobStatsKey key) {
+  return std::find(std::begin(kKeys), std::end(kKeys), key) != std::end(kKeys);
+}
+
+std::string JobStatsSummary::KeyNames() {
+  std::vector<std::string> names;
+  for (JobStatsKey k : kKeys) names.push_back(KeyName(k));
+  const std::string last = names.back();
+  names.pop_back();
+  return fmt::format("{} and {}", fmt::join(names, ", "), last);
+}
+
+int64_t JobStatsSummary::summarised_to() const { return bins_ << bin_shift_; }
+
+Result<JobStatsSummaryReport> JobStatsSummary::Extend(JobStatsView& view, RecordSink& sink) {
+  JobStatsSummaryReport rep;
+  XTFQ_ASSIGN_OR_RETURN(Times times, CollectionTimes(view));
+  if (!times.any) return rep;
+  StoreReader& reader = view.reader();
+  const std::string& store = reader.store().name();
+  std::vector<KeyState> keys;
+  std::vector<Stored> stored;
+  for (JobStatsKey k : kKeys) {
+    XTFQ_ASSIGN_OR_RETURN(Stored s, LoadStored(reader, k));
+    stored.push_back(s);
+    keys.push_back(KeyState{k, Groups(view, k)});
+  }
+  // Every key is extended in the same commit, so all are sealed alike.
+  for (const Stored& s : stored) {
+    if ((s.seal == nullptr) != (stored[0].seal == nullptr) || s.bins != stored[0].bins || s.shift != stored[0].shift) {
+      return Error(ErrorCode::kCorrupt,
+                   fmt::format("{}: the job_stats summaries are sealed to different times", store));
+    }
+  }
+  const int shift = stored[0].seal != nullptr ? stored[0].shift : BinShiftFor(times.gap);
+  const int64_t from = stored[0].seal != nullptr ? stored[0].bins : times.first >> shift;
+  const int64_t to = times.sealed >> shift;
+  rep.sealed = times.sealed, rep.bin_shift = shift;
+  if (to <= from) return rep;
+  rep.extended = true;
+  // The open bins of each level: their first half, when it is complete, from the level below.
+  for (size_t k = 0; k < keys.size(); ++k) {
+    for (int j = 1; j < kLevels && (from >> (j - 1)) > 0; ++j) {
+      if (((from >> (j - 1)) & 1) == 0) continue;
+      const ArrayDesc* below = stored[k].levels[static_cast<size_t>(j - 1)];
+      if (below == nullptr) continue;  // no cell yet
+      const int64_t first = ((from >> (j - 1)) - 1) << (shift + j - 1);
+      Cells& open = keys[k].open[static_cast<size_t>(j)];
+      XTFQ_TRY(CellsAt(reader, *below, first, [&](const std::byte* r) {
+        Merge(open[(uint64_t{U32At(r, L::kSumGroup)} << 32) | U32At(r, L::kSumOp)], Decode(r));
+      }));
+    }
+  }
+  std::vector<std::vector<std::optional<ArrayId>>> ids(keys.size(), std::vector<std::optional<ArrayId>>(kLevels));
+  const Emit emit = [&](const KeyState& ks, int j, std::span<const std::byte> rec) -> Status {
+    const size_t k = static_cast<size_t>(&ks - keys.data());
+    std::optional<ArrayId>& id = ids[k][static_cast<size_t>(j)];
+    if (!id) {
+      const std::string name = L::SummaryLevelName(KeyName(ks.key), j);
+      id = sink.FindArrayId(name);
+      if (!id) {
+        XTFQ_ASSIGN_OR_RETURN(ArrayId made, sink.CreateArray(name, L::SummaryCellSchema()));
+        id = made;
+      }
+    }
+    ++rep.cells;
+    return sink.Append(*id, rec);
+  };
+  XTFQ_TRY(Compute(view, shift, from, to, keys, emit, rep.steps_read));
+  uint64_t steps = 0;
+  for (const std::string& op : view.ops()) {
+    if (const ArrayDesc* a = reader.catalogue().Find(L::StepArrayName(op)); a != nullptr) steps += a->record_count();
+  }
+  std::byte r[L::kSealWidth];
+  StoreLe<int64_t>(r + L::kSealT, times.sealed);
+  StoreLe<int64_t>(r + L::kSealBinShift, shift);
+  StoreLe<int64_t>(r + L::kSealBins, to);
+  StoreLe<uint64_t>(r + L::kSealSteps, steps);
+  for (const KeyState& ks : keys) {
+    const std::string name = L::SummaryName(KeyName(ks.key));
+    std::optional<ArrayId> id = sink.FindArrayId(name);
+    if (!id) {
+      XTFQ_ASSIGN_OR_RETURN(ArrayId made, sink.CreateArray(name, L::SummarySealSchema()));
+      id = made;
+    }
+    XTFQ_TRY(sink.Append(*id, std::span<const std::byte>(r, sizeof r)));
+  }
+  return rep;
+}
+
+Status JobStatsSummary::Verify(JobStatsView& view) {
+  StoreReader& reader = view.reader();
+  const std::string& store = reader.store().name();
+  XTFQ_ASSIGN_OR_RETURN(Times times, CollectionTimes(view));
+  for (JobStatsKey k : kKeys) {
+    XTFQ_ASSIGN_OR_RETURN(Stored s, LoadStored(reader, k));
+    if (s.seal == nullptr) continue;
+    if (!times.any || s.sealed > times.sealed || (s.bins << s.shift) > s.sealed) {
+      return Error(ErrorCode::kCorrupt, fmt::format("{}: {} is sealed to {}, past what the collections seal ({})",
+                                                    store, s.seal->name, s.sealed, times.sealed));
+    }
+    std::vector<KeyState> keys = {KeyState{k, Groups(view, k)}};
+    std::vector<std::optional<ChainCursor>> cursors(kLevels);
+    std::vector<uint64_t> seen(kLevels, 0);
+    const Emit compare = [&](const KeyState&, int j, std::span<const std::byte> rec) -> Status {
+      const size_t jj = static_cast<size_t>(j);
+      const ArrayDesc* level = s.levels[jj];
+      bool more = false;
+      if (level != nullptr) {
+        if (!cursors[jj]) cursors[jj].emplace(reader.Records(*level));
+        XTFQ_ASSIGN_OR_RETURN(more, seen[jj] == 0 ? cursors[jj]->First() : cursors[jj]->Next());
+      }
+      if (!more || !std::equal(rec.begin(), rec.end(), cursors[jj]->entry())) {
+        return Error(ErrorCode::kCorrupt, fmt::format("{}: {} cell {} differs from the steps it summarises", store,
+                                                      L::SummaryLevelName(KeyName(k), j), seen[jj]));
+      }
+      ++seen[jj];
+      return Ok();
+    };
+    uint64_t read = 0;
+    XTFQ_TRY(Compute(view, s.shift, times.first >> s.shift, s.bins, keys, compare, read));
+    for (int j = 0; j < kLevels; ++j) {
+      const ArrayDesc* level = s.levels[static_cast<size_t>(j)];
+      if (level != nullptr && level->record_count() != seen[static_cast<size_t>(j)]) {
+        return Error(ErrorCode::kCorrupt, fmt::format("{}: {} holds {} cells; the steps make {}", store, level->name,
+                                                      level->record_count(), seen[static_cast<size_t>(j)]));
+      }
+    }
+  }
+  return Ok();
+}
+
+Result<std::optional<JobStatsSummary>> JobStatsSummary::Load(JobStatsView& view, JobStatsKey key) {
+  if (!Summarises(key)) return std::optional<JobStatsSummary>();
+  XTFQ_ASSIGN_OR_RETURN(Stored s, LoadStored(view.reader(), key));
+  if (s.seal == nullptr) return std::optional<JobStatsSummary>();
+  JobStatsSummary out(view, key);
+  out.sealed_ = s.sealed, out.bin_shift_ = s.shift, out.bins_ = s.bins;
+  out.levels_ = s.levels;
+  out.groups_ = Groups(view, key);
+  return std::optional<JobStatsSummary>(std::move(out));
+}
+
+Result<std::unordered_map<uint64_t, JobStatsSummaryPart>> JobStatsSummary::Window(int64_t t1, int64_t t2,
+                                                                                  const std::vector<char>& wanted,
+                                                                                  uint64_t& cells,
+                                                                                  uint64_t& steps_read) const {
+  std::unordered_map<uint64_t, JobStatsSummaryPart> out;
+  if (t1 >= t2) return out;
+  const int64_t base = int64_t{1} << bin_shift_;
+  // The bins [ia, ib) of the cells: whole level-0 bins inside the window and summarised.
+  const int64_t ia = FloorDiv(t1 - 1, base) + 1, ib = std::min(FloorDiv(t2, base), bins_);
+  const bool middle = ia < ib;
+  const int64_t a = middle ? ia << bin_shift_ : t2, b = middle ? ib << bin_shift_ : t2;
+  std::unordered_map<uint64_t, RatePeak> left, right;
+  const Catalogue& cat = view_->reader().catalogue();
+  const bool all = std::count(wanted.begin(), wanted.end(), 1) == static_cast<std::ptrdiff_t>(view_->ops().size());
+  std::vector<uint32_t> targets(view_->targets().size());
+  for (uint32_t g = 0; g < targets.size(); ++g) targets[g] = g;
+  for (uint32_t o = 0; o < view_->ops().size(); ++o) {
+    if (o >= wanted.size() || !wanted[o]) continue;
+    const ArrayDesc* steps = cat.Find(L::StepArrayName(view_->ops()[o]));
+    if (steps == nullptr) continue;
+    // [t1, a): every step overlapping it, and every step alive at t1. A step that ends in (a, b] is
+    // whole in the cells: take off its part before t1.
+    XTFQ_TRY(view_->Steps(*steps, t1, std::max(a, t1 + 1), targets, {}, false, steps_read, [&](const std::byte* r) {
+      const uint64_t key = (uint64_t{groups_[U32At(r, L::kStepSeries)]} << 32) | o;
+      const int64_t s0 = I64At(r, L::kStepT0), s1 = I64At(r, L::kStepT1);
+      const uint64_t delta = U64At(r, L::kStepDelta);
+      const double rate = F64At(r, L::kStepRate);
+      JobStatsSummaryPart& p = out[key];
+      if (middle && s1 > a && s1 <= b) {
+        p.total -= JobStatsView::Part(delta, s0, s1, s0, t1);
+      } else {
+        p.total += JobStatsView::Part(delta, s0, s1, t1, a);
+      }
+      p.series_max = std::max(p.series_max, rate);
+      if (!middle || s0 < a) ++p.steps;  // (a step starting at a is a cell's)
+      left[key].Add(s0, s1, rate);
+    }));
+    if (!middle) continue;
+    // [b, t2): the steps overlapping it, and every step alive at b. They end after b, so the cells
+    // hold none of them: their part in [a, t2) (the part before a is the left end's); those that
+    // started before b are counted already.
+    XTFQ_TRY(view_->Steps(*steps, b, std::max(t2, b + 1), targets, {}, false, steps_read, [&](const std::byte* r) {
+      const int64_t s0 = I64At(r, L::kStepT0), s1 = I64At(r, L::kStepT1);
+      if (s0 >= t2) return;  // alive at b = t2, after the window
+      const uint64_t key = (uint64_t{groups_[U32At(r, L::kStepSeries)]} << 32) | o;
+      const double rate = F64At(r, L::kStepRate);
+      JobStatsSummaryPart& p = out[key];
+      p.total += JobStatsView::Part(U64At(r, L::kStepDelta), s0, s1, a, t2);
+      p.series_max = std::max(p.series_max, rate);
+      if (s0 >= b) ++p.steps;
+      right[key].Add(s0, s1, rate);
+    }));
+  }
+  // [a, b): the largest aligned bins of the levels.
+  for (int64_t pos = ia; pos < ib;) {
+    int j = 0;
+    while (j + 1 < kLevels && (pos & ((int64_t{1} << (j + 1)) - 1)) == 0 && pos + (int64_t{1} << (j + 1)) <= ib) ++j;
+    if (const ArrayDesc* level = levels_[static_cast<size_t>(j)]; level != nullptr) {
+      XTFQ_TRY(CellsOf(view_->reader(), *level, pos << bin_shift_, wanted, all, [&](const std::byte* r) {
+        const uint32_t o = U32At(r, L::kSumOp);
+        ++cells;
+        if (o >= wanted.size() || !wanted[o]) return;
+        const Acc c = Decode(r);
+        JobStatsSummaryPart& p = out[(uint64_t{U32At(r, L::kSumGroup)} << 32) | o];
+        p.total += c.total, p.peak = std::max(p.peak, c.peak), p.series_max = std::max(p.series_max, c.series_max);
+        p.steps += c.started;
+      }));
+    }
+    pos += int64_t{1} << j;
+  }
+  for (const auto& [key, peak] : left) out[key].peak = std::max(out[key].peak, peak.Max(t1, a));
+  for (const auto& [key, peak] : right) out[key].peak = std::max(out[key].peak, peak.Max(b, t2));
+  return out;
+}
+
+}  // namespace xtfq

@@ -1,0 +1,98 @@
+// JobStatsSummary: the window summaries of job_stats by job, uid or class (docs/format.md,
+// "Job stats summaries"; docs/architecture.md, "job_stats summaries"), so that a window's totals,
+// peaks and step counts per group (`xtfq query --jobstats --by job`, the viewer's top jobs) come
+// from O(groups x log(window / bin)) cells and the steps of two short ends, not from every step of
+// the window.
+//
+// Level 0 cuts time into bins of 2^bin_shift seconds (the least power of two at least twice the
+// targets' usual collection interval); level j into bins of 2^(bin_shift + j), aligned on 0. A cell
+// holds, for one bin, group and op: the exact integral of the group's rate steps over the bin (a
+// step across a bin edge counts in proportion), the group's peak in the bin (the highest sum of its
+// rates at one instant), the highest rate of one of its steps that overlaps the bin, and the steps
+// that start in it. Level j's cells are merged from level j - 1's two halves (sums and maxima), so
+// they do not depend on how the summaries were extended.
+//
+// A window [t1, t2) is read as: the cells of [a, b), a and b the level-0 bin edges inside it, cut
+// into the largest aligned bins of the levels, and the steps alive at t1 or overlapping [t1, a), and
+// alive at b or overlapping [b, t2), which give the parts of the steps across a, b and the window's
+// edges. Every number equals the steps' own (JobStatsWindowQuery's path), up to the order of
+// floating-point additions; totals of whole steps are exact.
+//
+// Sealing. A target's next step starts at its last collection, and imports go forward in time, so
+// no step to come overlaps time before the earliest of the targets' last collections: that time
+// is *sealed*, and Extend() summarises every level-0 bin that ends by it (at each import and
+// collection). b is never past the seal; later steps are read.
+//
+// Thread-safety: one thread at a time (shares the view's reader).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "query/jobstats_view.h"
+#include "store/record_sink.h"
+
+namespace xtfq {
+
+// What a group holds over a window, for one op.
+struct JobStatsSummaryPart {
+  double total = 0, peak = 0, series_max = 0;
+  uint64_t steps = 0;
+};
+
+struct JobStatsSummaryReport {
+  bool extended = false;  // something was appended (the caller commits)
+  uint64_t cells = 0;     // cells written
+  int64_t sealed = 0;     // the time sealed to
+  int bin_shift = 0;
+  uint64_t steps_read = 0;
+};
+
+class JobStatsSummary {
+ public:
+  // The group keys that have summaries (by node, or by target with a series filter, a window
+  // reads its steps: each key costs about as much space as the steps).
+  static constexpr JobStatsKey kKeys[] = {JobStatsKey::kJob, JobStatsKey::kUid, JobStatsKey::kClass};
+  static bool Summarises(JobStatsKey key);
+  // "job, uid and class".
+  static std::string KeyNames();
+
+  // Summarises every sealed level-0 bin not yet summarised, for every key, into `sink` (the caller
+  // commits).
+  static Result<JobStatsSummaryReport> Extend(JobStatsView& view, RecordSink& sink);
+  // Recomputes every stored cell from the steps and compares them byte for byte (kCorrupt names the
+  // first that differs). Ok when the store has none.
+  static Status Verify(JobStatsView& view);
+
+  // The summaries of `key`, or nullopt when there are none.
+  static Result<std::optional<JobStatsSummary>> Load(JobStatsView& view, JobStatsKey key);
+
+  int64_t sealed() const { return sealed_; }
+  // The end of the last summarised bin: windows before it are read from the cells.
+  int64_t summarised_to() const;
+  // The group of series s: the first series of the same key value.
+  uint32_t GroupOf(uint32_t series) const { return groups_[series]; }
+
+  // What the window [t1, t2) holds, per (group << 32 | op index) of the ops with `wanted[op]`.
+  // `cells` and `steps_read` count what was read.
+  Result<std::unordered_map<uint64_t, JobStatsSummaryPart>> Window(int64_t t1, int64_t t2,
+                                                                   const std::vector<char>& wanted, uint64_t& cells,
+                                                                   uint64_t& steps_read) const;
+
+ private:
+  JobStatsSummary(JobStatsView& view, JobStatsKey key) : view_(&view), key_(key) {}
+
+  JobStatsView* view_;
+  JobStatsKey key_;
+  int64_t sealed_ = 0;
+  int bin_shift_ = 0;
+  int64_t bins_ = 0;                      // level-0 bins summarised: those before bins_ << bin_shift_
+  std::vector<const ArrayDesc*> levels_;  // level j's cells (nullptr: none)
+  std::vector<uint32_t> groups_;          // per series
+};
+
+}  // namespace xtfq

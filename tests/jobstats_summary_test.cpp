@@ -1,0 +1,235 @@
+// The job_stats window summaries (query/jobstats_summary.h) against the steps: for every variant
+// of the generator, random windows grouped by job, uid, node and class give the same groups,
+// totals, peaks, highest series rates and step counts from the summaries as from a scan of every
+// step; summaries extended over several imports equal one import's; check recomputes them and
+// names a cell that does not match.
+#include "query/jobstats_summary.h"
+
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <random>
+
+#include "importers/jobstats_generator.h"
+#include "layouts/jobstats_layout.h"
+#include "query/jobstats_view.h"
+#include "query/jobstats_window_query.h"
+#include "query/store_reader.h"
+#include "store/endian.h"
+#include "store/store_writer.h"
+#include "tests/temp_dir.h"
+#include "tests/why.h"
+#include "tests/xtfq_cli.h"
+
+namespace xtfq {
+namespace {
+
+using test::Why;
+
+bool Near(double a, double b) { return std::fabs(a - b) <= 1e-9 * std::max({1.0, std::fabs(a), std::fabs(b)}); }
+
+// The same groups with the same numbers (totals and peaks up to the order of additions).
+void Same(const JobStatsWindow& got, const JobStatsWindow& want, const std::string& what) {
+  INFO(what);
+  REQUIRE(got.groups.size() == want.groups.size());
+  size_t bad = 0;
+  for (size_t i = 0; i < got.groups.size() && bad < 5; ++i) {
+    const JobStatsGroup &g = got.groups[i], &w = want.groups[i];
+    bool ok = g.keys == w.keys && g.ops.size() == w.ops.size();
+    for (const auto& [op, o] : w.ops) {
+      if (!ok) break;
+      auto it = g.ops.find(op);
+      ok = it != g.ops.end() && Near(it->second.total, o.total) && Near(it->second.rate_max, o.rate_max) &&
+           Near(it->second.series_rate_max, o.series_rate_max) && it->second.steps == o.steps;
+      if (!ok && it != g.ops.end()) {
+        FAIL_CHECK(fmt::format("group {} op {}: total {} vs {}, peak {} vs {}, series max {} vs {}, steps {} vs {}",
+                               fmt::join(w.keys, "/"), op, it->second.total, o.total, it->second.rate_max, o.rate_max,
+                               it->second.series_rate_max, o.series_rate_max, it->second.steps, o.steps));
+      }
+    }
+    if (!ok) {
+      ++bad;
+      FAIL_CHECK(fmt::format("group {} differs", fmt::join(w.keys, "/")));
+    }
+  }
+}
+
+// Random windows of `store` by every summarised key, from the summaries and by scanning.
+void RandomWindows(const std::string& store, const JobStatsGenOptions& o, uint64_t seed, int n) {
+  auto reader = StoreReader::Open(store);
+  REQUIRE_MESSAGE(reader.ok(), Why(reader));
+  auto view = JobStatsView::Open(**reader);
+  REQUIRE_MESSAGE(view.ok(), Why(view));
+  std::mt19937_64 rng(seed);
+  const int64_t lo = o.start - 300, hi = o.start + o.interval * (o.samples + 3);
+  int summarised = 0;
+  for (int i = 0; i < n; ++i) {
+    int64_t t1 = lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo));
+    int64_t t2 = lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo));
+    if (t1 > t2) std::swap(t1, t2);
+    if (i % 5 == 0) t1 = t1 / 256 * 256, t2 = t2 / 256 * 256 + 256;  // on level-0 bins (of 256 s here)
+    if (i % 5 == 3) t2 = std::max(t1 + 1, t2 / 256 * 256);           // the end on a bin
+    if (i % 7 == 0) t1 = lo, t2 = hi;                                // the whole run
+    if (t1 == t2) ++t2;
+    const JobStatsKey key = JobStatsSummary::kKeys[static_cast<size_t>(i) % std::size(JobStatsSummary::kKeys)];
+    JobStatsFilter f;
+    if (i % 3 == 1) f.ops = {"write_bytes"};
+    if (i % 3 == 2) f.ops = {"read_bytes", "open"};
+    const std::string what = fmt::format("{} window {} [{}, {}) by {} ops {}", store, i, t1, t2, JobStatsKeyName(key),
+                                         fmt::join(f.ops, ","));
+    auto fast = JobStatsWindowQuery::Compute(**view, t1, t2, f, {key});
+    auto slow = JobStatsWindowQuery::Compute(**view, t1, t2, f, {key}, true);
+    REQUIRE_MESSAGE(fast.ok(), what, ": ", Why(fast));
+    REQUIRE_MESSAGE(slow.ok(), what, ": ", Why(slow));
+    CHECK_MESSAGE(fast->summarised, what);
+    summarised += fast->summary_cells > 0;
+    if (t2 - t1 > 2000 && fast->summary_cells > 0) CHECK_MESSAGE(fast->steps_read < slow->steps_read, what);
+    Same(*fast, *slow, what + ": " + fast->How());
+  }
+  CHECK(summarised > n / 3);
+}
+
+// The cells of every level of every key (t, group, op, started exact; sums and maxima near).
+void SameCells(const std::string& a, const std::string& b) {
+  auto ra = StoreReader::Open(a), rb = StoreReader::Open(b);
+  REQUIRE(ra.ok());
+  REQUIRE(rb.ok());
+  for (JobStatsKey k : JobStatsSummary::kKeys) {
+    for (int j = 0; j < 40; ++j) {
+      const std::string name = JobStatsLayout::SummaryLevelName(JobStatsKeyName(k), j);
+      const ArrayDesc *x = (*ra)->catalogue().Find(name), *y = (*rb)->catalogue().Find(name);
+      CHECK_MESSAGE((x == nullptr) == (y == nullptr), name);
+      if (x == nullptr || y == nullptr) continue;
+      REQUIRE_MESSAGE(x->record_count() == y->record_count(), name);
+      std::vector<std::vector<std::byte>> cx, cy;
+      REQUIRE((*ra)
+                  ->ForEach(*x,
+                            [&](const std::byte* r) -> Status {
+                              cx.emplace_back(r, r + JobStatsLayout::kSumWidth);
+                              return Ok();
+                            })
+                  .ok());
+      REQUIRE((*rb)
+                  ->ForEach(*y,
+                            [&](const std::byte* r) -> Status {
+                              cy.emplace_back(r, r + JobStatsLayout::kSumWidth);
+                              return Ok();
+                            })
+                  .ok());
+      for (size_t i = 0; i < cx.size(); ++i) {
+        const std::byte *p = cx[i].data(), *q = cy[i].data();
+        using L = JobStatsLayout;
+        const bool ok = I64At(p, L::kSumT) == I64At(q, L::kSumT) && U32At(p, L::kSumGroup) == U32At(q, L::kSumGroup) &&
+                        U32At(p, L::kSumOp) == U32At(q, L::kSumOp) &&
+                        U64At(p, L::kSumStarted) == U64At(q, L::kSumStarted) &&
+                        Near(F64At(p, L::kSumEnded), F64At(q, L::kSumEnded)) &&
+                        Near(F64At(p, L::kSumPeak), F64At(q, L::kSumPeak)) &&
+                        Near(F64At(p, L::kSumSeriesMax), F64At(q, L::kSumSeriesMax));
+        if (!ok) {
+          FAIL_CHECK(fmt::format("{} cell {} differs", name, i));
+          break;
+        }
+      }
+    }
+  }
+}
+
+void CheckVariant(const std::string& variant, uint64_t seed) {
+  test::TempDir dir;
+  JobStatsGenOptions o;
+  o.variant = variant, o.targets = 5, o.jobs = 60, o.samples = 40, o.seed = seed;
+  o.malformed_rate = 0.1, o.reset_rate = 0.05, o.missing_rate = 0.1;
+  REQUIRE(JobStatsGenerator::Write(o, dir.File("snap")).ok());
+  test::Run one = test::Xtfq(dir, "import snap -o one.xtfq");
+  REQUIRE_MESSAGE(one.status == 0, one.err);
+  CHECK(one.err.find("job_stats summaries by job, uid and class") != std::string::npos);
+  // The same snapshots in three imports: the summaries are extended at each.
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir.File("snap"))) {
+    if (e.path().extension() == ".txt") files.push_back(e.path().filename().string());
+  }
+  std::sort(files.begin(), files.end(), [](const std::string& a, const std::string& b) {
+    return a.substr(a.find('-')) < b.substr(b.find('-'));  // by collection time (the name's stamp)
+  });
+  for (size_t i = 0; i < files.size(); ++i) {
+    const std::string part = fmt::format("part{}", i * 3 / files.size());
+    std::filesystem::create_directories(dir.File(part));
+    std::filesystem::copy(dir.File("snap/" + files[i]), dir.File(part + "/" + files[i]));
+  }
+  for (int p = 0; p < 3; ++p) {
+    test::Run r = test::Xtfq(dir, fmt::format("import --format jobstats part{} -o three.xtfq", p));
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+  }
+  for (const char* store : {"one.xtfq", "three.xtfq"}) {
+    test::Run c = test::Xtfq(dir, fmt::format("check {}", store));
+    CHECK_MESSAGE(c.status == 0, c.err);
+    CHECK(c.out.find("the job_stats summaries recomputed") != std::string::npos);
+    RandomWindows(dir.File(store), o, seed, 24);
+  }
+  SameCells(dir.File("one.xtfq"), dir.File("three.xtfq"));
+}
+
+TEST_CASE("jobstats summaries: every variant, by job, uid and class, equal a scan of the steps") {
+  uint64_t seed = 31;
+  for (const char* v : {"A", "B", "C", "D", "E1", "E2", "F"}) {
+    SUBCASE(v) { CheckVariant(v, seed); }
+    ++seed;
+  }
+}
+
+// A RecordSink that passes everything on but alters the total of one summary cell.
+class AlteringSink final : public RecordSink {
+ public:
+  explicit AlteringSink(StoreWriter& w) : w_(w) {}
+  Result<ArrayId> CreateArray(std::string_view name, const Schema& schema) override {
+    XTFQ_ASSIGN_OR_RETURN(ArrayId id, w_.CreateArray(name, schema));
+    if (name == JobStatsLayout::SummaryLevelName("job", 1)) target_ = id;
+    return id;
+  }
+  std::optional<ArrayId> FindArrayId(std::string_view name) const override { return w_.FindArrayId(name); }
+  Status Append(ArrayId array, std::span<const std::byte> record) override {
+    if (!target_ || array != *target_ || ++seen_ != 3) return w_.Append(array, record);
+    std::vector<std::byte> r(record.begin(), record.end());
+    StoreLe<double>(r.data() + JobStatsLayout::kSumEnded, LoadLe<double>(r.data() + JobStatsLayout::kSumEnded) + 1);
+    return w_.Append(array, r);
+  }
+  Result<StringRef> AddString(std::string_view s) override { return w_.AddString(s); }
+
+ private:
+  StoreWriter& w_;
+  std::optional<ArrayId> target_;
+  int seen_ = 0;
+};
+
+TEST_CASE("jobstats summaries: check recomputes them and names a cell that does not match") {
+  test::TempDir dir;
+  JobStatsGenOptions o;
+  o.targets = 3, o.jobs = 30, o.samples = 30, o.seed = 5;
+  REQUIRE(JobStatsGenerator::Write(o, dir.File("snap")).ok());
+  test::Run r = test::Xtfq(dir, "import snap --no-grid -o s.xtfq");
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  {
+    auto reader = StoreReader::Open(dir.File("s.xtfq"));
+    REQUIRE(reader.ok());
+    CHECK((*reader)->catalogue().Find(JobStatsLayout::SummaryName("job")) == nullptr);  // --no-grid: none
+    auto view = JobStatsView::Open(**reader);
+    REQUIRE(view.ok());
+    auto w = StoreWriter::OpenPath(dir.File("s.xtfq"));
+    REQUIRE(w.ok());
+    AlteringSink sink(**w);
+    auto rep = JobStatsSummary::Extend(**view, sink);
+    REQUIRE_MESSAGE(rep.ok(), Why(rep));
+    CHECK(rep->extended);
+    REQUIRE((*w)->Commit().ok());
+  }
+  test::Run c = test::Xtfq(dir, "check s.xtfq");
+  CHECK(c.status == 1);
+  CHECK_MESSAGE(c.err.find("jobstats/sum/job/1 cell 2 differs from the steps it summarises") != std::string::npos,
+                c.err);
+}
+
+}  // namespace
+}  // namespace xtfq
