@@ -231,6 +231,16 @@ TEST_CASE("cli: a failed write of the output is one line and exit 1") {
   CHECK(closed.status == 1);
   CHECK(closed.err.find("xtfq query: cannot write the output") == 0);
   CHECK(std::count(closed.err.begin(), closed.err.end(), '\n') == 1);
+  // Both streams unwritable: exit 1, never an abort.
+  for (const char* args :
+       {"query s.xtfq", "grid s.xtfq --cols 40", "query s.xtfq --time 0:200000000 --buckets 20000"}) {
+    CAPTURE(args);
+    const std::string cmd =
+        fmt::format("cd '{}' && '{}' {} > /dev/full 2> /dev/full", dir.path().string(), XTFQ_CLI_PATH, args);
+    const int rc = std::system(cmd.c_str());
+    CHECK(WIFEXITED(rc));
+    CHECK(WEXITSTATUS(rc) == 1);
+  }
 }
 
 }  // namespace

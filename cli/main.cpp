@@ -1,6 +1,7 @@
 // xtfq: the command line. Everything is in cli/commands.cpp.
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <exception>
 
 #include "cli/commands.h"
@@ -9,7 +10,8 @@ int main(int argc, char** argv) {
   try {
     return xtfq::cli::RunCli(argc, argv);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "xtfq: internal error: {}\n", e.what());
+    // (std::fprintf, which cannot throw: stderr may be the closed pipe that threw)
+    std::fprintf(stderr, "xtfq: internal error: %s\n", e.what());
     return 1;
   }
 }

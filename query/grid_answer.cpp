@@ -298,6 +298,13 @@ Result<GridAnswer> GridAnswerQuery::Run(StoreReader& reader, const GridAnswerReq
                  fmt::format("--time {}: the grid's window is empty (a grid needs T1 < T2)", req.time));
   }
   g.cols = req.cols, g.rows = req.rows, g.processes = req.processes, g.snap = req.snap, g.scan = req.scan;
+  {
+    std::vector<int64_t> seen = req.processes;
+    std::sort(seen.begin(), seen.end());
+    if (auto d = std::adjacent_find(seen.begin(), seen.end()); d != seen.end()) {
+      return Error(ErrorCode::kUsage, fmt::format("--processes: {} is listed twice (one row per process)", *d));
+    }
+  }
   if (!req.ranks.empty()) {
     XTFQ_ASSIGN_OR_RETURN(ProcessWindow r, ProcessWindow::Parse(req.ranks));
     g.p1 = r.lo, g.p2 = r.hi;

@@ -307,7 +307,8 @@ Result<GridBuildReport::Built> GridBuilder::Build(StoreReader& reader, const Arr
   std::vector<uint64_t> counts(levels.size(), 0);
   for (size_t li = 0; li < levels.size(); ++li) {
     const F family = li < built.levels.size() ? F::kCells : F::kDistributions;
-    XTFQ_ASSIGN_OR_RETURN(ArrayId id, sink.CreateArray(G::CellsName(source.name, levels[li].level, family), *schemas[li]));
+    XTFQ_ASSIGN_OR_RETURN(ArrayId id,
+                          sink.CreateArray(G::CellsName(source.name, levels[li].level, family), *schemas[li]));
     ids.push_back(id);
   }
   XTFQ_TRY(Compute(reader, source, n, levels, schemas, [&](size_t li, std::span<const std::byte> cell) -> Status {
@@ -360,7 +361,8 @@ Result<GridBuildReport> GridBuilder::BuildMissing(StoreReader& reader, RecordSin
 }
 
 Status GridBuilder::Verify(StoreReader& reader, const ArrayDesc& source) {
-  for (G::Family family : {G::Family::kCells, G::Family::kDistributions}) XTFQ_TRY(VerifyFamily(reader, source, family));
+  for (G::Family family : {G::Family::kCells, G::Family::kDistributions})
+    XTFQ_TRY(VerifyFamily(reader, source, family));
   return Ok();
 }
 

@@ -50,7 +50,7 @@ struct GridBuildReport {
   struct Built {
     std::string array;
     uint64_t cells = 0;
-    uint64_t bytes = 0;  // of cell records
+    uint64_t bytes = 0;                              // of cell records
     std::vector<GridLevelSpec> levels;               // the cells family
     std::vector<GridLevelSpec> distribution_levels;  // the distributions family
   };

@@ -191,11 +191,17 @@ Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, c
     return Invalid(
         fmt::format("array '{}' has no process field: a grid of it has one row over every record", array.name));
   }
-  const uint64_t nrows = !req.row_ranges.empty() ? req.row_ranges.size() : list ? req.processes.size() : req.rows;
+  // At most kMaxCells field cells (checked before anything of that size is made).
   const uint64_t fields = std::max<uint64_t>(out.fields.size() + kDistributionFields * out.distributions.size(), 1);
-  if (nrows * uint64_t{req.cols} * fields > kMaxCells) {
-    return Invalid(fmt::format("a grid of {} x {} cells of {} field{} is more than {} field cells", req.cols, nrows,
-                               fields, fields == 1 ? "" : "s", kMaxCells));
+  const auto too_big = [&](uint64_t cols, uint64_t rows) -> std::optional<Error> {
+    if (rows * cols * fields <= kMaxCells) return std::nullopt;
+    return Invalid(
+        fmt::format("a grid of {} x {} cells of {} field{} is more than {} field cells: ask fewer columns "
+                    "or rows",
+                    cols, rows, fields, fields == 1 ? "" : "s", kMaxCells));
+  };
+  if (list) {
+    if (auto e = too_big(req.cols, !req.row_ranges.empty() ? req.row_ranges.size() : req.processes.size())) return *e;
   }
   const Catalogue& cat = reader.catalogue();
   const bool has_index = schema.process_field() && array.process_index;
@@ -209,9 +215,9 @@ Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, c
   std::optional<GridIndex> grid;
   if (indexed) {
     // A grid of distributions reads the distributions family (wider cells, coarser bins).
-    XTFQ_ASSIGN_OR_RETURN(grid, GridIndex::Load(reader, array,
-                                                need_dists ? GridLayout::Family::kDistributions
-                                                           : GridLayout::Family::kCells));
+    XTFQ_ASSIGN_OR_RETURN(
+        grid,
+        GridIndex::Load(reader, array, need_dists ? GridLayout::Family::kDistributions : GridLayout::Family::kCells));
     if (grid && grid->stale) {
       out.notes.push_back(fmt::format("the grid of '{}' covers its first {} of {} records: answered per process",
                                       array.name, grid->source_records, array.record_count()));
@@ -265,6 +271,7 @@ Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, c
       return Invalid(fmt::format("{} rows over processes {}:{}: at most {} (a row holds at least one process)",
                                  req.rows, lo, hi, static_cast<int64_t>(span)));
     }
+    if (auto e = too_big(req.cols, req.rows)) return *e;
     if (span <= 0) {
       q = {lo, hi};
     } else {
@@ -279,6 +286,10 @@ Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, c
   int64_t e0 = req.t1, e1 = req.t2;
   uint32_t cols = req.cols;
   const GridLevel* snap_level = nullptr;
+  if (req.snap && !grid && !req.scan) {
+    out.notes.push_back(fmt::format("--snap: '{}' has no grid summaries{} to snap to: the columns are as asked",
+                                    array.name, need_dists ? " with distributions" : ""));
+  }
   if (req.snap && grid && !list && q.size() > 1) {
     const int64_t row_size = static_cast<int64_t>((static_cast<__int128>(hi) - lo) / req.rows);
     for (const GridLevel& l : grid->levels) {
@@ -313,6 +324,7 @@ Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, c
   if (!list) {
     for (size_t j = 0; j + 1 < q.size(); ++j) out.rows.emplace_back(q[j], q[j + 1]);
   }
+  if (auto e = too_big(out.cols(), out.rows.size())) return *e;
   if (req.shape_only) return out;
   Cells cells(out, schema);
   const uint32_t W = cols;

@@ -17,11 +17,7 @@ Result<JobStatsGrid> JobStatsGridQuery::Run(JobStatsView& view, const JobStatsGr
   using L = JobStatsLayout;
   XTFQ_ASSIGN_OR_RETURN(JobStatsKey key, ParseJobStatsKey(req.by));
   if (key == JobStatsKey::kOp) return Error(ErrorCode::kUsage, "--by op: a grid shows one op; give --op");
-  const ArrayDesc* steps = view.reader().catalogue().Find(L::StepArrayName(req.op));
-  if (steps == nullptr) {
-    return Error(ErrorCode::kNotFound, fmt::format("{}: no steps of op '{}' (ops: {})", view.reader().store().name(),
-                                                   req.op, fmt::join(view.ops(), " ")));
-  }
+  XTFQ_ASSIGN_OR_RETURN(const ArrayDesc* steps, view.StepsOf(req.op));
   if (req.cols == 0) return Error(ErrorCode::kUsage, "a grid needs at least one column");
   XTFQ_ASSIGN_OR_RETURN(auto window, JobStatsWindowQuery::ResolveWindow(view, req.time));
   const auto [t1, t2] = window;

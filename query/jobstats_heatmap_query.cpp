@@ -27,11 +27,7 @@ Result<JobStatsHeatmap> JobStatsHeatmapQuery::Compute(JobStatsView& view, int64_
     return Error(ErrorCode::kInvalidArgument, fmt::format("the base must be > 1 (got {})", base));
   JobStatsHeatmap out;
   out.t1 = t1, out.t2 = t2, out.cell = cell, out.base = base, out.op = op;
-  const ArrayDesc* steps = view.reader().store().catalogue().Find(L::StepArrayName(op));
-  if (steps == nullptr) {
-    return Error(ErrorCode::kNotFound, fmt::format("{}: no steps of op '{}' (ops: {})", view.reader().store().name(),
-                                                   op, fmt::join(view.ops(), " ")));
-  }
+  XTFQ_ASSIGN_OR_RETURN(const ArrayDesc* steps, view.StepsOf(op));
   XTFQ_ASSIGN_OR_RETURN(std::vector<char> series, view.SelectSeries(filter));
   XTFQ_ASSIGN_OR_RETURN(std::vector<uint32_t> targets, view.SelectTargets(filter, series));
   const std::vector<JobStatsKey> keys =

@@ -29,6 +29,28 @@ double JobStatsView::Part(uint64_t delta, int64_t t0, int64_t t1, int64_t w1, in
   if (overlap == t1 - t0) return static_cast<double>(delta);
   return static_cast<double>(delta) * static_cast<double>(overlap) / static_cast<double>(t1 - t0);
 }
+Result<const ArrayDesc*> JobStatsView::StepsOf(const std::string& op) const {
+  const Catalogue& cat = reader_.catalogue();
+  if (const ArrayDesc* a = cat.Find(L::StepArrayName(op)); a != nullptr) return a;
+  const std::string& store = reader_.store().name();
+  bool any = false;
+  for (const std::string& o : ops_) any = any || cat.Find(L::StepArrayName(o)) != nullptr;
+  if (!any) {
+    return Error(ErrorCode::kNotFound,
+                 fmt::format("{}: no rate steps yet: {} collection{} of {} target{}, and a rate needs two collections "
+                             "of a target (its first is a baseline) with a counter that changed",
+                             store, collections(), collections() == 1 ? "" : "s", targets_.size(),
+                             targets_.size() == 1 ? "" : "s"));
+  }
+  if (std::find(ops_.begin(), ops_.end(), op) == ops_.end()) {
+    return Error(ErrorCode::kNotFound,
+                 fmt::format("{}: no op '{}' in the store (ops: {})", store, op, fmt::join(ops_, " ")));
+  }
+  return Error(
+      ErrorCode::kNotFound,
+      fmt::format("{}: op '{}' has no rate steps: its counters never changed between two collections", store, op));
+}
+
 Result<const ArrayDesc*> JobStatsView::OfTarget(Primitives& p, uint32_t g) {
   auto pa = p.ProcessArray(g);
   if (pa.ok()) return *pa;

@@ -74,6 +74,10 @@ class JobStatsView {
                const std::vector<char>& series, bool scan, uint64_t& read,
                const std::function<void(const std::byte*)>& fn);
 
+  // The steps array of `op`; kNotFound says why there is none: no such op, an op whose values never
+  // changed, or a store without two collections of any target yet.
+  Result<const ArrayDesc*> StepsOf(const std::string& op) const;
+
   // The part of a step [t0, t1) of change `delta` inside [w1, w2): delta * overlap / (t1 - t0).
   static double Part(uint64_t delta, int64_t t0, int64_t t1, int64_t w1, int64_t w2);
   // The per-process array of target g in a steps array (nullptr when g has no record there).

@@ -897,6 +897,10 @@ TEST_CASE("grid: the command line, its JSON and its errors") {
                                        {{"--op", "both"}, "--op"},
                                        {{"--metric", "nope"}, "not a metric"},
                                        {{"--processes", "1,x"}, "'x' is not a process id"},
+                                       {{"--processes", "3,1,3"}, "3 is listed twice"},
+                                       {{"--rows", "100000"}, "at most 16"},
+                                       {{"--cols", "1000000", "--rows", "16"}, "ask fewer columns or rows"},
+                                       {{"--metric", "length.p0"}, "0 < Q <= 100"},
                                        {{"--cols", "0"}, "--cols"}}) {
     const std::string args = fmt::format("grid '{}' {}", store, fmt::join(b.args, " "));
     const test::Run c = test::Xtfq(t, args);
@@ -904,6 +908,17 @@ TEST_CASE("grid: the command line, its JSON and its errors") {
     CHECK(c.status == 2);
     CHECK(c.err.find(b.says) != std::string::npos);
   }
+  // --snap on a store without grid summaries (20,000 segments: too few) says so.
+  const test::Run s = test::Xtfq(t, fmt::format("grid '{}' --cols 5 --rows 4 --snap", store));
+  REQUIRE_MESSAGE(s.status == 0, s.err);
+  CHECK(s.out.find("--snap: 'darshan/0/DXT_POSIX.read' has no grid summaries to snap to") != std::string::npos);
+  // A percentile grid: the CSV has the interval's lower end beside each value.
+  const test::Run p =
+      test::Xtfq(t, fmt::format("grid '{}' --cols 3 --rows 2 --metric duration.p99 --format csv", store));
+  REQUIRE_MESSAGE(p.status == 0, p.err);
+  CHECK(
+      p.out.starts_with("row,rank_lo,rank_hi,col,t_start,t_end,t_start_s,t_end_s,records,duration.p99,"
+                        "duration.p99.lower\n"));
 }
 
 }  // namespace
