@@ -166,4 +166,14 @@ const Schema& JobStatsLayout::SummaryCellSchema() {
   return s;
 }
 
+const Schema& JobStatsLayout::ZCellSchema() {
+  static const Schema s = [] {
+    std::vector<std::pair<std::string, FieldType>> f = {
+        {"t", FieldType::kI64}, {"target", FieldType::kU32}, {"op", FieldType::kU32}};
+    for (int i = 0; i < 64; ++i) f.emplace_back(fmt::format("h{}", i), FieldType::kU32);
+    return Schema::Fixed(f, {}, "t");
+  }();
+  return s;
+}
+
 }  // namespace xtfq

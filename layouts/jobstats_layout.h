@@ -128,6 +128,16 @@ class JobStatsLayout {
   static constexpr uint32_t kSumT = 0, kSumGroup = 8, kSumOp = 12, kSumEnded = 16, kSumPeak = 24, kSumSeriesMax = 32,
                             kSumStarted = 40, kSumWidth = 48;
 
+  // jobstats/zsum: the log-binned heatmap z(t, k) of the series' rates per level-0 bin, target
+  // and op: t i64 (the bin's start; time), target u32, op u32, h0 .. h63 u32 (series whose rate
+  // over the bin, its integral there over the bin's length, falls in log2 bin i of
+  // store/log_histogram.h with lowest exponent kZRateExponent: i >= 1 holds [2^(i-21), 2^(i-20))).
+  // 272 bytes.
+  static constexpr std::string_view kZSummary = "jobstats/zsum";
+  static constexpr int kZRateExponent = -20;
+  static const Schema& ZCellSchema();
+  static constexpr uint32_t kZT = 0, kZTarget = 8, kZOp = 12, kZCounts = 16, kZWidth = 272;
+
   // Rate steps are kept for Lustre's own ops (IsLustreOp) and for at most this many other op
   // names per store (the first to change, in the order read); the counters of every name are kept.
   static constexpr size_t kMaxOtherOpArrays = 32;

@@ -8,9 +8,11 @@
 #include <unordered_map>
 
 #include "index/tn_tree.h"
+#include "query/jobstats_summary.h"
 #include "query/jobstats_window_query.h"
 #include "query/primitives.h"
 #include "store/endian.h"
+#include "store/log_histogram.h"
 
 namespace xtfq {
 
@@ -20,7 +22,7 @@ using L = JobStatsLayout;
 
 Result<JobStatsHeatmap> JobStatsHeatmapQuery::Compute(JobStatsView& view, int64_t t1, int64_t t2, int64_t cell,
                                                       const std::string& op, double base, const JobStatsFilter& filter,
-                                                      const std::vector<JobStatsKey>& by) {
+                                                      const std::vector<JobStatsKey>& by, bool summaries) {
   if (t1 > t2) return Error(ErrorCode::kUsage, fmt::format("the window {}:{} ends before it starts", t1, t2));
   if (cell <= 0) return Error(ErrorCode::kUsage, "the heatmap cell must be a positive number of seconds");
   if (!(base > 1) || !std::isfinite(base))
@@ -30,6 +32,41 @@ Result<JobStatsHeatmap> JobStatsHeatmapQuery::Compute(JobStatsView& view, int64_
   XTFQ_ASSIGN_OR_RETURN(const ArrayDesc* steps, view.StepsOf(op));
   XTFQ_ASSIGN_OR_RETURN(std::vector<char> series, view.SelectSeries(filter));
   XTFQ_ASSIGN_OR_RETURN(std::vector<uint32_t> targets, view.SelectTargets(filter, series));
+  // From the summaries' heatmap cells, when they serve.
+  if (summaries && by.empty() && base == 2 && !filter.BySeries() && t1 < t2) {
+    XTFQ_ASSIGN_OR_RETURN(auto summary, JobStatsSummary::Load(view, JobStatsKey::kJob));
+    const ArrayDesc* z = view.reader().catalogue().Find(L::kZSummary);
+    const auto o = static_cast<uint32_t>(std::find(view.ops().begin(), view.ops().end(), op) - view.ops().begin());
+    if (summary && z != nullptr && z->schema == L::ZCellSchema() && cell == summary->bin_seconds() && t1 % cell == 0 &&
+        t2 % cell == 0 && t2 <= summary->summarised_to()) {
+      std::vector<char> want(view.targets().size(), 0);
+      for (uint32_t g : targets) want[g] = 1;
+      std::map<std::pair<int64_t, int>, uint64_t> counts;  // (t, bin)
+      bool beyond = false;                                 // a rate outside the bins the summaries keep
+      uint64_t read = 0;
+      TnTree tree(view.reader().cache(), *z);
+      XTFQ_ASSIGN_OR_RETURN(uint64_t a, tree.LowerBound(t1));
+      XTFQ_ASSIGN_OR_RETURN(uint64_t b, tree.LowerBound(t2));
+      XTFQ_TRY(tree.ForEach(a, b, [&](const std::byte* r) -> Result<bool> {
+        ++read;
+        const uint32_t g = U32At(r, L::kZTarget);
+        if (U32At(r, L::kZOp) != o || g >= want.size() || !want[g]) return true;
+        for (int i = 0; i < LogHistogram::kBins; ++i) {
+          const uint32_t n = U32At(r, L::kZCounts + 4 * static_cast<uint32_t>(i));
+          if (n == 0) continue;
+          beyond = beyond || i == 0 || i == LogHistogram::kBins - 1;
+          counts[{I64At(r, L::kZT), i}] += n;
+        }
+        return true;
+      }));
+      if (!beyond) {
+        // Bin i holds [2^(e+i-1), 2^(e+i)): k = e + i - 1.
+        for (const auto& [ti, n] : counts) out.cells.push_back({ti.first, L::kZRateExponent + ti.second - 1, n});
+        out.summarised = true, out.summary_cells = read;
+        return out;
+      }
+    }
+  }
   const std::vector<JobStatsKey> keys =
       by.empty() ? std::vector<JobStatsKey>{JobStatsKey::kTarget, JobStatsKey::kId} : by;
   const auto cells = static_cast<size_t>((t2 - t1 + cell - 1) / cell);

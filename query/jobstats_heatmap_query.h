@@ -3,6 +3,11 @@
 // functions (one per group of `by`; per series when empty) whose rate, resampled onto the cell
 // with its integral kept, lies in [base^k, base^(k+1)). Zero rates are in no bin.
 //
+// Per series, base 2, cells of the job_stats summaries' level-0 bins on a window of whole bins
+// that they cover, and no filter but targets: from the summaries' heatmap cells (summed over the
+// targets; query/jobstats_summary.h), the same counts without reading a step. Otherwise from the
+// window's steps.
+//
 // Thread-safety: one thread at a time (shares the view's reader).
 #pragma once
 
@@ -25,6 +30,10 @@ struct JobStatsHeatmap {
     uint64_t count = 0;
   };
   std::vector<Cell> cells;  // non-zero cells, by t then k
+  // Read from the job_stats summaries' heatmap cells (`summary_cells` of them); `groups` is then
+  // unknown (0).
+  bool summarised = false;
+  uint64_t summary_cells = 0;
 };
 
 struct JobStatsHeatmapRequest {
@@ -39,9 +48,10 @@ struct JobStatsHeatmapRequest {
 class JobStatsHeatmapQuery {
  public:
   static Result<JobStatsHeatmap> Run(JobStatsView& view, const JobStatsHeatmapRequest& request);
+  // `summaries` false: never the summaries' heatmap cells (the path before them, for tests).
   static Result<JobStatsHeatmap> Compute(JobStatsView& view, int64_t t1, int64_t t2, int64_t cell,
                                          const std::string& op, double base, const JobStatsFilter& filter,
-                                         const std::vector<JobStatsKey>& by);
+                                         const std::vector<JobStatsKey>& by, bool summaries = true);
 };
 
 }  // namespace xtfq

@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 
 #include "index/tn_tree.h"
 #include "layouts/jobstats_layout.h"
 #include "query/rate_peak.h"
 #include "store/endian.h"
+#include "store/log_histogram.h"
 
 namespace xtfq {
 
@@ -158,10 +160,37 @@ Result<std::vector<OpSteps>> StepArrays(JobStatsView& view, int64_t after) {
   return out;
 }
 
+// emit_z(heatmap cell record).
+using EmitZ = std::function<Status(std::span<const std::byte>)>;
+
+// The heatmap cells of level-0 bin b: per (target, op), the series by the log2 bin of their rate
+// over b (their integral there, `integral` by (series << 32 | op), over the bin's length).
+Status FinishZ(const JobStatsView& view, int64_t b, int shift, const std::unordered_map<uint64_t, double>& integral,
+               const EmitZ& emit) {
+  std::map<uint64_t, std::array<uint32_t, LogHistogram::kBins>> z;  // (op << 32 | target)
+  for (const auto& [k, v] : integral) {
+    if (!(v > 0)) continue;
+    const auto series = static_cast<uint32_t>(k >> 32), op = static_cast<uint32_t>(k);
+    const double rate = v / static_cast<double>(int64_t{1} << shift);
+    auto& counts = z.try_emplace((uint64_t{op} << 32) | view.series()[series].target).first->second;
+    ++counts[static_cast<size_t>(LogHistogram::FloatBin(rate, L::kZRateExponent))];
+  }
+  std::byte r[L::kZWidth];
+  for (const auto& [k, counts] : z) {
+    StoreLe<int64_t>(r + L::kZT, b << shift);
+    StoreLe<uint32_t>(r + L::kZTarget, static_cast<uint32_t>(k));
+    StoreLe<uint32_t>(r + L::kZOp, static_cast<uint32_t>(k >> 32));
+    for (int i = 0; i < LogHistogram::kBins; ++i)
+      StoreLe<uint32_t>(r + L::kZCounts + 4 * i, counts[static_cast<size_t>(i)]);
+    XTFQ_TRY(emit(std::span<const std::byte>(r, sizeof r)));
+  }
+  return Ok();
+}
+
 // The cells of level-0 bins [from, to) of every key, from the steps, and of every level as its
-// bins complete.
+// bins complete; with emit_z, the heatmap cells of each level-0 bin too.
 Status Compute(JobStatsView& view, int shift, int64_t from, int64_t to, std::vector<KeyState>& keys, const Emit& emit,
-               uint64_t& steps_read) {
+               const EmitZ* emit_z, uint64_t& steps_read) {
   if (from >= to) return Ok();
   XTFQ_ASSIGN_OR_RETURN(std::vector<OpSteps> ops, StepArrays(view, from << shift));
   const std::string& store = view.reader().store().name();
@@ -171,6 +200,9 @@ Status Compute(JobStatsView& view, int shift, int64_t from, int64_t to, std::vec
     std::vector<std::vector<Cells>> acc(keys.size(), std::vector<Cells>(static_cast<size_t>(c1 - c0)));
     std::vector<std::vector<std::unordered_map<uint64_t, RatePeak>>> peaks(
         keys.size(), std::vector<std::unordered_map<uint64_t, RatePeak>>(static_cast<size_t>(c1 - c0)));
+    // Each series' integral over each bin, summed in the order of its steps (as the heatmap's
+    // own path sums them: the same doubles).
+    std::vector<std::unordered_map<uint64_t, double>> integral(emit_z != nullptr ? static_cast<size_t>(c1 - c0) : 0);
     for (const OpSteps& os : ops) {
       TnTree t(view.reader().cache(), *os.array);
       XTFQ_ASSIGN_OR_RETURN(uint64_t first, t.LowerBound(lo + 1));
@@ -189,6 +221,10 @@ Status Compute(JobStatsView& view, int shift, int64_t from, int64_t to, std::vec
         // The bins [b0, b1) it overlaps; it ends in (start, end] of bin b1 - 1.
         const int64_t b0 = t0 >> shift, b1 = FloorDiv(t1 - 1, int64_t{1} << shift) + 1;
         for (int64_t b = std::max(b0, c0); b < std::min(b1, c1); ++b) {
+          if (emit_z != nullptr) {
+            integral[static_cast<size_t>(b - c0)][(uint64_t{series} << 32) | os.op] +=
+                JobStatsView::Part(delta, t0, t1, b << shift, (b + 1) << shift);
+          }
           for (size_t k = 0; k < keys.size(); ++k) {
             const uint64_t key = (uint64_t{keys[k].groups[series]} << 32) | os.op;
             Acc& a = acc[k][static_cast<size_t>(b - c0)][key];
@@ -209,6 +245,7 @@ Status Compute(JobStatsView& view, int shift, int64_t from, int64_t to, std::vec
         }
         XTFQ_TRY(Finish(keys[k], 0, b, cells, shift, emit));
       }
+      if (emit_z != nullptr) XTFQ_TRY(FinishZ(view, b, shift, integral[static_cast<size_t>(b - c0)], *emit_z));
     }
   }
   return Ok();
@@ -369,7 +406,19 @@ Result<JobStatsSummaryReport> JobStatsSummary::Extend(JobStatsView& view, Record
     ++rep.cells;
     return sink.Append(*id, rec);
   };
-  XTFQ_TRY(Compute(view, shift, from, to, keys, emit, rep.steps_read));
+  std::optional<ArrayId> z_id;
+  const EmitZ emit_z = [&](std::span<const std::byte> rec) -> Status {
+    if (!z_id) {
+      z_id = sink.FindArrayId(L::kZSummary);
+      if (!z_id) {
+        XTFQ_ASSIGN_OR_RETURN(ArrayId made, sink.CreateArray(L::kZSummary, L::ZCellSchema()));
+        z_id = made;
+      }
+    }
+    ++rep.cells;
+    return sink.Append(*z_id, rec);
+  };
+  XTFQ_TRY(Compute(view, shift, from, to, keys, emit, &emit_z, rep.steps_read));
   uint64_t steps = 0;
   for (const std::string& op : view.ops()) {
     if (const ArrayDesc* a = reader.catalogue().Find(L::StepArrayName(op)); a != nullptr) steps += a->record_count();
@@ -395,6 +444,8 @@ Status JobStatsSummary::Verify(JobStatsView& view) {
   StoreReader& reader = view.reader();
   const std::string& store = reader.store().name();
   XTFQ_ASSIGN_OR_RETURN(Times times, CollectionTimes(view));
+  std::vector<KeyState> keys;
+  std::vector<Stored> stored;
   for (JobStatsKey k : kKeys) {
     XTFQ_ASSIGN_OR_RETURN(Stored s, LoadStored(reader, k));
     if (s.seal == nullptr) continue;
@@ -402,33 +453,60 @@ Status JobStatsSummary::Verify(JobStatsView& view) {
       return Error(ErrorCode::kCorrupt, fmt::format("{}: {} is sealed to {}, past what the collections seal ({})",
                                                     store, s.seal->name, s.sealed, times.sealed));
     }
-    std::vector<KeyState> keys = {KeyState{k, Groups(view, k)}};
-    std::vector<std::optional<ChainCursor>> cursors(kLevels);
-    std::vector<uint64_t> seen(kLevels, 0);
-    const Emit compare = [&](const KeyState&, int j, std::span<const std::byte> rec) -> Status {
-      const size_t jj = static_cast<size_t>(j);
-      const ArrayDesc* level = s.levels[jj];
-      bool more = false;
-      if (level != nullptr) {
-        if (!cursors[jj]) cursors[jj].emplace(reader.Records(*level));
-        XTFQ_ASSIGN_OR_RETURN(more, seen[jj] == 0 ? cursors[jj]->First() : cursors[jj]->Next());
-      }
-      if (!more || !std::equal(rec.begin(), rec.end(), cursors[jj]->entry())) {
-        return Error(ErrorCode::kCorrupt, fmt::format("{}: {} cell {} differs from the steps it summarises", store,
-                                                      L::SummaryLevelName(KeyName(k), j), seen[jj]));
-      }
-      ++seen[jj];
-      return Ok();
-    };
-    uint64_t read = 0;
-    XTFQ_TRY(Compute(view, s.shift, times.first >> s.shift, s.bins, keys, compare, read));
+    if (!stored.empty() && (s.bins != stored[0].bins || s.shift != stored[0].shift)) {
+      return Error(ErrorCode::kCorrupt,
+                   fmt::format("{}: the job_stats summaries are sealed to different times", store));
+    }
+    stored.push_back(s);
+    keys.push_back(KeyState{k, Groups(view, k)});
+  }
+  if (stored.empty()) return Ok();
+  std::vector<std::vector<std::optional<ChainCursor>>> cursors(keys.size());
+  for (auto& c : cursors) c.resize(kLevels);
+  std::vector<std::vector<uint64_t>> seen(keys.size(), std::vector<uint64_t>(kLevels, 0));
+  // The next stored record of `array` (cursor and count kept by the caller) equals `rec`.
+  const auto same = [&](const ArrayDesc* array, std::optional<ChainCursor>& cursor, uint64_t& n,
+                        std::span<const std::byte> rec, const std::string& name) -> Status {
+    bool more = false;
+    if (array != nullptr) {
+      if (!cursor) cursor.emplace(reader.Records(*array));
+      XTFQ_ASSIGN_OR_RETURN(more, n == 0 ? cursor->First() : cursor->Next());
+    }
+    if (!more || !std::equal(rec.begin(), rec.end(), cursor->entry())) {
+      return Error(ErrorCode::kCorrupt,
+                   fmt::format("{}: {} cell {} differs from the steps it summarises", store, name, n));
+    }
+    ++n;
+    return Ok();
+  };
+  const Emit compare = [&](const KeyState& ks, int j, std::span<const std::byte> rec) -> Status {
+    const size_t k = static_cast<size_t>(&ks - keys.data()), jj = static_cast<size_t>(j);
+    return same(stored[k].levels[jj], cursors[k][jj], seen[k][jj], rec, L::SummaryLevelName(KeyName(ks.key), j));
+  };
+  const ArrayDesc* z = reader.catalogue().Find(L::kZSummary);
+  if (z != nullptr && !(z->schema == L::ZCellSchema())) {
+    return Error(ErrorCode::kCorrupt, fmt::format("{}: {} does not have the heatmap cell schema", store, z->name));
+  }
+  std::optional<ChainCursor> z_cursor;
+  uint64_t z_seen = 0;
+  const EmitZ compare_z = [&](std::span<const std::byte> rec) -> Status {
+    return same(z, z_cursor, z_seen, rec, std::string(L::kZSummary));
+  };
+  uint64_t read = 0;
+  XTFQ_TRY(
+      Compute(view, stored[0].shift, times.first >> stored[0].shift, stored[0].bins, keys, compare, &compare_z, read));
+  for (size_t k = 0; k < keys.size(); ++k) {
     for (int j = 0; j < kLevels; ++j) {
-      const ArrayDesc* level = s.levels[static_cast<size_t>(j)];
-      if (level != nullptr && level->record_count() != seen[static_cast<size_t>(j)]) {
+      const ArrayDesc* level = stored[k].levels[static_cast<size_t>(j)];
+      if (level != nullptr && level->record_count() != seen[k][static_cast<size_t>(j)]) {
         return Error(ErrorCode::kCorrupt, fmt::format("{}: {} holds {} cells; the steps make {}", store, level->name,
-                                                      level->record_count(), seen[static_cast<size_t>(j)]));
+                                                      level->record_count(), seen[k][static_cast<size_t>(j)]));
       }
     }
+  }
+  if (z != nullptr && z->record_count() != z_seen) {
+    return Error(ErrorCode::kCorrupt,
+                 fmt::format("{}: {} holds {} cells; the steps make {}", store, z->name, z->record_count(), z_seen));
   }
   return Ok();
 }

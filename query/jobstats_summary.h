@@ -18,6 +18,9 @@
 // edges. Every number equals the steps' own (JobStatsWindowQuery's path), up to the order of
 // floating-point additions; totals of whole steps are exact.
 //
+// With them, per level-0 bin, target and op, the log-binned heatmap z(t, k) of the series' rates
+// over the bin (`jobstats/zsum`), which adds up over any set of targets.
+//
 // Sealing. A target's next step starts at its last collection, and imports go forward in time, so
 // no step to come overlaps time before the earliest of the targets' last collections: that time
 // is *sealed*, and Extend() summarises every level-0 bin that ends by it (at each import and
@@ -72,6 +75,8 @@ class JobStatsSummary {
   static Result<std::optional<JobStatsSummary>> Load(JobStatsView& view, JobStatsKey key);
 
   int64_t sealed() const { return sealed_; }
+  // Level 0's bins, in seconds.
+  int64_t bin_seconds() const { return int64_t{1} << bin_shift_; }
   // The end of the last summarised bin: windows before it are read from the cells.
   int64_t summarised_to() const;
   // The group of series s: the first series of the same key value.

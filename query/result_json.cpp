@@ -117,7 +117,8 @@ nlohmann::json ResultJson::Of(const JobStatsWindowAnswer& a) {
 nlohmann::json ResultJson::Of(const JobStatsHeatmap& h) {
   nlohmann::json j;
   j["op"] = h.op, j["base"] = h.base, j["t1"] = h.t1, j["t2"] = h.t2, j["cell"] = h.cell,
-  j["step_functions"] = h.groups;
+  j["step_functions"] = h.summarised ? nlohmann::json(nullptr) : nlohmann::json(h.groups);
+  if (h.summarised) j["summary_cells"] = h.summary_cells;
   j["cells"] = nlohmann::json::array();
   for (const auto& c : h.cells) {
     j["cells"].push_back(

@@ -202,6 +202,13 @@ TEST_CASE("format doc: the job stats layout tables equal JobStatsLayout's schema
   CHECK(at(J::SummaryCellSchema(), "op") == J::kSumOp);
   CHECK(at(J::SummaryCellSchema(), "series_max") == J::kSumSeriesMax);
   CHECK(at(J::SummaryCellSchema(), "started") == J::kSumStarted);
+  CHECK(J::ZCellSchema().record_width() == J::kZWidth);
+  CHECK(J::kZWidth == 272);
+  CHECK(at(J::ZCellSchema(), "h0") == J::kZCounts);
+  CHECK(at(J::ZCellSchema(), "h63") == J::kZCounts + 4 * 63);
+  CHECK(J::kZRateExponent == -20);
+  CHECK(d.text.find("log histogram bin i with lowest exponent -20") != std::string::npos);
+  CHECK(d.text.find("then 64 counts `h0` .. `h63` (u32) at 16 + 4i") != std::string::npos);
 }
 
 TEST_CASE("format doc: magic and page sizes and version are the header's") {

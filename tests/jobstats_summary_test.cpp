@@ -15,6 +15,7 @@
 
 #include "importers/jobstats_generator.h"
 #include "layouts/jobstats_layout.h"
+#include "query/jobstats_heatmap_query.h"
 #include "query/jobstats_view.h"
 #include "query/jobstats_window_query.h"
 #include "query/store_reader.h"
@@ -90,6 +91,38 @@ void RandomWindows(const std::string& store, const JobStatsGenOptions& o, uint64
     Same(*fast, *slow, what + ": " + fast->How());
   }
   CHECK(summarised > n / 3);
+  // The heatmap of series rates, from the summaries' cells on whole bins, every target or some.
+  auto summary = JobStatsSummary::Load(**view, JobStatsKey::kJob);
+  REQUIRE(summary.ok());
+  REQUIRE(*summary);
+  const int64_t cell = (*summary)->bin_seconds();
+  int heat = 0;
+  for (int i = 0; i < n / 2; ++i) {
+    const int64_t first = (o.start + cell - 1) / cell, last = (*summary)->summarised_to() / cell;
+    if (last <= first) break;
+    int64_t a = first + static_cast<int64_t>(rng() % static_cast<uint64_t>(last - first));
+    int64_t b = first + static_cast<int64_t>(rng() % static_cast<uint64_t>(last - first));
+    if (a > b) std::swap(a, b);
+    ++b;
+    JobStatsFilter f;
+    if (i % 2 == 1) f.targets = {(*view)->targets().front(), (*view)->targets().back()};
+    for (const char* op : {"write_bytes", "open"}) {
+      const std::string what = fmt::format("heatmap {} [{}, {}) of {} s, {} targets", op, a * cell, b * cell, cell,
+                                           f.targets.empty() ? "all" : "2");
+      auto fast = JobStatsHeatmapQuery::Compute(**view, a * cell, b * cell, cell, op, 2, f, {});
+      auto slow = JobStatsHeatmapQuery::Compute(**view, a * cell, b * cell, cell, op, 2, f, {}, false);
+      REQUIRE_MESSAGE(fast.ok(), what, ": ", Why(fast));
+      REQUIRE_MESSAGE(slow.ok(), what, ": ", Why(slow));
+      CHECK_MESSAGE(fast->summarised, what);
+      heat += fast->summarised;
+      REQUIRE_MESSAGE(fast->cells.size() == slow->cells.size(), what);
+      for (size_t c = 0; c < fast->cells.size(); ++c) {
+        const auto &x = fast->cells[c], &y = slow->cells[c];
+        CHECK_MESSAGE((x.t == y.t && x.k == y.k && x.count == y.count), what, ": cell ", c);
+      }
+    }
+  }
+  CHECK(heat > 0);
 }
 
 // The cells of every level of every key (t, group, op, started exact; sums and maxima near).

@@ -40,6 +40,21 @@ void Poke(const std::string& path, uint64_t offset, std::string_view bytes) {
   REQUIRE(f.good());
 }
 
+// Flips every bit of the byte at `offset` (a byte written with a fixed value would be no change
+// when it held that value already).
+void Flip(const std::string& path, uint64_t offset) {
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  REQUIRE(f.good());
+  f.seekg(static_cast<std::streamoff>(offset));
+  char c = 0;
+  f.read(&c, 1);
+  REQUIRE(f.good());
+  c = static_cast<char>(~c);
+  f.seekp(static_cast<std::streamoff>(offset));
+  f.write(&c, 1);
+  REQUIRE(f.good());
+}
+
 uint64_t Generation(const TempDir& dir, const std::string& store) {
   const Run r = Xtfq(dir, "info " + store + " --format json");
   REQUIRE_MESSAGE(r.status == 0, r.err);
@@ -127,7 +142,7 @@ TEST_CASE("lifecycle: damage to the superblock in use is a rollback that check r
   REQUIRE(Xtfq(dir, "check s.xtfq").status == 0);
   REQUIRE(Generation(dir, "s.xtfq") == 3);
   // A byte of slot 1's commit time: the slot fails its checksum, the store reads generation 2.
-  Poke(dir.File("s.xtfq"), 4096 + format::kSbCommitTime, "\x5a");
+  Flip(dir.File("s.xtfq"), 4096 + format::kSbCommitTime);
   const Run refused = Xtfq(dir, "check s.xtfq");
   CHECK(refused.status == 1);
   CHECK_MESSAGE(refused.err.find("generation 3 was lost") != std::string::npos, refused.err);
