@@ -107,13 +107,7 @@ void BM_Grid(benchmark::State& state) {
   double resident = 0;
   for (auto _ : state) {
     std::unique_ptr<StoreReader> fresh;
-    if (cold) {
-      state.PauseTiming();
-      resident = DropFromPageCache(path);
-      fresh = std::move(*StoreReader::Open(path, ro));
-      state.ResumeTiming();
-    }
-    StoreReader& r = cold ? *fresh : *warm;
+    StoreReader& r = IterationReader(state, cold, path, ro, *warm, fresh, resident);
     const uint64_t before = r.cache().stats().pages_read;
     if (mode == 2) {
       benchmark::DoNotOptimize(PerRank(r, exact));
@@ -173,13 +167,7 @@ void BM_WindowPercentiles(benchmark::State& state) {
   if (!cold) benchmark::DoNotOptimize(DistributionQuery::Run(*warm, *a, q)->count[0]);
   for (auto _ : state) {
     std::unique_ptr<StoreReader> fresh;
-    if (cold) {
-      state.PauseTiming();
-      resident = DropFromPageCache(path);
-      fresh = std::move(*StoreReader::Open(path, ro));
-      state.ResumeTiming();
-    }
-    StoreReader& rd = cold ? *fresh : *warm;
+    StoreReader& rd = IterationReader(state, cold, path, ro, *warm, fresh, resident);
     const uint64_t before = rd.cache().stats().pages_read;
     auto g = DistributionQuery::Run(rd, **rd.Array(a->name), q);
     if (!g.ok()) throw std::runtime_error(g.error().message());

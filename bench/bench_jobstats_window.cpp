@@ -59,14 +59,8 @@ void BM_JobStatsWindow(benchmark::State& state) {
   for (auto _ : state) {
     std::unique_ptr<StoreReader> fresh;
     std::unique_ptr<JobStatsView> fresh_view;
-    if (cold) {
-      state.PauseTiming();
-      resident = DropFromPageCache(path);
-      fresh = std::move(*StoreReader::Open(path, ro));
-      state.ResumeTiming();
-      fresh_view = std::move(*JobStatsView::Open(*fresh));
-    }
-    StoreReader& r = cold ? *fresh : *warm;
+    StoreReader& r = IterationReader(state, cold, path, ro, *warm, fresh, resident);
+    if (cold) fresh_view = std::move(*JobStatsView::Open(r));
     const uint64_t before = r.cache().stats().pages_read;
     const JobStatsWindow w = run(cold ? *fresh_view : *warm_view);
     cells = w.summary_cells, steps = w.steps_read, groups = w.groups.size();

@@ -76,4 +76,16 @@ double DropFromPageCache(const std::string& path) {
   return resident;
 }
 
+StoreReader& IterationReader(benchmark::State& state, bool cold, const std::string& path, const ReaderOptions& options,
+                             StoreReader& warm, std::unique_ptr<StoreReader>& fresh, double& resident) {
+  if (!cold) return warm;
+  state.PauseTiming();
+  resident = DropFromPageCache(path);
+  auto r = StoreReader::Open(path, options);
+  if (!r.ok()) throw std::runtime_error(r.error().message());
+  fresh = std::move(*r);
+  state.ResumeTiming();
+  return *fresh;
+}
+
 }  // namespace xtfq::bench

@@ -1,9 +1,15 @@
 // Helpers shared by the benchmark programs: a scratch directory removed at exit, a store of
-// generated events built from a fixed seed, and dropping a file from the OS page cache.
+// generated events built from a fixed seed, dropping a file from the OS page cache, and the
+// reader of a warm or cold iteration.
 #pragma once
 
+#include <benchmark/benchmark.h>
+
 #include <cstdint>
+#include <memory>
 #include <string>
+
+#include "query/store_reader.h"
 
 namespace xtfq::bench {
 
@@ -18,5 +24,11 @@ std::string EventsStore(uint64_t n, uint32_t page_size);
 // returns the fraction of its pages still resident afterwards (mincore), so a benchmark can say
 // whether its "cold" reads really were cold.
 double DropFromPageCache(const std::string& path);
+
+// The reader of one iteration: `warm` itself, or, when `cold`, a new reader of `path` opened after
+// the store is dropped from the page cache, the timer paused meanwhile (`resident` gets what the
+// kernel kept). `fresh` holds the new reader for the iteration.
+StoreReader& IterationReader(benchmark::State& state, bool cold, const std::string& path, const ReaderOptions& options,
+                             StoreReader& warm, std::unique_ptr<StoreReader>& fresh, double& resident);
 
 }  // namespace xtfq::bench

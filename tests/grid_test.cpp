@@ -41,6 +41,7 @@
 #include "store/log_histogram.h"
 #include "store/posix_file.h"
 #include "store/store_writer.h"
+#include "tests/altering_sink.h"
 #include "tests/shared_data.h"
 #include "tests/temp_dir.h"
 #include "tests/truth_csv.h"
@@ -756,32 +757,6 @@ TEST_CASE("grid: a grid written before distributions still serves, and percentil
   RandomGrids(**reader, **a, 12, 8, true);  // its cells serve what they hold (some grid reads a level)
 }
 
-// A RecordSink that passes everything on but alters one cell of one grid level.
-class AlteringSink final : public RecordSink {
- public:
-  explicit AlteringSink(RecordSink& to) : to_(to) {}
-  Result<ArrayId> CreateArray(std::string_view name, const Schema& schema) override {
-    auto id = to_.CreateArray(name, schema);
-    if (id.ok() && name.ends_with("#grid/2")) target_ = *id;
-    return id;
-  }
-  std::optional<ArrayId> FindArrayId(std::string_view name) const override { return to_.FindArrayId(name); }
-  Status Append(ArrayId array, std::span<const std::byte> record) override {
-    if (target_ && array == *target_ && ++seen_ == 5) {
-      std::vector<std::byte> r(record.begin(), record.end());
-      StoreLe<uint64_t>(r.data() + GridLayout::kCellCount, LoadLe<uint64_t>(r.data() + GridLayout::kCellCount) + 1);
-      return to_.Append(array, r);
-    }
-    return to_.Append(array, record);
-  }
-  Result<StringRef> AddString(std::string_view s) override { return to_.AddString(s); }
-
- private:
-  RecordSink& to_;
-  std::optional<ArrayId> target_;
-  int seen_ = 0;
-};
-
 TEST_CASE("grid: check recomputes the grid summaries and names a cell that does not match") {
   test::TempDir t;
   const std::string store = GeneratedStore(t, 30000, 64, 2);
@@ -790,7 +765,10 @@ TEST_CASE("grid: check recomputes the grid summaries and names a cell that does 
     REQUIRE(reader.ok());
     auto w = StoreWriter::OpenPath(store);
     REQUIRE(w.ok());
-    AlteringSink sink(**w);
+    // The count of the 5th cell of level 2, one more.
+    test::AlteringSink sink(**w, "darshan/0/DXT_POSIX.write#grid/2", 5, [](std::vector<std::byte>& r) {
+      StoreLe<uint64_t>(r.data() + GridLayout::kCellCount, LoadLe<uint64_t>(r.data() + GridLayout::kCellCount) + 1);
+    });
     auto a = (*reader)->Array("darshan/0/DXT_POSIX.write");
     REQUIRE(a.ok());
     GridBuildOptions go;

@@ -21,6 +21,7 @@
 #include "query/store_reader.h"
 #include "store/endian.h"
 #include "store/store_writer.h"
+#include "tests/altering_sink.h"
 #include "tests/temp_dir.h"
 #include "tests/why.h"
 #include "tests/xtfq_cli.h"
@@ -213,30 +214,6 @@ TEST_CASE("jobstats summaries: every variant, by job, uid and class, equal a sca
   }
 }
 
-// A RecordSink that passes everything on but alters the total of one summary cell.
-class AlteringSink final : public RecordSink {
- public:
-  explicit AlteringSink(StoreWriter& w) : w_(w) {}
-  Result<ArrayId> CreateArray(std::string_view name, const Schema& schema) override {
-    XTFQ_ASSIGN_OR_RETURN(ArrayId id, w_.CreateArray(name, schema));
-    if (name == JobStatsLayout::SummaryLevelName("job", 1)) target_ = id;
-    return id;
-  }
-  std::optional<ArrayId> FindArrayId(std::string_view name) const override { return w_.FindArrayId(name); }
-  Status Append(ArrayId array, std::span<const std::byte> record) override {
-    if (!target_ || array != *target_ || ++seen_ != 3) return w_.Append(array, record);
-    std::vector<std::byte> r(record.begin(), record.end());
-    StoreLe<double>(r.data() + JobStatsLayout::kSumEnded, LoadLe<double>(r.data() + JobStatsLayout::kSumEnded) + 1);
-    return w_.Append(array, r);
-  }
-  Result<StringRef> AddString(std::string_view s) override { return w_.AddString(s); }
-
- private:
-  StoreWriter& w_;
-  std::optional<ArrayId> target_;
-  int seen_ = 0;
-};
-
 TEST_CASE("jobstats summaries: check recomputes them and names a cell that does not match") {
   test::TempDir dir;
   JobStatsGenOptions o;
@@ -252,7 +229,10 @@ TEST_CASE("jobstats summaries: check recomputes them and names a cell that does 
     REQUIRE(view.ok());
     auto w = StoreWriter::OpenPath(dir.File("s.xtfq"));
     REQUIRE(w.ok());
-    AlteringSink sink(**w);
+    // The 3rd cell of level 1 by job: its `ended`, one more.
+    test::AlteringSink sink(**w, JobStatsLayout::SummaryLevelName("job", 1), 3, [](std::vector<std::byte>& r) {
+      StoreLe<double>(r.data() + JobStatsLayout::kSumEnded, LoadLe<double>(r.data() + JobStatsLayout::kSumEnded) + 1);
+    });
     auto rep = JobStatsSummary::Extend(**view, sink);
     REQUIRE_MESSAGE(rep.ok(), Why(rep));
     CHECK(rep->extended);
