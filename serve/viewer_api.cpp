@@ -1,0 +1,233 @@
+#include "serve/viewer_api.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <nlohmann/json.hpp>
+
+#include "layouts/darshan_layout.h"
+#include "query/darshan_logs.h"
+#include "query/darshan_window_query.h"
+#include "query/grid_answer.h"
+#include "query/jobstats_view.h"
+#include "query/jobstats_window_query.h"
+#include "query/result_json.h"
+#include "serve/web_assets.h"
+
+namespace xtfq::serve {
+
+namespace {
+
+Error Bad(std::string message) { return Error(ErrorCode::kUsage, std::move(message)); }
+
+const std::string* Param(const HttpRequest& r, const std::string& name) {
+  auto it = r.params.find(name);
+  return it == r.params.end() ? nullptr : &it->second;
+}
+
+Result<std::optional<int64_t>> Int(const HttpRequest& r, const std::string& name) {
+  const std::string* v = Param(r, name);
+  if (v == nullptr) return std::optional<int64_t>();
+  int64_t out = 0;
+  const auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), out);
+  if (ec != std::errc() || end != v->data() + v->size() || v->empty()) {
+    return Bad(fmt::format("{}={}: not an integer", name, *v));
+  }
+  return std::optional<int64_t>(out);
+}
+
+Result<uint32_t> Count(const HttpRequest& r, const std::string& name, uint32_t fallback) {
+  XTFQ_ASSIGN_OR_RETURN(std::optional<int64_t> v, Int(r, name));
+  if (!v) return fallback;
+  if (*v < 1 || *v > 1'000'000) return Bad(fmt::format("{}={}: give 1 to 1000000", name, *v));
+  return static_cast<uint32_t>(*v);
+}
+
+Result<bool> Flag(const HttpRequest& r, const std::string& name) {
+  const std::string* v = Param(r, name);
+  if (v == nullptr || *v == "0" || *v == "false") return false;
+  if (v->empty() || *v == "1" || *v == "true") return true;
+  return Bad(fmt::format("{}={}: give 1 or 0", name, *v));
+}
+
+std::vector<std::string> List(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    const size_t comma = s.find(',', start);
+    std::string item = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!item.empty()) out.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+// Parameters a request may carry, by endpoint; any other is a 400 (nothing given is ignored).
+Status OnlyParams(const HttpRequest& r, std::initializer_list<std::string_view> allowed) {
+  for (const auto& [k, v] : r.params) {
+    if (k == "token") continue;
+    if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) {
+      return Bad(fmt::format("{}: no parameter '{}' (it takes {})", r.path, k, fmt::join(allowed, ", ")));
+    }
+  }
+  return Ok();
+}
+
+HttpResponse Json(int status, const nlohmann::json& j) {
+  return HttpResponse{status, "application/json", j.dump() + "\n"};
+}
+
+HttpResponse Failure(const Error& e) {
+  int status = 500;
+  switch (e.code()) {
+    case ErrorCode::kUsage:
+    case ErrorCode::kInvalidArgument:
+      status = 400;
+      break;
+    case ErrorCode::kNotFound:
+      status = 404;
+      break;
+    default:
+      break;
+  }
+  return Json(status, {{"error", e.message()}});
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ViewerApi>> ViewerApi::Open(const std::vector<std::string>& stores, std::string token) {
+  std::unique_ptr<ViewerApi> api(new ViewerApi(std::move(token)));
+  for (const std::string& path : stores) {
+    auto s = std::make_unique<Served>();
+    s->path = path;
+    XTFQ_ASSIGN_OR_RETURN(s->reader, StoreReader::Open(path));
+    api->stores_.push_back(std::move(s));
+  }
+  return api;
+}
+
+HttpResponse ViewerApi::Handle(const HttpRequest& request) {
+  if (request.method != "GET" && request.method != "HEAD") {
+    return Json(405, {{"error", fmt::format("{} {}: only GET and HEAD", request.method, request.path)}});
+  }
+  // The app's files are public (they are in the binary); the data needs the token.
+  if (auto asset = WebAssets::Find(request.path)) {
+    return HttpResponse{200, std::string(asset->content_type), std::string(asset->body)};
+  }
+  if (!token_.empty()) {
+    const std::string* t = Param(request, "token");
+    if (t == nullptr || *t != token_) {
+      return Json(403, {{"error", t == nullptr ? "this server needs its token: open the URL it printed at start "
+                                                 "(…?token=…)"
+                                               : "wrong token: open the URL the server printed at start"}});
+    }
+  }
+  Result<std::string> body = Error(ErrorCode::kNotFound, fmt::format("{}: no such page or API", request.path));
+  if (request.path == "/api/stores") {
+    body = Stores();
+  } else if (request.path == "/api/grid") {
+    body = Grid(request);
+  } else if (request.path == "/api/query") {
+    body = Query(request);
+  }
+  if (!body.ok()) return Failure(body.error());
+  return HttpResponse{200, "application/json", std::move(*body)};
+}
+
+Result<ViewerApi::Served*> ViewerApi::Store(const HttpRequest& r) {
+  XTFQ_ASSIGN_OR_RETURN(std::optional<int64_t> s, Int(r, "store"));
+  const int64_t i = s.value_or(0);
+  if (i < 0 || static_cast<size_t>(i) >= stores_.size()) {
+    return Error(ErrorCode::kNotFound,
+                 fmt::format("store={}: the server serves stores 0 to {}", i, stores_.size() - 1));
+  }
+  return stores_[static_cast<size_t>(i)].get();
+}
+
+Result<std::string> ViewerApi::Stores() {
+  nlohmann::json out = nlohmann::json::array();
+  for (size_t i = 0; i < stores_.size(); ++i) {
+    Served& s = *stores_[i];
+    std::lock_guard lock(s.mutex);
+    nlohmann::json j = {{"store", i}, {"path", s.path}};
+    XTFQ_ASSIGN_OR_RETURN(std::vector<DarshanLogInfo> logs, DarshanLogs::List(*s.reader));
+    if (!logs.empty()) {
+      j["kind"] = "darshan";
+      j["logs"] = nlohmann::json::array();
+      for (const DarshanLogInfo& l : logs) j["logs"].push_back(ResultJson::Of(l));
+    } else if (JobStatsView::Holds(s.reader->store())) {
+      j["kind"] = "jobstats";
+    } else {
+      j["kind"] = "arrays";
+    }
+    out.push_back(std::move(j));
+  }
+  return nlohmann::json{{"stores", out}}.dump() + "\n";
+}
+
+Result<std::string> ViewerApi::Grid(const HttpRequest& r) {
+  XTFQ_TRY(OnlyParams(r, {"store", "time", "ranks", "processes", "cols", "rows", "metric", "op", "module", "log", "job",
+                          "array", "by", "snap"}));
+  XTFQ_ASSIGN_OR_RETURN(Served * s, Store(r));
+  GridAnswerRequest q;
+  if (const std::string* v = Param(r, "time")) q.time = *v;
+  if (const std::string* v = Param(r, "ranks")) q.ranks = *v;
+  if (const std::string* v = Param(r, "op")) q.op = *v;
+  if (const std::string* v = Param(r, "module")) q.module = *v;
+  if (const std::string* v = Param(r, "array")) q.array = *v;
+  if (const std::string* v = Param(r, "by")) q.by = *v;
+  if (const std::string* v = Param(r, "metric")) q.metrics = List(*v);
+  if (const std::string* v = Param(r, "processes")) {
+    for (const std::string& p : List(*v)) {
+      int64_t id = 0;
+      const auto [end, ec] = std::from_chars(p.data(), p.data() + p.size(), id);
+      if (ec != std::errc() || end != p.data() + p.size())
+        return Bad(fmt::format("processes: '{}' is not a process id", p));
+      q.processes.push_back(id);
+    }
+  }
+  XTFQ_ASSIGN_OR_RETURN(q.cols, Count(r, "cols", 100));
+  XTFQ_ASSIGN_OR_RETURN(q.rows, Count(r, "rows", 0));
+  XTFQ_ASSIGN_OR_RETURN(q.log, Int(r, "log"));
+  XTFQ_ASSIGN_OR_RETURN(q.job, Int(r, "job"));
+  XTFQ_ASSIGN_OR_RETURN(q.snap, Flag(r, "snap"));
+  const uint64_t rows = q.processes.empty() ? std::max<uint32_t>(q.rows, 1) : q.processes.size();
+  if (uint64_t{q.cols} * rows > kMaxGridCells) {
+    return Bad(fmt::format("a grid of {} x {} cells is more than the {} a viewer needs", q.cols, rows, kMaxGridCells));
+  }
+  std::lock_guard lock(s->mutex);
+  XTFQ_ASSIGN_OR_RETURN(GridAnswer a, GridAnswerQuery::Run(*s->reader, q));
+  return ResultJson::Of(a).dump() + "\n";
+}
+
+Result<std::string> ViewerApi::Query(const HttpRequest& r) {
+  XTFQ_ASSIGN_OR_RETURN(Served * s, Store(r));
+  std::lock_guard lock(s->mutex);
+  if (JobStatsView::Holds(s->reader->store()) && s->reader->catalogue().Find(DarshanLayout::kLogs) == nullptr) {
+    XTFQ_TRY(OnlyParams(r, {"store", "time", "by", "op", "top", "sort"}));
+    JobStatsWindowRequest q;
+    if (const std::string* v = Param(r, "time")) q.time = *v;
+    q.by = List(Param(r, "by") != nullptr ? *Param(r, "by") : std::string("job"));
+    if (const std::string* v = Param(r, "op")) q.filter.ops = List(*v);
+    if (const std::string* v = Param(r, "sort")) q.sort = *v;
+    XTFQ_ASSIGN_OR_RETURN(std::optional<int64_t> top, Int(r, "top"));
+    if (top && (*top < 0 || *top > 1'000'000)) return Bad(fmt::format("top={}: give 0 to 1000000", *top));
+    q.top = static_cast<uint32_t>(top.value_or(0));
+    XTFQ_ASSIGN_OR_RETURN(auto view, JobStatsView::Open(*s->reader));
+    XTFQ_ASSIGN_OR_RETURN(JobStatsWindowAnswer a, JobStatsWindowQuery::Run(*view, q));
+    return ResultJson::Of(a).dump() + "\n";
+  }
+  XTFQ_TRY(OnlyParams(r, {"store", "time", "ranks", "module", "log", "job", "file"}));
+  DarshanWindowRequest q;
+  if (const std::string* v = Param(r, "time")) q.time = *v;
+  if (const std::string* v = Param(r, "ranks")) q.ranks = *v;
+  if (const std::string* v = Param(r, "module")) q.module = *v;
+  if (const std::string* v = Param(r, "file")) q.file_glob = *v;
+  XTFQ_ASSIGN_OR_RETURN(q.log, Int(r, "log"));
+  XTFQ_ASSIGN_OR_RETURN(q.job, Int(r, "job"));
+  XTFQ_ASSIGN_OR_RETURN(DarshanWindowAnswer a, DarshanWindowQuery::Run(*s->reader, q));
+  return ResultJson::Of(a).dump() + "\n";
+}
+
+}  // namespace xtfq::serve

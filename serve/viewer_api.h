@@ -1,0 +1,54 @@
+// ViewerApi: what `xtfq serve` answers (docs/viewer.md): the viewer's files, embedded in the
+// binary, and a JSON API over the query layer, the same result types and JSON as the command line
+// (query/result_json.h):
+//   GET /api/stores                  the stores served: kind, and their Darshan logs
+//   GET /api/grid?store=S&...        `xtfq grid` (time, ranks, processes, cols, rows, metric, op,
+//                                    module, log, job, array, by, snap)
+//   GET /api/query?store=S&...       `xtfq query` on Darshan logs (time, ranks, module, log, job,
+//                                    file) or job_stats (time, by, op, top, sort)
+// Every API request carries the server's token (`token=`) unless it runs without one (the app's
+// files need none: they are in the binary, and the page passes the token on). Errors are JSON
+// {"error": "..."}: 400 for parameters that do not parse or do not apply, 403 for a missing or wrong
+// token, 404 for unknown paths, stores and logs, 405 for methods other than GET and HEAD, 500 for
+// what a store's reading failed on. The server keeps serving after any of them.
+//
+// Thread-safety: Handle may be called from several threads; each store's reader is used by one
+// request at a time.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "query/store_reader.h"
+#include "serve/http_message.h"
+
+namespace xtfq::serve {
+
+class ViewerApi {
+ public:
+  // Opens every store (the error names the first that fails). An empty token: none required.
+  static Result<std::unique_ptr<ViewerApi>> Open(const std::vector<std::string>& stores, std::string token);
+
+  HttpResponse Handle(const HttpRequest& request);
+  // The largest grid a request may ask (columns x rows): a viewer asks for its pixels' worth.
+  static constexpr uint64_t kMaxGridCells = uint64_t{1} << 20;
+
+ private:
+  struct Served {
+    std::string path;
+    std::unique_ptr<StoreReader> reader;
+    std::mutex mutex;
+  };
+  explicit ViewerApi(std::string token) : token_(std::move(token)) {}
+  Result<std::string> Stores();
+  Result<std::string> Grid(const HttpRequest& r);
+  Result<std::string> Query(const HttpRequest& r);
+  Result<Served*> Store(const HttpRequest& r);
+
+  std::string token_;
+  std::vector<std::unique_ptr<Served>> stores_;
+};
+
+}  // namespace xtfq::serve
