@@ -10,6 +10,7 @@ pkgs=(
   liblz4-dev zlib1g-dev libbz2-dev        # page compression, Darshan log regions
   libfmt-dev libcli11-dev nlohmann-json3-dev
   doctest-dev libbenchmark-dev
+  chromium fonts-dejavu-core              # the viewer's browser tests (tests/browser), headless
 )
 missing=()
 for p in "${pkgs[@]}"; do
@@ -19,4 +20,10 @@ if ((${#missing[@]})); then
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+# The browser tests' driver, playwright-core, at the version of tests/browser/package-lock.json
+# (Node.js 20 and npm come with the machine; npm reaches its registry).
+browser="$(cd "$(dirname "$0")/../tests/browser" && pwd)"
+if [ ! -d "$browser/node_modules/playwright-core" ]; then
+  (cd "$browser" && npm ci --no-audit --no-fund --loglevel=error)
 fi

@@ -5,7 +5,7 @@
 const token = new URLSearchParams(location.search).get('token') || '';
 const $ = (id) => document.getElementById(id);
 const heat = $('heat'), ctx = heat.getContext('2d');
-const state = { store: 0, t1: null, t2: null, grid: null, pending: null };
+const state = { store: 0, stores: [], t1: null, t2: null, grid: null, pending: null };
 
 function api(path, params) {
   const q = new URLSearchParams(params);
@@ -17,12 +17,13 @@ function api(path, params) {
   });
 }
 
-// A colour from a value in [0, 1] (dark blue to yellow).
+// A colour from a value in [0, 1]: viridis (dark purple to yellow), linear between its anchors.
+const viridis = [[68, 1, 84], [72, 40, 120], [62, 74, 137], [49, 104, 142], [38, 130, 142], [31, 158, 137],
+  [53, 183, 121], [109, 205, 89], [180, 222, 44], [253, 231, 37]];
 function colour(x) {
-  const r = Math.round(255 * Math.min(1, Math.max(0, 1.6 * x - 0.3)));
-  const g = Math.round(255 * Math.min(1, Math.max(0, 1.3 * x)));
-  const b = Math.round(255 * Math.min(1, Math.max(0, 0.7 - 0.7 * x + 0.3 * (1 - x))));
-  return [r, g, b];
+  const f = Math.min(1, Math.max(0, x)) * (viridis.length - 1), i = Math.min(viridis.length - 2, Math.floor(f));
+  const a = viridis[i], b = viridis[i + 1], t = f - i;
+  return [0, 1, 2].map((k) => Math.round(a[k] + (b[k] - a[k]) * t));
 }
 
 function draw() {
@@ -54,7 +55,10 @@ function draw() {
 }
 
 function load() {
-  const cols = Math.min(1000, Math.floor(heat.width / 2)), rows = Math.min(256, Math.floor(heat.height / 2));
+  // Half the canvas's pixels a cell, and no more rows than the log has ranks.
+  const s = state.stores[state.store], ranks = s && s.logs && s.logs.length ? s.logs[0].nprocs : 256;
+  const cols = Math.min(1000, Math.floor(heat.width / 2));
+  const rows = Math.max(1, Math.min(256, Math.floor(heat.height / 2), ranks));
   const p = { store: state.store, cols, rows, metric: $('metric').value, op: $('op').value, snap: 1 };
   if (state.t1 !== null) p.time = `${state.t1}:${state.t2}`;
   const mine = {};
@@ -100,6 +104,7 @@ for (const id of ['metric', 'op']) $(id).addEventListener('change', load);
 $('store').addEventListener('change', () => { state.store = Number($('store').value); state.t1 = state.t2 = null; load(); });
 
 api('/api/stores', {}).then((j) => {
+  state.stores = j.stores;
   for (const s of j.stores) {
     const o = document.createElement('option');
     o.value = s.store, o.textContent = `${s.store}: ${s.path} (${s.kind})`;

@@ -1,0 +1,161 @@
+// The viewer as a person uses it, in headless Debian Chromium driven by playwright-core: load the
+// page, hover a cell, zoom with the wheel, pan with a drag; after each, the numbers the page shows
+// equal `xtfq grid`'s for the same request, computed separately by the command line. Screenshots
+// go to $XTFQ_ARTIFACTS. Run by ctest (`node --test`), with $XTFQ_CLI the built xtfq.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const cli = process.env.XTFQ_CLI;
+const artifacts = process.env.XTFQ_ARTIFACTS || join(tmpdir(), 'xtfq-artifacts');
+const browserPath = process.env.XTFQ_CHROMIUM || '/usr/bin/chromium';
+let dir, server, url, browser;
+
+function xtfq(...args) {
+  return execFileSync(cli, args, { cwd: dir, encoding: 'utf8', maxBuffer: 1 << 28 });
+}
+
+before(async () => {
+  assert.ok(cli, 'XTFQ_CLI names the built xtfq');
+  dir = mkdtempSync(join(tmpdir(), 'xtfq-browser-'));
+  mkdirSync(artifacts, { recursive: true });
+  xtfq('gen', 'darshan', '200000', '--ranks', '64', '--files', '200', '-o', 'd.darshan');
+  xtfq('import', 'd.darshan', '-o', 'd.xtfq');
+  server = spawn(cli, ['serve', 'd.xtfq', '--port', '0'], { cwd: dir });
+  url = await new Promise((resolve, reject) => {
+    let out = '';
+    server.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/http:\/\/\S+/);
+      if (m) resolve(m[0]);
+    });
+    server.on('exit', (code) => reject(new Error(`xtfq serve exited with ${code}`)));
+  });
+  browser = await chromium.launch({
+    executablePath: browserPath,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  if (server) server.kill('SIGTERM');
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+// The page's /api/grid requests in the order it made them, and their answers by URL.
+function watchGrids(page) {
+  const seen = { urls: [], answers: new Map() };
+  page.on('request', (r) => { if (new URL(r.url()).pathname === '/api/grid') seen.urls.push(r.url()); });
+  page.on('response', async (r) => {
+    if (new URL(r.url()).pathname !== '/api/grid' || r.status() !== 200) return;
+    seen.answers.set(r.url(), await r.json());
+  });
+  return seen;
+}
+
+// Waits until the page has made at least `count` grid requests, made no new one for 400 ms, and has
+// the answer of its last: the grid it draws.
+async function settle(page, seen, count) {
+  let n = -1;
+  for (let i = 0; i < 300; ++i) {
+    const last = seen.urls[seen.urls.length - 1];
+    if (seen.urls.length >= count && seen.urls.length === n && seen.answers.has(last)) break;
+    n = seen.urls.length;
+    await page.waitForTimeout(400);
+  }
+  const last = seen.urls[seen.urls.length - 1];
+  assert.ok(seen.urls.length >= count && seen.answers.has(last), `${seen.urls.length} grid requests, ${count} expected`);
+  await page.waitForTimeout(200);  // drawn
+  return { params: Object.fromEntries(new URL(last).searchParams), grid: seen.answers.get(last) };
+}
+
+// The command line's answer to the page's request.
+function cliGrid(params) {
+  const args = ['grid', 'd.xtfq', '--cols', params.cols, '--rows', params.rows, '--metric', params.metric, '--op',
+    params.op, '--format', 'json'];
+  if (params.snap === '1') args.push('--snap');
+  if (params.time) args.push('--time', params.time);
+  return JSON.parse(xtfq(...args));
+}
+
+// Hovers cell (r, c) of the canvas and returns what the page says of it.
+async function hover(page, grid, r, c) {
+  const box = await page.locator('#heat').boundingBox();
+  await page.mouse.move(box.x + (c + 0.5) * box.width / grid.cols, box.y + (r + 0.5) * box.height / grid.rows.length);
+  return page.locator('#hover').innerText();
+}
+
+// A cell with records, and its numbers on the page against the command line's.
+async function checkCell(page, last) {
+  const g = last.grid, want = cliGrid(last.params);
+  assert.deepEqual(want.time.edges, g.time.edges, 'the page drew the command line\'s columns');
+  assert.deepEqual(want.count, g.count, 'and its counts');
+  let cell = null;
+  for (let r = 0; r < g.rows.length && !cell; ++r) {
+    for (let c = 0; c < g.cols; ++c) if (want.count[r][c] > 0) { cell = [r, Math.min(g.cols - 1, c + 1)]; break; }
+  }
+  assert.ok(cell, 'a cell with records');
+  const [r, c] = cell;
+  const text = await hover(page, g, r, c);
+  assert.match(text, new RegExp(`records ${want.count[r][c]}\\b`));
+  const v = want.metrics[0].values[r][c];
+  assert.match(text, new RegExp(`${want.metrics[0].name} ${v === null ? '-' : String(v).replace('.', '\\.')}\\b`));
+  assert.match(text, new RegExp(`rank ${want.rows[r][0]}\\.\\.${want.rows[r][1] - 1}`));
+}
+
+test('the viewer loads, hovers, zooms and pans with the command line\'s numbers', async () => {
+  const page = await browser.newPage({ viewport: { width: 1300, height: 700 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  const seen = watchGrids(page);
+  await page.goto(url);
+  let last = await settle(page, seen, 1);
+  await page.waitForFunction(() => document.getElementById('status').innerText.includes('window'));
+  assert.equal(await page.locator('#error').innerText(), '');
+  await checkCell(page, last);
+  await page.screenshot({ path: join(artifacts, 'viewer-loaded.png') });
+
+  // The wheel zooms in around the cursor: a narrower window.
+  const box = await page.locator('#heat').boundingBox();
+  const before = last.grid.time.edges_s;
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.wheel(0, -300);
+  last = await settle(page, seen, 2);
+  const zoomed = last.grid.time.edges_s;
+  assert.ok(zoomed[zoomed.length - 1] - zoomed[0] < before[before.length - 1] - before[0], 'zoomed in');
+  await checkCell(page, last);
+  await page.screenshot({ path: join(artifacts, 'viewer-zoomed.png') });
+
+  // A drag pans: the window moves, its width stays.
+  const n = seen.urls.length;
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width / 2 - 150, box.y + box.height / 2, { steps: 5 });
+  await page.mouse.up();
+  last = await settle(page, seen, n + 1);
+  const panned = last.grid.time.edges_s;
+  assert.ok(panned[0] > zoomed[0], 'panned later in time');
+  await checkCell(page, last);
+  await page.screenshot({ path: join(artifacts, 'viewer-panned.png') });
+
+  // Reset: the whole run again.
+  const m = seen.urls.length;
+  await page.click('#reset');
+  last = await settle(page, seen, m + 1);
+  assert.deepEqual(last.grid.time.edges_s, before);
+  assert.deepEqual(errors, []);
+});
+
+test('the API refuses a request without the token, and the page says so', async () => {
+  const page = await browser.newPage();
+  await page.goto(url.replace(/\?token=.*/, ''));
+  await page.waitForFunction(() => document.getElementById('error').innerText.length > 0);
+  assert.match(await page.locator('#error').innerText(), /token/);
+  await page.screenshot({ path: join(artifacts, 'viewer-no-token.png') });
+});
