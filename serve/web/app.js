@@ -1,11 +1,12 @@
 // The xtfq viewer: a rank x time heatmap of one Darshan log, drawn from /api/grid tiles whose
 // size follows the canvas (its pixels), never the trace. Wheel zooms time around the cursor,
-// drag pans, reset goes back to the whole run; hover gives a cell's exact numbers.
+// drag pans, reset goes back to the whole run; hover gives a cell's exact numbers; shift + drag
+// selects a region, whose statistics come from /api/query (the numbers of `xtfq query`).
 'use strict';
 const token = new URLSearchParams(location.search).get('token') || '';
 const $ = (id) => document.getElementById(id);
 const heat = $('heat'), ctx = heat.getContext('2d');
-const state = { store: 0, stores: [], t1: null, t2: null, grid: null, pending: null };
+const state = { store: 0, stores: [], t1: null, t2: null, grid: null, pending: null, select: null, picked: null };
 
 function api(path, params) {
   const q = new URLSearchParams(params);
@@ -49,9 +50,79 @@ function draw() {
   const lg = $('legend').getContext('2d');
   for (let x = 0; x < 160; ++x) { lg.fillStyle = `rgb(${colour(x / 159).join(',')})`; lg.fillRect(x, 0, 1, 12); }
   $('range').textContent = isFinite(lo) ? `${lo.toPrecision(3)} .. ${hi.toPrecision(3)} ${m.unit} (log)` : 'no data';
+  drawAxes(g);
+  drawSelection();
   const s0 = g.time.edges_s[0], s1 = g.time.edges_s[cols];
   $('status').textContent = `${g.source}\nwindow ${s0.toFixed(3)} .. ${s1.toFixed(3)} s, ${cols} x ${rows} cells` +
     `${g.snapped ? ' (snapped)' : ''}\nread: ${g.plan.how}, ${g.plan.pages_read} pages\n${g.exactness}`;
+}
+
+// Ticks of the time axis (seconds from the job's start, and the wall clock at the ends) and of
+// the rank axis (the rows' first ranks).
+function drawAxes(g) {
+  const xa = $('xaxis').getContext('2d'), ya = $('yaxis').getContext('2d');
+  xa.clearRect(0, 0, 800, 40), ya.clearRect(0, 0, 64, 512);
+  xa.fillStyle = ya.fillStyle = '#222', xa.font = ya.font = '11px system-ui, sans-serif';
+  const s0 = g.time.edges_s[0], s1 = g.time.edges_s[g.cols];
+  for (let i = 0; i <= 5; ++i) {
+    const x = Math.min(798, Math.round(i * 800 / 5)), t = s0 + (s1 - s0) * i / 5;
+    xa.fillRect(x, 0, 1, 5);
+    xa.textAlign = i === 0 ? 'left' : i === 5 ? 'right' : 'center';
+    xa.fillText(`${t.toPrecision(6)} s`, x, 16);
+  }
+  if (g.time.job_start_epoch !== undefined) {
+    const wall = (t) => new Date((g.time.job_start_epoch + t) * 1000).toISOString().replace('.000Z', 'Z');
+    xa.textAlign = 'left', xa.fillText(wall(s0), 0, 32);
+    xa.textAlign = 'right', xa.fillText(wall(s1), 798, 32);
+  }
+  ya.textAlign = 'right';
+  const rows = g.rows.length, step = Math.max(1, Math.ceil(rows / 8));
+  for (let r = 0; r < rows; r += step) {
+    const y = Math.round(r * 512 / rows);
+    ya.fillRect(58, y, 6, 1);
+    ya.fillText(`${g.process} ${g.rows[r][0]}`, 56, Math.max(10, y + 10));
+  }
+}
+
+// The selection's rectangle over the cells.
+function drawSelection() {
+  const sel = state.select;
+  if (!sel) return;
+  ctx.strokeStyle = '#e0245e', ctx.lineWidth = 2;
+  ctx.strokeRect(Math.min(sel.x0, sel.x1), Math.min(sel.y0, sel.y1), Math.abs(sel.x1 - sel.x0), Math.abs(sel.y1 - sel.y0));
+}
+
+// A selection's window and ranks (whole cells) and its statistics from /api/query.
+function pick(sel) {
+  const g = state.grid;
+  const c0 = Math.max(0, Math.floor(Math.min(sel.x0, sel.x1) / heat.width * g.cols));
+  const c1 = Math.min(g.cols, Math.ceil(Math.max(sel.x0, sel.x1) / heat.width * g.cols));
+  const r0 = Math.max(0, Math.floor(Math.min(sel.y0, sel.y1) / heat.height * g.rows.length));
+  const r1 = Math.min(g.rows.length, Math.ceil(Math.max(sel.y0, sel.y1) / heat.height * g.rows.length));
+  if (c1 <= c0 || r1 <= r0) return;
+  // The window in ns from the job's start, as the grid's edges are: exactly the selected cells.
+  const p = { store: state.store, time: `${g.time.edges[c0]}ns:${g.time.edges[c1]}ns`,
+    ranks: `${g.rows[r0][0]}:${g.rows[r1 - 1][1]}` };
+  state.picked = p;
+  $('selection').textContent = 'reading ...';
+  api('/api/query', p).then((q) => {
+    if (state.picked !== p) return;
+    const f = (v, d = 4) => (v === null || v === undefined ? 'NA' : Number(v).toPrecision(d));
+    const lines = [`selection: ${p.time} ranks ${p.ranks}`, q.answered];
+    for (const op of ['read', 'write']) {
+      const o = q[op];
+      lines.push(`${op}: ${o.ops} ops, ${o.bytes} bytes, ${f(o.bw_mib_s)} MiB/s, busy ${f(o.busy_s)} s`);
+      if (o.percentiles) {
+        const d = o.percentiles.duration_s;
+        lines.push(`  duration p50 ${d.p50 ? d.p50.map((x) => f(x, 3)).join('..') : 'NA'} s, ` +
+          `p99 ${d.p99 ? d.p99.map((x) => f(x, 3)).join('..') : 'NA'} s`);
+      }
+    }
+    const im = q.rank_imbalance;
+    if (im) lines.push(`ranks with I/O ${im.ranks}, bytes per rank ${im.min_bytes}..${im.max_bytes}, ` +
+      `slowest rank ${im.slowest_rank}`);
+    $('selection').textContent = lines.join('\n');
+  }).catch((e) => { if (state.picked === p) $('selection').textContent = e.message; });
 }
 
 function load() {
@@ -85,21 +156,54 @@ heat.addEventListener('mousemove', (e) => {
 heat.addEventListener('wheel', (e) => {
   e.preventDefault();
   if (state.t1 === null) return;
-  const f = e.deltaY > 0 ? 1.25 : 0.8, at = state.t1 + (e.offsetX / heat.width) * (state.t2 - state.t1);
-  state.t1 = at - (at - state.t1) * f;
-  state.t2 = at + (state.t2 - at) * f;
-  load();
+  zoom(e.deltaY > 0 ? 1.25 : 0.8, state.t1 + (e.offsetX / heat.width) * (state.t2 - state.t1));
 }, { passive: false });
 let drag = null;
-heat.addEventListener('mousedown', (e) => { drag = { x: e.offsetX, t1: state.t1, t2: state.t2 }; });
-window.addEventListener('mouseup', () => { drag = null; });
+heat.addEventListener('mousedown', (e) => {
+  if (e.shiftKey) {
+    state.select = { x0: e.offsetX, y0: e.offsetY, x1: e.offsetX, y1: e.offsetY, active: true };
+    return;
+  }
+  drag = { x: e.offsetX, t1: state.t1, t2: state.t2 };
+});
+window.addEventListener('mouseup', () => {
+  drag = null;
+  if (state.select && state.select.active) {
+    state.select.active = false;
+    pick(state.select);
+  }
+});
 heat.addEventListener('mousemove', (e) => {
+  if (state.select && state.select.active) {
+    state.select.x1 = e.offsetX, state.select.y1 = e.offsetY;
+    draw();
+    return;
+  }
   if (!drag || state.t1 === null) return;
   const dt = (e.offsetX - drag.x) / heat.width * (drag.t2 - drag.t1);
   state.t1 = drag.t1 - dt, state.t2 = drag.t2 - dt;
   load();
 });
-$('reset').addEventListener('click', () => { state.t1 = state.t2 = null; load(); });
+function zoom(f, at) {
+  if (state.t1 === null) return;
+  state.t1 = at - (at - state.t1) * f;
+  state.t2 = at + (state.t2 - at) * f;
+  load();
+}
+function reset() { state.t1 = state.t2 = null; state.select = null; load(); }
+$('reset').addEventListener('click', reset);
+// Keys: + and - zoom around the middle, the arrows pan a tenth, 0 and Escape reset.
+heat.addEventListener('keydown', (e) => {
+  if (state.t1 === null) return;
+  const w = state.t2 - state.t1, mid = state.t1 + w / 2;
+  if (e.key === '+' || e.key === '=') zoom(0.8, mid);
+  else if (e.key === '-') zoom(1.25, mid);
+  else if (e.key === 'ArrowLeft') { state.t1 -= w / 10, state.t2 -= w / 10; load(); }
+  else if (e.key === 'ArrowRight') { state.t1 += w / 10, state.t2 += w / 10; load(); }
+  else if (e.key === '0' || e.key === 'Escape') reset();
+  else return;
+  e.preventDefault();
+});
 for (const id of ['metric', 'op']) $(id).addEventListener('change', load);
 $('store').addEventListener('change', () => { state.store = Number($('store').value); state.t1 = state.t2 = null; load(); });
 

@@ -149,6 +149,34 @@ test('the viewer loads, hovers, zooms and pans with the command line\'s numbers'
   await page.click('#reset');
   last = await settle(page, seen, m + 1);
   assert.deepEqual(last.grid.time.edges_s, before);
+
+  // Keys: + zooms in around the middle.
+  await page.focus('#heat');
+  const k = seen.urls.length;
+  await page.keyboard.press('+');
+  last = await settle(page, seen, k + 1);
+  const keyed = last.grid.time.edges_s;
+  assert.ok(keyed[keyed.length - 1] - keyed[0] < before[before.length - 1] - before[0], 'the key zoomed in');
+  await checkCell(page, last);
+
+  // Shift + drag selects a region: its statistics are xtfq query's for the same window and ranks.
+  const answered = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/query');
+  await page.keyboard.down('Shift');
+  await page.mouse.move(box.x + box.width * 0.3, box.y + box.height * 0.2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * 0.6, box.y + box.height * 0.7, { steps: 4 });
+  await page.mouse.up();
+  await page.keyboard.up('Shift');
+  const response = await answered;
+  const q = { params: Object.fromEntries(new URL(response.url()).searchParams), answer: await response.json() };
+  await page.waitForFunction(() => document.getElementById('selection').innerText.startsWith('selection:'));
+  const want = JSON.parse(xtfq('query', 'd.xtfq', '--time', q.params.time, '--ranks', q.params.ranks, '--format', 'json'));
+  assert.deepEqual(q.answer, want, 'the selection\'s statistics are the command line\'s');
+  const shown = await page.locator('#selection').innerText();
+  assert.match(shown, new RegExp(`read: ${want.read.ops} ops, ${want.read.bytes} bytes`));
+  assert.match(shown, new RegExp(`write: ${want.write.ops} ops, ${want.write.bytes} bytes`));
+  assert.ok(want.read.ops + want.write.ops > 0, 'the selection holds segments');
+  await page.screenshot({ path: join(artifacts, 'viewer-selection.png') });
   assert.deepEqual(errors, []);
 });
 
