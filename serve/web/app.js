@@ -68,7 +68,8 @@ function drawAxes(g) {
     const x = Math.min(798, Math.round(i * 800 / 5)), t = s0 + (s1 - s0) * i / 5;
     xa.fillRect(x, 0, 1, 5);
     xa.textAlign = i === 0 ? 'left' : i === 5 ? 'right' : 'center';
-    xa.fillText(`${t.toPrecision(6)} s`, x, 16);
+    // job_stats times are epoch seconds: the wall clock (UTC)
+    xa.fillText(kind() === 'jobstats' ? new Date(t * 1000).toISOString().slice(11, 19) : `${t.toPrecision(6)} s`, x, 16);
   }
   if (g.time.job_start_epoch !== undefined) {
     const wall = (t) => new Date((g.time.job_start_epoch + t) * 1000).toISOString().replace('.000Z', 'Z');
@@ -80,7 +81,7 @@ function drawAxes(g) {
   for (let r = 0; r < rows; r += step) {
     const y = Math.round(r * 512 / rows);
     ya.fillRect(58, y, 6, 1);
-    ya.fillText(`${g.process} ${g.rows[r][0]}`, 56, Math.max(10, y + 10));
+    ya.fillText(g.row_labels ? g.row_labels[r].slice(-9) : `${g.process} ${g.rows[r][0]}`, 56, Math.max(10, y + 10));
   }
 }
 
@@ -125,12 +126,31 @@ function pick(sel) {
   }).catch((e) => { if (state.picked === p) $('selection').textContent = e.message; });
 }
 
+// The metrics and ops a kind of store offers.
+const choices = {
+  darshan: { metric: ['bytes', 'ops', 'busy', 'duration.p99'], op: ['all', 'read', 'write'] },
+  jobstats: { metric: ['rate', 'total'], op: ['write_bytes', 'read_bytes', 'open', 'getattr'] },
+  arrays: { metric: ['count'], op: ['all'] },
+};
+function kind() { const s = state.stores[state.store]; return s ? s.kind : 'darshan'; }
+function setChoices() {
+  for (const id of ['metric', 'op']) {
+    const sel = $(id);
+    sel.replaceChildren(...choices[kind()][id].map((v) => { const o = document.createElement('option'); o.textContent = v; return o; }));
+  }
+}
+
 function load() {
-  // Half the canvas's pixels a cell, and no more rows than the log has ranks.
+  const darshan = kind() === 'darshan';
+  for (const id of ['timeline', 'tllabel', 'selection']) $(id).style.display = darshan ? '' : 'none';
+  // Half the canvas's pixels a cell, and no more rows than the log has ranks (job_stats: every
+  // target, the rows the grid gives).
   const s = state.stores[state.store], ranks = s && s.logs && s.logs.length ? s.logs[0].nprocs : 256;
   const cols = Math.min(1000, Math.floor(heat.width / 2));
   const rows = Math.max(1, Math.min(256, Math.floor(heat.height / 2), ranks));
-  const p = { store: state.store, cols, rows, metric: $('metric').value, op: $('op').value, snap: 1 };
+  const p = { store: state.store, cols, metric: $('metric').value, op: $('op').value };
+  if (kind() === 'jobstats') p.by = 'target';
+  else p.rows = rows, p.snap = 1;
   if (state.t1 !== null) p.time = `${state.t1}:${state.t2}`;
   const mine = {};
   state.pending = mine;
@@ -140,6 +160,45 @@ function load() {
     if (state.t1 === null) { state.t1 = g.time.edges_s[0]; state.t2 = g.time.edges_s[g.cols]; }
     $('error').textContent = '';
     draw();
+    if (kind() === 'darshan') timeline(g, mine);
+    if (kind() === 'jobstats') topJobs(g, mine);
+  }).catch((e) => { if (state.pending === mine) $('error').textContent = e.message; });
+}
+
+// The bandwidth of the whole range on the grid's own columns: a grid of one row over exactly the
+// same edges (bytes per column), drawn as bars under the heatmap in MiB/s.
+function timeline(g, mine) {
+  const p = { store: state.store, cols: g.cols, op: $('op').value, metric: 'bytes',
+    time: `${g.time.edges[0]}ns:${g.time.edges[g.cols]}ns` };
+  api('/api/grid', p).then((t) => {
+    if (state.pending !== mine) return;
+    const v = t.metrics[0].values[0], tl = $('timeline').getContext('2d');
+    const rate = v.map((x, c) => (x === null ? 0 : x / (t.time.edges_s[c + 1] - t.time.edges_s[c]) / 1048576));
+    const top = Math.max(...rate, 0);
+    tl.clearRect(0, 0, 800, 90);
+    tl.fillStyle = '#3b6ea5';
+    for (let c = 0; c < rate.length; ++c) {
+      const h = top > 0 ? Math.round(86 * rate[c] / top) : 0;
+      tl.fillRect(Math.floor(c * 800 / rate.length), 90 - h, Math.max(1, Math.ceil(800 / rate.length)), h);
+    }
+    $('tllabel').textContent = `MiB/s\nmax ${top.toPrecision(3)}`;
+    state.timeline = t;
+  }).catch((e) => { if (state.pending === mine) $('error').textContent = e.message; });
+}
+
+// job_stats: the ten jobs with the largest total of the op in the visible window (xtfq query).
+function topJobs(g, mine) {
+  const p = { store: state.store, by: 'job', op: $('op').value, top: 10, sort: $('op').value,
+    time: `${g.time.edges[0]}:${g.time.edges[g.cols]}` };
+  api('/api/query', p).then((q) => {
+    if (state.pending !== mine) return;
+    const op = $('op').value, f = (v) => (v === null || v === undefined ? 'NA' : Number(v).toPrecision(4));
+    const rows = q.groups.map((grp) => {
+      const o = grp.ops[op] || {};
+      return `<tr><td>${grp.job}</td><td>${f(o.total)}</td><td>${f(o.rate_mean)}</td><td>${f(o.rate_max)}</td></tr>`;
+    });
+    $('top').innerHTML = `<table><caption>top jobs by ${op} in the window</caption><tr><th>job</th><th>total</th>` +
+      `<th>mean rate</th><th>peak rate</th></tr>${rows.join('')}</table>`;
   }).catch((e) => { if (state.pending === mine) $('error').textContent = e.message; });
 }
 
@@ -148,7 +207,7 @@ heat.addEventListener('mousemove', (e) => {
   if (!g) return;
   const c = Math.floor(e.offsetX / heat.width * g.cols), r = Math.floor(e.offsetY / heat.height * g.rows.length);
   if (c < 0 || c >= g.cols || r < 0 || r >= g.rows.length) return;
-  const lines = [`${g.process} ${g.rows[r][0]}..${g.rows[r][1] - 1}`,
+  const lines = [g.row_labels ? `${g.process} ${g.row_labels[r]}` : `${g.process} ${g.rows[r][0]}..${g.rows[r][1] - 1}`,
     `t ${g.time.edges_s[c].toFixed(6)} .. ${g.time.edges_s[c + 1].toFixed(6)} s`, `records ${g.count ? g.count[r][c] : '-'}`];
   for (const m of g.metrics) lines.push(`${m.name} ${m.values[r][c] === null ? '-' : m.values[r][c]} ${m.unit}`);
   $('hover').textContent = lines.join('\n');
@@ -160,7 +219,7 @@ heat.addEventListener('wheel', (e) => {
 }, { passive: false });
 let drag = null;
 heat.addEventListener('mousedown', (e) => {
-  if (e.shiftKey) {
+  if (e.shiftKey && kind() === 'darshan') {
     state.select = { x0: e.offsetX, y0: e.offsetY, x1: e.offsetX, y1: e.offsetY, active: true };
     return;
   }
@@ -205,7 +264,13 @@ heat.addEventListener('keydown', (e) => {
   e.preventDefault();
 });
 for (const id of ['metric', 'op']) $(id).addEventListener('change', load);
-$('store').addEventListener('change', () => { state.store = Number($('store').value); state.t1 = state.t2 = null; load(); });
+$('store').addEventListener('change', () => {
+  state.store = Number($('store').value);
+  state.t1 = state.t2 = null, state.select = null;
+  $('top').innerHTML = '';
+  setChoices();
+  load();
+});
 
 api('/api/stores', {}).then((j) => {
   state.stores = j.stores;
@@ -214,5 +279,6 @@ api('/api/stores', {}).then((j) => {
     o.value = s.store, o.textContent = `${s.store}: ${s.path} (${s.kind})`;
     $('store').appendChild(o);
   }
+  setChoices();
   load();
 }).catch((e) => { $('error').textContent = e.message; });

@@ -25,7 +25,9 @@ before(async () => {
   mkdirSync(artifacts, { recursive: true });
   xtfq('gen', 'darshan', '200000', '--ranks', '64', '--files', '200', '-o', 'd.darshan');
   xtfq('import', 'd.darshan', '-o', 'd.xtfq');
-  server = spawn(cli, ['serve', 'd.xtfq', '--port', '0'], { cwd: dir });
+  xtfq('gen', 'jobstats', '--targets', '6', '--jobs', '80', '--samples', '30', '-o', 'js');
+  xtfq('import', 'js', '-o', 'js.xtfq');
+  server = spawn(cli, ['serve', 'd.xtfq', 'js.xtfq', '--port', '0'], { cwd: dir });
   url = await new Promise((resolve, reject) => {
     let out = '';
     server.stdout.on('data', (d) => {
@@ -48,10 +50,14 @@ after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-// The page's /api/grid requests in the order it made them, and their answers by URL.
+// The page's /api/grid requests for its heatmap (those with rows: the bandwidth timeline asks one
+// row), in the order it made them, and their answers by URL.
 function watchGrids(page) {
   const seen = { urls: [], answers: new Map() };
-  page.on('request', (r) => { if (new URL(r.url()).pathname === '/api/grid') seen.urls.push(r.url()); });
+  page.on('request', (r) => {
+    const u = new URL(r.url());
+    if (u.pathname === '/api/grid' && u.searchParams.has('rows')) seen.urls.push(r.url());
+  });
   page.on('response', async (r) => {
     if (new URL(r.url()).pathname !== '/api/grid' || r.status() !== 200) return;
     seen.answers.set(r.url(), await r.json());
@@ -110,12 +116,24 @@ async function checkCell(page, last) {
 }
 
 test('the viewer loads, hovers, zooms and pans with the command line\'s numbers', async () => {
-  const page = await browser.newPage({ viewport: { width: 1300, height: 700 } });
+  const page = await browser.newPage({ viewport: { width: 1300, height: 800 } });
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
   const seen = watchGrids(page);
+  const timeline = page.waitForResponse((r) => {
+    const u = new URL(r.url());
+    return u.pathname === '/api/grid' && !u.searchParams.has('rows');
+  });
   await page.goto(url);
   let last = await settle(page, seen, 1);
+  // The bandwidth timeline: the bytes of every rank on the heatmap's own columns.
+  const tl = await timeline;
+  const tp = Object.fromEntries(new URL(tl.url()).searchParams);
+  const tg = await tl.json();
+  assert.deepEqual(tg.time.edges, last.grid.time.edges);
+  const twant = JSON.parse(xtfq('grid', 'd.xtfq', '--cols', tp.cols, '--time', tp.time, '--metric', 'bytes', '--op',
+    tp.op, '--format', 'json'));
+  assert.deepEqual(tg.metrics[0].values, twant.metrics[0].values);
   await page.waitForFunction(() => document.getElementById('status').innerText.includes('window'));
   assert.equal(await page.locator('#error').innerText(), '');
   await checkCell(page, last);
@@ -186,4 +204,35 @@ test('the API refuses a request without the token, and the page says so', async 
   await page.waitForFunction(() => document.getElementById('error').innerText.length > 0);
   assert.match(await page.locator('#error').innerText(), /token/);
   await page.screenshot({ path: join(artifacts, 'viewer-no-token.png') });
+});
+
+test('the job_stats view: targets by time, and the top jobs of the window as xtfq query gives them', async () => {
+  const page = await browser.newPage({ viewport: { width: 1300, height: 800 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(url);
+  await page.waitForFunction(() => document.getElementById('store').options.length === 2);
+  const of = (path) => (r) => {
+    const u = new URL(r.url());
+    return u.pathname === path && u.searchParams.get('store') === '1';
+  };
+  const grid = page.waitForResponse(of('/api/grid')), top = page.waitForResponse(of('/api/query'));
+  await page.selectOption('#store', '1');
+  const g = await grid, q = await top;
+  const gp = Object.fromEntries(new URL(g.url()).searchParams), qp = Object.fromEntries(new URL(q.url()).searchParams);
+  const gj = await g.json(), qj = await q.json();
+  assert.equal(gp.by, 'target');
+  const gwant = JSON.parse(xtfq('grid', 'js.xtfq', '--cols', gp.cols, '--by', 'target', '--metric', gp.metric, '--op',
+    gp.op, '--format', 'json'));
+  gwant.plan.pages_read = gj.plan.pages_read;
+  assert.deepEqual(gj, gwant, 'the targets x time grid is the command line\'s');
+  const qwant = JSON.parse(xtfq('query', 'js.xtfq', '--jobstats', '--by', 'job', '--op', qp.op, '--top', qp.top,
+    '--sort', qp.sort, '--time', qp.time, '--format', 'json'));
+  assert.deepEqual(qj, qwant, 'the top jobs are the command line\'s');
+  await page.waitForFunction(() => document.querySelectorAll('#top tr').length > 1);
+  const firstJob = await page.locator('#top tr:nth-child(2) td:first-child').innerText();
+  assert.equal(firstJob, qwant.groups[0].job);
+  assert.equal(await page.locator('#error').innerText(), '');
+  await page.screenshot({ path: join(artifacts, 'viewer-jobstats.png') });
+  assert.deepEqual(errors, []);
 });
