@@ -147,7 +147,7 @@ function load() {
   // target, the rows the grid gives).
   const s = state.stores[state.store], ranks = s && s.logs && s.logs.length ? s.logs[0].nprocs : 256;
   const cols = Math.min(1000, Math.floor(heat.width / 2));
-  const rows = Math.max(1, Math.min(256, Math.floor(heat.height / 2), ranks));
+  const rows = Math.max(1, Math.min(128, Math.floor(heat.height / 4), ranks));
   const p = { store: state.store, cols, metric: $('metric').value, op: $('op').value };
   if (kind() === 'jobstats') p.by = 'target';
   else p.rows = rows, p.snap = 1;
