@@ -139,7 +139,7 @@ HttpServer::~HttpServer() { Stop(); }
 Result<uint16_t> HttpServer::Start(const std::string& bind, uint16_t port, Handler handler) {
   boost::system::error_code ec;
   const auto address = asio::ip::make_address(bind, ec);
-  if (ec) return Error(ErrorCode::kInvalidArgument, fmt::format("--bind {}: not an IP address", bind));
+  if (ec) return Error(ErrorCode::kUsage, fmt::format("--bind {}: not an IP address", bind));
   impl_->handler = std::move(handler);
   tcp::acceptor& a = impl_->acceptor.emplace(impl_->io);
   const tcp::endpoint ep(address, port);
@@ -164,10 +164,6 @@ void HttpServer::Stop() {
     if (impl_->acceptor) impl_->acceptor->close(ignored);
   });
   impl_->io.stop();
-  if (impl_->thread.joinable()) impl_->thread.join();
-}
-
-void HttpServer::Wait() {
   if (impl_->thread.joinable()) impl_->thread.join();
 }
 

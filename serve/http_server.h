@@ -33,8 +33,6 @@ class HttpServer {
   Result<uint16_t> Start(const std::string& bind, uint16_t port, Handler handler);
   // Stops accepting and serving, and joins the thread.
   void Stop();
-  // Blocks until Stop() (from a signal handler's thread, or another thread).
-  void Wait();
 
  private:
   struct Impl;

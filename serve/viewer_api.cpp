@@ -108,6 +108,16 @@ Result<std::unique_ptr<ViewerApi>> ViewerApi::Open(const std::vector<std::string
 }
 
 HttpResponse ViewerApi::Handle(const HttpRequest& request) {
+  // (an exception must not leave the server's thread: nlohmann's dump refuses text that is not
+  // UTF-8, which a file name in a log may be)
+  try {
+    return Answer(request);
+  } catch (const std::exception& e) {
+    return Json(500, {{"error", fmt::format("{}: {}", request.path, e.what())}});
+  }
+}
+
+HttpResponse ViewerApi::Answer(const HttpRequest& request) {
   if (request.method != "GET" && request.method != "HEAD") {
     return Json(405, {{"error", fmt::format("{} {}: only GET and HEAD", request.method, request.path)}});
   }

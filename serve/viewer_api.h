@@ -42,6 +42,7 @@ class ViewerApi {
     std::mutex mutex;
   };
   explicit ViewerApi(std::string token) : token_(std::move(token)) {}
+  HttpResponse Answer(const HttpRequest& request);
   Result<std::string> Stores();
   Result<std::string> Grid(const HttpRequest& r);
   Result<std::string> Query(const HttpRequest& r);
