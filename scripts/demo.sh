@@ -5,7 +5,8 @@
 # the log's job header printed back from the store as darshan-parser prints it, answers a time
 # and rank window from the index, writes the signal spec file, then verifies every page; then
 # generates Lustre job_stats snapshots, imports them, asks for the top writers of a window and
-# draws the rate heatmap.
+# draws the rate heatmap; last, serves both stores with `xtfq serve` and photographs the viewer
+# (headless Chromium) into build/demo/viewer_*.png.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake --preset default >/dev/null
@@ -33,3 +34,15 @@ build/xtfq query "$out/jobstats.xtfq" --jobstats --time 2026-01-01T00:30:00Z:202
 build/xtfq heatmap "$out/jobstats.xtfq" --jobstats --op write_bytes --base 4 --format svg > "$out/jobstats_write_bytes.svg"
 echo "# heatmap of write_bytes rates: $out/jobstats_write_bytes.svg"
 build/xtfq check "$out/jobstats.xtfq"
+echo "# the viewer: xtfq serve on both stores, photographed in headless Chromium:"
+build/xtfq serve "$out/run.xtfq" "$out/jobstats.xtfq" --port 0 > "$out/serve.txt" &
+serve=$!
+trap 'kill $serve 2>/dev/null' EXIT
+for _ in $(seq 100); do grep -q http "$out/serve.txt" && break; sleep 0.1; done
+url=$(grep -o 'http://[^ ]*' "$out/serve.txt")
+node scripts/viewer_screenshot.mjs "$url" "$out/viewer_darshan.png"
+node scripts/viewer_screenshot.mjs "$url" "$out/viewer_jobstats.png" 1
+kill $serve
+echo "# screenshots: $out/viewer_darshan.png, $out/viewer_jobstats.png"
+echo "# to look yourself: build/xtfq serve $out/run.xtfq $out/jobstats.xtfq, then open the URL it prints"
+echo "# (on a remote machine: ssh -L 8765:127.0.0.1:8765 HOST first)"
