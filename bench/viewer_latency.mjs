@@ -7,12 +7,7 @@
 //
 //   node bench/viewer_latency.mjs build/xtfq STORE [cold]
 import { spawn, execFileSync } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const require = createRequire(join(dirname(fileURLToPath(import.meta.url)), '../tests/browser/package.json'));
-const { chromium } = require('playwright-core');
+import { launchChromium } from '../tests/browser/chromium.mjs';
 const [cli, store, mode] = process.argv.slice(2);
 if (!cli || !store) {
   console.error('usage: node bench/viewer_latency.mjs XTFQ STORE [cold]');
@@ -28,11 +23,7 @@ const url = await new Promise((resolve, reject) => {
   server.stdout.on('data', (d) => { out += d; const m = out.match(/http:\/\/\S+/); if (m) resolve(m[0]); });
   server.on('exit', (c) => reject(new Error(`xtfq serve exited with ${c}`)));
 });
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync'],
-});
+const browser = await launchChromium();
 const page = await browser.newPage({ viewport: { width: 1300, height: 800 } });
 const tiles = [];
 page.on('requestfinished', (r) => {

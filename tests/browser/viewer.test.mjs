@@ -8,11 +8,10 @@ import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './chromium.mjs';
 
 const cli = process.env.XTFQ_CLI;
 const artifacts = process.env.XTFQ_ARTIFACTS || join(tmpdir(), 'xtfq-artifacts');
-const browserPath = process.env.XTFQ_CHROMIUM || '/usr/bin/chromium';
 let dir, server, url, browser;
 
 function xtfq(...args) {
@@ -37,11 +36,7 @@ before(async () => {
     });
     server.on('exit', (code) => reject(new Error(`xtfq serve exited with ${code}`)));
   });
-  browser = await chromium.launch({
-    executablePath: browserPath,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 });
 
 after(async () => {
