@@ -74,9 +74,13 @@ Status OnlyParams(const HttpRequest& r, std::initializer_list<std::string_view> 
   return Ok();
 }
 
-HttpResponse Json(int status, const nlohmann::json& j) {
-  return HttpResponse{status, "application/json", j.dump() + "\n"};
+// JSON text; bytes that are not UTF-8 (a path asked, a file name in a log) become U+FFFD rather
+// than an exception.
+std::string Text(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
+
+HttpResponse Json(int status, const nlohmann::json& j) { return HttpResponse{status, "application/json", Text(j)}; }
 
 HttpResponse Failure(const Error& e) {
   int status = 500;
@@ -108,8 +112,7 @@ Result<std::unique_ptr<ViewerApi>> ViewerApi::Open(const std::vector<std::string
 }
 
 HttpResponse ViewerApi::Handle(const HttpRequest& request) {
-  // (an exception must not leave the server's thread: nlohmann's dump refuses text that is not
-  // UTF-8, which a file name in a log may be)
+  // (an exception must not leave the server's thread)
   try {
     return Answer(request);
   } catch (const std::exception& e) {
@@ -173,7 +176,7 @@ Result<std::string> ViewerApi::Stores() {
     }
     out.push_back(std::move(j));
   }
-  return nlohmann::json{{"stores", out}}.dump() + "\n";
+  return Text(nlohmann::json{{"stores", out}});
 }
 
 Result<std::string> ViewerApi::Grid(const HttpRequest& r) {
@@ -208,7 +211,7 @@ Result<std::string> ViewerApi::Grid(const HttpRequest& r) {
   }
   std::lock_guard lock(s->mutex);
   XTFQ_ASSIGN_OR_RETURN(GridAnswer a, GridAnswerQuery::Run(*s->reader, q));
-  return ResultJson::Of(a).dump() + "\n";
+  return Text(ResultJson::Of(a));
 }
 
 Result<std::string> ViewerApi::Query(const HttpRequest& r) {
@@ -226,7 +229,7 @@ Result<std::string> ViewerApi::Query(const HttpRequest& r) {
     q.top = static_cast<uint32_t>(top.value_or(0));
     XTFQ_ASSIGN_OR_RETURN(auto view, JobStatsView::Open(*s->reader));
     XTFQ_ASSIGN_OR_RETURN(JobStatsWindowAnswer a, JobStatsWindowQuery::Run(*view, q));
-    return ResultJson::Of(a).dump() + "\n";
+    return Text(ResultJson::Of(a));
   }
   XTFQ_TRY(OnlyParams(r, {"store", "time", "ranks", "module", "log", "job", "file"}));
   DarshanWindowRequest q;
@@ -237,7 +240,7 @@ Result<std::string> ViewerApi::Query(const HttpRequest& r) {
   XTFQ_ASSIGN_OR_RETURN(q.log, Int(r, "log"));
   XTFQ_ASSIGN_OR_RETURN(q.job, Int(r, "job"));
   XTFQ_ASSIGN_OR_RETURN(DarshanWindowAnswer a, DarshanWindowQuery::Run(*s->reader, q));
-  return ResultJson::Of(a).dump() + "\n";
+  return Text(ResultJson::Of(a));
 }
 
 }  // namespace xtfq::serve

@@ -115,6 +115,10 @@ TEST_CASE("serve: bad requests get a 4xx that says why") {
     CHECK(nlohmann::json::parse(r.body).contains("error"));
   }
   CHECK(f.api->Handle(HttpRequest{"POST", "/api/stores", {{"token", "secret"}}}).status == 405);
+  // A path that is not UTF-8 (%FF decoded) is named in valid JSON, its byte replaced.
+  const HttpResponse odd = f.api->Handle(Get("/\xff", {{"token", "secret"}}));
+  CHECK(odd.status == 404);
+  CHECK(nlohmann::json::parse(odd.body)["error"].get<std::string>().starts_with("/\xef\xbf\xbd"));
   // The app's files need no token; the page and its script are the embedded ones.
   const HttpResponse page = f.api->Handle(Get("/", {}));
   CHECK(page.status == 200);
