@@ -38,11 +38,7 @@ Result<DarshanOpDistribution> Distribution(StoreReader& reader, const ArrayDesc&
                                            GridPlan& plan) {
   using L = DarshanLayout;
   const Schema& s = array.schema;
-  size_t length = 0, duration = 0;
-  for (size_t a = 0; a < s.aggregates().size(); ++a) {
-    if (s.fields()[s.aggregates()[a]].name == "length") length = a;
-    if (s.fields()[s.aggregates()[a]].name == "duration") duration = a;
-  }
+  const size_t length = s.FindAggregate("length").value_or(0), duration = s.FindAggregate("duration").value_or(0);
   DistributionRequest q;
   q.t1 = spec.t1, q.t2 = spec.t2, q.p1 = spec.p1, q.p2 = spec.p2, q.scan = spec.scan;
   q.distributions = {length, duration};
@@ -53,11 +49,7 @@ Result<DarshanOpDistribution> Distribution(StoreReader& reader, const ArrayDesc&
   DarshanOpDistribution d;
   d.size = g.dists[0], d.duration = g.dists[1];
   d.size_stats = g.stats[length], d.duration_stats = g.stats[duration];
-  plan.cells_read += g.plan.cells_read, plan.records_read += g.plan.records_read;
-  plan.process_arrays += g.plan.process_arrays;
-  for (int l : g.plan.levels) {
-    if (std::find(plan.levels.begin(), plan.levels.end(), l) == plan.levels.end()) plan.levels.push_back(l);
-  }
+  plan.Merge(g.plan);
   return d;
 }
 

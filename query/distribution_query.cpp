@@ -34,7 +34,6 @@ GridResult Empty(const Schema& schema, const DistributionRequest& req, int64_t t
 // the filter accepts.
 Status ReadRecords(TnTree& tree, const Schema& schema, const DistributionRequest& req, uint64_t a, uint64_t b,
                    GridResult& r) {
-  const auto& at = schema.aggregate_fields();
   const bool ranged = schema.process_field() && (req.p1 != INT64_MIN || req.p2 != INT64_MAX);
   XTFQ_TRY(tree.ForEach(a, b, [&](const std::byte* rec) -> Result<bool> {
     if (ranged) {
@@ -42,12 +41,7 @@ Status ReadRecords(TnTree& tree, const Schema& schema, const DistributionRequest
       if (p < req.p1 || (p >= req.p2 && req.p2 != INT64_MAX)) return true;
     }
     if (req.filter && !req.filter(rec)) return true;
-    ++r.count[0];
-    for (size_t f = 0; f < at.size(); ++f) r.stats[f].Add(rec + at[f].offset, at[f].type);
-    for (size_t d = 0; d < req.distributions.size(); ++d) {
-      const Schema::AggregateField& f = at[req.distributions[d]];
-      r.dists[d].Add(LogHistogram::BinOf(rec + f.offset, f.type));
-    }
+    r.Add(0, schema, rec);
     return true;
   }));
   r.plan.records_read += b - a;

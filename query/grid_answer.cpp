@@ -38,10 +38,7 @@ GridMetric Alias(GridMetric::Stat stat, std::vector<size_t> aggs, std::string un
 }
 
 size_t AggregateIndex(const Schema& s, std::string_view field) {
-  for (size_t a = 0; a < s.aggregates().size(); ++a) {
-    if (s.fields()[s.aggregates()[a]].name == field) return a;
-  }
-  return 0;  // the layouts' schemas have these fields (tests/format_doc_test.cpp)
+  return s.FindAggregate(field).value_or(0);  // the layouts' schemas have these fields (tests/format_doc_test.cpp)
 }
 
 Result<Source> DarshanSource(StoreReader& reader, const GridAnswerRequest& req) {

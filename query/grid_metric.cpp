@@ -45,12 +45,10 @@ Result<GridMetric> GridMetric::Parse(const std::string& name, const Schema& sche
     m.quantile = v / 100;
   }
   const auto& aggs = schema.aggregates();
-  for (size_t a = 0; a < aggs.size(); ++a) {
-    if (schema.fields()[aggs[a]].name == field) {
-      m.aggregates = {a};
-      m.exponent = LogHistogram::LowExponent(schema.fields()[aggs[a]].type);
-      return m;
-    }
+  if (const auto a = schema.FindAggregate(field)) {
+    m.aggregates = {*a};
+    m.exponent = LogHistogram::LowExponent(schema.fields()[aggs[*a]].type);
+    return m;
   }
   std::vector<std::string> known = {"count"};
   for (const auto& [alias, unused] : aliases) known.push_back(alias);

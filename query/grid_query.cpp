@@ -54,18 +54,7 @@ class Cells {
     for (size_t f = 0; f < nf_; ++f) r_.stats[cell * nf_ + f].Merge(s.fields[r_.fields[f]]);
   }
   // One record of `schema`.
-  void Add(size_t cell, const Schema& schema, const std::byte* rec) {
-    ++r_.count[cell];
-    const auto& at = schema.aggregate_fields();
-    for (size_t f = 0; f < nf_; ++f) {
-      const Schema::AggregateField& a = at[r_.fields[f]];
-      r_.stats[cell * nf_ + f].Add(rec + a.offset, a.type);
-    }
-    for (size_t d = 0; d < nd_; ++d) {
-      const Schema::AggregateField& a = at[r_.distributions[d]];
-      r_.dists[cell * nd_ + d].Add(LogHistogram::BinOf(rec + a.offset, a.type));
-    }
-  }
+  void Add(size_t cell, const Schema& schema, const std::byte* rec) { r_.Add(cell, schema, rec); }
   // A grid cell record (GridLayout) of `level`. REQUIRES: the level holds every distribution kept.
   void MergeCell(size_t cell, const std::byte* rec, const GridLevel& level) {
     r_.count[cell] += LoadLe<uint64_t>(rec + G::kCellCount);
@@ -126,12 +115,27 @@ void GridResult::Merge(const GridResult& r) {
   for (size_t c = 0; c < count.size(); ++c) count[c] += r.count[c];
   for (size_t i = 0; i < stats.size(); ++i) stats[i].Merge(r.stats[i]);
   for (size_t i = 0; i < dists.size(); ++i) dists[i].Merge(r.dists[i]);
-  for (int l : r.plan.levels) {
-    if (std::find(plan.levels.begin(), plan.levels.end(), l) == plan.levels.end()) plan.levels.push_back(l);
-  }
-  plan.cells_read += r.plan.cells_read, plan.process_arrays += r.plan.process_arrays;
-  plan.records_read += r.plan.records_read, plan.own_tree |= r.plan.own_tree;
+  plan.Merge(r.plan);
   notes.insert(notes.end(), r.notes.begin(), r.notes.end());
+}
+
+void GridResult::Add(size_t c, const Schema& schema, const std::byte* rec) {
+  ++count[c];
+  const auto& at = schema.aggregate_fields();
+  for (size_t f = 0; f < fields.size(); ++f)
+    stats[c * fields.size() + f].Add(rec + at[fields[f]].offset, at[fields[f]].type);
+  for (size_t d = 0; d < distributions.size(); ++d) {
+    const Schema::AggregateField& a = at[distributions[d]];
+    dists[c * distributions.size() + d].Add(LogHistogram::BinOf(rec + a.offset, a.type));
+  }
+}
+
+void GridPlan::Merge(const GridPlan& r) {
+  for (int l : r.levels) {
+    if (std::find(levels.begin(), levels.end(), l) == levels.end()) levels.push_back(l);
+  }
+  cells_read += r.cells_read, process_arrays += r.process_arrays;
+  records_read += r.records_read, own_tree |= r.own_tree;
 }
 
 std::vector<const ArrayDesc*> GridQuery::ProcessArrays(const Catalogue& catalogue, const ArrayDesc& array, int64_t p1,

@@ -58,6 +58,8 @@ struct GridPlan {
   uint64_t records_read = 0;     // records read by a scan
   bool own_tree = false;         // the array's own tree answered (one row of every process)
   std::string Describe() const;  // "grid levels 1, 2 (5120 cells); 6 per-process arrays"
+  // Adds what another part of the answer read.
+  void Merge(const GridPlan& other);
 };
 
 struct GridResult {
@@ -88,6 +90,9 @@ struct GridResult {
   // Adds the cells of a grid of the same edges, rows, fields and distributions (another array of
   // the same schema drawn on this grid, or another part of the window), and its plan and notes.
   void Merge(const GridResult& other);
+  // Adds one record of `schema` (the grid's array) to cell `cell`: its count, the kept fields'
+  // statistics and the distributions.
+  void Add(size_t cell, const Schema& schema, const std::byte* record);
 };
 
 class GridQuery {

@@ -8,6 +8,7 @@
 
 #include "index/tn_tree.h"
 #include "layouts/jobstats_layout.h"
+#include "query/grid_query.h"
 #include "query/rate_peak.h"
 #include "store/endian.h"
 #include "store/log_histogram.h"
@@ -49,7 +50,12 @@ int64_t FloorDiv(int64_t a, int64_t b) {
 std::string KeyName(JobStatsKey k) { return std::string(JobStatsKeyName(k)); }
 
 // The collections: the first, the sealed time (the earliest of the targets' last collections),
-// and the median gap between a target's consecutive collections.
+// and the median gap between a target's consecutive collections among its first kGapSample. With
+// the collections' P index each target's array gives its first and last collection in two record
+// reads (an extension at every collection must not read every collection ever made); without it,
+// every collection is read.
+constexpr uint64_t kGapSample = 64;
+
 struct Times {
   bool any = false;
   int64_t first = 0, sealed = 0, gap = 0;
@@ -57,20 +63,40 @@ struct Times {
 
 Result<Times> CollectionTimes(JobStatsView& view) {
   Times out;
-  const ArrayDesc* c = view.reader().catalogue().Find(L::kCollections);
+  StoreReader& reader = view.reader();
+  const ArrayDesc* c = reader.catalogue().Find(L::kCollections);
   if (c == nullptr || c->record_count() == 0) return out;
-  std::map<int64_t, std::vector<int64_t>> by_target;
-  XTFQ_TRY(view.reader().ForEach(*c, [&](const std::byte* r) -> Status {
-    by_target[I64At(r, L::kColTarget)].push_back(I64At(r, L::kColT));
-    return Ok();
-  }));
-  out.any = true, out.first = INT64_MAX, out.sealed = INT64_MAX;
   std::vector<int64_t> gaps;
-  for (auto& [g, ts] : by_target) {
-    std::sort(ts.begin(), ts.end());
-    out.first = std::min(out.first, ts.front()), out.sealed = std::min(out.sealed, ts.back());
-    for (size_t i = 1; i < ts.size(); ++i) {
+  out.any = true, out.first = INT64_MAX, out.sealed = INT64_MAX;
+  // One target: its first collections in order (at least one), and its last.
+  const auto target = [&](const std::vector<int64_t>& ts, int64_t last) {
+    out.first = std::min(out.first, ts.front()), out.sealed = std::min(out.sealed, last);
+    for (size_t i = 1; i < ts.size() && i < kGapSample; ++i) {
       if (ts[i] > ts[i - 1]) gaps.push_back(ts[i] - ts[i - 1]);
+    }
+  };
+  if (c->process_index) {
+    for (const ArrayDesc* pa : GridQuery::ProcessArrays(reader.catalogue(), *c, INT64_MIN, INT64_MAX)) {
+      const uint64_t n = pa->record_count();
+      if (n == 0) continue;
+      std::vector<int64_t> ts;
+      XTFQ_TRY(reader.ForEachAt(*pa, 0, std::min(n, kGapSample), [&](const std::byte* r) -> Result<bool> {
+        ts.push_back(I64At(r, L::kColT));
+        return true;
+      }));
+      std::vector<std::byte> last(c->schema.record_width());
+      XTFQ_TRY(TnTree(reader.cache(), *pa).Record(n - 1, last));
+      target(ts, I64At(last.data(), L::kColT));
+    }
+  } else {
+    std::map<int64_t, std::vector<int64_t>> by_target;
+    XTFQ_TRY(reader.ForEach(*c, [&](const std::byte* r) -> Status {
+      by_target[I64At(r, L::kColTarget)].push_back(I64At(r, L::kColT));
+      return Ok();
+    }));
+    for (auto& [g, ts] : by_target) {
+      std::sort(ts.begin(), ts.end());
+      target(ts, ts.back());
     }
   }
   if (!gaps.empty()) {
@@ -518,7 +544,6 @@ Result<std::optional<JobStatsSummary>> JobStatsSummary::Load(JobStatsView& view,
   JobStatsSummary out(view, key);
   out.sealed_ = s.sealed, out.bin_shift_ = s.shift, out.bins_ = s.bins;
   out.levels_ = s.levels;
-  out.groups_ = Groups(view, key);
   return std::optional<JobStatsSummary>(std::move(out));
 }
 
@@ -528,6 +553,7 @@ Result<std::unordered_map<uint64_t, JobStatsSummaryPart>> JobStatsSummary::Windo
                                                                                   uint64_t& steps_read) const {
   std::unordered_map<uint64_t, JobStatsSummaryPart> out;
   if (t1 >= t2) return out;
+  if (groups_.size() != view_->series().size()) groups_ = Groups(*view_, key_);
   const int64_t base = int64_t{1} << bin_shift_;
   // The bins [ia, ib) of the cells: whole level-0 bins inside the window and summarised.
   const int64_t ia = FloorDiv(t1 - 1, base) + 1, ib = std::min(FloorDiv(t2, base), bins_);

@@ -79,8 +79,6 @@ class JobStatsSummary {
   int64_t bin_seconds() const { return int64_t{1} << bin_shift_; }
   // The end of the last summarised bin: windows before it are read from the cells.
   int64_t summarised_to() const;
-  // The group of series s: the first series of the same key value.
-  uint32_t GroupOf(uint32_t series) const { return groups_[series]; }
 
   // What the window [t1, t2) holds, per (group << 32 | op index) of the ops with `wanted[op]`.
   // `cells` and `steps_read` count what was read.
@@ -97,7 +95,9 @@ class JobStatsSummary {
   int bin_shift_ = 0;
   int64_t bins_ = 0;                      // level-0 bins summarised: those before bins_ << bin_shift_
   std::vector<const ArrayDesc*> levels_;  // level j's cells (nullptr: none)
-  std::vector<uint32_t> groups_;          // per series
+  // Per series, its group (the first series of the same key value): made by the first Window,
+  // the only reader that needs it (hashing every series' key costs milliseconds).
+  mutable std::vector<uint32_t> groups_;
 };
 
 }  // namespace xtfq

@@ -227,8 +227,10 @@ Result<std::string> ViewerApi::Query(const HttpRequest& r) {
     XTFQ_ASSIGN_OR_RETURN(std::optional<int64_t> top, Int(r, "top"));
     if (top && (*top < 0 || *top > 1'000'000)) return Bad(fmt::format("top={}: give 0 to 1000000", *top));
     q.top = static_cast<uint32_t>(top.value_or(0));
-    XTFQ_ASSIGN_OR_RETURN(auto view, JobStatsView::Open(*s->reader));
-    XTFQ_ASSIGN_OR_RETURN(JobStatsWindowAnswer a, JobStatsWindowQuery::Run(*view, q));
+    if (!s->jobstats) {
+      XTFQ_ASSIGN_OR_RETURN(s->jobstats, JobStatsView::Open(*s->reader));
+    }
+    XTFQ_ASSIGN_OR_RETURN(JobStatsWindowAnswer a, JobStatsWindowQuery::Run(*s->jobstats, q));
     return Text(ResultJson::Of(a));
   }
   XTFQ_TRY(OnlyParams(r, {"store", "time", "ranks", "module", "log", "job", "file"}));

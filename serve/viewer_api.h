@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "query/jobstats_view.h"
 #include "query/store_reader.h"
 #include "serve/http_message.h"
 
@@ -39,6 +40,8 @@ class ViewerApi {
   struct Served {
     std::string path;
     std::unique_ptr<StoreReader> reader;
+    // Its job_stats (the series table read once, at the first job_stats request), or none.
+    std::unique_ptr<JobStatsView> jobstats;
     std::mutex mutex;
   };
   explicit ViewerApi(std::string token) : token_(std::move(token)) {}

@@ -105,6 +105,13 @@ std::optional<size_t> Schema::Find(std::string_view name) const {
   return std::nullopt;
 }
 
+std::optional<size_t> Schema::FindAggregate(std::string_view name) const {
+  for (size_t a = 0; a < aggregates_.size(); ++a) {
+    if (fields_[aggregates_[a]].name == name) return a;
+  }
+  return std::nullopt;
+}
+
 Value Schema::Get(const std::byte* r, size_t i) const {
   const std::byte* p = r + fields_[i].offset;
   switch (fields_[i].type) {

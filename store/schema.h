@@ -71,6 +71,8 @@ class Schema {
   }
   int64_t Process(const std::byte* record) const;
   std::optional<size_t> Find(std::string_view name) const;
+  // The aggregate index (into aggregates()) of the aggregated field `name`.
+  std::optional<size_t> FindAggregate(std::string_view name) const;
 
   Value Get(const std::byte* record, size_t field) const;
   double GetDouble(const std::byte* record, size_t field) const;
