@@ -77,9 +77,7 @@ Result<Source> DarshanSource(StoreReader& reader, const GridAnswerRequest& req) 
       s.aliases[fmt::format("duration.{}", q)] = duration;
     }
     s.defaults = {"ops", "bytes", "busy"};
-    s.exactness =
-        "exact: each segment counts in the cell of its rank and its start time; percentiles (size.p99, "
-        "duration.p99) lie in [lower, value], one log2 bin";
+    s.exactness = "exact: each segment counts in the cell of its rank and its start time";
     return s;
   }
   const ArrayDesc* h =
@@ -316,6 +314,14 @@ Result<GridAnswer> GridAnswerQuery::Run(StoreReader& reader, const GridAnswerReq
     for (size_t a : m.aggregates) {
       if (std::find(g.fields.begin(), g.fields.end(), a) == g.fields.end()) g.fields.push_back(a);
     }
+  }
+  std::vector<std::string> percentiles;
+  for (const GridMetric& m : ans.metrics) {
+    if (m.stat == GridMetric::Stat::kQuantile) percentiles.push_back(m.name);
+  }
+  if (!percentiles.empty()) {
+    ans.exactness += fmt::format("; {} lie{} in [lower, value] of each cell, one log2 bin",
+                                 fmt::join(percentiles, ", "), percentiles.size() == 1 ? "s" : "");
   }
   for (const GridMetric& m : ans.metrics) {
     if (m.stat != GridMetric::Stat::kQuantile) continue;

@@ -162,7 +162,16 @@ function load() {
     draw();
     if (kind() === 'darshan') timeline(g, mine);
     if (kind() === 'jobstats') topJobs(g, mine);
-  }).catch((e) => { if (state.pending === mine) $('error').textContent = e.message; });
+  }).catch((e) => {
+    if (state.pending !== mine) return;
+    // No picture of another request under the error: the page says only what went wrong.
+    state.grid = null;
+    ctx.clearRect(0, 0, heat.width, heat.height);
+    for (const id of ['xaxis', 'yaxis', 'timeline', 'legend']) $(id).getContext('2d').clearRect(0, 0, 800, 600);
+    for (const id of ['range', 'status', 'tllabel', 'top']) $(id).textContent = '';
+    $('hover').textContent = '';
+    $('error').textContent = e.message;
+  });
 }
 
 // The bandwidth of the whole range on the grid's own columns: a grid of one row over exactly the
