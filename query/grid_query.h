@@ -14,8 +14,10 @@
 //    per process from the P index, a one-pass Histogram over each per-process array.
 //  - `snap` moves the window and the row edges outward onto the bins and blocks of the grid level
 //    that fits the rows, so that every cell comes from the grid (what a zooming viewer asks for);
-//    the grid then has W / 2 to W + 1 columns, of a whole number of bins each, and says so (columns
-//    under half a bin are not snapped: they are answered per process).
+//    the grid then has W / 2 to W + 1 columns, of a whole number of bins each, and says so. Columns
+//    under half a bin are answered per process when the window holds at most `snap_record_limit`
+//    records, and otherwise drawn on single bins: fewer columns than asked, the cost bounded by
+//    the pixels rather than by the records (a viewer zooming through a 10^8-record trace).
 //  - `scan` reads every record of the window (the naive answer, for tests and benchmarks).
 //
 // Thread-safety: one thread at a time (shares the reader's cache).
@@ -46,6 +48,9 @@ struct GridRequest {
   // index entries has no distribution): the array's own tree does not serve.
   std::vector<size_t> distributions;
   bool snap = false;
+  // A snapped grid whose columns are finer than half a bin reads the window's records up to this
+  // many; over more it is drawn on whole bins (fewer columns than asked).
+  uint64_t snap_record_limit = uint64_t{1} << 18;
   bool scan = false;
   bool shape_only = false;   // only the edges and rows (what a snap would draw), no cell read
   bool exact_range = false;  // rows over exactly [p1, p2) (bounded), not narrowed to the processes with records

@@ -261,6 +261,8 @@ void RandomGrids(StoreReader& reader, const ArrayDesc& a, int n, uint64_t seed, 
     if (i % 4 == 0) q.t1 = tmin, q.t2 = tmax + 1;  // the whole run
     q.cols = 1 + static_cast<uint32_t>(rng() % (i % 3 == 0 ? 400 : 40));
     q.snap = i % 2 == 0;
+    // Small limits: columns finer than the level's bins are drawn on whole bins (fewer columns).
+    if (i % 5 == 4) q.snap_record_limit = rng() % 2000;
     const int64_t np = pmax - pmin + 1;
     if (i % 7 == 3) {
       for (int k = 0; k < 5; ++k) q.processes.push_back(pmin + static_cast<int64_t>(rng() % static_cast<uint64_t>(np)));
@@ -845,6 +847,29 @@ TEST_CASE(
     CHECK((*r2)->cache().stats().pages_read - b2 > pages);
   }
   CHECK(snapped >= 2);
+
+  // Columns much finer than the bins over a window of many records: whole bins, no record read,
+  // fewer columns than asked; under the record limit the columns asked, from records.
+  const ArrayDesc& pa = **(*reader)->Array(name);
+  GridRequest fine;
+  fine.t1 = 0, fine.t2 = 1'000'000'000'000, fine.cols = 20000, fine.rows = 4, fine.snap = true;
+  fine.p1 = 0, fine.p2 = 64, fine.snap_record_limit = 1000;
+  auto coarse = GridQuery::Run(**reader, pa, fine);
+  REQUIRE_MESSAGE(coarse.ok(), Why(coarse));
+  INFO(coarse->plan.Describe(), "; ", fmt::format("{}", fmt::join(coarse->notes, "; ")));
+  CHECK(coarse->snapped);
+  CHECK(coarse->cols() < fine.cols);
+  CHECK(coarse->plan.records_read == 0);
+  CHECK(coarse->plan.process_arrays == 0);
+  CHECK(fmt::format("{}", fmt::join(coarse->notes, "\n")).find("fewer columns than asked") != std::string::npos);
+  SumsToAggregate(**reader, pa, *coarse);
+  fine.snap_record_limit = uint64_t{1} << 40;
+  auto exact = GridQuery::Run(**reader, pa, fine);
+  REQUIRE_MESSAGE(exact.ok(), Why(exact));
+  CHECK(!exact->snapped);
+  CHECK(exact->cols() == fine.cols);
+  INFO(exact->plan.Describe());
+  CHECK(exact->plan.process_arrays + exact->plan.records_read > 0);
 }
 
 TEST_CASE("grid: the command line, its JSON and its errors") {
