@@ -22,6 +22,7 @@
 #include "cli/info_command.h"
 #include "cli/primitive_command.h"
 #include "cli/query_command.h"
+#include "cli/segments_command.h"
 #include "cli/serve_command.h"
 #include "cli/signals_command.h"
 
@@ -73,6 +74,7 @@ int RunCli(int argc, char** argv) {
   commands.push_back(std::make_unique<SignalsCommand>());
   commands.push_back(std::make_unique<HeatmapCommand>());
   commands.push_back(std::make_unique<GridCommand>());
+  commands.push_back(std::make_unique<SegmentsCommand>());
   commands.push_back(std::make_unique<CollectCommand>());
   commands.push_back(std::make_unique<ServeCommand>());
   std::vector<CLI::App*> subs;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/output.h"
 #include "query/result_json.h"
 
 namespace xtfq::cli {
@@ -12,13 +13,6 @@ using Value = std::optional<double>;
 std::string T(Value v) { return v ? fmt::format("{:.6g}", *v) : "NA"; }
 std::string C(Value v) { return v ? fmt::format("{}", *v) : std::string(); }
 
-// A CSV field, quoted when it holds a comma, a quote or a line break.
-std::string Field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
 
 constexpr double kQuantiles[] = {0.5, 0.9, 0.99};
 
@@ -62,7 +56,7 @@ std::string Csv(const DarshanWindowAnswer& a) {
     const DarshanOpMetrics d = DarshanOpMetrics::Of(s);
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}", key, op, s.ops, s.bytes, s.busy, C(d.bw_mib_s), C(d.iops),
                        C(d.avg_size), C(d.seq_ratio), C(d.consec_ratio), C(d.small_ratio));
-    if (file) out += "," + Field(*file);
+    if (file) out += "," + CsvField(*file);
     if (totals) {
       for (int f = 0; f < 2; ++f) {
         for (double q : kQuantiles) {
@@ -78,7 +72,8 @@ std::string Csv(const DarshanWindowAnswer& a) {
     for (const auto& [rank, ops] : a.result.ranks)
       row(fmt::format("rank {}", rank), "read", ops[0]), row(fmt::format("rank {}", rank), "write", ops[1]);
   } else if (a.request.per_file) {
-    for (const auto& [id, ops] : a.result.files) {
+    for (uint64_t id : a.file_order) {
+      const auto& ops = a.result.files.at(id);
       row(fmt::format("{}", id), "read", ops[0], &a.FileName(id)),
           row(fmt::format("{}", id), "write", ops[1], &a.FileName(id));
     }
@@ -157,9 +152,14 @@ std::string Text(const DarshanWindowAnswer& a) {
     }
   }
   if (a.request.per_file) {
+    if (a.request.top_files > 0) {
+      out += fmt::format("the {} of the window's {} files with the most bytes read and written:\n",
+                         a.file_order.size(), a.files_in_window);
+    }
     out += fmt::format("{:>20} {:>12} {:>16} {:>12} {:>16}  {}\n", "record_id", "read_ops", "read_bytes", "write_ops",
                        "write_bytes", "file");
-    for (const auto& [id, ops] : a.result.files) {
+    for (uint64_t id : a.file_order) {
+      const auto& ops = a.result.files.at(id);
       out += fmt::format("{:>20} {:>12} {:>16} {:>12} {:>16}  {}\n", id, ops[0].ops, ops[0].bytes, ops[1].ops,
                          ops[1].bytes, a.FileName(id));
     }

@@ -99,4 +99,11 @@ std::string SummaryText(const Schema& schema, const Summary& s, const Percentile
   return out;
 }
 
+std::string CsvField(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
 }  // namespace xtfq::cli

@@ -21,5 +21,7 @@ std::string RecordText(const Schema& schema, const std::byte* record);
 using Percentiles = std::map<size_t, std::vector<WindowPercentile>>;
 nlohmann::json SummaryJson(const Schema& schema, const Summary& s, const Percentiles& percentiles = {});
 std::string SummaryText(const Schema& schema, const Summary& s, const Percentiles& percentiles = {});
+// A CSV field, quoted when it holds a comma, a quote or a line break.
+std::string CsvField(const std::string& s);
 
 }  // namespace xtfq::cli

@@ -49,7 +49,10 @@ CLI::App* QueryCommand::Register(CLI::App& parent) {
   flags_["--op"] = app->add_option("--op", js_.filter.ops, "job_stats: only these ops");
   flags_["--class"] = app->add_option("--class", js_.filter.classes, "job_stats: only these job id classes");
   flags_["--id"] = app->add_option("--id", js_.filter.ids, "job_stats: only these raw job ids");
-  flags_["--top"] = app->add_option("--top", js_.top, "job_stats: the N groups with the largest total of --sort");
+  flags_["--top"] = app->add_option(
+      "--top", js_.top,
+      "job_stats: the N groups with the largest total of --sort; Darshan with --per-file: the N files with the most "
+      "bytes");
   flags_["--sort"] = app->add_option("--sort", js_.sort,
                                      "job_stats: the op whose total orders the groups (default: the first column)");
   return app;
@@ -95,7 +98,8 @@ Result<std::string> QueryCommand::Answer() {
                                 "--sort", "--job"}));
       return JobStats();
     case Kind::kDarshan:
-      XTFQ_TRY(OnlyFlags(kind, {"--ranks", "--module", "--file", "--job", "--log", "--per-rank", "--per-file"}));
+      XTFQ_TRY(
+          OnlyFlags(kind, {"--ranks", "--module", "--file", "--job", "--log", "--per-rank", "--per-file", "--top"}));
       return Darshan();
     case Kind::kRaw:
       XTFQ_TRY(OnlyFlags(kind, {"--ranks", "--buckets"}));
@@ -120,6 +124,11 @@ Result<std::string> QueryCommand::Darshan() {
     if (jobs_[0].empty() || *end != '\0')
       return Error(ErrorCode::kUsage, fmt::format("--job '{}' is not a Darshan job id", jobs_[0]));
     darshan_.job = v;
+  }
+  if (flags_["--top"]->count() > 0) {
+    if (!darshan_.per_file) return Error(ErrorCode::kUsage, "--top on Darshan logs lists files: give --per-file");
+    if (js_.top == 0) return Error(ErrorCode::kUsage, "--top 0: give the number of files to list");
+    darshan_.top_files = js_.top;
   }
   darshan_.time = time_, darshan_.ranks = ranks_, darshan_.scan = opts_.scan();
   XTFQ_ASSIGN_OR_RETURN(DarshanWindowAnswer a, DarshanWindowQuery::Run(opts_.reader(), darshan_));

@@ -8,6 +8,7 @@
 #include "index/tn_tree.h"
 #include "layouts/darshan_layout.h"
 #include "query/darshan_counter_window.h"
+#include "query/dxt_segments.h"
 #include "query/primitives.h"
 #include "store/endian.h"
 
@@ -86,8 +87,7 @@ Result<DarshanWindowResult> DarshanWindow::Compute(StoreReader& reader, const Da
     any = true;
     DarshanOpStats& total = op == 0 ? out.read : out.write;
     if (!out.indexed) {
-      // Every segment, filtered.
-      XTFQ_TRY(reader.ForEach(*a, [&](const std::byte* r) {
+      auto add = [&](const std::byte* r) {
         const int64_t t = LoadLe<int64_t>(r + L::kDxtOffsetT), rank = LoadLe<int64_t>(r + L::kDxtOffsetRank);
         const uint64_t file = LoadLe<uint64_t>(r + L::kDxtOffsetFile);
         if (t >= spec.t1 && t < spec.t2 && rank >= spec.p1 && rank < spec.p2 &&
@@ -96,8 +96,17 @@ Result<DarshanWindowResult> DarshanWindow::Compute(StoreReader& reader, const Da
           if (spec.per_rank) AddSegment(out.ranks[rank][static_cast<size_t>(op)], r);
           if (spec.per_file) AddSegment(out.files[file][static_cast<size_t>(op)], r);
         }
-        return Ok();
-      }));
+      };
+      if (spec.scan) {
+        // Every segment, filtered.
+        XTFQ_TRY(reader.ForEach(*a, [&](const std::byte* r) {
+          add(r);
+          return Ok();
+        }));
+      } else {
+        // The window's segments (a file filter and per-file rows have no index).
+        XTFQ_TRY(DxtSegments::ForEach(reader, *a, {spec.t1, spec.t2, spec.p1, spec.p2}, add));
+      }
       continue;
     }
     Primitives p(reader.cache(), *a, &cat);

@@ -111,6 +111,17 @@ Result<DarshanWindowAnswer> DarshanWindowQuery::Run(StoreReader& reader, const D
     }
     a.distributions_read = plan.Describe();
   }
+  a.files_in_window = a.result.files.size();
+  for (const auto& [id, ops] : a.result.files) a.file_order.push_back(id);
+  if (q.top_files > 0) {
+    auto bytes = [&](uint64_t id) {
+      const auto& ops = a.result.files.at(id);
+      return ops[0].bytes + ops[1].bytes;
+    };
+    std::stable_sort(a.file_order.begin(), a.file_order.end(),
+                     [&](uint64_t x, uint64_t y) { return bytes(x) > bytes(y); });
+    if (a.file_order.size() > q.top_files) a.file_order.resize(q.top_files);
+  }
   a.read = DarshanOpMetrics::Of(a.result.read);
   a.write = DarshanOpMetrics::Of(a.result.write);
   a.imbalance = RankImbalance::Of(a.result.ranks, !a.result.heatmap);

@@ -33,6 +33,7 @@ struct DarshanWindowRequest {
   std::string file_glob;            // only files whose name matches
   std::optional<int64_t> log, job;  // which log (default: the only one)
   bool per_rank = false, per_file = false, scan = false;
+  uint32_t top_files = 0;  // with per_file: only the N files with the most bytes (read + written); 0: all
 };
 
 // One operation's request sizes and durations in the window as log2 distributions
@@ -56,6 +57,10 @@ struct DarshanWindowAnswer {
   std::optional<DarshanOpDistribution> read_dist, write_dist;
   std::string distributions_read;
   std::unordered_map<uint64_t, std::string> names;  // record id -> file name (with --file or per file)
+  // Per file: the files to show, in order (by record id; with top_files, by bytes, most first),
+  // and how many files the window has.
+  std::vector<uint64_t> file_order;
+  uint64_t files_in_window = 0;
   std::string answered;  // how: from the index, from the segments, from HEATMAP bins (and what that lacks)
   // What the user should know: a window or rank range outside the job (answered, with zeros).
   std::vector<std::string> warnings;

@@ -84,7 +84,10 @@ nlohmann::json ResultJson::Of(const DarshanWindowAnswer& a) {
   }
   if (a.request.per_file) {
     j["per_file"] = nlohmann::json::array();
-    for (const auto& [id, ops] : a.result.files) {
+    j["files_in_window"] = a.files_in_window;
+    if (a.request.top_files > 0) j["top_files"] = a.request.top_files;
+    for (uint64_t id : a.file_order) {
+      const auto& ops = a.result.files.at(id);
       j["per_file"].push_back({{"id", id}, {"name", a.FileName(id)}, {"read", op(ops[0])}, {"write", op(ops[1])}});
     }
   }
@@ -280,6 +283,37 @@ nlohmann::json ResultJson::Of(const StoreSummary& s) {
           {"arrays", arrays},
           {"darshan_logs", darshan},
           {"jobstats", jobstats}};
+}
+
+nlohmann::json ResultJson::Of(const DarshanSegmentsAnswer& a) {
+  nlohmann::json j = {{"log", a.info.log},
+                      {"job", a.info.job},
+                      {"source", a.source},
+                      {"op", a.request.op},
+                      {"window_s", {EdgeSeconds(a.t1, true), EdgeSeconds(a.t2, false)}},
+                      {"ranks", a.request.ranks.empty() ? ":" : a.request.ranks},
+                      {"total", a.total},
+                      {"offset", a.request.offset},
+                      {"limit", a.request.limit},
+                      {"order", "start, rank, file, offset"},
+                      {"records_read", a.records_read},
+                      {"warnings", a.warnings}};
+  j["segments"] = nlohmann::json::array();
+  for (const DarshanSegment& s : a.segments) {
+    const double start = static_cast<double>(s.start) / 1e9;
+    j["segments"].push_back({{"op", s.write ? "write" : "read"},
+                             {"rank", s.rank},
+                             {"start_ns", s.start},
+                             {"start_s", start},
+                             {"end_s", start + s.duration},
+                             {"duration_s", s.duration},
+                             {"offset", s.offset},
+                             {"length", s.length},
+                             {"file_id", s.file},
+                             {"file", a.FileName(s.file)},
+                             {"thread", s.thread}});
+  }
+  return j;
 }
 
 }  // namespace xtfq

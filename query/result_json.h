@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "query/darshan_segments_query.h"
 #include "query/darshan_window_query.h"
 #include "query/grid_answer.h"
 #include "query/jobstats_heatmap_query.h"
@@ -25,6 +26,7 @@ class ResultJson {
   static nlohmann::json Of(const StoreSummary& summary);
   static nlohmann::json Of(const DarshanLogInfo& log);
   static nlohmann::json Of(const GridAnswer& grid);
+  static nlohmann::json Of(const DarshanSegmentsAnswer& segments);
   // Seconds from the job's start of a window edge in ns ("-inf"/"+inf" for an open side).
   static std::string EdgeSeconds(int64_t ns, bool lo);
 };

@@ -7,6 +7,7 @@
 
 #include "layouts/darshan_layout.h"
 #include "query/darshan_logs.h"
+#include "query/darshan_segments_query.h"
 #include "query/darshan_window_query.h"
 #include "query/grid_answer.h"
 #include "query/jobstats_view.h"
@@ -143,6 +144,8 @@ HttpResponse ViewerApi::Answer(const HttpRequest& request) {
     body = Grid(request);
   } else if (request.path == "/api/query") {
     body = Query(request);
+  } else if (request.path == "/api/segments") {
+    body = Segments(request);
   }
   if (!body.ok()) return Failure(body.error());
   return HttpResponse{200, "application/json", std::move(*body)};
@@ -233,7 +236,7 @@ Result<std::string> ViewerApi::Query(const HttpRequest& r) {
     XTFQ_ASSIGN_OR_RETURN(JobStatsWindowAnswer a, JobStatsWindowQuery::Run(*s->jobstats, q));
     return Text(ResultJson::Of(a));
   }
-  XTFQ_TRY(OnlyParams(r, {"store", "time", "ranks", "module", "log", "job", "file"}));
+  XTFQ_TRY(OnlyParams(r, {"store", "time", "ranks", "module", "log", "job", "file", "per_file", "top"}));
   DarshanWindowRequest q;
   if (const std::string* v = Param(r, "time")) q.time = *v;
   if (const std::string* v = Param(r, "ranks")) q.ranks = *v;
@@ -241,7 +244,31 @@ Result<std::string> ViewerApi::Query(const HttpRequest& r) {
   if (const std::string* v = Param(r, "file")) q.file_glob = *v;
   XTFQ_ASSIGN_OR_RETURN(q.log, Int(r, "log"));
   XTFQ_ASSIGN_OR_RETURN(q.job, Int(r, "job"));
+  XTFQ_ASSIGN_OR_RETURN(q.per_file, Flag(r, "per_file"));
+  if (Param(r, "top") != nullptr) {
+    if (!q.per_file) return Bad("top on Darshan logs lists files: give per_file=1");
+    XTFQ_ASSIGN_OR_RETURN(q.top_files, Count(r, "top", 0));
+  }
   XTFQ_ASSIGN_OR_RETURN(DarshanWindowAnswer a, DarshanWindowQuery::Run(*s->reader, q));
+  return Text(ResultJson::Of(a));
+}
+
+Result<std::string> ViewerApi::Segments(const HttpRequest& r) {
+  XTFQ_TRY(OnlyParams(r, {"store", "time", "ranks", "op", "module", "log", "job", "offset", "limit"}));
+  XTFQ_ASSIGN_OR_RETURN(Served * s, Store(r));
+  DarshanSegmentsRequest q;
+  if (const std::string* v = Param(r, "time")) q.time = *v;
+  if (const std::string* v = Param(r, "ranks")) q.ranks = *v;
+  if (const std::string* v = Param(r, "op")) q.op = *v;
+  if (const std::string* v = Param(r, "module")) q.module = *v;
+  XTFQ_ASSIGN_OR_RETURN(q.log, Int(r, "log"));
+  XTFQ_ASSIGN_OR_RETURN(q.job, Int(r, "job"));
+  XTFQ_ASSIGN_OR_RETURN(std::optional<int64_t> offset, Int(r, "offset"));
+  if (offset && *offset < 0) return Bad(fmt::format("offset={}: give 0 or more", *offset));
+  q.offset = static_cast<uint64_t>(offset.value_or(0));
+  XTFQ_ASSIGN_OR_RETURN(q.limit, Count(r, "limit", 100));
+  std::lock_guard lock(s->mutex);
+  XTFQ_ASSIGN_OR_RETURN(DarshanSegmentsAnswer a, DarshanSegmentsQuery::Run(*s->reader, q));
   return Text(ResultJson::Of(a));
 }
 

@@ -5,7 +5,9 @@
 //   GET /api/grid?store=S&...        `xtfq grid` (time, ranks, processes, cols, rows, metric, op,
 //                                    module, log, job, array, by, snap)
 //   GET /api/query?store=S&...       `xtfq query` on Darshan logs (time, ranks, module, log, job,
-//                                    file) or job_stats (time, by, op, top, sort)
+//                                    file, per_file, top) or job_stats (time, by, op, top, sort)
+//   GET /api/segments?store=S&...    `xtfq segments` (time, ranks, op, module, log, job, offset,
+//                                    limit)
 // Every API request carries the server's token (`token=`) unless it runs without one (the app's
 // files need none: they are in the binary, and the page passes the token on). Errors are JSON
 // {"error": "..."}: 400 for parameters that do not parse or do not apply, 403 for a missing or wrong
@@ -49,6 +51,7 @@ class ViewerApi {
   Result<std::string> Stores();
   Result<std::string> Grid(const HttpRequest& r);
   Result<std::string> Query(const HttpRequest& r);
+  Result<std::string> Segments(const HttpRequest& r);
   Result<Served*> Store(const HttpRequest& r);
 
   std::string token_;
