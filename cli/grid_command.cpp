@@ -36,7 +36,7 @@ CLI::App* GridCommand::Register(CLI::App& parent) {
       app->add_option("--module", r_.module, "Darshan: POSIX (default), MPI-IO, STDIO (HEATMAP)")
           ->check(CLI::IsMember({"POSIX", "MPI-IO", "STDIO"}));
   darshan_flags_["--log"] = app->add_option("--log", r_.log, "Darshan: the log number");
-  darshan_flags_["--job"] = app->add_option("--job", r_.job, "Darshan: the log of this job id");
+  app->add_option("--job", jobs_, "Darshan: the log of this job id; job_stats: only these jobs (repeatable)");
   app->add_flag("--snap", r_.snap,
                 "move the window and the row edges onto the grid summaries' bins and blocks, so that every cell comes "
                 "from them (what a viewer asks; the answer says what it drew)");
@@ -58,6 +58,21 @@ Result<std::string> GridCommand::Answer() {
                                                     r_.array.empty() ? "no Darshan log" : "array " + r_.array));
       }
     }
+  }
+  if (darshan && jobs_.size() > 1) return Error(ErrorCode::kUsage, "--job: one Darshan job id");
+  if (darshan && jobs_.size() == 1) {
+    int64_t v = 0;
+    const std::string& j = jobs_[0];
+    const auto [ptr, ec] = std::from_chars(j.data(), j.data() + j.size(), v);
+    if (j.empty() || ec != std::errc() || ptr != j.data() + j.size()) {
+      return Error(ErrorCode::kUsage, fmt::format("--job '{}' is not a Darshan job id", j));
+    }
+    r_.job = v;
+  } else if (!jobs_.empty() && JobStatsView::Holds(opts_.reader().store()) && r_.array.empty()) {
+    r_.filter.jobs = jobs_;
+  } else if (!jobs_.empty()) {
+    return Error(ErrorCode::kUsage, fmt::format("--job is for Darshan logs and job_stats; {} holds {}", opts_.store(),
+                                                r_.array.empty() ? "neither" : "array " + r_.array));
   }
   if (!processes_.empty()) {
     if (!r_.ranks.empty()) return Error(ErrorCode::kUsage, "--processes and --ranks: give one");

@@ -27,6 +27,7 @@ class GridCommand final : public Command {
   ArrayOptions opts_;
   GridAnswerRequest r_;
   std::string processes_;
+  std::vector<std::string> jobs_;
   std::map<std::string, CLI::Option*> darshan_flags_;
 };
 

@@ -201,7 +201,7 @@ Result<GridAnswer> JobStats(StoreReader& reader, const GridAnswerRequest& req, G
   XTFQ_ASSIGN_OR_RETURN(auto view, JobStatsView::Open(reader));
   JobStatsGridRequest q;
   q.op = req.op == "all" ? "write_bytes" : req.op;
-  q.time = req.time, q.by = req.by, q.cols = req.cols, q.rows = req.rows, q.scan = req.scan;
+  q.time = req.time, q.by = req.by, q.cols = req.cols, q.rows = req.rows, q.scan = req.scan, q.filter = req.filter;
   if (!req.ranks.empty() || !req.processes.empty()) {
     return Error(ErrorCode::kUsage,
                  "--ranks and --processes are for Darshan logs and arrays; job_stats rows are "
@@ -210,7 +210,8 @@ Result<GridAnswer> JobStats(StoreReader& reader, const GridAnswerRequest& req, G
   XTFQ_ASSIGN_OR_RETURN(JobStatsGrid g, JobStatsGridQuery::Run(*view, q));
   XTFQ_ASSIGN_OR_RETURN(auto span, view->Span());
   ans.frame = span ? TimeFrame::JobStats(span->first, span->second) : TimeFrame::JobStats(0, 0);
-  ans.source = fmt::format("job_stats op {} by {}", g.op, g.by);
+  ans.source = fmt::format("job_stats op {} by {}{}", g.op, g.by,
+                           req.filter.jobs.empty() ? "" : fmt::format(", jobs {}", fmt::join(req.filter.jobs, " ")));
   ans.arrays = {JobStatsLayout::StepArrayName(g.op)};
   ans.process_name = g.by;
   ans.exactness =

@@ -19,6 +19,7 @@
 
 #include "query/grid_metric.h"
 #include "query/grid_query.h"
+#include "query/jobstats_view.h"
 #include "query/store_reader.h"
 #include "query/time_window.h"
 
@@ -30,6 +31,7 @@ struct GridAnswerRequest {
   std::string module = "POSIX";     // Darshan: POSIX or MPI-IO (DXT), or STDIO (HEATMAP only)
   std::string op = "all";           // Darshan: read, write or all; job_stats: the op (all: write_bytes)
   std::string by = "target";        // job_stats: rows by target, job, uid, node, class or id
+  JobStatsFilter filter;            // job_stats: only these jobs (uids, nodes, ...)
   std::string time = ":";           // --time (query/time_window.h); open sides: the run's span
   std::string ranks;                // --ranks R1:R2; empty: every process
   std::vector<int64_t> processes;   // one row per process instead

@@ -6,8 +6,12 @@
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <atomic>
+#include <cerrno>
 #include <optional>
 #include <thread>
+
+#include <sys/socket.h>
 
 #include "serve/http_server.h"
 
@@ -64,7 +68,16 @@ http::response<http::string_body> Reply(const HttpResponse& r, unsigned version,
   return res;
 }
 
-asio::awaitable<void> Session(tcp::socket socket, const HttpServer::Handler& handler) {
+// Whether the client has closed its side (or reset) since it sent the request: a request it no
+// longer waits for, such as a tile a zooming viewer cancelled.
+bool PeerGone(tcp::socket& socket) {
+  char c = 0;
+  const ssize_t n = ::recv(socket.native_handle(), &c, 1, MSG_PEEK | MSG_DONTWAIT);
+  return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
+asio::awaitable<void> Session(tcp::socket socket, const HttpServer::Handler& handler,
+                              std::atomic<uint64_t>& cancelled) {
   beast::flat_buffer buffer;
   for (;;) {
     boost::system::error_code ec;
@@ -81,6 +94,11 @@ asio::awaitable<void> Session(tcp::socket socket, const HttpServer::Handler& han
       break;
     }
     const auto& req = parser.get();
+    if (PeerGone(socket)) {
+      // Cancelled while it waited for the requests before it: not answered.
+      cancelled.fetch_add(1, std::memory_order_relaxed);
+      break;
+    }
     std::optional<HttpRequest> r = Parse(req);
     HttpResponse out =
         r ? handler(*r)
@@ -94,13 +112,14 @@ asio::awaitable<void> Session(tcp::socket socket, const HttpServer::Handler& han
   socket.shutdown(tcp::socket::shutdown_send, ignored);
 }
 
-asio::awaitable<void> Accept(tcp::acceptor& acceptor, const HttpServer::Handler& handler) {
+asio::awaitable<void> Accept(tcp::acceptor& acceptor, const HttpServer::Handler& handler,
+                             std::atomic<uint64_t>& cancelled) {
   for (;;) {
     boost::system::error_code ec;
     tcp::socket socket = co_await acceptor.async_accept(asio::redirect_error(asio::use_awaitable, ec));
     if (ec == asio::error::operation_aborted) co_return;
     if (ec) continue;  // a connection that failed before it was accepted
-    asio::co_spawn(acceptor.get_executor(), Session(std::move(socket), handler), asio::detached);
+    asio::co_spawn(acceptor.get_executor(), Session(std::move(socket), handler, cancelled), asio::detached);
   }
 }
 
@@ -130,6 +149,7 @@ struct HttpServer::Impl {
   std::optional<tcp::acceptor> acceptor;
   Handler handler;
   std::thread thread;
+  std::atomic<uint64_t> cancelled{0};
 };
 
 HttpServer::HttpServer() : impl_(std::make_unique<Impl>()) {}
@@ -152,10 +172,12 @@ Result<uint16_t> HttpServer::Start(const std::string& bind, uint16_t port, Handl
     return Error(ErrorCode::kIo, fmt::format("cannot listen on {}:{}: {}", bind, port, ec.message()));
   }
   const uint16_t bound = a.local_endpoint().port();
-  asio::co_spawn(impl_->io, Accept(a, impl_->handler), asio::detached);
+  asio::co_spawn(impl_->io, Accept(a, impl_->handler, impl_->cancelled), asio::detached);
   impl_->thread = std::thread([this] { impl_->io.run(); });
   return bound;
 }
+
+uint64_t HttpServer::cancelled() const { return impl_->cancelled.load(std::memory_order_relaxed); }
 
 void HttpServer::Stop() {
   if (!impl_) return;

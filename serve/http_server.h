@@ -3,6 +3,8 @@
 // request is handed, parsed into an HttpRequest, to the handler, and its HttpResponse written back
 // on the same keep-alive connection. A request the parser refuses (a bad request line, headers
 // over 8 KiB, a body) gets a 400 with a message and the connection is closed; the server goes on.
+// A request whose client has closed the connection by the time its turn comes (a viewer cancels
+// the tiles a zoom made stale) is not answered: the handler is not called.
 //
 // Thread-safety: Start and Stop from one thread; the handler runs on the server's thread, one
 // request at a time.
@@ -33,6 +35,8 @@ class HttpServer {
   Result<uint16_t> Start(const std::string& bind, uint16_t port, Handler handler);
   // Stops accepting and serving, and joins the thread.
   void Stop();
+  // Requests dropped because their client had gone.
+  uint64_t cancelled() const;
 
  private:
   struct Impl;

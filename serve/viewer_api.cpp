@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "layouts/darshan_layout.h"
@@ -10,6 +12,7 @@
 #include "query/darshan_segments_query.h"
 #include "query/darshan_window_query.h"
 #include "query/grid_answer.h"
+#include "query/jobstats_heatmap_query.h"
 #include "query/jobstats_view.h"
 #include "query/jobstats_window_query.h"
 #include "query/result_json.h"
@@ -146,6 +149,8 @@ HttpResponse ViewerApi::Answer(const HttpRequest& request) {
     body = Query(request);
   } else if (request.path == "/api/segments") {
     body = Segments(request);
+  } else if (request.path == "/api/heatmap") {
+    body = Heatmap(request);
   }
   if (!body.ok()) return Failure(body.error());
   return HttpResponse{200, "application/json", std::move(*body)};
@@ -172,8 +177,19 @@ Result<std::string> ViewerApi::Stores() {
       j["kind"] = "darshan";
       j["logs"] = nlohmann::json::array();
       for (const DarshanLogInfo& l : logs) j["logs"].push_back(ResultJson::Of(l));
-    } else if (JobStatsView::Holds(s.reader->store())) {
+    } else if (IsJobStats(s)) {
+      // What the view offers: the targets, the ops that have rate steps, the collections' span.
       j["kind"] = "jobstats";
+      XTFQ_ASSIGN_OR_RETURN(JobStatsView * view, JobStats(s));
+      j["targets"] = view->targets();
+      j["series"] = view->series().size();
+      j["collections"] = view->collections();
+      j["ops"] = nlohmann::json::array();
+      for (const std::string& op : view->ops()) {
+        if (view->StepsOf(op).ok()) j["ops"].push_back(op);
+      }
+      XTFQ_ASSIGN_OR_RETURN(auto span, view->Span());
+      if (span) j["span"] = {span->first, span->second};
     } else {
       j["kind"] = "arrays";
     }
@@ -206,7 +222,11 @@ Result<std::string> ViewerApi::Grid(const HttpRequest& r) {
   XTFQ_ASSIGN_OR_RETURN(q.cols, Count(r, "cols", 100));
   XTFQ_ASSIGN_OR_RETURN(q.rows, Count(r, "rows", 0));
   XTFQ_ASSIGN_OR_RETURN(q.log, Int(r, "log"));
-  XTFQ_ASSIGN_OR_RETURN(q.job, Int(r, "job"));
+  if (const std::string* v = Param(r, "job"); v != nullptr && IsJobStats(*s)) {
+    q.filter.jobs = List(*v);  // job_stats: only these jobs
+  } else {
+    XTFQ_ASSIGN_OR_RETURN(q.job, Int(r, "job"));
+  }
   XTFQ_ASSIGN_OR_RETURN(q.snap, Flag(r, "snap"));
   const uint64_t rows = q.processes.empty() ? std::max<uint32_t>(q.rows, 1) : q.processes.size();
   if (uint64_t{q.cols} * rows > kMaxGridCells) {
@@ -220,9 +240,10 @@ Result<std::string> ViewerApi::Grid(const HttpRequest& r) {
 Result<std::string> ViewerApi::Query(const HttpRequest& r) {
   XTFQ_ASSIGN_OR_RETURN(Served * s, Store(r));
   std::lock_guard lock(s->mutex);
-  if (JobStatsView::Holds(s->reader->store()) && s->reader->catalogue().Find(DarshanLayout::kLogs) == nullptr) {
-    XTFQ_TRY(OnlyParams(r, {"store", "time", "by", "op", "top", "sort"}));
+  if (IsJobStats(*s)) {
+    XTFQ_TRY(OnlyParams(r, {"store", "time", "by", "op", "top", "sort", "job"}));
     JobStatsWindowRequest q;
+    if (const std::string* v = Param(r, "job")) q.filter.jobs = List(*v);
     if (const std::string* v = Param(r, "time")) q.time = *v;
     q.by = List(Param(r, "by") != nullptr ? *Param(r, "by") : std::string("job"));
     if (const std::string* v = Param(r, "op")) q.filter.ops = List(*v);
@@ -230,10 +251,8 @@ Result<std::string> ViewerApi::Query(const HttpRequest& r) {
     XTFQ_ASSIGN_OR_RETURN(std::optional<int64_t> top, Int(r, "top"));
     if (top && (*top < 0 || *top > 1'000'000)) return Bad(fmt::format("top={}: give 0 to 1000000", *top));
     q.top = static_cast<uint32_t>(top.value_or(0));
-    if (!s->jobstats) {
-      XTFQ_ASSIGN_OR_RETURN(s->jobstats, JobStatsView::Open(*s->reader));
-    }
-    XTFQ_ASSIGN_OR_RETURN(JobStatsWindowAnswer a, JobStatsWindowQuery::Run(*s->jobstats, q));
+    XTFQ_ASSIGN_OR_RETURN(JobStatsView * view, JobStats(*s));
+    XTFQ_ASSIGN_OR_RETURN(JobStatsWindowAnswer a, JobStatsWindowQuery::Run(*view, q));
     return Text(ResultJson::Of(a));
   }
   XTFQ_TRY(OnlyParams(r, {"store", "time", "ranks", "module", "log", "job", "file", "per_file", "top"}));
@@ -251,6 +270,42 @@ Result<std::string> ViewerApi::Query(const HttpRequest& r) {
   }
   XTFQ_ASSIGN_OR_RETURN(DarshanWindowAnswer a, DarshanWindowQuery::Run(*s->reader, q));
   return Text(ResultJson::Of(a));
+}
+
+bool ViewerApi::IsJobStats(Served& s) {
+  return JobStatsView::Holds(s.reader->store()) && s.reader->catalogue().Find(DarshanLayout::kLogs) == nullptr;
+}
+
+Result<JobStatsView*> ViewerApi::JobStats(Served& s) {
+  if (!s.jobstats) {
+    XTFQ_ASSIGN_OR_RETURN(s.jobstats, JobStatsView::Open(*s.reader));
+  }
+  return s.jobstats.get();
+}
+
+Result<std::string> ViewerApi::Heatmap(const HttpRequest& r) {
+  XTFQ_TRY(OnlyParams(r, {"store", "time", "op", "base", "cell", "by", "job"}));
+  XTFQ_ASSIGN_OR_RETURN(Served * s, Store(r));
+  if (!IsJobStats(*s)) return Bad(fmt::format("store={}: {} holds no job_stats to draw z_b(t, k) of", s->path, s->path));
+  JobStatsHeatmapRequest q;
+  if (const std::string* v = Param(r, "time")) q.time = *v;
+  q.op = Param(r, "op") != nullptr ? *Param(r, "op") : "write_bytes";
+  if (const std::string* v = Param(r, "by")) q.by = List(*v);
+  if (const std::string* v = Param(r, "job")) q.filter.jobs = List(*v);
+  if (const std::string* v = Param(r, "base")) {
+    char* end = nullptr;
+    q.base = std::strtod(v->c_str(), &end);
+    if (v->empty() || *end != '\0' || !(q.base > 1) || !std::isfinite(q.base)) {
+      return Bad(fmt::format("base={}: give a number above 1", *v));
+    }
+  }
+  XTFQ_ASSIGN_OR_RETURN(std::optional<int64_t> cell, Int(r, "cell"));
+  if (cell && (*cell < 1 || *cell > 100'000'000)) return Bad(fmt::format("cell={}: give 1 to 100000000 seconds", *cell));
+  q.cell = cell.value_or(q.cell);
+  std::lock_guard lock(s->mutex);
+  XTFQ_ASSIGN_OR_RETURN(JobStatsView * view, JobStats(*s));
+  XTFQ_ASSIGN_OR_RETURN(JobStatsHeatmap h, JobStatsHeatmapQuery::Run(*view, q));
+  return Text(ResultJson::Of(h));
 }
 
 Result<std::string> ViewerApi::Segments(const HttpRequest& r) {

@@ -8,6 +8,7 @@
 //                                    file, per_file, top) or job_stats (time, by, op, top, sort)
 //   GET /api/segments?store=S&...    `xtfq segments` (time, ranks, op, module, log, job, offset,
 //                                    limit)
+//   GET /api/heatmap?store=S&...     `xtfq heatmap --jobstats` (time, op, base, cell, by, job)
 // Every API request carries the server's token (`token=`) unless it runs without one (the app's
 // files need none: they are in the binary, and the page passes the token on). Errors are JSON
 // {"error": "..."}: 400 for parameters that do not parse or do not apply, 403 for a missing or wrong
@@ -52,6 +53,10 @@ class ViewerApi {
   Result<std::string> Grid(const HttpRequest& r);
   Result<std::string> Query(const HttpRequest& r);
   Result<std::string> Segments(const HttpRequest& r);
+  Result<std::string> Heatmap(const HttpRequest& r);
+  // A store of job_stats only (no Darshan log), and its view (opened at the first use).
+  static bool IsJobStats(Served& s);
+  static Result<JobStatsView*> JobStats(Served& s);
   Result<Served*> Store(const HttpRequest& r);
 
   std::string token_;

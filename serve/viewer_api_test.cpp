@@ -11,8 +11,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 
 #include "serve/http_server.h"
 #include "tests/temp_dir.h"
@@ -58,6 +61,13 @@ TEST_CASE("serve: each endpoint's JSON equals the command line's") {
   CHECK(s["stores"][0]["kind"] == "darshan");
   CHECK(s["stores"][0]["logs"][0]["nprocs"] == 32);
   CHECK(s["stores"][1]["kind"] == "jobstats");
+  CHECK(s["stores"][1]["targets"].size() == 3);
+  CHECK(s["stores"][1]["collections"] == 36);
+  CHECK(!s["stores"][1]["ops"].empty());
+  const HttpResponse top =
+      f.api->Handle(Get("/api/query", {{"token", "secret"}, {"store", "1"}, {"top", "1"}, {"op", "write_bytes"}}));
+  REQUIRE(top.status == 200);
+  const std::string top_job = nlohmann::json::parse(top.body)["groups"][0]["job"];
   struct Same {
     std::map<std::string, std::string> params;
     std::string cli;
@@ -72,15 +82,35 @@ TEST_CASE("serve: each endpoint's JSON equals the command line's") {
                          {{{"path", "/api/query"}, {"store", "1"}, {"by", "job"}, {"op", "write_bytes"}, {"top", "3"}},
                           "query js.xtfq --jobstats --by job --op write_bytes --top 3 --format json"},
                          {{{"path", "/api/grid"}, {"store", "1"}, {"cols", "4"}, {"by", "target"}},
-                          "grid js.xtfq --cols 4 --by target --format json"}}) {
+                          "grid js.xtfq --cols 4 --by target --format json"},
+                         {{{"path", "/api/grid"}, {"store", "1"}, {"cols", "6"}, {"by", "target"}, {"job", "%s"}},
+                          "grid js.xtfq --cols 6 --by target --job %s --format json"},
+                         {{{"path", "/api/query"}, {"store", "1"}, {"by", "class"}, {"op", "write_bytes"}},
+                          "query js.xtfq --jobstats --by class --op write_bytes --format json"},
+                         {{{"path", "/api/query"}, {"store", "1"}, {"by", "uid"}, {"job", "%s"}},
+                          "query js.xtfq --jobstats --by uid --job %s --format json"},
+                         {{{"path", "/api/heatmap"}, {"store", "1"}, {"op", "write_bytes"}, {"cell", "60"}},
+                          "heatmap js.xtfq --jobstats --op write_bytes --cell 60 --format json"},
+                         {{{"path", "/api/heatmap"}, {"store", "1"}, {"op", "write_bytes"}, {"job", "%s"}},
+                          "heatmap js.xtfq --jobstats --op write_bytes --job %s --format json"},
+                         {{{"path", "/api/query"}, {"time", "20%:70%"}, {"per_file", "1"}, {"top", "4"}},
+                          "query d.xtfq --time 20%:70% --per-file --top 4 --format json"},
+                         {{{"path", "/api/segments"}, {"time", "40%:60%"}, {"ranks", "3:9"}, {"limit", "25"},
+                           {"offset", "10"}, {"op", "write"}},
+                          "segments d.xtfq --time 40%:60% --ranks 3:9 --limit 25 --offset 10 --op write --format "
+                          "json"}}) {
     std::map<std::string, std::string> p = c.params;
     const std::string path = p["path"];
     p.erase("path");
     p["token"] = "secret";
-    CAPTURE(c.cli);
+    // %s: the job that wrote the most (job_stats answers filtered by a job, as a click asks)
+    std::string cli_line = c.cli;
+    if (p.contains("job") && p["job"] == "%s") p["job"] = top_job;
+    if (auto at = cli_line.find("%s"); at != std::string::npos) cli_line.replace(at, 2, top_job);
+    CAPTURE(cli_line);
     const HttpResponse r = f.api->Handle(Get(path, p));
     REQUIRE_MESSAGE(r.status == 200, r.body);
-    const test::Run cli = test::Xtfq(f.dir, c.cli);
+    const test::Run cli = test::Xtfq(f.dir, cli_line);
     REQUIRE_MESSAGE(cli.status == 0, cli.err);
     CHECK(Answer(r.body) == Answer(cli.out));
   }
@@ -105,6 +135,14 @@ TEST_CASE("serve: bad requests get a 4xx that says why") {
                         {"/api/grid", {{"token", "secret"}, {"store", "7"}}, 404, "stores 0 to 1"},
                         {"/api/grid", {{"token", "secret"}, {"time", "9:3"}}, 400, "after the end"},
                         {"/api/query", {{"token", "secret"}, {"log", "5"}}, 404, "log"},
+                        {"/api/query", {{"token", "secret"}, {"top", "5"}}, 400, "give per_file=1"},
+                        {"/api/segments", {{"token", "secret"}, {"limit", "2000"}}, 400, "give 1 to 1000"},
+                        {"/api/segments", {{"token", "secret"}, {"offset", "-1"}}, 400, "offset=-1"},
+                        {"/api/segments", {{"token", "secret"}, {"offset", "99999"}}, 400, "narrow the window"},
+                        {"/api/segments", {{"token", "secret"}, {"store", "1"}}, 404, "no Darshan log"},
+                        {"/api/heatmap", {{"token", "secret"}}, 400, "holds no job_stats"},
+                        {"/api/heatmap", {{"token", "secret"}, {"store", "1"}, {"base", "1"}}, 400, "base=1"},
+                        {"/api/heatmap", {{"token", "secret"}, {"store", "1"}, {"cell", "0"}}, 400, "cell=0"},
                         {"/api/nothing", {{"token", "secret"}}, 404, "no such page or API"},
                         {"/../../etc/passwd", {{"token", "secret"}}, 404, "no such page or API"},
                         {"/index.html/../../etc/passwd", {{"token", "secret"}}, 404, "no such page or API"}}) {
@@ -170,6 +208,43 @@ TEST_CASE("serve: over sockets, a request the parser refuses is a 400 and the se
   CHECK(UrlDecode("a+b", false) == std::optional<std::string>("a+b"));
   CHECK(!UrlDecode("%4", true));
   CHECK(!UrlDecode("%g0", true));
+}
+
+TEST_CASE("serve: a request whose client has gone when its turn comes is not answered") {
+  std::atomic<bool> started{false}, release{false};
+  std::atomic<int> others{0};
+  HttpServer server;
+  auto port = server.Start("127.0.0.1", 0, [&](const HttpRequest& r) {
+    if (r.path == "/slow") {
+      // Holds the server's one thread until the test has sent and abandoned its second request.
+      started = true;
+      for (int i = 0; i < 500 && !release; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    } else {
+      ++others;
+    }
+    return HttpResponse{200, "text/plain", "ok"};
+  });
+  REQUIRE_MESSAGE(port.ok(), Why(port));
+  std::thread slow([&] { CHECK(Exchange(*port, "GET /slow HTTP/1.1\r\nConnection: close\r\n\r\n").first ==
+                               "HTTP/1.1 200 OK"); });
+  while (!started) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  // A tile asked and cancelled (the browser closes the connection) while /slow is being answered.
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET, a.sin_port = htons(*port);
+  inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+  REQUIRE(connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+  const std::string stale = "GET /stale HTTP/1.1\r\nHost: x\r\n\r\n";
+  REQUIRE(write(fd, stale.data(), stale.size()) == static_cast<ssize_t>(stale.size()));
+  close(fd);
+  release = true;
+  slow.join();
+  // The next client is answered, and only it reached the handler.
+  CHECK(Exchange(*port, "GET /next HTTP/1.1\r\nConnection: close\r\n\r\n").first == "HTTP/1.1 200 OK");
+  CHECK(others == 1);
+  CHECK(server.cancelled() == 1);
+  server.Stop();
 }
 
 }  // namespace
