@@ -37,6 +37,8 @@ CLI::App* GridCommand::Register(CLI::App& parent) {
           ->check(CLI::IsMember({"POSIX", "MPI-IO", "STDIO"}));
   darshan_flags_["--log"] = app->add_option("--log", r_.log, "Darshan: the log number");
   app->add_option("--job", jobs_, "Darshan: the log of this job id; job_stats: only these jobs (repeatable)");
+  app->add_flag("--fit-rows", r_.fit_rows,
+                "at most --rows rows: a row a process when the range has fewer (instead of an error)");
   app->add_flag("--snap", r_.snap,
                 "move the window and the row edges onto the grid summaries' bins and blocks, so that every cell comes "
                 "from them (what a viewer asks; the answer says what it drew)");

@@ -162,12 +162,17 @@ Result<GridAnswer> Estimate(StoreReader& reader, const DarshanLogInfo& info, con
     for (int64_t p : req.processes) ans.rows.emplace_back(p, p + 1);
   } else {
     if (acts.empty()) lo = p1 == INT64_MIN ? 0 : p1, hi = p2 == INT64_MAX ? lo + 1 : p2;
-    if (static_cast<__int128>(hi) - lo < req.rows) {
+    const __int128 span = static_cast<__int128>(hi) - lo;
+    if (req.fit_rows && span < req.rows) {
+      ans.notes.push_back(fmt::format("{} rows: processes {}:{} are {}, a row each", req.rows, lo, hi, hi - lo));
+      ans.rows = GridQuery::Rows(lo, hi, static_cast<uint32_t>(span));
+    } else if (span < req.rows) {
       return Error(ErrorCode::kUsage, fmt::format("{} rows over processes {}:{}: at most {} (a row holds at least one "
                                                   "process)",
                                                   req.rows, lo, hi, hi - lo));
+    } else {
+      ans.rows = GridQuery::Rows(lo, hi, req.rows);
     }
-    ans.rows = GridQuery::Rows(lo, hi, req.rows);
   }
   ans.edges = GridQuery::Edges(t1, t2, req.cols);
   const size_t W = ans.cols(), n = ans.rows.size() * W;
@@ -294,6 +299,7 @@ Result<GridAnswer> GridAnswerQuery::Run(StoreReader& reader, const GridAnswerReq
                  fmt::format("--time {}: the grid's window is empty (a grid needs T1 < T2)", req.time));
   }
   g.cols = req.cols, g.rows = req.rows, g.processes = req.processes, g.snap = req.snap, g.scan = req.scan;
+  g.fit_rows = req.fit_rows;
   {
     std::vector<int64_t> seen = req.processes;
     std::sort(seen.begin(), seen.end());

@@ -39,6 +39,7 @@ struct GridAnswerRequest {
   uint32_t rows = 0;                 // 0: one row (Darshan, arrays), every group (job_stats)
   std::vector<std::string> metrics;  // empty: the source's defaults
   bool snap = false, scan = false;
+  bool fit_rows = false;  // at most `rows`: fewer when the range has fewer processes (a viewer's rows)
 };
 
 struct GridAnswer {

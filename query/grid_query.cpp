@@ -231,6 +231,7 @@ Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, c
 
   // Rows.
   std::vector<int64_t> q;  // range mode: H + 1 edges
+  uint32_t rows = req.rows;  // fewer with fit_rows
   int64_t lo = req.p1, hi = req.p2;
   if (list) {
     for (int64_t p : req.processes) {
@@ -267,19 +268,26 @@ Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, c
       }
     }
     if (lo == INT64_MIN || hi == INT64_MAX || lo >= hi) {
-      if (req.rows > 1) return Invalid("the process range holds no records: give --ranks R1:R2 to draw it empty");
+      if (req.rows > 1 && !req.fit_rows)
+        return Invalid("the process range holds no records: give --ranks R1:R2 to draw it empty");
       out.notes.push_back("no records in the process range");
+      rows = 1;
     }
     const __int128 span = static_cast<__int128>(hi) - lo;
-    if (span > 0 && span < req.rows) {
-      return Invalid(fmt::format("{} rows over processes {}:{}: at most {} (a row holds at least one process)",
-                                 req.rows, lo, hi, static_cast<int64_t>(span)));
+    if (span > 0 && span < rows) {
+      if (!req.fit_rows) {
+        return Invalid(fmt::format("{} rows over processes {}:{}: at most {} (a row holds at least one process)",
+                                   rows, lo, hi, static_cast<int64_t>(span)));
+      }
+      out.notes.push_back(fmt::format("{} rows: processes {}:{} are {}, a row each", rows, lo, hi,
+                                      static_cast<int64_t>(span)));
+      rows = static_cast<uint32_t>(span);
     }
-    if (auto e = too_big(req.cols, req.rows)) return *e;
+    if (auto e = too_big(req.cols, rows)) return *e;
     if (span <= 0) {
       q = {lo, hi};
     } else {
-      for (const auto& row : Rows(lo, hi, req.rows)) q.push_back(row.first);
+      for (const auto& row : Rows(lo, hi, rows)) q.push_back(row.first);
       q.push_back(hi);
     }
   } else {
@@ -295,7 +303,7 @@ Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, c
                                     array.name, need_dists ? " with distributions" : ""));
   }
   if (req.snap && grid && !list && q.size() > 1) {
-    const int64_t row_size = static_cast<int64_t>((static_cast<__int128>(hi) - lo) / req.rows);
+    const int64_t row_size = static_cast<int64_t>((static_cast<__int128>(hi) - lo) / rows);
     for (const GridLevel& l : grid->levels) {
       if (l.block() <= row_size) snap_level = &l;
     }

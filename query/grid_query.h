@@ -54,6 +54,7 @@ struct GridRequest {
   bool scan = false;
   bool shape_only = false;   // only the edges and rows (what a snap would draw), no cell read
   bool exact_range = false;  // rows over exactly [p1, p2) (bounded), not narrowed to the processes with records
+  bool fit_rows = false;     // at most `rows` rows: one a process when the range has fewer (else an error)
 };
 
 struct GridPlan {

@@ -200,7 +200,7 @@ Result<std::string> ViewerApi::Stores() {
 
 Result<std::string> ViewerApi::Grid(const HttpRequest& r) {
   XTFQ_TRY(OnlyParams(r, {"store", "time", "ranks", "processes", "cols", "rows", "metric", "op", "module", "log", "job",
-                          "array", "by", "snap"}));
+                          "array", "by", "snap", "fit"}));
   XTFQ_ASSIGN_OR_RETURN(Served * s, Store(r));
   GridAnswerRequest q;
   if (const std::string* v = Param(r, "time")) q.time = *v;
@@ -228,6 +228,7 @@ Result<std::string> ViewerApi::Grid(const HttpRequest& r) {
     XTFQ_ASSIGN_OR_RETURN(q.job, Int(r, "job"));
   }
   XTFQ_ASSIGN_OR_RETURN(q.snap, Flag(r, "snap"));
+  XTFQ_ASSIGN_OR_RETURN(q.fit_rows, Flag(r, "fit"));
   const uint64_t rows = q.processes.empty() ? std::max<uint32_t>(q.rows, 1) : q.processes.size();
   if (uint64_t{q.cols} * rows > kMaxGridCells) {
     return Bad(fmt::format("a grid of {} x {} cells is more than the {} a viewer needs", q.cols, rows, kMaxGridCells));

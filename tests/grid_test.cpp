@@ -911,6 +911,13 @@ TEST_CASE("grid: the command line, its JSON and its errors") {
     CHECK(c.status == 2);
     CHECK(c.err.find(b.says) != std::string::npos);
   }
+  // --fit-rows: at most the rows asked, a row a process when the range has fewer (what the viewer asks).
+  const test::Run fit = test::Xtfq(t, fmt::format("grid '{}' --cols 5 --rows 100 --fit-rows --format json", store));
+  REQUIRE_MESSAGE(fit.status == 0, fit.err);
+  const nlohmann::json fj = nlohmann::json::parse(fit.out);
+  REQUIRE(fj["rows"].size() == 16);
+  for (size_t r = 0; r < 16; ++r) CHECK(fj["rows"][r][1].get<int64_t>() - fj["rows"][r][0].get<int64_t>() == 1);
+  CHECK(fj["notes"][0] == "100 rows: processes 0:16 are 16, a row each");
   // --snap on a store without grid summaries (20,000 segments: too few) says so.
   const test::Run s = test::Xtfq(t, fmt::format("grid '{}' --cols 5 --rows 4 --snap", store));
   REQUIRE_MESSAGE(s.status == 0, s.err);

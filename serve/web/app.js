@@ -1,22 +1,42 @@
-// The xtfq viewer: a rank x time heatmap of one Darshan log, drawn from /api/grid tiles whose
-// size follows the canvas (its pixels), never the trace. Wheel zooms time around the cursor,
-// drag pans, reset goes back to the whole run; hover gives a cell's exact numbers; shift + drag
-// selects a region, whose statistics come from /api/query (the numbers of `xtfq query`).
+// The xtfq viewer (docs/viewer.md): pictures drawn from /api/grid tiles whose size follows the
+// canvas (its pixels), never the trace. Darshan: a rank x time heatmap of one log; wheel zooms time
+// around the cursor (Alt + wheel: ranks), drag pans, reset goes back to the whole run; hover gives
+// a cell's exact numbers; shift + drag selects a region: its statistics (/api/query, the numbers
+// of `xtfq query`), its top files and its segments (/api/segments, paged). job_stats: a targets x
+// time heatmap, the targets' rate lines, the top jobs (uids, nodes, classes) of the visible window,
+// a click on a job filters everything to it, and the z_b(t, k) heatmap of rates.
+// Requests that a newer view made stale are aborted (the server drops them unanswered).
 'use strict';
 const token = new URLSearchParams(location.search).get('token') || '';
 const $ = (id) => document.getElementById(id);
 const heat = $('heat'), ctx = heat.getContext('2d');
-const state = { store: 0, stores: [], t1: null, t2: null, grid: null, pending: null, select: null, picked: null };
+const W = heat.width, H = heat.height;
+const state = {
+  store: 0, stores: [], log: null, t1: null, t2: null, r1: null, r2: null, job: null,
+  grid: null, select: null, picked: null, segOffset: 0, controllers: [], generation: 0,
+};
 
-function api(path, params) {
+// GET path?params (with the token); `signal` aborts it.
+function api(path, params, signal) {
   const q = new URLSearchParams(params);
   if (token) q.set('token', token);
-  return fetch(`${path}?${q}`).then(async (r) => {
+  return fetch(`${path}?${q}`, { signal }).then(async (r) => {
     const j = await r.json();
     if (!r.ok) throw new Error(j.error || r.statusText);
     return j;
   });
 }
+// A request of the current view: aborted when the view changes.
+function viewApi(path, params) {
+  const c = new AbortController();
+  state.controllers.push(c);
+  return api(path, params, c.signal);
+}
+function abortStale() {
+  for (const c of state.controllers) c.abort();
+  state.controllers = [];
+}
+const aborted = (e) => e && e.name === 'AbortError';
 
 // A colour from a value in [0, 1]: viridis (dark purple to yellow), linear between its anchors.
 const viridis = [[68, 1, 84], [72, 40, 120], [62, 74, 137], [49, 104, 142], [38, 130, 142], [31, 158, 137],
@@ -26,14 +46,47 @@ function colour(x) {
   const a = viridis[i], b = viridis[i + 1], t = f - i;
   return [0, 1, 2].map((k) => Math.round(a[k] + (b[k] - a[k]) * t));
 }
+const lines = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f'];
+const num = (v, d = 4) => (v === null || v === undefined ? 'NA' : Number(v).toPrecision(d));
+const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
+
+function kind() { const s = state.stores[state.store]; return s ? s.kind : 'darshan'; }
+function logInfo() {
+  const s = state.stores[state.store];
+  return s && s.logs ? s.logs.find((l) => l.log === state.log) || s.logs[0] : null;
+}
+
+// Where a time (the grid's seconds) and a row edge fall on the canvas: the view's window, not the
+// grid's, so that a snapped grid (moved onto whole bins) sits where its cells really are.
+const xOf = (t) => (t - state.t1) / (state.t2 - state.t1) * W;
+const tOf = (x) => state.t1 + x / W * (state.t2 - state.t1);
+function rowSpan(g) {
+  if (kind() === 'jobstats') return [0, g.rows.length];
+  return state.r1 !== null ? [state.r1, state.r2] : [g.rows[0][0], g.rows[g.rows.length - 1][1]];
+}
+function yOf(g, rank) { const [a, b] = rowSpan(g); return (rank - a) / (b - a) * H; }
+function rowEdges(g, r) { return kind() === 'jobstats' ? [r, r + 1] : g.rows[r]; }
+// The cell under a canvas point: [column, row], or null.
+function cellAt(g, x, y) {
+  const t = tOf(x), e = g.time.edges_s;
+  const c = Math.floor((t - e[0]) / (e[g.cols] - e[0]) * g.cols);
+  if (c < 0 || c >= g.cols) return null;
+  for (let r = 0; r < g.rows.length; ++r) {
+    const [lo, hi] = rowEdges(g, r);
+    if (y >= yOf(g, lo) && y < yOf(g, hi)) return [c, r];
+  }
+  return null;
+}
+function shown(g) { return g.metrics.find((m) => m.name === $('metric').value) || g.metrics[0]; }
 
 function draw() {
   const g = state.grid;
+  ctx.clearRect(0, 0, W, H);
   if (!g) return;
-  const m = g.metrics[0], rows = g.rows.length, cols = g.cols;
+  const m = shown(g), rows = g.rows.length, cols = g.cols;
   let lo = Infinity, hi = -Infinity;
   for (const row of m.values) for (const v of row) if (v !== null && v > 0) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
-  const img = ctx.createImageData(cols, rows);
+  const img = new ImageData(cols, rows);
   for (let r = 0; r < rows; ++r) {
     for (let c = 0; c < cols; ++c) {
       const v = m.values[r][c], i = 4 * (r * cols + c);
@@ -45,47 +98,52 @@ function draw() {
   const off = new OffscreenCanvas(cols, rows);
   off.getContext('2d').putImageData(img, 0, 0);
   ctx.imageSmoothingEnabled = false;
-  ctx.clearRect(0, 0, heat.width, heat.height);
-  ctx.drawImage(off, 0, 0, heat.width, heat.height);
+  const e = g.time.edges_s, x0 = xOf(e[0]), x1 = xOf(e[cols]);
+  for (let r = 0; r < rows; ++r) {
+    const [a, b] = rowEdges(g, r), y0 = yOf(g, a), y1 = yOf(g, b);
+    ctx.drawImage(off, 0, r, cols, 1, x0, y0, x1 - x0, Math.max(1, y1 - y0));
+  }
   const lg = $('legend').getContext('2d');
   for (let x = 0; x < 160; ++x) { lg.fillStyle = `rgb(${colour(x / 159).join(',')})`; lg.fillRect(x, 0, 1, 12); }
-  $('range').textContent = isFinite(lo) ? `${lo.toPrecision(3)} .. ${hi.toPrecision(3)} ${m.unit} (log)` : 'no data';
+  $('range').textContent = isFinite(lo) ? `${m.name}: ${num(lo, 3)} .. ${num(hi, 3)} ${m.unit} (log scale)` : 'no data in view';
   drawAxes(g);
   drawSelection();
-  const s0 = g.time.edges_s[0], s1 = g.time.edges_s[cols];
-  $('status').textContent = `${g.source}\nwindow ${s0.toFixed(3)} .. ${s1.toFixed(3)} s, ${cols} x ${rows} cells` +
-    `${g.snapped ? ' (snapped)' : ''}\nread: ${g.plan.how}, ${g.plan.pages_read} pages\n${g.exactness}`;
+  $('estimate').textContent = g.estimate ? `estimate: ${g.exactness}` : '';
+  $('status').textContent = `${g.source}\ncells ${cols} x ${rows}${g.snapped ? ' (snapped onto whole bins)' : ''}, ` +
+    `${num(e[cols] - e[0], 6)} s a row\nread: ${g.plan.how}, ${g.plan.pages_read} pages\n${g.exactness}` +
+    (g.notes && g.notes.length ? `\n${g.notes.join('\n')}` : '');
 }
 
-// Ticks of the time axis (seconds from the job's start, and the wall clock at the ends) and of
-// the rank axis (the rows' first ranks).
+// Ticks of the time axis (seconds from the job's start, or the wall clock for job_stats, with the
+// date and time at both ends) and of the rank axis.
 function drawAxes(g) {
   const xa = $('xaxis').getContext('2d'), ya = $('yaxis').getContext('2d');
-  xa.clearRect(0, 0, 800, 40), ya.clearRect(0, 0, 64, 512);
+  xa.clearRect(0, 0, 800, 40), ya.clearRect(0, 0, 96, 512);
   xa.fillStyle = ya.fillStyle = '#222', xa.font = ya.font = '11px system-ui, sans-serif';
-  const s0 = g.time.edges_s[0], s1 = g.time.edges_s[g.cols];
+  const js = kind() === 'jobstats';
   for (let i = 0; i <= 5; ++i) {
-    const x = Math.min(798, Math.round(i * 800 / 5)), t = s0 + (s1 - s0) * i / 5;
+    const x = Math.min(W - 2, Math.round(i * W / 5)), t = tOf(x);
     xa.fillRect(x, 0, 1, 5);
     xa.textAlign = i === 0 ? 'left' : i === 5 ? 'right' : 'center';
-    // job_stats times are epoch seconds: the wall clock (UTC)
-    xa.fillText(kind() === 'jobstats' ? new Date(t * 1000).toISOString().slice(11, 19) : `${t.toPrecision(6)} s`, x, 16);
+    xa.fillText(js ? new Date(t * 1000).toISOString().slice(11, 19) : `${t.toPrecision(6)} s`, x, 16);
   }
-  if (g.time.job_start_epoch !== undefined) {
-    const wall = (t) => new Date((g.time.job_start_epoch + t) * 1000).toISOString().replace('.000Z', 'Z');
-    xa.textAlign = 'left', xa.fillText(wall(s0), 0, 32);
-    xa.textAlign = 'right', xa.fillText(wall(s1), 798, 32);
+  const wall = (t) => new Date(t * 1000).toISOString().replace('.000Z', 'Z').replace('T', ' ');
+  const base = js ? 0 : g.time.job_start_epoch;
+  if (base !== undefined) {
+    xa.textAlign = 'left', xa.fillText(`${wall(base + state.t1)} UTC`, 0, 32);
+    xa.textAlign = 'right', xa.fillText(wall(base + state.t2), W - 2, 32);
   }
   ya.textAlign = 'right';
-  const rows = g.rows.length, step = Math.max(1, Math.ceil(rows / 8));
+  const rows = g.rows.length, step = Math.max(1, Math.ceil(rows / (js ? 16 : 8)));
   for (let r = 0; r < rows; r += step) {
-    const y = Math.round(r * 512 / rows);
-    ya.fillRect(58, y, 6, 1);
-    ya.fillText(g.row_labels ? g.row_labels[r].slice(-9) : `${g.process} ${g.rows[r][0]}`, 56, Math.max(10, y + 10));
+    const y = Math.round(yOf(g, rowEdges(g, r)[0]));
+    if (y < 0 || y > H) continue;
+    ya.fillRect(90, y, 6, 1);
+    const label = g.row_labels ? g.row_labels[r] : `${g.process} ${g.rows[r][0]}`;
+    ya.fillText(label.length > 13 ? `…${label.slice(-12)}` : label, 88, Math.max(10, y + 10));
   }
 }
 
-// The selection's rectangle over the cells.
 function drawSelection() {
   const sel = state.select;
   if (!sel) return;
@@ -93,141 +151,245 @@ function drawSelection() {
   ctx.strokeRect(Math.min(sel.x0, sel.x1), Math.min(sel.y0, sel.y1), Math.abs(sel.x1 - sel.x0), Math.abs(sel.y1 - sel.y0));
 }
 
-// A selection's window and ranks (whole cells) and its statistics from /api/query.
-function pick(sel) {
+// A selection's cells: the columns and rows it touches, as a window in ns (exactly the cells'
+// edges) and a rank range.
+function selectedCells(sel) {
   const g = state.grid;
-  const c0 = Math.max(0, Math.floor(Math.min(sel.x0, sel.x1) / heat.width * g.cols));
-  const c1 = Math.min(g.cols, Math.ceil(Math.max(sel.x0, sel.x1) / heat.width * g.cols));
-  const r0 = Math.max(0, Math.floor(Math.min(sel.y0, sel.y1) / heat.height * g.rows.length));
-  const r1 = Math.min(g.rows.length, Math.ceil(Math.max(sel.y0, sel.y1) / heat.height * g.rows.length));
-  if (c1 <= c0 || r1 <= r0) return;
-  // The window in ns from the job's start, as the grid's edges are: exactly the selected cells.
-  const p = { store: state.store, time: `${g.time.edges[c0]}ns:${g.time.edges[c1]}ns`,
-    ranks: `${g.rows[r0][0]}:${g.rows[r1 - 1][1]}` };
-  state.picked = p;
-  $('selection').textContent = 'reading ...';
+  const a = cellAt(g, Math.max(0, Math.min(sel.x0, sel.x1)), Math.max(0, Math.min(sel.y0, sel.y1)));
+  const b = cellAt(g, Math.min(W - 1, Math.max(sel.x0, sel.x1)), Math.min(H - 1, Math.max(sel.y0, sel.y1)));
+  if (!a || !b) return null;
+  return { time: `${g.time.edges[a[0]]}ns:${g.time.edges[b[0] + 1]}ns`, ranks: `${g.rows[a[1]][0]}:${g.rows[b[1]][1]}` };
+}
+function darshanParams() {
+  const p = { store: state.store, module: $('module').value };
+  if (state.log !== null) p.log = state.log;
+  return p;
+}
+
+// The selection's statistics, then its top files, then its segments.
+function pick(sel) {
+  const cells = selectedCells(sel);
+  if (!cells) return;
+  const p = { ...darshanParams(), ...cells };
+  state.picked = p, state.segOffset = 0;
+  $('selection').textContent = 'reading ...', $('files').innerHTML = '', $('segments').innerHTML = '';
   api('/api/query', p).then((q) => {
     if (state.picked !== p) return;
-    const f = (v, d = 4) => (v === null || v === undefined ? 'NA' : Number(v).toPrecision(d));
-    const lines = [`selection: ${p.time} ranks ${p.ranks}`, q.answered];
+    const out = [`selection: ${p.time} ranks ${p.ranks}`, q.answered];
+    for (const w of q.warnings) out.push(`warning: ${w}`);
     for (const op of ['read', 'write']) {
       const o = q[op];
-      lines.push(`${op}: ${o.ops} ops, ${o.bytes} bytes, ${f(o.bw_mib_s)} MiB/s, busy ${f(o.busy_s)} s`);
+      out.push(`${op}: ${o.ops} ops, ${o.bytes} bytes, ${num(o.bw_mib_s)} MiB/s, busy ${num(o.busy_s)} s`);
       if (o.percentiles) {
-        const d = o.percentiles.duration_s;
-        lines.push(`  duration p50 ${d.p50 ? d.p50.map((x) => f(x, 3)).join('..') : 'NA'} s, ` +
-          `p99 ${d.p99 ? d.p99.map((x) => f(x, 3)).join('..') : 'NA'} s`);
+        const d = o.percentiles.duration_s, s = o.percentiles.size, r = (v) => (v ? v.map((x) => num(x, 3)).join('..') : 'NA');
+        out.push(`  size p50 ${r(s.p50)} p99 ${r(s.p99)} B; duration p50 ${r(d.p50)} p99 ${r(d.p99)} s`);
       }
     }
     const im = q.rank_imbalance;
-    if (im) lines.push(`ranks with I/O ${im.ranks}, bytes per rank ${im.min_bytes}..${im.max_bytes}, ` +
-      `slowest rank ${im.slowest_rank}`);
-    $('selection').textContent = lines.join('\n');
+    if (im) out.push(`ranks with I/O ${im.ranks}, bytes per rank ${im.min_bytes}..${im.max_bytes}, slowest rank ${im.slowest_rank}`);
+    $('selection').textContent = out.join('\n');
+    const n = q.read.ops + q.write.ops;
+    if (q.answered.startsWith('from the index') && n <= 2000000) topFiles(p);
+    else if (n > 2000000) $('files').textContent = `top files: ${n} segments in the selection; per-file rows read them all (there is no index by file): select less`;
+    if (q.answered.startsWith('from the index')) segments(p);
   }).catch((e) => { if (state.picked === p) $('selection').textContent = e.message; });
 }
+function topFiles(p) {
+  api('/api/query', { ...p, per_file: 1, top: 10 }).then((q) => {
+    if (state.picked !== p) return;
+    const rows = q.per_file.map((f) => `<tr><td title="${esc(f.name)}">${esc(f.name.length > 28 ? `…${f.name.slice(-27)}` : f.name)}</td>` +
+      `<td>${f.read.bytes}</td><td>${f.write.bytes}</td><td>${f.read.ops + f.write.ops}</td></tr>`);
+    $('files').innerHTML = `<table><caption>top ${q.per_file.length} of ${q.files_in_window} files by bytes</caption>` +
+      `<tr><th>file</th><th>read B</th><th>written B</th><th>ops</th></tr>${rows.join('')}</table>`;
+  }).catch((e) => { if (state.picked === p) $('files').textContent = e.message; });
+}
+// A page of the selection's segments, in time order; prev / next move by a page.
+function segments(p) {
+  const limit = 20, offset = state.segOffset;
+  api('/api/segments', { ...p, op: $('op').value, offset, limit }).then((s) => {
+    if (state.picked !== p) return;
+    const rows = s.segments.map((g) => `<tr><td>${g.op}</td><td>${g.rank}</td><td>${g.start_s.toFixed(6)}</td>` +
+      `<td>${num(g.duration_s, 3)}</td><td>${g.offset}</td><td>${g.length}</td><td title="${esc(g.file)}">${esc(g.file.split('/').pop())}</td></tr>`);
+    const last = offset + s.segments.length;
+    $('segments').innerHTML = `<table><caption>segments ${s.total ? offset + 1 : 0} to ${last} of ${s.total} ` +
+      `<button id="segprev" ${offset === 0 ? 'disabled' : ''}>prev</button> <button id="segnext" ${last >= s.total || last + limit > 100000 ? 'disabled' : ''}>next</button></caption>` +
+      `<tr><th>op</th><th>rank</th><th>start s</th><th>dur s</th><th>offset</th><th>length</th><th>file</th></tr>${rows.join('')}</table>`;
+    $('segprev').onclick = () => { state.segOffset = Math.max(0, offset - limit); segments(p); };
+    $('segnext').onclick = () => { state.segOffset = offset + limit; segments(p); };
+  }).catch((e) => { if (state.picked === p) $('segments').textContent = e.message; });
+}
 
-// The metrics and ops a kind of store offers.
-const choices = {
-  darshan: { metric: ['bytes', 'ops', 'busy', 'duration.p99'], op: ['all', 'read', 'write'] },
-  jobstats: { metric: ['rate', 'total'], op: ['write_bytes', 'read_bytes', 'open', 'getattr'] },
-  arrays: { metric: ['count'], op: ['all'] },
-};
-function kind() { const s = state.stores[state.store]; return s ? s.kind : 'darshan'; }
+// The choices a kind of store offers.
 function setChoices() {
-  for (const id of ['metric', 'op']) {
-    const sel = $(id);
-    sel.replaceChildren(...choices[kind()][id].map((v) => { const o = document.createElement('option'); o.textContent = v; return o; }));
-  }
+  const s = state.stores[state.store], js = kind() === 'jobstats';
+  const fill = (id, values, labels) => $(id).replaceChildren(...values.map((v, i) => {
+    const o = document.createElement('option');
+    o.value = v, o.textContent = labels ? labels[i] : v;
+    return o;
+  }));
+  fill('metric', js ? ['rate', 'total'] : ['bytes', 'ops', 'busy', 'duration.p99', 'size.p99']);
+  fill('op', js ? (s.ops && s.ops.length ? s.ops : ['write_bytes']) : ['all', 'read', 'write']);
+  if (js && s.ops && s.ops.includes('write_bytes')) $('op').value = 'write_bytes';
+  if (s && s.logs) fill('log', s.logs.map((l) => l.log), s.logs.map((l) => `${l.log}: job ${l.job}, ${l.nprocs} ranks, ${l.exe.split(' ')[0].split('/').pop()}`));
+  for (const id of ['logl', 'modl', 'zoomsel', 'selection', 'files', 'segments']) $(id).style.display = js ? 'none' : '';
+  for (const id of ['byl', 'zb', 'zblabel', 'jobfilter', 'top']) $(id).style.display = js ? '' : 'none';
+  state.log = s && s.logs && s.logs.length ? s.logs[0].log : null;
+}
+
+function clearAll(message) {
+  state.grid = null;
+  ctx.clearRect(0, 0, W, H);
+  for (const id of ['xaxis', 'yaxis', 'timeline', 'legend', 'zb']) $(id).getContext('2d').clearRect(0, 0, 800, 600);
+  for (const id of ['range', 'status', 'tllabel', 'top', 'zblabel', 'estimate', 'hover']) $(id).textContent = '';
+  $('error').textContent = message;
 }
 
 function load() {
-  const darshan = kind() === 'darshan';
-  for (const id of ['timeline', 'tllabel', 'selection']) $(id).style.display = darshan ? '' : 'none';
-  // Half the canvas's pixels a cell, and no more rows than the log has ranks (job_stats: every
-  // target, the rows the grid gives).
-  const s = state.stores[state.store], ranks = s && s.logs && s.logs.length ? s.logs[0].nprocs : 256;
-  const cols = Math.min(1000, Math.floor(heat.width / 2));
-  const rows = Math.max(1, Math.min(128, Math.floor(heat.height / 4), ranks));
-  const p = { store: state.store, cols, metric: $('metric').value, op: $('op').value };
-  if (kind() === 'jobstats') p.by = 'target';
-  else p.rows = rows, p.snap = 1;
+  abortStale();
+  const gen = ++state.generation;
+  const js = kind() === 'jobstats';
+  const cols = Math.min(1000, Math.floor(W / 2));
+  const p = { store: state.store, cols, op: $('op').value };
+  const metric = $('metric').value;
+  if (js) {
+    p.by = 'target', p.metric = 'rate,total';
+    if (state.job !== null) p.job = state.job;
+  } else {
+    Object.assign(p, darshanParams());
+    // Half the canvas's pixels a row at most, and no more rows than the log (or the view) has ranks.
+    const l = logInfo(), ranks = state.r1 !== null ? state.r2 - state.r1 : (l ? l.nprocs : 256);
+    p.rows = Math.max(1, Math.min(128, Math.floor(H / 4), ranks)), p.snap = 1, p.fit = 1;
+    if (state.r1 !== null) p.ranks = `${state.r1}:${state.r2}`;
+    if (metric.includes('.p')) p.metric = metric;
+  }
   if (state.t1 !== null) p.time = `${state.t1}:${state.t2}`;
-  const mine = {};
-  state.pending = mine;
-  api('/api/grid', p).then((g) => {
-    if (state.pending !== mine) return;  // a newer request replaced this one
+  viewApi('/api/grid', p).then((g) => {
+    if (gen !== state.generation) return;
     state.grid = g;
     if (state.t1 === null) { state.t1 = g.time.edges_s[0]; state.t2 = g.time.edges_s[g.cols]; }
     $('error').textContent = '';
     draw();
-    if (kind() === 'darshan') timeline(g, mine);
-    if (kind() === 'jobstats') topJobs(g, mine);
-  }).catch((e) => {
-    if (state.pending !== mine) return;
-    // No picture of another request under the error: the page says only what went wrong.
-    state.grid = null;
-    ctx.clearRect(0, 0, heat.width, heat.height);
-    for (const id of ['xaxis', 'yaxis', 'timeline', 'legend']) $(id).getContext('2d').clearRect(0, 0, 800, 600);
-    for (const id of ['range', 'status', 'tllabel', 'top']) $(id).textContent = '';
-    $('hover').textContent = '';
-    $('error').textContent = e.message;
-  });
+    if (js) { rateLines(g); topGroups(g, gen); zb(g, gen); } else timeline(g, gen);
+  }).catch((e) => { if (!aborted(e) && gen === state.generation) clearAll(e.message); });
 }
 
-// The bandwidth of the whole range on the grid's own columns: a grid of one row over exactly the
+// The bandwidth of the view's ranks on the grid's own columns: a grid of one row over exactly the
 // same edges (bytes per column), drawn as bars under the heatmap in MiB/s.
-function timeline(g, mine) {
-  const p = { store: state.store, cols: g.cols, op: $('op').value, metric: 'bytes',
+function timeline(g, gen) {
+  const p = { ...darshanParams(), cols: g.cols, op: $('op').value, metric: 'bytes',
     time: `${g.time.edges[0]}ns:${g.time.edges[g.cols]}ns` };
-  api('/api/grid', p).then((t) => {
-    if (state.pending !== mine) return;
-    const v = t.metrics[0].values[0], tl = $('timeline').getContext('2d');
-    const rate = v.map((x, c) => (x === null ? 0 : x / (t.time.edges_s[c + 1] - t.time.edges_s[c]) / 1048576));
+  if (state.r1 !== null) p.ranks = `${state.r1}:${state.r2}`;
+  viewApi('/api/grid', p).then((t) => {
+    if (gen !== state.generation) return;
+    const v = t.metrics[0].values[0], tl = $('timeline').getContext('2d'), e = t.time.edges_s;
+    const rate = v.map((x, c) => (x === null ? 0 : x / (e[c + 1] - e[c]) / 1048576));
     const top = Math.max(...rate, 0);
     tl.clearRect(0, 0, 800, 90);
     tl.fillStyle = '#3b6ea5';
     for (let c = 0; c < rate.length; ++c) {
-      const h = top > 0 ? Math.round(86 * rate[c] / top) : 0;
-      tl.fillRect(Math.floor(c * 800 / rate.length), 90 - h, Math.max(1, Math.ceil(800 / rate.length)), h);
+      const h = top > 0 ? Math.round(86 * rate[c] / top) : 0, xa = xOf(e[c]), xb = xOf(e[c + 1]);
+      tl.fillRect(xa, 90 - h, Math.max(1, xb - xa), h);
     }
-    $('tllabel').textContent = `MiB/s\nmax ${top.toPrecision(3)}`;
+    $('tllabel').textContent = `MiB/s by start\nmax ${num(top, 3)}`;
     state.timeline = t;
-  }).catch((e) => { if (state.pending === mine) $('error').textContent = e.message; });
+  }).catch((e) => { if (!aborted(e) && gen === state.generation) $('error').textContent = e.message; });
 }
 
-// job_stats: the ten jobs with the largest total of the op in the visible window (xtfq query).
-function topJobs(g, mine) {
-  const p = { store: state.store, by: 'job', op: $('op').value, top: 10, sort: $('op').value,
-    time: `${g.time.edges[0]}:${g.time.edges[g.cols]}` };
-  api('/api/query', p).then((q) => {
-    if (state.pending !== mine) return;
-    const op = $('op').value, f = (v) => (v === null || v === undefined ? 'NA' : Number(v).toPrecision(4));
+// job_stats: the rate of each of the eight busiest targets of the view, as lines.
+function rateLines(g) {
+  const m = g.metrics.find((x) => x.name === 'rate'), e = g.time.edges_s, tl = $('timeline').getContext('2d');
+  tl.clearRect(0, 0, 800, 90);
+  const sums = m.values.map((row, r) => [row.reduce((a, v) => a + (v || 0), 0), r]).sort((a, b) => b[0] - a[0]).slice(0, 8);
+  const top = Math.max(0, ...sums.flatMap(([, r]) => m.values[r].map((v) => v || 0)));
+  sums.forEach(([, r], i) => {
+    tl.strokeStyle = lines[i], tl.lineWidth = 1.5, tl.beginPath();
+    m.values[r].forEach((v, c) => {
+      const x = (xOf(e[c]) + xOf(e[c + 1])) / 2, y = 88 - (top > 0 ? 84 * (v || 0) / top : 0);
+      if (c === 0) tl.moveTo(x, y); else tl.lineTo(x, y);
+    });
+    tl.stroke();
+  });
+  $('tllabel').innerHTML = `${esc(m.unit)}<br>max ${num(top, 3)}<br>` +
+    sums.map(([, r], i) => `<span style="color:${lines[i]}">${esc(g.row_labels[r].slice(-12))}</span>`).join('<br>');
+}
+
+// job_stats: the ten groups (jobs, uids, nodes, classes) with the largest total of the op in the
+// view; a click on a job filters the view to it.
+function topGroups(g, gen) {
+  const by = $('by').value, op = $('op').value;
+  const p = { store: state.store, by, op, top: 10, sort: op, time: `${g.time.edges[0]}:${g.time.edges[g.cols]}` };
+  if (state.job !== null) p.job = state.job;
+  viewApi('/api/query', p).then((q) => {
+    if (gen !== state.generation) return;
+    const unit = g.metrics.find((x) => x.name === 'total').unit;
     const rows = q.groups.map((grp) => {
       const o = grp.ops[op] || {};
-      return `<tr><td>${grp.job}</td><td>${f(o.total)}</td><td>${f(o.rate_mean)}</td><td>${f(o.rate_max)}</td></tr>`;
+      // ("-": series whose job id the file system did not have)
+      const key = grp[by], link = key === '-' ? `(no ${by === 'class' ? 'class' : by + ' id'})`
+        : by === 'job' ? `<a href="#" data-job="${esc(key)}">${esc(key)}</a>` : esc(key);
+      return `<tr><td>${link}</td><td>${num(o.total)}</td><td>${num(o.rate_mean)}</td><td>${num(o.rate_max)}</td></tr>`;
     });
-    $('top').innerHTML = `<table><caption>top jobs by ${op} in the window</caption><tr><th>job</th><th>total</th>` +
-      `<th>mean rate</th><th>peak rate</th></tr>${rows.join('')}</table>`;
-  }).catch((e) => { if (state.pending === mine) $('error').textContent = e.message; });
+    const plural = { job: 'jobs', uid: 'uids', node: 'nodes', class: 'job-id classes' }[by];
+    $('top').innerHTML = `<table><caption>top ${plural} by ${esc(op)} in the view${by === 'job' ? ' (click to filter)' : ''}</caption>` +
+      `<tr><th>${by}</th><th>total ${esc(unit)}</th><th>mean ${esc(unit)}/s</th><th>peak ${esc(unit)}/s</th></tr>${rows.join('')}</table>`;
+    for (const a of $('top').querySelectorAll('a[data-job]')) {
+      a.onclick = (ev) => { ev.preventDefault(); setJob(a.dataset.job); };
+    }
+  }).catch((e) => { if (!aborted(e) && gen === state.generation) $('error').textContent = e.message; });
+}
+function setJob(job) {
+  state.job = job;
+  $('jobfilter').innerHTML = job === null ? '' : `job ${esc(job)} <button id="clearjob">show all jobs</button>`;
+  if (job !== null) $('clearjob').onclick = () => setJob(null);
+  load();
+}
+
+// job_stats: z_b(t, k), the number of series whose rate lies in [2^k, 2^(k+1)) in each cell of
+// the view (xtfq heatmap --jobstats), cells of a whole number of seconds, about 200 of them.
+function zb(g, gen) {
+  const t1 = Math.floor(g.time.edges[0]), t2 = Math.ceil(g.time.edges[g.cols]);
+  const cell = Math.max(1, Math.round((t2 - t1) / 200));
+  const p = { store: state.store, op: $('op').value, time: `${t1}:${t2}`, cell };
+  if (state.job !== null) p.job = state.job;
+  viewApi('/api/heatmap', p).then((h) => {
+    if (gen !== state.generation) return;
+    const z = $('zb').getContext('2d');
+    z.clearRect(0, 0, 800, 160);
+    if (!h.cells.length) { $('zblabel').textContent = 'z_b: no rates in view'; return; }
+    let kmin = Infinity, kmax = -Infinity, cmax = 0;
+    for (const c of h.cells) kmin = Math.min(kmin, c.k), kmax = Math.max(kmax, c.k), cmax = Math.max(cmax, c.count);
+    const rows = kmax - kmin + 1, rh = 160 / rows;
+    for (const c of h.cells) {
+      const xa = xOf(c.t), xb = xOf(c.t + h.cell);
+      z.fillStyle = `rgb(${colour(cmax > 1 ? Math.log(c.count) / Math.log(cmax) : 1).join(',')})`;
+      z.fillRect(xa, 160 - (c.k - kmin + 1) * rh, Math.max(1, xb - xa), Math.max(1, rh));
+    }
+    state.zb = h;
+    $('zblabel').textContent = `z_2(t, k): series by rate\n2^${kmax + 1} top\n2^${kmin} bottom\nmax ${cmax} in a cell\n${h.cell} s cells`;
+  }).catch((e) => { if (!aborted(e) && gen === state.generation) $('zblabel').textContent = e.message; });
 }
 
 heat.addEventListener('mousemove', (e) => {
   const g = state.grid;
-  if (!g) return;
-  const c = Math.floor(e.offsetX / heat.width * g.cols), r = Math.floor(e.offsetY / heat.height * g.rows.length);
-  if (c < 0 || c >= g.cols || r < 0 || r >= g.rows.length) return;
-  const lines = [g.row_labels ? `${g.process} ${g.row_labels[r]}` : `${g.process} ${g.rows[r][0]}..${g.rows[r][1] - 1}`,
+  if (!g || (state.select && state.select.active)) return;
+  const at = cellAt(g, e.offsetX, e.offsetY);
+  if (!at) { $('hover').textContent = ''; return; }
+  const [c, r] = at;
+  const out = [g.row_labels ? `${g.process} ${g.row_labels[r]}` : `${g.process} ${g.rows[r][0]}..${g.rows[r][1] - 1}`,
     `t ${g.time.edges_s[c].toFixed(6)} .. ${g.time.edges_s[c + 1].toFixed(6)} s`, `records ${g.count ? g.count[r][c] : '-'}`];
-  for (const m of g.metrics) lines.push(`${m.name} ${m.values[r][c] === null ? '-' : m.values[r][c]} ${m.unit}`);
-  $('hover').textContent = lines.join('\n');
+  for (const m of g.metrics) out.push(`${m.name} ${m.values[r][c] === null ? '-' : m.values[r][c]} ${m.unit}`);
+  $('hover').textContent = out.join('\n');
 });
 heat.addEventListener('wheel', (e) => {
   e.preventDefault();
-  if (state.t1 === null) return;
-  zoom(e.deltaY > 0 ? 1.25 : 0.8, state.t1 + (e.offsetX / heat.width) * (state.t2 - state.t1));
+  if (state.t1 === null || !state.grid) return;
+  const f = e.deltaY > 0 ? 1.25 : 0.8;
+  if (e.altKey && kind() === 'darshan') zoomRanks(f, e.offsetY);
+  else zoom(f, tOf(e.offsetX));
 }, { passive: false });
 let drag = null;
 heat.addEventListener('mousedown', (e) => {
+  heat.focus();
   if (e.shiftKey && kind() === 'darshan') {
     state.select = { x0: e.offsetX, y0: e.offsetY, x1: e.offsetX, y1: e.offsetY, active: true };
     return;
@@ -248,18 +410,40 @@ heat.addEventListener('mousemove', (e) => {
     return;
   }
   if (!drag || state.t1 === null) return;
-  const dt = (e.offsetX - drag.x) / heat.width * (drag.t2 - drag.t1);
+  const dt = (e.offsetX - drag.x) / W * (drag.t2 - drag.t1);
   state.t1 = drag.t1 - dt, state.t2 = drag.t2 - dt;
+  state.select = null;
   load();
 });
 function zoom(f, at) {
   if (state.t1 === null) return;
   state.t1 = at - (at - state.t1) * f;
   state.t2 = at + (state.t2 - at) * f;
+  state.select = null;
   load();
 }
-function reset() { state.t1 = state.t2 = null; state.select = null; load(); }
+// Zooms the rank axis around a canvas row (whole ranks, within the log's).
+function zoomRanks(f, y) {
+  const g = state.grid, l = logInfo(), [a, b] = rowSpan(g), n = l ? l.nprocs : b;
+  const at = a + y / H * (b - a);
+  let r1 = Math.floor(at - (at - a) * f), r2 = Math.ceil(at + (b - at) * f);
+  r1 = Math.max(0, r1), r2 = Math.min(n, Math.max(r1 + 1, r2));
+  state.r1 = r1 === 0 && r2 === n ? null : r1, state.r2 = state.r1 === null ? null : r2;
+  state.select = null;
+  load();
+}
+function reset() { state.t1 = state.t2 = state.r1 = state.r2 = null; state.select = null; load(); }
 $('reset').addEventListener('click', reset);
+// Zoom to the selection: its cells' window and ranks become the view.
+$('zoomsel').addEventListener('click', () => {
+  if (!state.select || !state.grid) return;
+  const c = selectedCells(state.select);
+  if (!c) return;
+  const [a, b] = c.time.split(':').map((s) => Number(s.replace('ns', '')) / 1e9);
+  const [r1, r2] = c.ranks.split(':').map(Number);
+  state.t1 = a, state.t2 = b, state.r1 = r1, state.r2 = r2, state.select = null;
+  load();
+});
 // Keys: + and - zoom around the middle, the arrows pan a tenth, 0 and Escape reset.
 heat.addEventListener('keydown', (e) => {
   if (state.t1 === null) return;
@@ -272,11 +456,20 @@ heat.addEventListener('keydown', (e) => {
   else return;
   e.preventDefault();
 });
-for (const id of ['metric', 'op']) $(id).addEventListener('change', load);
+$('metric').addEventListener('change', () => {
+  // A percentile is its own request (another family of summaries); the others are in the grid.
+  if (state.grid && state.grid.metrics.some((m) => m.name === $('metric').value)) draw(); else load();
+});
+for (const id of ['op', 'module', 'by']) $(id).addEventListener('change', load);
+$('log').addEventListener('change', () => {
+  state.log = Number($('log').value);
+  state.t1 = state.t2 = state.r1 = state.r2 = null, state.select = null;
+  load();
+});
 $('store').addEventListener('change', () => {
   state.store = Number($('store').value);
-  state.t1 = state.t2 = null, state.select = null;
-  $('top').innerHTML = '';
+  state.t1 = state.t2 = state.r1 = state.r2 = null, state.select = null, state.job = null;
+  $('top').innerHTML = '', $('jobfilter').innerHTML = '';
   setChoices();
   load();
 });
@@ -285,7 +478,7 @@ api('/api/stores', {}).then((j) => {
   state.stores = j.stores;
   for (const s of j.stores) {
     const o = document.createElement('option');
-    o.value = s.store, o.textContent = `${s.store}: ${s.path} (${s.kind})`;
+    o.value = s.store, o.textContent = `${s.store}: ${s.path.split('/').pop()} (${s.kind})`;
     $('store').appendChild(o);
   }
   setChoices();

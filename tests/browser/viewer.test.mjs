@@ -55,7 +55,11 @@ function watchGrids(page) {
   });
   page.on('response', async (r) => {
     if (new URL(r.url()).pathname !== '/api/grid' || r.status() !== 200) return;
-    seen.answers.set(r.url(), await r.json());
+    try {
+      seen.answers.set(r.url(), await r.json());
+    } catch {
+      // a tile the page aborted (a newer view replaced it) or left behind: it has no body to read
+    }
   });
   return seen;
 }
@@ -78,17 +82,25 @@ async function settle(page, seen, count) {
 
 // The command line's answer to the page's request.
 function cliGrid(params) {
-  const args = ['grid', 'd.xtfq', '--cols', params.cols, '--rows', params.rows, '--metric', params.metric, '--op',
-    params.op, '--format', 'json'];
+  const args = ['grid', 'd.xtfq', '--cols', params.cols, '--rows', params.rows, '--op', params.op, '--format', 'json'];
+  if (params.metric) args.push('--metric', params.metric);
   if (params.snap === '1') args.push('--snap');
-  if (params.time) args.push('--time', params.time);
+  if (params.fit === '1') args.push('--fit-rows');
+  for (const k of ['time', 'ranks', 'module', 'log']) if (params[k] !== undefined) args.push(`--${k}`, params[k]);
   return JSON.parse(xtfq(...args));
 }
 
-// Hovers cell (r, c) of the canvas and returns what the page says of it.
+// Hovers cell (r, c) of the canvas, where the page draws it (the view's window: a snapped grid's
+// edges sit where they fall), and returns what the page says of it; null when it is out of view.
 async function hover(page, grid, r, c) {
   const box = await page.locator('#heat').boundingBox();
-  await page.mouse.move(box.x + (c + 0.5) * box.width / grid.cols, box.y + (r + 0.5) * box.height / grid.rows.length);
+  const at = await page.evaluate(([r, c]) => {
+    const g = state.grid, t = (g.time.edges_s[c] + g.time.edges_s[c + 1]) / 2, [lo, hi] = rowEdges(g, r);
+    // (the box includes the canvas's border; the page's coordinates start inside it)
+    return [xOf(t), (yOf(g, lo) + yOf(g, hi)) / 2, heat.clientLeft, heat.clientTop, heat.width, heat.height];
+  }, [r, c]);
+  if (at[0] < 1 || at[0] > at[4] - 1 || at[1] < 1 || at[1] > at[5] - 1) return null;
+  await page.mouse.move(box.x + at[2] + at[0], box.y + at[3] + at[1]);
   return page.locator('#hover').innerText();
 }
 
@@ -97,13 +109,14 @@ async function checkCell(page, last) {
   const g = last.grid, want = cliGrid(last.params);
   assert.deepEqual(want.time.edges, g.time.edges, 'the page drew the command line\'s columns');
   assert.deepEqual(want.count, g.count, 'and its counts');
-  let cell = null;
+  let cell = null, text = null;
   for (let r = 0; r < g.rows.length && !cell; ++r) {
-    for (let c = 0; c < g.cols; ++c) if (want.count[r][c] > 0) { cell = [r, Math.min(g.cols - 1, c + 1)]; break; }
+    for (let c = 0; c < g.cols && !cell; ++c) {
+      if (want.count[r][c] > 0 && (text = await hover(page, g, r, c)) !== null) cell = [r, c];
+    }
   }
-  assert.ok(cell, 'a cell with records');
+  assert.ok(cell, 'a cell with records in view');
   const [r, c] = cell;
-  const text = await hover(page, g, r, c);
   assert.match(text, new RegExp(`records ${want.count[r][c]}\\b`));
   const v = want.metrics[0].values[r][c];
   assert.match(text, new RegExp(`${want.metrics[0].name} ${v === null ? '-' : String(v).replace('.', '\\.')}\\b`));
@@ -127,9 +140,9 @@ test('the viewer loads, hovers, zooms and pans with the command line\'s numbers'
   const tg = await tl.json();
   assert.deepEqual(tg.time.edges, last.grid.time.edges);
   const twant = JSON.parse(xtfq('grid', 'd.xtfq', '--cols', tp.cols, '--time', tp.time, '--metric', 'bytes', '--op',
-    tp.op, '--format', 'json'));
+    tp.op, '--module', tp.module, '--log', tp.log, '--format', 'json'));
   assert.deepEqual(tg.metrics[0].values, twant.metrics[0].values);
-  await page.waitForFunction(() => document.getElementById('status').innerText.includes('window'));
+  await page.waitForFunction(() => document.getElementById('status').innerText.includes('cells'));
   assert.equal(await page.locator('#error').innerText(), '');
   await checkCell(page, last);
   await page.screenshot({ path: join(artifacts, 'viewer-loaded.png') });
@@ -172,8 +185,14 @@ test('the viewer loads, hovers, zooms and pans with the command line\'s numbers'
   assert.ok(keyed[keyed.length - 1] - keyed[0] < before[before.length - 1] - before[0], 'the key zoomed in');
   await checkCell(page, last);
 
-  // Shift + drag selects a region: its statistics are xtfq query's for the same window and ranks.
-  const answered = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/query');
+  // Shift + drag selects a region: its statistics are xtfq query's for the same window and ranks,
+  // its top files xtfq query --per-file --top 10's, its segments xtfq segments'.
+  const answered = page.waitForResponse((r) => {
+    const u = new URL(r.url());
+    return u.pathname === '/api/query' && !u.searchParams.has('per_file');
+  });
+  const filesAnswered = page.waitForResponse((r) => new URL(r.url()).searchParams.has('per_file'));
+  const segsAnswered = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/segments');
   await page.keyboard.down('Shift');
   await page.mouse.move(box.x + box.width * 0.3, box.y + box.height * 0.2);
   await page.mouse.down();
@@ -183,13 +202,60 @@ test('the viewer loads, hovers, zooms and pans with the command line\'s numbers'
   const response = await answered;
   const q = { params: Object.fromEntries(new URL(response.url()).searchParams), answer: await response.json() };
   await page.waitForFunction(() => document.getElementById('selection').innerText.startsWith('selection:'));
-  const want = JSON.parse(xtfq('query', 'd.xtfq', '--time', q.params.time, '--ranks', q.params.ranks, '--format', 'json'));
+  const want = JSON.parse(xtfq('query', 'd.xtfq', '--time', q.params.time, '--ranks', q.params.ranks, '--module',
+    q.params.module, '--log', q.params.log, '--format', 'json'));
   assert.deepEqual(q.answer, want, 'the selection\'s statistics are the command line\'s');
   const shown = await page.locator('#selection').innerText();
   assert.match(shown, new RegExp(`read: ${want.read.ops} ops, ${want.read.bytes} bytes`));
   assert.match(shown, new RegExp(`write: ${want.write.ops} ops, ${want.write.bytes} bytes`));
   assert.ok(want.read.ops + want.write.ops > 0, 'the selection holds segments');
+  const files = await filesAnswered, fj = await files.json();
+  const fwant = JSON.parse(xtfq('query', 'd.xtfq', '--time', q.params.time, '--ranks', q.params.ranks, '--per-file',
+    '--top', '10', '--format', 'json'));
+  assert.deepEqual(fj, fwant, 'the top files are the command line\'s');
+  await page.waitForFunction(() => document.querySelectorAll('#files tr').length > 1);
+  assert.match(await page.locator('#files caption').innerText(), new RegExp(`of ${fwant.files_in_window} files`));
+  const segs = await segsAnswered, sj = await segs.json(), sp = Object.fromEntries(new URL(segs.url()).searchParams);
+  const segCli = (offset) => JSON.parse(xtfq('segments', 'd.xtfq', '--time', sp.time, '--ranks', sp.ranks, '--op', sp.op,
+    '--offset', String(offset), '--limit', sp.limit, '--format', 'json'));
+  assert.deepEqual(sj, segCli(0), 'the segments are the command line\'s');
+  await page.waitForFunction(() => document.querySelectorAll('#segments tr').length > 1);
+  const firstRow = await page.locator('#segments tr:nth-child(2)').innerText();
+  assert.match(firstRow, new RegExp(`${sj.segments[0].op}\\s+${sj.segments[0].rank}\\s+${sj.segments[0].start_s.toFixed(6)}`));
   await page.screenshot({ path: join(artifacts, 'viewer-selection.png') });
+  // The next page of segments.
+  const page2 = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/segments');
+  await page.click('#segnext');
+  const p2 = await (await page2).json();
+  assert.deepEqual(p2, segCli(Number(sp.limit)), 'the second page is the command line\'s');
+
+  // Zoom to the selection: the view becomes its window and ranks, drawn with the command line's numbers.
+  const z = seen.urls.length;
+  await page.click('#zoomsel');
+  last = await settle(page, seen, z + 1);
+  assert.equal(last.params.ranks, q.params.ranks);
+  await checkCell(page, last);
+  // Alt + wheel zooms the ranks.
+  const a = seen.urls.length;
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 4);
+  await page.keyboard.down('Alt');
+  await page.mouse.wheel(0, -300);
+  await page.keyboard.up('Alt');
+  last = await settle(page, seen, a + 1);
+  const [r1, r2] = last.params.ranks.split(':').map(Number), [s1, s2] = q.params.ranks.split(':').map(Number);
+  assert.ok(r2 - r1 < s2 - s1, 'fewer ranks in view');
+  await checkCell(page, last);
+  await page.screenshot({ path: join(artifacts, 'viewer-ranks-zoomed.png') });
+
+  // A module without DXT (STDIO here): the estimate from counter records, labelled as such.
+  await page.click('#reset');
+  const s = seen.urls.length;
+  await page.selectOption('#module', 'STDIO');
+  last = await settle(page, seen, s + 1);
+  assert.equal(last.grid.estimate, true);
+  await checkCell(page, last);
+  await page.waitForFunction(() => document.getElementById('estimate').innerText.startsWith('estimate:'));
+  await page.screenshot({ path: join(artifacts, 'viewer-stdio-estimate.png') });
   assert.deepEqual(errors, []);
 });
 
@@ -212,6 +278,7 @@ test('the job_stats view: targets by time, and the top jobs of the window as xtf
     return u.pathname === path && u.searchParams.get('store') === '1';
   };
   const grid = page.waitForResponse(of('/api/grid')), top = page.waitForResponse(of('/api/query'));
+  const heatmap = page.waitForResponse(of('/api/heatmap'));
   await page.selectOption('#store', '1');
   const g = await grid, q = await top;
   const gp = Object.fromEntries(new URL(g.url()).searchParams), qp = Object.fromEntries(new URL(q.url()).searchParams);
@@ -226,8 +293,40 @@ test('the job_stats view: targets by time, and the top jobs of the window as xtf
   assert.deepEqual(qj, qwant, 'the top jobs are the command line\'s');
   await page.waitForFunction(() => document.querySelectorAll('#top tr').length > 1);
   const firstJob = await page.locator('#top tr:nth-child(2) td:first-child').innerText();
-  assert.equal(firstJob, qwant.groups[0].job);
+  assert.equal(firstJob, qwant.groups[0].job === '-' ? '(no job id)' : qwant.groups[0].job);
   assert.equal(await page.locator('#error').innerText(), '');
+  // The z_b(t, k) heatmap is xtfq heatmap's for the same window and cells.
+  const zr = await heatmap;
+  const zp = Object.fromEntries(new URL(zr.url()).searchParams);
+  const zwant = JSON.parse(xtfq('heatmap', 'js.xtfq', '--jobstats', '--op', zp.op, '--time', zp.time, '--cell', zp.cell,
+    '--format', 'json'));
+  assert.deepEqual(await zr.json(), zwant, 'z_b is the command line\'s');
+  await page.waitForFunction(() => document.getElementById('zblabel').innerText.startsWith('z_2'));
   await page.screenshot({ path: join(artifacts, 'viewer-jobstats.png') });
+
+  // A click on the top job filters the view to it: its grid and top list are the command line's.
+  const fg = page.waitForResponse((r) => of('/api/grid')(r) && new URL(r.url()).searchParams.has('job'));
+  const fq = page.waitForResponse((r) => of('/api/query')(r) && new URL(r.url()).searchParams.has('job'));
+  const clicked = await page.locator('#top a[data-job]').first().getAttribute('data-job');
+  await page.locator('#top a[data-job]').first().click();
+  const fgr = await fg, fgp = Object.fromEntries(new URL(fgr.url()).searchParams), fgj = await fgr.json();
+  assert.equal(fgp.job, clicked);
+  const fgwant = JSON.parse(xtfq('grid', 'js.xtfq', '--cols', fgp.cols, '--by', 'target', '--metric', fgp.metric, '--op',
+    fgp.op, '--time', fgp.time, '--job', fgp.job, '--format', 'json'));
+  fgwant.plan.pages_read = fgj.plan.pages_read;
+  assert.deepEqual(fgj, fgwant, 'the job\'s grid is the command line\'s');
+  const fqr = await fq, fqp = Object.fromEntries(new URL(fqr.url()).searchParams);
+  assert.deepEqual(await fqr.json(), JSON.parse(xtfq('query', 'js.xtfq', '--jobstats', '--by', 'job', '--op', fqp.op,
+    '--top', fqp.top, '--sort', fqp.sort, '--time', fqp.time, '--job', fqp.job, '--format', 'json')));
+  await page.waitForFunction(() => document.getElementById('jobfilter').innerText.includes('job'));
+  await page.screenshot({ path: join(artifacts, 'viewer-jobstats-job.png') });
+  // Top classes instead of jobs.
+  await page.click('#clearjob');
+  const cq = page.waitForResponse((r) => of('/api/query')(r) && new URL(r.url()).searchParams.get('by') === 'class');
+  await page.selectOption('#by', 'class');
+  const cqr = await cq, cqp = Object.fromEntries(new URL(cqr.url()).searchParams);
+  assert.deepEqual(await cqr.json(), JSON.parse(xtfq('query', 'js.xtfq', '--jobstats', '--by', 'class', '--op', cqp.op,
+    '--top', cqp.top, '--sort', cqp.sort, '--time', cqp.time, '--format', 'json')));
+  await page.waitForFunction(() => document.querySelector('#top caption').innerText.startsWith('top job-id classes'));
   assert.deepEqual(errors, []);
 });
