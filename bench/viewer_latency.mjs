@@ -26,6 +26,11 @@ const url = await new Promise((resolve, reject) => {
 const browser = await launchChromium();
 const page = await browser.newPage({ viewport: { width: 1300, height: 800 } });
 const tiles = [];
+let aborted = 0;  // tiles a newer view made stale, aborted by the page
+page.on('requestfailed', (r) => {
+  const u = new URL(r.url());
+  if (u.pathname === '/api/grid' && u.searchParams.has('rows')) ++aborted;
+});
 page.on('requestfinished', (r) => {
   const u = new URL(r.url());
   if (u.pathname !== '/api/grid' || !u.searchParams.has('rows')) return;
@@ -34,14 +39,14 @@ page.on('requestfinished', (r) => {
 });
 const t0 = Date.now();
 await page.goto(url);
-await page.waitForFunction(() => document.getElementById('status').innerText.includes('window'), null, { timeout: 600000 });
+await page.waitForFunction(() => document.getElementById('status').innerText.includes('cells'), null, { timeout: 600000 });
 const firstPaint = Date.now() - t0;
 const box = await page.locator('#heat').boundingBox();
 let seed = 7;
 const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
 async function idle() {
   let n = -1;
-  while (tiles.length !== n) { n = tiles.length; await page.waitForTimeout(300); }
+  while (tiles.length + aborted !== n) { n = tiles.length + aborted; await page.waitForTimeout(300); }
 }
 for (let i = 0; i < 10; ++i) {
   await page.mouse.move(box.x + box.width * (0.2 + 0.6 * random()), box.y + box.height / 2);
@@ -62,7 +67,7 @@ for (let i = 0; i < 10; ++i) {
 }
 const sorted = [...tiles].sort((a, b) => a - b);
 const pct = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * (sorted.length - 1)))];
-console.log(JSON.stringify({ store, mode: mode || 'warm', first_paint_ms: firstPaint, tiles: sorted.length,
+console.log(JSON.stringify({ store, mode: mode || 'warm', first_paint_ms: firstPaint, tiles: sorted.length, aborted,
   p50_ms: +pct(0.5).toFixed(1), p99_ms: +pct(0.99).toFixed(1), max_ms: +sorted[sorted.length - 1].toFixed(1) }));
 await browser.close();
 server.kill('SIGTERM');
