@@ -42,7 +42,7 @@ std::string SegmentsCommand::Render(const DarshanSegmentsAnswer& a, const std::s
                   a.source, a.request.op, ResultJson::EdgeSeconds(a.t1, true), ResultJson::EdgeSeconds(a.t2, false),
                   a.request.ranks.empty() ? ":" : a.request.ranks, a.total);
   if (a.segments.empty()) {
-    out += a.request.offset > 0 && a.total > 0 ? fmt::format("; none from the {}-th\n", a.request.offset + 1) : "\n";
+    out += a.request.offset > 0 && a.total > 0 ? fmt::format("; --offset {} is past them\n", a.request.offset) : "\n";
     return out;
   }
   out += fmt::format("; {} to {}, by start time\n", a.request.offset + 1, a.request.offset + a.segments.size());

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "index/tn_tree.h"
 #include "query/darshan_source_file.h"
 #include "store/endian.h"
 
@@ -35,6 +38,13 @@ Result<std::vector<DarshanLogInfo>> DarshanLogs::List(StoreReader& reader) {
     std::string* strings[] = {&i.exe, &i.metadata, &i.mounts, &i.file};
     for (size_t k = 0; k < 4; ++k) {
       XTFQ_ASSIGN_OR_RETURN(*strings[k], reader.String(StringRef::Unpack(static_cast<uint64_t>(I(s, r, 12 + k)))));
+    }
+    for (const char* dxt : {"DXT_POSIX.read", "DXT_POSIX.write", "DXT_MPIIO.read", "DXT_MPIIO.write"}) {
+      const ArrayDesc* d = reader.store().catalogue().Find(DarshanLayout::ArrayName(i.log, dxt));
+      if (d == nullptr || d->record_count() == 0 || !d->schema.time_field()) continue;
+      std::vector<std::byte> last(d->schema.record_width());
+      XTFQ_TRY(TnTree(reader.cache(), *d).Record(d->record_count() - 1, last));
+      i.dxt_last_start = std::max(i.dxt_last_start, d->schema.Time(last.data()));
     }
     out.push_back(std::move(i));
     XTFQ_ASSIGN_OR_RETURN(more, c.Next());

@@ -74,7 +74,8 @@ struct DarshanWindowAnswer {
 class DarshanWindowQuery {
  public:
   static Result<DarshanWindowAnswer> Run(StoreReader& reader, const DarshanWindowRequest& request);
-  // The time frame of a log: ns from its job's start, its run time, its start on the wall clock.
+  // The time frame of a log: ns from its job's start, its run time (or its last DXT segment's start
+  // when later), its start on the wall clock.
   static TimeFrame Frame(const DarshanLogInfo& info);
   // Warnings for a window or rank range that lies wholly outside the job.
   static std::vector<std::string> Warnings(const DarshanLogInfo& info, const DarshanWindowSpec& spec);

@@ -8,6 +8,8 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
 
@@ -194,6 +196,41 @@ TEST_CASE("darshan window: the query command reads seconds and filters files") {
   REQUIRE(none.status == 0);
   CHECK(none.out.find("       3 ") != std::string::npos);
   CHECK(none.out.find("       4 ") != std::string::npos);
+}
+
+TEST_CASE("darshan window: a log whose header says 0 s takes its frame from its segments") {
+  // ior-hdf5-h5d1-dxt: start and end in the same second (run 0 s), segments over 0.03 to 0.29 s.
+  const std::string base = std::string(XTFQ_SHARED_DIR) + "/data/darshan/real/ior-hdf5-h5d1-dxt";
+  if (test::SharedMissing(base + ".darshan") || test::SharedMissing(base + ".dxt.txt")) return;
+  test::TempDir dir;
+  REQUIRE(test::Xtfq(dir, fmt::format("import '{}.darshan' -o s.xtfq", base)).status == 0);
+  // darshan-dxt-parser's segments, counted independently: each starts within the run's segments.
+  std::ifstream dxt(base + ".dxt.txt");
+  std::string line;
+  int64_t segments = 0;
+  double last_start = 0;
+  while (std::getline(dxt, line)) {
+    if (line.rfind(" X_POSIX", 0) != 0) continue;
+    std::istringstream f(line);
+    std::string module, op;
+    int64_t rank = 0, seg = 0, offset = 0, length = 0;
+    double start = 0, end = 0;
+    f >> module >> rank >> op >> seg >> offset >> length >> start >> end;
+    ++segments, last_start = std::max(last_start, start);
+  }
+  REQUIRE(segments == 59);
+  const test::Run all = test::Xtfq(dir, "query s.xtfq --time 0%:100% --format json");
+  REQUIRE_MESSAGE(all.status == 0, all.err);
+  const auto j = nlohmann::json::parse(all.out);
+  CHECK(j["read"]["ops"].get<int64_t>() + j["write"]["ops"].get<int64_t>() == segments);
+  // 100% is the last segment's start (to the parser's four decimals).
+  CHECK(std::fabs(std::stod(j["window_s"][1].get<std::string>()) - last_start) < 1e-4);
+  const test::Run mid = test::Xtfq(dir, "query s.xtfq --time 10%:90% --format json");
+  REQUIRE_MESSAGE(mid.status == 0, mid.err);
+  const auto m = nlohmann::json::parse(mid.out);
+  const int64_t in_mid = m["read"]["ops"].get<int64_t>() + m["write"]["ops"].get<int64_t>();
+  CHECK(in_mid > 0);
+  CHECK(in_mid < segments);
 }
 
 TEST_CASE("darshan window: a log without DXT answers bytes from its HEATMAP bins") {
