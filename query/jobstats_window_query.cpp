@@ -267,6 +267,8 @@ Result<JobStatsWindowAnswer> JobStatsWindowQuery::Run(JobStatsView& view, const 
   XTFQ_ASSIGN_OR_RETURN(a.window, Compute(view, w.first, w.second, r.filter, a.by, r.scan));
   const bool op_key = std::find(a.by.begin(), a.by.end(), JobStatsKey::kOp) != a.by.end();
   a.columns = op_key ? std::vector<std::string>{""} : a.window.ops;
+  a.groups_in_window = a.window.groups.size();
+  a.request_top = r.top;
   if (r.top > 0 || !r.sort.empty()) {
     const std::string key = r.sort.empty() ? (a.columns.empty() ? std::string() : a.columns.front()) : r.sort;
     if (!op_key && std::find(a.columns.begin(), a.columns.end(), key) == a.columns.end()) {
@@ -279,6 +281,7 @@ Result<JobStatsWindowAnswer> JobStatsWindowQuery::Run(JobStatsView& view, const 
                        const JobStatsOpResult* q = JobStatsWindowAnswer::Column(y, op_key ? "" : key);
                        return (p ? p->total : 0) > (q ? q->total : 0);
                      });
+    a.sorted_by = op_key ? "total" : key;
     if (r.top > 0 && a.window.groups.size() > r.top) a.window.groups.resize(r.top);
   }
   return a;

@@ -73,6 +73,9 @@ struct JobStatsWindowAnswer {
   std::vector<JobStatsKey> by;
   // The op columns: one per op, or a single unnamed column ("") when grouping by op.
   std::vector<std::string> columns;
+  uint64_t groups_in_window = 0;  // before --top kept the first N
+  uint32_t request_top = 0;       // --top (0: every group)
+  std::string sorted_by;          // the op whose total ordered the groups (with --top or --sort)
   // The group's result in a column (nullptr: no step of that op).
   static const JobStatsOpResult* Column(const JobStatsGroup& g, const std::string& column);
   // total / (t2 - t1); none for the empty window.
