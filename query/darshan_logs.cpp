@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "index/tn_tree.h"
+#include "query/darshan_counter_window.h"
 #include "query/darshan_source_file.h"
 #include "store/endian.h"
 
@@ -14,6 +16,44 @@ namespace {
 int64_t I(const Schema& s, const std::byte* r, size_t f) {
   return std::visit([](auto v) { return static_cast<int64_t>(v); }, s.Get(r, f));
 }
+}  // namespace
+
+namespace {
+
+// DarshanLogInfo::data_last of `i`.
+Status DataLast(StoreReader& reader, DarshanLogInfo& i) {
+  const Catalogue& cat = reader.store().catalogue();
+  bool dxt = false;
+  for (const char* name : {"DXT_POSIX.read", "DXT_POSIX.write", "DXT_MPIIO.read", "DXT_MPIIO.write"}) {
+    const ArrayDesc* d = cat.Find(DarshanLayout::ArrayName(i.log, name));
+    if (d == nullptr || d->record_count() == 0 || !d->schema.time_field()) continue;
+    std::vector<std::byte> last(d->schema.record_width());
+    XTFQ_TRY(TnTree(reader.cache(), *d).Record(d->record_count() - 1, last));
+    i.data_last = std::max(i.data_last, d->schema.Time(last.data()));
+    dxt = true;
+  }
+  if (dxt || i.end_sec > i.start_sec) return Ok();
+  for (const char* module : {"POSIX", "MPI-IO", "STDIO"}) {
+    const std::string m = module;
+    const ArrayDesc* h = cat.Find(DarshanLayout::ArrayName(i.log, m == "MPI-IO" ? "HEATMAP.MPIIO" : "HEATMAP." + m));
+    if (h != nullptr && h->record_count() > 0 && h->schema == DarshanLayout::HeatmapSchema()) {
+      std::vector<std::byte> last(h->schema.record_width());
+      XTFQ_TRY(TnTree(reader.cache(), *h).Record(h->record_count() - 1, last));
+      const double width = LoadLe<double>(last.data() + DarshanLayout::kHeatOffsetWidth);
+      i.data_last = std::max(i.data_last, LoadLe<int64_t>(last.data() + DarshanLayout::kHeatOffsetT) +
+                                              static_cast<int64_t>(std::ceil(width * 1e9)));
+    }
+    const ArrayDesc* c = cat.Find(DarshanLayout::ArrayName(i.log, m));
+    if (c == nullptr || c->record_count() == 0) continue;
+    XTFQ_TRY(DarshanCounterWindow::ForEachActivity(reader, i, m, [&](const DarshanCounterActivity& a) {
+      if (std::isfinite(a.end) && a.end > 0 && a.end < 1e9) {
+        i.data_last = std::max(i.data_last, static_cast<int64_t>(std::ceil(a.end * 1e9)));
+      }
+    }));
+  }
+  return Ok();
+}
+
 }  // namespace
 
 Result<std::vector<DarshanLogInfo>> DarshanLogs::List(StoreReader& reader) {
@@ -39,13 +79,7 @@ Result<std::vector<DarshanLogInfo>> DarshanLogs::List(StoreReader& reader) {
     for (size_t k = 0; k < 4; ++k) {
       XTFQ_ASSIGN_OR_RETURN(*strings[k], reader.String(StringRef::Unpack(static_cast<uint64_t>(I(s, r, 12 + k)))));
     }
-    for (const char* dxt : {"DXT_POSIX.read", "DXT_POSIX.write", "DXT_MPIIO.read", "DXT_MPIIO.write"}) {
-      const ArrayDesc* d = reader.store().catalogue().Find(DarshanLayout::ArrayName(i.log, dxt));
-      if (d == nullptr || d->record_count() == 0 || !d->schema.time_field()) continue;
-      std::vector<std::byte> last(d->schema.record_width());
-      XTFQ_TRY(TnTree(reader.cache(), *d).Record(d->record_count() - 1, last));
-      i.dxt_last_start = std::max(i.dxt_last_start, d->schema.Time(last.data()));
-    }
+    XTFQ_TRY(DataLast(reader, i));
     out.push_back(std::move(i));
     XTFQ_ASSIGN_OR_RETURN(more, c.Next());
   }

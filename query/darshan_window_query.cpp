@@ -57,7 +57,7 @@ Result<DarshanOpDistribution> Distribution(StoreReader& reader, const ArrayDesc&
 
 TimeFrame DarshanWindowQuery::Frame(const DarshanLogInfo& info) {
   const int64_t run_ns = (info.end_sec - info.start_sec) * 1000000000 + (info.end_nsec - info.start_nsec);
-  return TimeFrame::Darshan(info.start_sec, std::max(run_ns, info.dxt_last_start));
+  return TimeFrame::Darshan(info.start_sec, std::max(run_ns, info.data_last));
 }
 
 std::vector<std::string> DarshanWindowQuery::Warnings(const DarshanLogInfo& info, const DarshanWindowSpec& spec) {

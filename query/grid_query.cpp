@@ -279,8 +279,8 @@ Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, c
         return Invalid(fmt::format("{} rows over processes {}:{}: at most {} (a row holds at least one process)",
                                    rows, lo, hi, static_cast<int64_t>(span)));
       }
-      out.notes.push_back(fmt::format("{} rows: processes {}:{} are {}, a row each", rows, lo, hi,
-                                      static_cast<int64_t>(span)));
+      out.notes.push_back(fmt::format("{} rows asked: the {} processes {} to {} with records get a row each", rows,
+                                      static_cast<int64_t>(span), lo, hi - 1));
       rows = static_cast<uint32_t>(span);
     }
     if (auto e = too_big(req.cols, rows)) return *e;

@@ -54,6 +54,7 @@ nlohmann::json ResultJson::Of(const DarshanWindowAnswer& a) {
   nlohmann::json j = {{"log", a.info.log},
                       {"job", a.info.job},
                       {"module", a.spec.module},
+                      {"source", a.Source()},
                       {"window_s", {EdgeSeconds(a.spec.t1, true), EdgeSeconds(a.spec.t2, false)}},
                       {"ranks", a.request.ranks.empty() ? ":" : a.request.ranks},
                       {"answered", a.answered},

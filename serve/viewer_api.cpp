@@ -91,6 +91,7 @@ HttpResponse Failure(const Error& e) {
   switch (e.code()) {
     case ErrorCode::kUsage:
     case ErrorCode::kInvalidArgument:
+    case ErrorCode::kUnsupported:  // a question the data cannot answer (per-file rows of heatmaps)
       status = 400;
       break;
     case ErrorCode::kNotFound:
@@ -176,7 +177,24 @@ Result<std::string> ViewerApi::Stores() {
     if (!logs.empty()) {
       j["kind"] = "darshan";
       j["logs"] = nlohmann::json::array();
-      for (const DarshanLogInfo& l : logs) j["logs"].push_back(ResultJson::Of(l));
+      const Catalogue& cat = s.reader->catalogue();
+      for (const DarshanLogInfo& l : logs) {
+        // What the viewer can draw of each module: DXT segments, HEATMAP bins or counter records.
+        nlohmann::json lj = ResultJson::Of(l);
+        lj["draw"] = nlohmann::json::object();
+        for (const std::string m : {"POSIX", "MPI-IO", "STDIO"}) {
+          const std::string dxt = m == "POSIX" ? "DXT_POSIX" : m == "MPI-IO" ? "DXT_MPIIO" : "DXT_STDIO";
+          const auto has = [&](const std::string& name) { return cat.Find(DarshanLayout::ArrayName(l.log, name)); };
+          if (has(dxt + ".read") || has(dxt + ".write")) {
+            lj["draw"][m] = "DXT";
+          } else if (has(m == "MPI-IO" ? "HEATMAP.MPIIO" : "HEATMAP." + m)) {
+            lj["draw"][m] = "HEATMAP";
+          } else if (const ArrayDesc* c = has(m); c != nullptr && c->record_count() > 0) {
+            lj["draw"][m] = "counters";
+          }
+        }
+        j["logs"].push_back(std::move(lj));
+      }
     } else if (IsJobStats(s)) {
       // What the view offers: the targets, the ops that have rate steps, the collections' span.
       j["kind"] = "jobstats";

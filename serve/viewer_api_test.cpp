@@ -60,6 +60,8 @@ TEST_CASE("serve: each endpoint's JSON equals the command line's") {
   REQUIRE(s["stores"].size() == 2);
   CHECK(s["stores"][0]["kind"] == "darshan");
   CHECK(s["stores"][0]["logs"][0]["nprocs"] == 32);
+  // What each module can draw: the generated log has DXT of POSIX and MPI-IO, STDIO counters.
+  CHECK(s["stores"][0]["logs"][0]["draw"] == nlohmann::json{{"POSIX", "DXT"}, {"MPI-IO", "DXT"}, {"STDIO", "counters"}});
   CHECK(s["stores"][1]["kind"] == "jobstats");
   CHECK(s["stores"][1]["targets"].size() == 3);
   CHECK(s["stores"][1]["collections"] == 36);

@@ -917,7 +917,7 @@ TEST_CASE("grid: the command line, its JSON and its errors") {
   const nlohmann::json fj = nlohmann::json::parse(fit.out);
   REQUIRE(fj["rows"].size() == 16);
   for (size_t r = 0; r < 16; ++r) CHECK(fj["rows"][r][1].get<int64_t>() - fj["rows"][r][0].get<int64_t>() == 1);
-  CHECK(fj["notes"][0] == "100 rows: processes 0:16 are 16, a row each");
+  CHECK(fj["notes"][0] == "100 rows asked: the 16 processes 0 to 15 with records get a row each");
   // --snap on a store without grid summaries (20,000 segments: too few) says so.
   const test::Run s = test::Xtfq(t, fmt::format("grid '{}' --cols 5 --rows 4 --snap", store));
   REQUIRE_MESSAGE(s.status == 0, s.err);

@@ -48,6 +48,9 @@ function colour(x) {
 }
 const lines = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f'];
 const num = (v, d = 4) => (v === null || v === undefined ? 'NA' : Number(v).toPrecision(d));
+// A time for a label: six significant digits, no trailing zeros.
+const tick = (t) => String(Number(Number(t).toPrecision(6)));
+const utc = (t) => new Date(t * 1000).toISOString().replace('.000Z', 'Z').replace('T', ' ');
 const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
 
 function kind() { const s = state.stores[state.store]; return s ? s.kind : 'darshan'; }
@@ -84,6 +87,12 @@ function draw() {
   ctx.clearRect(0, 0, W, H);
   if (!g) return;
   const m = shown(g), rows = g.rows.length, cols = g.cols;
+  drawAxes(g);
+  if (rows === 0 || cols === 0) {
+    $('range').textContent = 'nothing to draw in view';
+    $('status').textContent = `${g.source}\n${(g.notes || []).join('\n') || 'no rows in this window'}`;
+    return;
+  }
   let lo = Infinity, hi = -Infinity;
   for (const row of m.values) for (const v of row) if (v !== null && v > 0) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
   const img = new ImageData(cols, rows);
@@ -106,11 +115,11 @@ function draw() {
   const lg = $('legend').getContext('2d');
   for (let x = 0; x < 160; ++x) { lg.fillStyle = `rgb(${colour(x / 159).join(',')})`; lg.fillRect(x, 0, 1, 12); }
   $('range').textContent = isFinite(lo) ? `${m.name}: ${num(lo, 3)} .. ${num(hi, 3)} ${m.unit} (log scale)` : 'no data in view';
-  drawAxes(g);
   drawSelection();
-  $('estimate').textContent = g.estimate ? `estimate: ${g.exactness}` : '';
-  $('status').textContent = `${g.source}\ncells ${cols} x ${rows}${g.snapped ? ' (snapped onto whole bins)' : ''}, ` +
-    `${num(e[cols] - e[0], 6)} s a row\nread: ${g.plan.how}, ${g.plan.pages_read} pages\n${g.exactness}` +
+  $('estimate').textContent = g.estimate ? g.exactness : '';
+  $('status').textContent = `${g.source}\ncells ${cols} x ${rows}${g.snapped ? ' (snapped onto whole bins)' : ''}: ` +
+    `window ${tick(e[cols] - e[0])} s, ${tick((e[cols] - e[0]) / cols)} s a column\nread: ${g.plan.how}, ` +
+    `${g.plan.pages_read} pages` + (g.estimate ? '' : `\n${g.exactness}`) +
     (g.notes && g.notes.length ? `\n${g.notes.join('\n')}` : '');
 }
 
@@ -125,13 +134,14 @@ function drawAxes(g) {
     const x = Math.min(W - 2, Math.round(i * W / 5)), t = tOf(x);
     xa.fillRect(x, 0, 1, 5);
     xa.textAlign = i === 0 ? 'left' : i === 5 ? 'right' : 'center';
-    xa.fillText(js ? new Date(t * 1000).toISOString().slice(11, 19) : `${t.toPrecision(6)} s`, x, 16);
+    // job_stats: the wall clock (UTC), with the date when the view spans more than a day
+    const clock = state.t2 - state.t1 > 86400 ? utc(t).slice(0, 16) : utc(t).slice(11, 19);
+    xa.fillText(js ? clock : `${tick(t)} s`, x, 16);
   }
-  const wall = (t) => new Date(t * 1000).toISOString().replace('.000Z', 'Z').replace('T', ' ');
   const base = js ? 0 : g.time.job_start_epoch;
   if (base !== undefined) {
-    xa.textAlign = 'left', xa.fillText(`${wall(base + state.t1)} UTC`, 0, 32);
-    xa.textAlign = 'right', xa.fillText(wall(base + state.t2), W - 2, 32);
+    xa.textAlign = 'left', xa.fillText(`${utc(base + state.t1)} UTC`, 0, 32);
+    xa.textAlign = 'right', xa.fillText(utc(base + state.t2), W - 2, 32);
   }
   ya.textAlign = 'right';
   const rows = g.rows.length, step = Math.max(1, Math.ceil(rows / (js ? 16 : 8)));
@@ -168,6 +178,7 @@ function darshanParams() {
 
 // The selection's statistics, then its top files, then its segments.
 function pick(sel) {
+  if (!state.grid || !state.grid.rows.length) return;
   const cells = selectedCells(sel);
   if (!cells) return;
   const p = { ...darshanParams(), ...cells };
@@ -175,23 +186,29 @@ function pick(sel) {
   $('selection').textContent = 'reading ...', $('files').innerHTML = '', $('segments').innerHTML = '';
   api('/api/query', p).then((q) => {
     if (state.picked !== p) return;
-    const out = [`selection: ${p.time} ranks ${p.ranks}`, q.answered];
+    const [a, b] = p.time.split(':').map((x) => Number(x.replace('ns', '')) / 1e9);
+    const out = [`selection: ${tick(a)} .. ${tick(b)} s, ranks ${p.ranks}`, q.answered];
     for (const w of q.warnings) out.push(`warning: ${w}`);
+    const dxt = q.source.startsWith('DXT');
     for (const op of ['read', 'write']) {
       const o = q[op];
-      out.push(`${op}: ${o.ops} ops, ${o.bytes} bytes, ${num(o.bw_mib_s)} MiB/s, busy ${num(o.busy_s)} s`);
+      // Darshan's bandwidth: bytes over the busy time summed over ranks (not the timeline's aggregate)
+      out.push(dxt || q.estimated ? `${op}: ${o.ops} ops, ${o.bytes} B, ${num(o.bw_mib_s)} MiB/s per busy second, busy ${num(o.busy_s)} s`
+        : `${op}: ${o.bytes} B (heatmap bins hold no operations or times)`);
       if (o.percentiles) {
         const d = o.percentiles.duration_s, s = o.percentiles.size, r = (v) => (v ? v.map((x) => num(x, 3)).join('..') : 'NA');
         out.push(`  size p50 ${r(s.p50)} p99 ${r(s.p99)} B; duration p50 ${r(d.p50)} p99 ${r(d.p99)} s`);
       }
     }
     const im = q.rank_imbalance;
-    if (im) out.push(`ranks with I/O ${im.ranks}, bytes per rank ${im.min_bytes}..${im.max_bytes}, slowest rank ${im.slowest_rank}`);
+    if (im) out.push(`ranks with I/O ${im.ranks}, bytes per rank ${im.min_bytes}..${im.max_bytes} B` +
+      (im.slowest_rank === null ? '' : `, slowest rank ${im.slowest_rank}`));
     $('selection').textContent = out.join('\n');
     const n = q.read.ops + q.write.ops;
-    if (q.answered.startsWith('from the index') && n <= 2000000) topFiles(p);
-    else if (n > 2000000) $('files').textContent = `top files: ${n} segments in the selection; per-file rows read them all (there is no index by file): select less`;
-    if (q.answered.startsWith('from the index')) segments(p);
+    if (!dxt) $('files').textContent = `top files and segments: ${q.source} has no DXT segments to list`;
+    else if (n <= 2000000) topFiles(p);
+    else $('files').textContent = `top files: ${n} segments in the selection; per-file rows read them all (there is no index by file): select less`;
+    if (dxt) segments(p);
   }).catch((e) => { if (state.picked === p) $('selection').textContent = e.message; });
 }
 function topFiles(p) {
@@ -234,6 +251,20 @@ function setChoices() {
   for (const id of ['logl', 'modl', 'zoomsel', 'selection', 'files', 'segments']) $(id).style.display = js ? 'none' : '';
   for (const id of ['byl', 'zb', 'zblabel', 'jobfilter', 'top']) $(id).style.display = js ? '' : 'none';
   state.log = s && s.logs && s.logs.length ? s.logs[0].log : null;
+  setModules();
+}
+// The modules the log has, each with what it can draw; the first with DXT is chosen (else the first).
+function setModules() {
+  const l = logInfo();
+  if (!l) return;
+  const mods = ['POSIX', 'MPI-IO', 'STDIO'].filter((m) => l.draw && l.draw[m]);
+  $('module').replaceChildren(...mods.map((m) => {
+    const o = document.createElement('option');
+    o.value = m, o.textContent = `${m} (${l.draw[m]})`;
+    return o;
+  }));
+  const best = mods.find((m) => l.draw[m] === 'DXT') || mods[0];
+  if (best) $('module').value = best;
 }
 
 function clearAll(message) {
@@ -246,6 +277,12 @@ function clearAll(message) {
 
 function load() {
   abortStale();
+  $('hover').textContent = '';
+  const l = logInfo();
+  if (kind() === 'darshan' && l && !Object.keys(l.draw || {}).length) {
+    clearAll(`log ${l.log} has no POSIX, MPI-IO or STDIO records to draw (its other modules: see xtfq info)`);
+    return;
+  }
   const gen = ++state.generation;
   const js = kind() === 'jobstats';
   const cols = Math.min(1000, Math.floor(W / 2));
@@ -290,7 +327,7 @@ function timeline(g, gen) {
       const h = top > 0 ? Math.round(86 * rate[c] / top) : 0, xa = xOf(e[c]), xb = xOf(e[c + 1]);
       tl.fillRect(xa, 90 - h, Math.max(1, xb - xa), h);
     }
-    $('tllabel').textContent = `MiB/s by start\nmax ${num(top, 3)}`;
+    $('tllabel').textContent = `MiB/s, all ranks\n(bytes by start\n/ column s)\nmax ${num(top, 3)}`;
     state.timeline = t;
   }).catch((e) => { if (!aborted(e) && gen === state.generation) $('error').textContent = e.message; });
 }
@@ -310,7 +347,7 @@ function rateLines(g) {
     tl.stroke();
   });
   $('tllabel').innerHTML = `${esc(m.unit)}<br>max ${num(top, 3)}<br>` +
-    sums.map(([, r], i) => `<span style="color:${lines[i]}">${esc(g.row_labels[r].slice(-12))}</span>`).join('<br>');
+    sums.map(([, r], i) => `<span style="color:${lines[i]}">${esc(g.row_labels[r].length > 13 ? `…${g.row_labels[r].slice(-12)}` : g.row_labels[r])}</span>`).join('<br>');
 }
 
 // job_stats: the ten groups (jobs, uids, nodes, classes) with the largest total of the op in the
@@ -365,7 +402,7 @@ function zb(g, gen) {
       z.fillRect(xa, 160 - (c.k - kmin + 1) * rh, Math.max(1, xb - xa), Math.max(1, rh));
     }
     state.zb = h;
-    $('zblabel').textContent = `z_2(t, k): series by rate\n2^${kmax + 1} top\n2^${kmin} bottom\nmax ${cmax} in a cell\n${h.cell} s cells`;
+    $('zblabel').textContent = `z_2(t, k): series\nby rate (${$('op').value}/s)\n2^${kmax + 1} top\n2^${kmin} bottom\nmax ${cmax} a cell\nwhite: none\n${h.cell} s cells`;
   }).catch((e) => { if (!aborted(e) && gen === state.generation) $('zblabel').textContent = e.message; });
 }
 
@@ -375,11 +412,14 @@ heat.addEventListener('mousemove', (e) => {
   const at = cellAt(g, e.offsetX, e.offsetY);
   if (!at) { $('hover').textContent = ''; return; }
   const [c, r] = at;
+  const span = kind() === 'jobstats' ? `${utc(g.time.edges_s[c])} .. ${utc(g.time.edges_s[c + 1]).slice(11)} UTC`
+    : `t ${g.time.edges_s[c].toFixed(6)} .. ${g.time.edges_s[c + 1].toFixed(6)} s`;
   const out = [g.row_labels ? `${g.process} ${g.row_labels[r]}` : `${g.process} ${g.rows[r][0]}..${g.rows[r][1] - 1}`,
-    `t ${g.time.edges_s[c].toFixed(6)} .. ${g.time.edges_s[c + 1].toFixed(6)} s`, `records ${g.count ? g.count[r][c] : '-'}`];
+    span, `records ${g.count ? g.count[r][c] : '-'}`];
   for (const m of g.metrics) out.push(`${m.name} ${m.values[r][c] === null ? '-' : m.values[r][c]} ${m.unit}`);
   $('hover').textContent = out.join('\n');
 });
+heat.addEventListener('mouseleave', () => { $('hover').textContent = ''; });
 heat.addEventListener('wheel', (e) => {
   e.preventDefault();
   if (state.t1 === null || !state.grid) return;
@@ -464,6 +504,7 @@ for (const id of ['op', 'module', 'by']) $(id).addEventListener('change', load);
 $('log').addEventListener('change', () => {
   state.log = Number($('log').value);
   state.t1 = state.t2 = state.r1 = state.r2 = null, state.select = null;
+  setModules();
   load();
 });
 $('store').addEventListener('change', () => {

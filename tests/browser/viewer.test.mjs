@@ -206,18 +206,18 @@ test('the viewer loads, hovers, zooms and pans with the command line\'s numbers'
     q.params.module, '--log', q.params.log, '--format', 'json'));
   assert.deepEqual(q.answer, want, 'the selection\'s statistics are the command line\'s');
   const shown = await page.locator('#selection').innerText();
-  assert.match(shown, new RegExp(`read: ${want.read.ops} ops, ${want.read.bytes} bytes`));
-  assert.match(shown, new RegExp(`write: ${want.write.ops} ops, ${want.write.bytes} bytes`));
+  assert.match(shown, new RegExp(`read: ${want.read.ops} ops, ${want.read.bytes} B`));
+  assert.match(shown, new RegExp(`write: ${want.write.ops} ops, ${want.write.bytes} B`));
   assert.ok(want.read.ops + want.write.ops > 0, 'the selection holds segments');
   const files = await filesAnswered, fj = await files.json();
   const fwant = JSON.parse(xtfq('query', 'd.xtfq', '--time', q.params.time, '--ranks', q.params.ranks, '--per-file',
-    '--top', '10', '--format', 'json'));
+    '--top', '10', '--module', q.params.module, '--log', q.params.log, '--format', 'json'));
   assert.deepEqual(fj, fwant, 'the top files are the command line\'s');
   await page.waitForFunction(() => document.querySelectorAll('#files tr').length > 1);
   assert.match(await page.locator('#files caption').innerText(), new RegExp(`of ${fwant.files_in_window} files`));
   const segs = await segsAnswered, sj = await segs.json(), sp = Object.fromEntries(new URL(segs.url()).searchParams);
   const segCli = (offset) => JSON.parse(xtfq('segments', 'd.xtfq', '--time', sp.time, '--ranks', sp.ranks, '--op', sp.op,
-    '--offset', String(offset), '--limit', sp.limit, '--format', 'json'));
+    '--offset', String(offset), '--limit', sp.limit, '--module', sp.module, '--log', sp.log, '--format', 'json'));
   assert.deepEqual(sj, segCli(0), 'the segments are the command line\'s');
   await page.waitForFunction(() => document.querySelectorAll('#segments tr').length > 1);
   const firstRow = await page.locator('#segments tr:nth-child(2)').innerText();
@@ -328,5 +328,10 @@ test('the job_stats view: targets by time, and the top jobs of the window as xtf
   assert.deepEqual(await cqr.json(), JSON.parse(xtfq('query', 'js.xtfq', '--jobstats', '--by', 'class', '--op', cqp.op,
     '--top', cqp.top, '--sort', cqp.sort, '--time', cqp.time, '--format', 'json')));
   await page.waitForFunction(() => document.querySelector('#top caption').innerText.startsWith('top job-id classes'));
+  // A view with no rate step in it (after the last collection): said, no script error.
+  await page.evaluate(() => { state.t1 = state.t2 + 86400; state.t2 = state.t1 + 600; load(); });
+  await page.waitForFunction(() => document.getElementById('range').innerText.startsWith('nothing to draw') ||
+    document.getElementById('range').innerText.startsWith('no data') || document.getElementById('error').innerText !== '');
+  await page.screenshot({ path: join(artifacts, 'viewer-jobstats-empty.png') });
   assert.deepEqual(errors, []);
 });
