@@ -13,7 +13,6 @@ using Value = std::optional<double>;
 std::string T(Value v) { return v ? fmt::format("{:.6g}", *v) : "NA"; }
 std::string C(Value v) { return v ? fmt::format("{}", *v) : std::string(); }
 
-
 constexpr double kQuantiles[] = {0.5, 0.9, 0.99};
 
 // "lower..upper" of a percentile, NA without segments.
@@ -153,8 +152,8 @@ std::string Text(const DarshanWindowAnswer& a) {
   }
   if (a.request.per_file) {
     if (a.request.top_files > 0) {
-      out += fmt::format("the {} of the window's {} files with the most bytes read and written:\n",
-                         a.file_order.size(), a.files_in_window);
+      out += fmt::format("the {} of the window's {} files with the most bytes read and written:\n", a.file_order.size(),
+                         a.files_in_window);
     }
     out += fmt::format("{:>20} {:>12} {:>16} {:>12} {:>16}  {}\n", "record_id", "read_ops", "read_bytes", "write_ops",
                        "write_bytes", "file");

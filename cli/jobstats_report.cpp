@@ -99,10 +99,9 @@ std::string JobStatsReport::Window(const JobStatsWindowAnswer& a, const std::str
     for (const auto& row : rows) out += line(row);
     return out;
   }
-  const std::string groups =
-      a.request_top > 0 ? fmt::format("the {} of {} groups with the largest {} total", w.groups.size(),
-                                      a.groups_in_window, a.sorted_by)
-                        : fmt::format("{} groups", w.groups.size());
+  const std::string groups = a.request_top > 0 ? fmt::format("the {} of {} groups with the largest {} total",
+                                                             w.groups.size(), a.groups_in_window, a.sorted_by)
+                                               : fmt::format("{} groups", w.groups.size());
   out += fmt::format("# job_stats window [{}, {}) ({} s), {}, {}\n", w.t1, w.t2, w.t2 - w.t1, groups, w.How());
   out +=
       "# totals are exact integrals of the rate steps: a step that crosses an edge of the window counts in proportion, "

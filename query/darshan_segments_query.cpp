@@ -28,9 +28,10 @@ const std::string& DarshanSegmentsAnswer::FileName(uint64_t id) const {
 Result<DarshanSegmentsAnswer> DarshanSegmentsQuery::Run(StoreReader& reader, const DarshanSegmentsRequest& q) {
   if (q.limit < 1 || q.limit > kMaxLimit) return Invalid(fmt::format("--limit {}: give 1 to {}", q.limit, kMaxLimit));
   if (q.offset > kMaxReach || q.offset + q.limit > kMaxReach) {
-    return Invalid(fmt::format("--offset {} --limit {}: a page ends at most {} segments from the window's first; "
-                               "narrow the window (--time, --ranks) to look further",
-                               q.offset, q.limit, kMaxReach));
+    return Invalid(
+        fmt::format("--offset {} --limit {}: a page ends at most {} segments from the window's first; "
+                    "narrow the window (--time, --ranks) to look further",
+                    q.offset, q.limit, kMaxReach));
   }
   if (q.module != "POSIX" && q.module != "MPI-IO") {
     return Invalid(fmt::format("--module {}: POSIX or MPI-IO (the modules DXT traces)", q.module));

@@ -41,10 +41,10 @@ struct DarshanSegment {
 struct DarshanSegmentsAnswer {
   DarshanSegmentsRequest request;
   DarshanLogInfo info;
-  std::string source;                      // DXT_POSIX or DXT_MPIIO
-  int64_t t1 = 0, t2 = 0, p1 = 0, p2 = 0;  // the window (ns from the job's start) and ranks, resolved
-  uint64_t total = 0;                      // segments of the window, ranks and ops
-  std::vector<DarshanSegment> segments;    // [offset, offset + limit) of them
+  std::string source;                               // DXT_POSIX or DXT_MPIIO
+  int64_t t1 = 0, t2 = 0, p1 = 0, p2 = 0;           // the window (ns from the job's start) and ranks, resolved
+  uint64_t total = 0;                               // segments of the window, ranks and ops
+  std::vector<DarshanSegment> segments;             // [offset, offset + limit) of them
   std::unordered_map<uint64_t, std::string> names;  // the listed segments' file names
   uint64_t records_read = 0;
   std::vector<std::string> warnings;

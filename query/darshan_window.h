@@ -12,8 +12,8 @@
 // The totals are the TN tree's aggregates over the window (O(log N) pages per operation; over a
 // rank range, the P index: O(R' log N)). Per-rank rows take one descent per rank of the range
 // (O(R' log N)). A file filter and per-file rows read the window's segments and no others
-// (query/dxt_segments.h: there is no index by file). `scan` reads every segment instead; it gives the same answers (durations summed in
-// another order may differ in the last bits).
+// (query/dxt_segments.h: there is no index by file). `scan` reads every segment instead; it gives the same answers
+// (durations summed in another order may differ in the last bits).
 //
 // Thread-safety: one thread at a time (shares the reader's cache).
 #pragma once

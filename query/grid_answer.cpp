@@ -164,8 +164,8 @@ Result<GridAnswer> Estimate(StoreReader& reader, const DarshanLogInfo& info, con
     if (acts.empty()) lo = p1 == INT64_MIN ? 0 : p1, hi = p2 == INT64_MAX ? lo + 1 : p2;
     const __int128 span = static_cast<__int128>(hi) - lo;
     if (req.fit_rows && span < req.rows) {
-      ans.notes.push_back(fmt::format("{} rows asked: the {} processes {} to {} with records get a row each",
-                                      req.rows, hi - lo, lo, hi - 1));
+      ans.notes.push_back(fmt::format("{} rows asked: the {} processes {} to {} with records get a row each", req.rows,
+                                      hi - lo, lo, hi - 1));
       ans.rows = GridQuery::Rows(lo, hi, static_cast<uint32_t>(span));
     } else if (span < req.rows) {
       return Error(ErrorCode::kUsage, fmt::format("{} rows over processes {}:{}: at most {} (a row holds at least one "

@@ -230,7 +230,7 @@ Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, c
   }
 
   // Rows.
-  std::vector<int64_t> q;  // range mode: H + 1 edges
+  std::vector<int64_t> q;    // range mode: H + 1 edges
   uint32_t rows = req.rows;  // fewer with fit_rows
   int64_t lo = req.p1, hi = req.p2;
   if (list) {
@@ -276,8 +276,8 @@ Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, c
     const __int128 span = static_cast<__int128>(hi) - lo;
     if (span > 0 && span < rows) {
       if (!req.fit_rows) {
-        return Invalid(fmt::format("{} rows over processes {}:{}: at most {} (a row holds at least one process)",
-                                   rows, lo, hi, static_cast<int64_t>(span)));
+        return Invalid(fmt::format("{} rows over processes {}:{}: at most {} (a row holds at least one process)", rows,
+                                   lo, hi, static_cast<int64_t>(span)));
       }
       out.notes.push_back(fmt::format("{} rows asked: the {} processes {} to {} with records get a row each", rows,
                                       static_cast<int64_t>(span), lo, hi - 1));

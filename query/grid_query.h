@@ -50,7 +50,7 @@ struct GridRequest {
   bool snap = false;
   // A snapped grid whose columns are finer than half a bin reads the window's records up to this
   // many; over more it is drawn on whole bins (fewer columns than asked).
-  uint64_t snap_record_limit = uint64_t{1} << 18;
+  uint64_t snap_record_limit = uint64_t{1} << 20;
   bool scan = false;
   bool shape_only = false;   // only the edges and rows (what a snap would draw), no cell read
   bool exact_range = false;  // rows over exactly [p1, p2) (bounded), not narrowed to the processes with records

@@ -12,7 +12,7 @@ if (!url || !out) {
 const browser = await launchChromium();
 const page = await browser.newPage({ viewport: { width: 1300, height: 760 } });
 await page.goto(url);
-await page.waitForFunction(() => document.getElementById('status').innerText.includes('window'), null, { timeout: 120000 });
+await page.waitForFunction(() => document.getElementById('status').innerText.includes('cells'), null, { timeout: 120000 });
 if (store !== undefined) {
   await page.selectOption('#store', store);
   await page.waitForFunction((s) => document.getElementById('status').innerText.includes('job_stats') ||

@@ -2,16 +2,15 @@
 #include <utility>
 // (the order above matters)
 #include <fmt/format.h>
+#include <sys/socket.h>
 
+#include <atomic>
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <atomic>
 #include <cerrno>
 #include <optional>
 #include <thread>
-
-#include <sys/socket.h>
 
 #include "serve/http_server.h"
 

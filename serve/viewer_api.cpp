@@ -305,7 +305,8 @@ Result<JobStatsView*> ViewerApi::JobStats(Served& s) {
 Result<std::string> ViewerApi::Heatmap(const HttpRequest& r) {
   XTFQ_TRY(OnlyParams(r, {"store", "time", "op", "base", "cell", "by", "job"}));
   XTFQ_ASSIGN_OR_RETURN(Served * s, Store(r));
-  if (!IsJobStats(*s)) return Bad(fmt::format("store={}: {} holds no job_stats to draw z_b(t, k) of", s->path, s->path));
+  if (!IsJobStats(*s))
+    return Bad(fmt::format("store={}: {} holds no job_stats to draw z_b(t, k) of", s->path, s->path));
   JobStatsHeatmapRequest q;
   if (const std::string* v = Param(r, "time")) q.time = *v;
   q.op = Param(r, "op") != nullptr ? *Param(r, "op") : "write_bytes";
@@ -319,7 +320,8 @@ Result<std::string> ViewerApi::Heatmap(const HttpRequest& r) {
     }
   }
   XTFQ_ASSIGN_OR_RETURN(std::optional<int64_t> cell, Int(r, "cell"));
-  if (cell && (*cell < 1 || *cell > 100'000'000)) return Bad(fmt::format("cell={}: give 1 to 100000000 seconds", *cell));
+  if (cell && (*cell < 1 || *cell > 100'000'000))
+    return Bad(fmt::format("cell={}: give 1 to 100000000 seconds", *cell));
   q.cell = cell.value_or(q.cell);
   std::lock_guard lock(s->mutex);
   XTFQ_ASSIGN_OR_RETURN(JobStatsView * view, JobStats(*s));

@@ -61,7 +61,8 @@ TEST_CASE("serve: each endpoint's JSON equals the command line's") {
   CHECK(s["stores"][0]["kind"] == "darshan");
   CHECK(s["stores"][0]["logs"][0]["nprocs"] == 32);
   // What each module can draw: the generated log has DXT of POSIX and MPI-IO, STDIO counters.
-  CHECK(s["stores"][0]["logs"][0]["draw"] == nlohmann::json{{"POSIX", "DXT"}, {"MPI-IO", "DXT"}, {"STDIO", "counters"}});
+  CHECK(s["stores"][0]["logs"][0]["draw"] ==
+        nlohmann::json{{"POSIX", "DXT"}, {"MPI-IO", "DXT"}, {"STDIO", "counters"}});
   CHECK(s["stores"][1]["kind"] == "jobstats");
   CHECK(s["stores"][1]["targets"].size() == 3);
   CHECK(s["stores"][1]["collections"] == 36);
@@ -97,8 +98,12 @@ TEST_CASE("serve: each endpoint's JSON equals the command line's") {
                           "heatmap js.xtfq --jobstats --op write_bytes --job %s --format json"},
                          {{{"path", "/api/query"}, {"time", "20%:70%"}, {"per_file", "1"}, {"top", "4"}},
                           "query d.xtfq --time 20%:70% --per-file --top 4 --format json"},
-                         {{{"path", "/api/segments"}, {"time", "40%:60%"}, {"ranks", "3:9"}, {"limit", "25"},
-                           {"offset", "10"}, {"op", "write"}},
+                         {{{"path", "/api/segments"},
+                           {"time", "40%:60%"},
+                           {"ranks", "3:9"},
+                           {"limit", "25"},
+                           {"offset", "10"},
+                           {"op", "write"}},
                           "segments d.xtfq --time 40%:60% --ranks 3:9 --limit 25 --offset 10 --op write --format "
                           "json"}}) {
     std::map<std::string, std::string> p = c.params;
@@ -227,8 +232,8 @@ TEST_CASE("serve: a request whose client has gone when its turn comes is not ans
     return HttpResponse{200, "text/plain", "ok"};
   });
   REQUIRE_MESSAGE(port.ok(), Why(port));
-  std::thread slow([&] { CHECK(Exchange(*port, "GET /slow HTTP/1.1\r\nConnection: close\r\n\r\n").first ==
-                               "HTTP/1.1 200 OK"); });
+  std::thread slow(
+      [&] { CHECK(Exchange(*port, "GET /slow HTTP/1.1\r\nConnection: close\r\n\r\n").first == "HTTP/1.1 200 OK"); });
   while (!started) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   // A tile asked and cancelled (the browser closes the connection) while /slow is being answered.
   const int fd = socket(AF_INET, SOCK_STREAM, 0);

@@ -4,19 +4,18 @@
 // rank ranges (narrow ones take the P index, wide ones the array's window), ops and offsets. And
 // per-file rows, which now read only the window's segments, against the scan of every segment,
 // with the top files by bytes.
-#include "query/darshan_segments_query.h"
-
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <random>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <tuple>
 
 #include "importers/darshan_generator.h"
 #include "importers/darshan_importer.h"
 #include "layouts/darshan_layout.h"
+#include "query/darshan_segments_query.h"
 #include "query/darshan_window_query.h"
 #include "store/endian.h"
 #include "store/store_writer.h"
