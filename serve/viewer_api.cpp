@@ -67,6 +67,13 @@ std::vector<std::string> List(const std::string& s) {
   return out;
 }
 
+// Copies each parameter given into its field (those not given keep their defaults).
+void Copy(const HttpRequest& r, std::initializer_list<std::pair<const char*, std::string*>> fields) {
+  for (const auto& [name, field] : fields) {
+    if (const std::string* v = Param(r, name)) *field = *v;
+  }
+}
+
 // Parameters a request may carry, by endpoint; any other is a 400 (nothing given is ignored).
 Status OnlyParams(const HttpRequest& r, std::initializer_list<std::string_view> allowed) {
   for (const auto& [k, v] : r.params) {
@@ -221,12 +228,12 @@ Result<std::string> ViewerApi::Grid(const HttpRequest& r) {
                           "array", "by", "snap", "fit"}));
   XTFQ_ASSIGN_OR_RETURN(Served * s, Store(r));
   GridAnswerRequest q;
-  if (const std::string* v = Param(r, "time")) q.time = *v;
-  if (const std::string* v = Param(r, "ranks")) q.ranks = *v;
-  if (const std::string* v = Param(r, "op")) q.op = *v;
-  if (const std::string* v = Param(r, "module")) q.module = *v;
-  if (const std::string* v = Param(r, "array")) q.array = *v;
-  if (const std::string* v = Param(r, "by")) q.by = *v;
+  Copy(r, {{"time", &q.time},
+           {"ranks", &q.ranks},
+           {"op", &q.op},
+           {"module", &q.module},
+           {"array", &q.array},
+           {"by", &q.by}});
   if (const std::string* v = Param(r, "metric")) q.metrics = List(*v);
   if (const std::string* v = Param(r, "processes")) {
     for (const std::string& p : List(*v)) {
@@ -263,10 +270,9 @@ Result<std::string> ViewerApi::Query(const HttpRequest& r) {
     XTFQ_TRY(OnlyParams(r, {"store", "time", "by", "op", "top", "sort", "job"}));
     JobStatsWindowRequest q;
     if (const std::string* v = Param(r, "job")) q.filter.jobs = List(*v);
-    if (const std::string* v = Param(r, "time")) q.time = *v;
+    Copy(r, {{"time", &q.time}, {"sort", &q.sort}});
     q.by = List(Param(r, "by") != nullptr ? *Param(r, "by") : std::string("job"));
     if (const std::string* v = Param(r, "op")) q.filter.ops = List(*v);
-    if (const std::string* v = Param(r, "sort")) q.sort = *v;
     XTFQ_ASSIGN_OR_RETURN(std::optional<int64_t> top, Int(r, "top"));
     if (top && (*top < 0 || *top > 1'000'000)) return Bad(fmt::format("top={}: give 0 to 1000000", *top));
     q.top = static_cast<uint32_t>(top.value_or(0));
@@ -276,10 +282,7 @@ Result<std::string> ViewerApi::Query(const HttpRequest& r) {
   }
   XTFQ_TRY(OnlyParams(r, {"store", "time", "ranks", "module", "log", "job", "file", "per_file", "top"}));
   DarshanWindowRequest q;
-  if (const std::string* v = Param(r, "time")) q.time = *v;
-  if (const std::string* v = Param(r, "ranks")) q.ranks = *v;
-  if (const std::string* v = Param(r, "module")) q.module = *v;
-  if (const std::string* v = Param(r, "file")) q.file_glob = *v;
+  Copy(r, {{"time", &q.time}, {"ranks", &q.ranks}, {"module", &q.module}, {"file", &q.file_glob}});
   XTFQ_ASSIGN_OR_RETURN(q.log, Int(r, "log"));
   XTFQ_ASSIGN_OR_RETURN(q.job, Int(r, "job"));
   XTFQ_ASSIGN_OR_RETURN(q.per_file, Flag(r, "per_file"));
@@ -308,8 +311,8 @@ Result<std::string> ViewerApi::Heatmap(const HttpRequest& r) {
   if (!IsJobStats(*s))
     return Bad(fmt::format("store={}: {} holds no job_stats to draw z_b(t, k) of", s->path, s->path));
   JobStatsHeatmapRequest q;
-  if (const std::string* v = Param(r, "time")) q.time = *v;
-  q.op = Param(r, "op") != nullptr ? *Param(r, "op") : "write_bytes";
+  q.op = "write_bytes";
+  Copy(r, {{"time", &q.time}, {"op", &q.op}});
   if (const std::string* v = Param(r, "by")) q.by = List(*v);
   if (const std::string* v = Param(r, "job")) q.filter.jobs = List(*v);
   if (const std::string* v = Param(r, "base")) {
@@ -333,10 +336,7 @@ Result<std::string> ViewerApi::Segments(const HttpRequest& r) {
   XTFQ_TRY(OnlyParams(r, {"store", "time", "ranks", "op", "module", "log", "job", "offset", "limit"}));
   XTFQ_ASSIGN_OR_RETURN(Served * s, Store(r));
   DarshanSegmentsRequest q;
-  if (const std::string* v = Param(r, "time")) q.time = *v;
-  if (const std::string* v = Param(r, "ranks")) q.ranks = *v;
-  if (const std::string* v = Param(r, "op")) q.op = *v;
-  if (const std::string* v = Param(r, "module")) q.module = *v;
+  Copy(r, {{"time", &q.time}, {"ranks", &q.ranks}, {"op", &q.op}, {"module", &q.module}});
   XTFQ_ASSIGN_OR_RETURN(q.log, Int(r, "log"));
   XTFQ_ASSIGN_OR_RETURN(q.job, Int(r, "job"));
   XTFQ_ASSIGN_OR_RETURN(std::optional<int64_t> offset, Int(r, "offset"));

@@ -19,6 +19,7 @@
 #include "query/darshan_window_query.h"
 #include "store/endian.h"
 #include "store/store_writer.h"
+#include "tests/generated_darshan.h"
 #include "tests/temp_dir.h"
 #include "tests/why.h"
 #include "tests/xtfq_cli.h"
@@ -29,20 +30,14 @@ namespace {
 using test::Why;
 using L = DarshanLayout;
 
-struct Log {
-  test::TempDir dir;
-  std::string log = dir.File("s.darshan"), store = dir.File("s.xtfq");
-  Log() {
-    DarshanGenOptions o;
-    o.segments = 80000, o.ranks = 64, o.files = 200, o.checkpoints = 3, o.duration = 1000, o.seed = 23;
-    REQUIRE(DarshanGenerator::Write(log, o).ok());
-    auto l = DarshanLog::Open(log);
-    REQUIRE(l.ok());
-    auto w = StoreWriter::CreatePath(store);
-    REQUIRE(w.ok());
-    REQUIRE(DarshanImporter::Import(**l, **w, 0).ok());
-    REQUIRE((*w)->Commit().ok());
-  }
+DarshanGenOptions Options() {
+  DarshanGenOptions o;
+  o.segments = 80000, o.ranks = 64, o.files = 200, o.checkpoints = 3, o.duration = 1000, o.seed = 23;
+  return o;
+}
+
+struct Log : test::GeneratedDarshan {
+  Log() : GeneratedDarshan(Options()) {}
 };
 
 using Key = std::tuple<int64_t, int64_t, uint64_t, int64_t, int64_t, bool>;
@@ -137,7 +132,7 @@ TEST_CASE("segments: bad pages, logs without DXT, and the command line") {
   q.offset = 0, q.module = "STDIO";
   CHECK(!DarshanSegmentsQuery::Run(**reader, q).ok());
 
-  const test::Run json = test::Xtfq(f.dir, "segments s.xtfq --time 40%:45% --ranks 2:4 --limit 3 --format json");
+  const test::Run json = test::Xtfq(f.dir, "segments g.xtfq --time 40%:45% --ranks 2:4 --limit 3 --format json");
   REQUIRE(json.status == 0);
   const auto j = nlohmann::json::parse(json.out);
   q.module = "POSIX", q.time = "40%:45%", q.ranks = "2:4", q.limit = 3;
@@ -146,12 +141,12 @@ TEST_CASE("segments: bad pages, logs without DXT, and the command line") {
   CHECK(j["total"] == ans->total);
   REQUIRE(j["segments"].size() == ans->segments.size());
   for (size_t k = 0; k < ans->segments.size(); ++k) CHECK(j["segments"][k]["start_ns"] == ans->segments[k].start);
-  const test::Run csv = test::Xtfq(f.dir, "segments s.xtfq --time 40%:45% --ranks 2:4 --limit 3 --format csv");
+  const test::Run csv = test::Xtfq(f.dir, "segments g.xtfq --time 40%:45% --ranks 2:4 --limit 3 --format csv");
   CHECK(std::count(csv.out.begin(), csv.out.end(), '\n') == 1 + static_cast<long>(ans->segments.size()));
-  const test::Run bad = test::Xtfq(f.dir, "segments s.xtfq --limit 5000");
+  const test::Run bad = test::Xtfq(f.dir, "segments g.xtfq --limit 5000");
   CHECK(bad.status == 2);
   CHECK(bad.err.find("--limit 5000: give 1 to 1000") != std::string::npos);
-  CHECK(test::Xtfq(f.dir, "segments s.xtfq --op both").status == 2);
+  CHECK(test::Xtfq(f.dir, "segments g.xtfq --op both").status == 2);
 }
 
 TEST_CASE("segments: per-file rows read the window's segments and equal the scan; the top files by bytes") {
@@ -193,7 +188,7 @@ TEST_CASE("segments: per-file rows read the window's segments and equal the scan
     REQUIRE(top->file_order.size() == std::min<size_t>(5, want.size()));
     for (size_t k = 0; k < top->file_order.size(); ++k) CHECK(top->file_order[k] == want[k].second);
   }
-  const test::Run cli = test::Xtfq(f.dir, "query s.xtfq --top 3");
+  const test::Run cli = test::Xtfq(f.dir, "query g.xtfq --top 3");
   CHECK(cli.status == 2);
   CHECK(cli.err.find("give --per-file") != std::string::npos);
 }

@@ -20,6 +20,7 @@
 #include "query/darshan_logs.h"
 #include "store/endian.h"
 #include "store/store_writer.h"
+#include "tests/generated_darshan.h"
 #include "tests/shared_data.h"
 #include "tests/temp_dir.h"
 #include "tests/why.h"
@@ -39,20 +40,14 @@ void Same(const DarshanOpStats& a, const DarshanOpStats& b) {
   CHECK(std::fabs(a.busy - b.busy) <= 1e-9 * std::max(1.0, std::fabs(a.busy)));  // summed in another order
 }
 
-struct Fixture {
-  test::TempDir dir;
-  std::string log = dir.File("g.darshan"), store = dir.File("g.xtfq");
-  Fixture() {
-    DarshanGenOptions o;
-    o.segments = 60000, o.ranks = 32, o.files = 80, o.checkpoints = 4, o.duration = 1000, o.seed = 11;
-    REQUIRE(DarshanGenerator::Write(log, o).ok());
-    auto l = DarshanLog::Open(log);
-    REQUIRE(l.ok());
-    auto w = StoreWriter::CreatePath(store);
-    REQUIRE(w.ok());
-    REQUIRE(DarshanImporter::Import(**l, **w, 0).ok());
-    REQUIRE((*w)->Commit().ok());
-  }
+DarshanGenOptions Options() {
+  DarshanGenOptions o;
+  o.segments = 60000, o.ranks = 32, o.files = 80, o.checkpoints = 4, o.duration = 1000, o.seed = 11;
+  return o;
+}
+
+struct Fixture : test::GeneratedDarshan {
+  Fixture() : GeneratedDarshan(Options()) {}
 };
 
 TEST_CASE("darshan window: indexed answers equal the flat scan on random windows and rank ranges") {

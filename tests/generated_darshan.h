@@ -1,0 +1,32 @@
+// A generated Darshan log (importers/DarshanGenerator) imported into a store of its own, in a
+// temporary directory, for tests that need DXT segments: `log` and `store` name the files.
+//
+// Thread-safety: one test's thread.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "importers/darshan_generator.h"
+#include "importers/darshan_importer.h"
+#include "store/store_writer.h"
+#include "tests/temp_dir.h"
+
+namespace xtfq::test {
+
+struct GeneratedDarshan {
+  TempDir dir;
+  std::string log = dir.File("g.darshan"), store = dir.File("g.xtfq");
+  explicit GeneratedDarshan(const DarshanGenOptions& o) {
+    REQUIRE(DarshanGenerator::Write(log, o).ok());
+    auto l = DarshanLog::Open(log);
+    REQUIRE(l.ok());
+    auto w = StoreWriter::CreatePath(store);
+    REQUIRE(w.ok());
+    REQUIRE(DarshanImporter::Import(**l, **w, 0).ok());
+    REQUIRE((*w)->Commit().ok());
+  }
+};
+
+}  // namespace xtfq::test
