@@ -11,6 +11,7 @@
 #include <sstream>
 #include <vector>
 
+#include "cli/progress_bar.h"
 #include "store/store.h"
 #include "tests/shared_data.h"
 #include "tests/temp_dir.h"
@@ -245,3 +246,30 @@ TEST_CASE("cli: a failed write of the output is one line and exit 1") {
 
 }  // namespace
 }  // namespace xtfq
+
+namespace xtfq::cli {
+namespace {
+
+TEST_CASE("cli: the import progress line, and none off a terminal or with --quiet") {
+  // The line for hand-picked values: 41% of 1 GB at 312 MB/s leaves 590 MB, 1.89 s.
+  CHECK(ProgressBar::Line("import", "reading x.darshan", 410'000'000, 1'000'000'000, "B", 312e6) ==
+        "import: reading x.darshan  [########------------]  41%  312 MB/s  ETA 0:02");
+  CHECK(ProgressBar::Line("import", "grid summaries", 3, 4, "arrays", 0) ==
+        "import: grid summaries  [###############-----]  75%  3 of 4 arrays");
+  CHECK(ProgressBar::Line("import", "reading y", 1500, 0, "B", 0) == "import: reading y  1.5 kB");
+  CHECK(ProgressBar::Line("import", "reading z", 7200'000'000'000, 10'800'000'000'000, "B", 1e9) ==
+        "import: reading z  [#############-------]  67%  1 GB/s  ETA 1:00:00");
+  // A test's stderr is a file: no bar, the summary lines only; --quiet: nothing at all.
+  test::TempDir dir;
+  REQUIRE(test::Xtfq(dir, "gen events 300000 -o e.bin").status == 0);
+  const test::Run plain = test::Xtfq(dir, "import e.bin -o e.xtfq");
+  REQUIRE(plain.status == 0);
+  CHECK(plain.err.find('\r') == std::string::npos);
+  CHECK(plain.err.find("import: 300000 records into") != std::string::npos);
+  const test::Run quiet = test::Xtfq(dir, "import e.bin -o q.xtfq --quiet");
+  REQUIRE(quiet.status == 0);
+  CHECK(quiet.err.empty());
+}
+
+}  // namespace
+}  // namespace xtfq::cli

@@ -37,6 +37,9 @@ CLI::App* ImportCommand::Register(CLI::App& parent) {
       "do not keep per-process copies and the process tree (half the space; --ranks windows then need --scan)");
   app->add_flag("--no-grid", no_grid_,
                 "do not build grid summaries (xtfq grid then answers per process; docs/architecture.md, Grids)");
+  app->add_flag("--quiet,-q", quiet_,
+                "no progress bar and no summary lines on stderr (warnings and errors are still printed); the bar is "
+                "drawn only on a terminal");
   app->add_flag("--allow-rollback", allow_rollback_,
                 "write to a store whose newest superblock is damaged, from the generation before it (makes the loss "
                 "permanent; see xtfq check)");
@@ -78,11 +81,13 @@ int ImportCommand::Run() {
   options.sort_memory = static_cast<size_t>(sort_memory_mib_) << 20;
   if (const char* tmp = std::getenv("TMPDIR"); tmp != nullptr && *tmp != '\0') options.temp_dir = tmp;
   options.jobid_names = jobid_names_, options.target = target_, options.at = at_;
+  bar_ = std::make_unique<ProgressBar>("import", !quiet_ && ProgressBar::StderrIsTerminal());
+  options.progress = bar_.get();
   const auto t0 = std::chrono::steady_clock::now();
   std::error_code ec;
   auto opened = OpenWriter();
   if (!opened.ok()) return Fail("import", opened.error());
-  if (opened->note) fmt::print(stderr, "import: {}\n", *opened->note);
+  if (opened->note) Say("import: {}\n", *opened->note);
   const bool exists = !opened->created;
   StoreWriter& w = *opened->writer;
   // What the store already holds, for importers that continue from it.
@@ -100,17 +105,19 @@ int ImportCommand::Run() {
     auto importer = Importer::Make(format, options);
     auto report =
         importer.ok() ? (*importer)->Import(inputs, w, existing.get()) : Result<ImportReport>(importer.error());
+    bar_->Finish();
     if (!report.ok()) {
       s = report.error();
       break;
     }
-    for (const std::string& n : report->notes) fmt::print(stderr, "import: {}\n", n);
+    for (const std::string& n : report->notes) Say("import: {}\n", n);
     for (const std::string& x : report->warnings) fmt::print(stderr, "xtfq import: warning: {}\n", x);
     jobstats |= format == "jobstats";
     total.records += report->records, total.segments += report->segments, total.source_bytes += report->source_bytes;
     total.entries += report->entries, total.totals = report->totals;
   }
   if (s.ok()) s = w.Commit();
+  bar_->Finish();
   if (!s.ok()) {
     fmt::print(stderr, "xtfq import: {}\n", s.error().message());
     if (exists) {
@@ -143,17 +150,16 @@ int ImportCommand::Run() {
     }
   }
   if (jobstats) {
-    fmt::print(stderr, "import: {} into {} (generation {}) in {:.2f} s ({:.0f} entries/s)\n", total.totals, out_,
-               w.generation(), secs, secs > 0 ? total.entries / secs : 0.0);
+    Say("import: {} into {} (generation {}) in {:.2f} s ({:.0f} entries/s)\n", total.totals, out_, w.generation(), secs,
+        secs > 0 ? total.entries / secs : 0.0);
   } else if (total.segments > 0 || total.source_bytes > 0) {
-    fmt::print(stderr,
-               "import: {} records and {} DXT segments from {:.1f} MB into {} (generation {}) in {:.2f} s ({:.2f} M "
-               "segments/s, {:.1f} MB/s)\n",
-               total.records, total.segments, total.source_bytes / 1e6, out_, w.generation(), secs,
-               secs > 0 ? total.segments / secs / 1e6 : 0.0, secs > 0 ? total.source_bytes / secs / 1e6 : 0.0);
+    Say("import: {} records and {} DXT segments from {:.1f} MB into {} (generation {}) in {:.2f} s ({:.2f} M "
+        "segments/s, {:.1f} MB/s)\n",
+        total.records, total.segments, total.source_bytes / 1e6, out_, w.generation(), secs,
+        secs > 0 ? total.segments / secs / 1e6 : 0.0, secs > 0 ? total.source_bytes / secs / 1e6 : 0.0);
   } else {
-    fmt::print(stderr, "import: {} records into {} (generation {}) in {:.2f} s ({:.1f} M records/s)\n", total.records,
-               out_, w.generation(), secs, secs > 0 ? total.records / secs / 1e6 : 0.0);
+    Say("import: {} records into {} (generation {}) in {:.2f} s ({:.1f} M records/s)\n", total.records, out_,
+        w.generation(), secs, secs > 0 ? total.records / secs / 1e6 : 0.0);
   }
   return kExitOk;
 }
@@ -161,15 +167,18 @@ int ImportCommand::Run() {
 Status ImportCommand::BuildGrids(StoreWriter& w) const {
   const auto t0 = std::chrono::steady_clock::now();
   XTFQ_ASSIGN_OR_RETURN(std::unique_ptr<StoreReader> reader, StoreReader::Open(out_));
-  XTFQ_ASSIGN_OR_RETURN(GridBuildReport report, GridBuilder::BuildMissing(*reader, w, GridBuildOptions{}));
-  for (const std::string& n : report.notes) fmt::print(stderr, "import: {}\n", n);
+  GridBuildOptions options;
+  options.progress = bar_.get();
+  XTFQ_ASSIGN_OR_RETURN(GridBuildReport report, GridBuilder::BuildMissing(*reader, w, options));
+  bar_->Finish();
+  for (const std::string& n : report.notes) Say("import: {}\n", n);
   if (report.built.empty()) return Ok();
   XTFQ_TRY(w.Commit());
   uint64_t cells = 0, bytes = 0;
   for (const GridBuildReport::Built& b : report.built) cells += b.cells, bytes += b.bytes;
-  fmt::print(stderr, "import: grid summaries of {} array{}: {} cells, {:.1f} MB, in {:.2f} s\n", report.built.size(),
-             report.built.size() == 1 ? "" : "s", cells, bytes / 1e6,
-             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  Say("import: grid summaries of {} array{}: {} cells, {:.1f} MB, in {:.2f} s\n", report.built.size(),
+      report.built.size() == 1 ? "" : "s", cells, bytes / 1e6,
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   return Ok();
 }
 
@@ -180,10 +189,9 @@ Status ImportCommand::ExtendSummaries(StoreWriter& w) const {
   XTFQ_ASSIGN_OR_RETURN(JobStatsSummaryReport rep, JobStatsSummary::Extend(*view, w));
   if (!rep.extended) return Ok();
   XTFQ_TRY(w.Commit());
-  fmt::print(stderr,
-             "import: job_stats summaries by {}: {} cells, bins of {} s, sealed to {} in {:.2f} s ({} steps read)\n",
-             JobStatsSummary::KeyNames(), rep.cells, int64_t{1} << rep.bin_shift, rep.sealed,
-             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), rep.steps_read);
+  Say("import: job_stats summaries by {}: {} cells, bins of {} s, sealed to {} in {:.2f} s ({} steps read)\n",
+      JobStatsSummary::KeyNames(), rep.cells, int64_t{1} << rep.bin_shift, rep.sealed,
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), rep.steps_read);
   return Ok();
 }
 

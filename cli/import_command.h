@@ -6,12 +6,15 @@
 // Thread-safety: as Command.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/progress_bar.h"
 #include "store/store_writer.h"
 
 namespace xtfq::cli {
@@ -31,6 +34,7 @@ class ImportCommand final : public Command {
   bool no_process_index_ = false;
   bool allow_rollback_ = false;
   bool no_grid_ = false;
+  bool quiet_ = false;
   std::string target_;                    // job_stats: the target of a plain cat
   std::optional<double> at_;              // job_stats: the collection time
   std::vector<std::string> jobid_names_;  // job_stats: jobid_name templates
@@ -43,6 +47,15 @@ class ImportCommand final : public Command {
   Status BuildGrids(StoreWriter& w) const;
   // Extends the job_stats window summaries (query/jobstats_summary.h) to the seal, one more commit.
   Status ExtendSummaries(StoreWriter& w) const;
+  // An informational line on stderr ("import: ..."), after clearing the progress bar; none with --quiet.
+  template <typename... Args>
+  void Say(fmt::format_string<Args...> format, Args&&... args) const {
+    if (quiet_) return;
+    bar_->Finish();
+    fmt::print(stderr, format, std::forward<Args>(args)...);
+  }
+  // The progress of the import and of its grid summaries (drawn on a terminal only).
+  std::unique_ptr<ProgressBar> bar_;
 };
 
 }  // namespace xtfq::cli

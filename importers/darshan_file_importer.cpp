@@ -4,6 +4,7 @@
 
 #include "importers/darshan_importer.h"
 #include "importers/darshan_text_importer.h"
+#include "importers/input_progress.h"
 #include "layouts/darshan_layout.h"
 #include "store/posix_file.h"
 
@@ -16,7 +17,10 @@ Result<ImportReport> DarshanFileImporter::Import(const std::vector<std::string>&
   const ArrayDesc* logs = existing == nullptr ? nullptr : existing->catalogue().Find(DarshanLayout::kLogs);
   int64_t next_log = logs == nullptr ? 0 : static_cast<int64_t>(logs->record_count());
   ImportReport r;
+  InputProgress progress(options_.progress, inputs);
+  dopts.at = [&](uint64_t position) { progress.At(position); };
   for (const std::string& in : inputs) {
+    progress.Begin(in);
     bool text = mode_ == Mode::kText;
     if (mode_ == Mode::kSniff) {
       XTFQ_ASSIGN_OR_RETURN(std::string f, Importer::Sniff(in));
@@ -34,6 +38,7 @@ Result<ImportReport> DarshanFileImporter::Import(const std::vector<std::string>&
     }
     r.notes.push_back(fmt::format("{} as Darshan log {}: {} records, {} DXT segments, {} names", in, next_log,
                                   st.records, st.segments, st.names));
+    progress.End();
     ++next_log, ++r.inputs;
     r.records += st.records, r.segments += st.segments, r.source_bytes += st.source_bytes;
   }

@@ -56,10 +56,11 @@ Result<DarshanImportStats> DarshanImporter::Import(DarshanLog& log, RecordSink& 
       XTFQ_TRY(w.BeginDxt(DarshanLog::ModuleName(slot)));
       DarshanDxtReader reader(log, slot);
       DxtRecord rec;
-      for (;;) {
+      for (uint64_t n = 0;; ++n) {
         XTFQ_ASSIGN_OR_RETURN(bool more, reader.Next(rec));
         if (!more) break;
         XTFQ_TRY(w.AddDxt(rec));
+        if (options.at && n % 256 == 0) options.at(reader.region().file_position());
       }
       XTFQ_TRY(w.EndDxt());
       continue;

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -46,6 +47,7 @@ struct DarshanJob {
 struct DarshanImportOptions {
   size_t sort_memory = size_t{64} << 20;  // bytes of records held before sorted runs spill
   std::string temp_dir = "/tmp";          // where spilled runs go
+  std::function<void(uint64_t)> at;       // told how far into the log's file the reading is (may be empty)
 };
 
 struct DarshanImportStats {

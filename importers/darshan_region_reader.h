@@ -47,6 +47,8 @@ class DarshanRegionReader {
   Result<std::vector<std::byte>> ReadAll();
   // Bytes produced so far (offset in the decompressed region).
   uint64_t produced() const { return produced_; }
+  // The next byte of the file to be read (how far the compressed input has been taken in).
+  uint64_t file_position() const { return pos_; }
   const std::string& what() const { return what_; }
   // "FILE: WHAT at byte OFFSET: message": OFFSET is where in the file the reader is.
   Error Fail(std::string_view message) const;

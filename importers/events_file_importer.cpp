@@ -1,6 +1,7 @@
 #include "importers/events_file_importer.h"
 
 #include "importers/events_importer.h"
+#include "importers/input_progress.h"
 #include "store/posix_file.h"
 
 namespace xtfq {
@@ -12,7 +13,11 @@ Result<ImportReport> EventsFileImporter::Import(const std::vector<std::string>& 
     return Error(ErrorCode::kUsage, "give one events file per import (each goes to its own --array)");
   XTFQ_ASSIGN_OR_RETURN(auto file, PosixFile::Open(inputs[0], PosixFile::Mode::kRead));
   ImportReport r;
-  XTFQ_ASSIGN_OR_RETURN(r.records, EventsImporter::Import(*file, sink, options_.array));
+  InputProgress progress(options_.progress, inputs);
+  progress.Begin(inputs[0]);
+  XTFQ_ASSIGN_OR_RETURN(r.records, EventsImporter::Import(*file, sink, options_.array,
+                                                          [&](uint64_t position) { progress.At(position); }));
+  progress.End();
   r.inputs = 1;
   return r;
 }

@@ -9,7 +9,8 @@
 
 namespace xtfq {
 
-Result<uint64_t> EventsImporter::Import(File& in, RecordSink& sink, std::string_view array_name) {
+Result<uint64_t> EventsImporter::Import(File& in, RecordSink& sink, std::string_view array_name,
+                                        const std::function<void(uint64_t)>& at) {
   XTFQ_ASSIGN_OR_RETURN(uint64_t size, in.Size());
   if (size % EventRecord::kSize != 0) {
     return Error(ErrorCode::kInvalidArgument,
@@ -37,6 +38,7 @@ Result<uint64_t> EventsImporter::Import(File& in, RecordSink& sink, std::string_
       XTFQ_TRY(sink.Append(array, std::span(buf).subspan(i, EventRecord::kSize)));
     }
     off += n;
+    if (at) at(off);
   }
   return size / EventRecord::kSize;
 }

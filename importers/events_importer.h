@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string_view>
 
 #include "store/file.h"
@@ -19,7 +20,9 @@ namespace xtfq {
 class EventsImporter {
  public:
   // Creates array `array_name` in `sink` and appends every event of `in`; returns how many.
-  static Result<uint64_t> Import(File& in, RecordSink& sink, std::string_view array_name);
+  // `at` (may be empty) is told how far into the file the reading is.
+  static Result<uint64_t> Import(File& in, RecordSink& sink, std::string_view array_name,
+                                 const std::function<void(uint64_t)>& at = {});
 };
 
 }  // namespace xtfq

@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "store/progress.h"
 #include "store/record_sink.h"
 #include "store/record_source.h"
 #include "store/result.h"
@@ -32,6 +33,7 @@ struct ImportOptions {
   std::vector<std::string> jobid_names;   // job_stats: jobid_name templates (default '%j:%u:%H', '%e.%u', '%j')
   std::string target;                     // job_stats: the target of a plain cat of one job_stats file
   std::optional<double> at;               // job_stats: the collection time of every input
+  Progress* progress = nullptr;           // told of the bytes of the inputs read (nullptr: none)
 };
 
 struct ImportReport {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "importers/input_progress.h"
 #include "importers/jobstats_importer.h"
 #include "importers/jobstats_state.h"
 #include "store/posix_file.h"
@@ -38,7 +39,11 @@ Result<ImportReport> JobStatsFileImporter::Import(const std::vector<std::string>
   JobStatsImportStats total;
   ImportReport r;
   for (const std::string& x : expanded.skipped) r.warnings.push_back(fmt::format("{} (left out)", x));
+  std::vector<std::string> ordered;
+  for (const auto& [t, f] : order) ordered.push_back(f);
+  InputProgress progress(options_.progress, ordered);
   for (const auto& [t, f] : order) {
+    progress.Begin(f);
     XTFQ_ASSIGN_OR_RETURN(auto file, PosixFile::Open(f, PosixFile::Mode::kRead));
     importer.set_time(t);  // found above: the file's head is not read again
     XTFQ_ASSIGN_OR_RETURN(JobStatsImportStats st, importer.Import(*file));
@@ -52,6 +57,7 @@ Result<ImportReport> JobStatsFileImporter::Import(const std::vector<std::string>
     total.counters += st.counters, total.steps += st.steps, total.new_series += st.new_series,
         total.resets += st.resets;
     total.problems.insert(total.problems.end(), st.problems.begin(), st.problems.end());
+    progress.End();
   }
   r.inputs = files.size(), r.records = total.entries, r.entries = total.entries, r.steps = total.steps;
   r.totals = fmt::format(

@@ -343,8 +343,11 @@ Result<GridBuildReport::Built> GridBuilder::Build(StoreReader& reader, const Arr
 Result<GridBuildReport> GridBuilder::BuildMissing(StoreReader& reader, RecordSink& sink,
                                                   const GridBuildOptions& options) {
   GridBuildReport report;
+  uint64_t eligible = 0, done = 0;
+  for (const ArrayDesc& a : reader.catalogue().arrays) eligible += Eligible(a, options);
   for (const ArrayDesc& a : reader.catalogue().arrays) {
     if (!Eligible(a, options)) continue;
+    if (options.progress != nullptr) options.progress->Update("grid summaries", done++, eligible, "arrays");
     XTFQ_ASSIGN_OR_RETURN(std::optional<GridIndex> g, GridIndex::Load(reader, a));
     if (g) {
       if (g->stale) {

@@ -15,6 +15,7 @@
 
 #include "layouts/grid_layout.h"
 #include "query/store_reader.h"
+#include "store/progress.h"
 #include "store/record_sink.h"
 
 namespace xtfq {
@@ -44,6 +45,7 @@ struct GridBuildOptions {
   // Build the distributions family (false: only the cells family, as grids written before
   // distributions; tests build such grids to check that they still serve).
   bool distributions = true;
+  Progress* progress = nullptr;  // told of the arrays built (BuildMissing; nullptr: none)
 };
 
 struct GridBuildReport {
