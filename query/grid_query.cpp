@@ -140,13 +140,8 @@ void GridPlan::Merge(const GridPlan& r) {
 
 std::vector<const ArrayDesc*> GridQuery::ProcessArrays(const Catalogue& catalogue, const ArrayDesc& array, int64_t p1,
                                                        int64_t p2) {
-  std::vector<const ArrayDesc*> out;
-  for (const ArrayDesc& a : catalogue.arrays) {
-    // p2 == INT64_MAX is the open end (process INT64_MAX is in), as every window writes it.
-    if (a.parent == array.id && a.process >= p1 && (a.process < p2 || p2 == INT64_MAX)) out.push_back(&a);
-  }
-  std::sort(out.begin(), out.end(), [](const ArrayDesc* x, const ArrayDesc* y) { return x->process < y->process; });
-  return out;
+  // p2 == INT64_MAX is the open end (process INT64_MAX is in), as every window writes it.
+  return catalogue.Children(array.id, p1, p2);
 }
 
 std::vector<int64_t> GridQuery::Edges(int64_t t1, int64_t t2, uint32_t cols) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 #include <unordered_set>
@@ -222,11 +223,39 @@ Status Catalogue::Validate(uint32_t page_size, uint32_t page_count, std::string_
 }
 
 void Catalogue::IndexNames() {
-  by_name_.clear();
+  by_name_.clear(), children_.clear();
   for (size_t i = 0; i < arrays.size(); ++i) {
     if (!arrays[i].per_process()) by_name_.emplace(arrays[i].name, i);
+    if (arrays[i].per_process()) children_[arrays[i].parent.value].push_back(i);
+  }
+  for (auto& [parent, positions] : children_) {
+    std::stable_sort(positions.begin(), positions.end(),
+                     [&](size_t x, size_t y) { return arrays[x].process < arrays[y].process; });
   }
   indexed_size_ = arrays.size();
+}
+
+std::vector<const ArrayDesc*> Catalogue::Children(ArrayId parent, int64_t p1, int64_t p2) const {
+  std::vector<const ArrayDesc*> out;
+  const auto in = [&](const ArrayDesc& a) { return a.process >= p1 && (a.process < p2 || p2 == INT64_MAX); };
+  if (indexed_size_ != 0 && indexed_size_ == arrays.size()) {
+    auto it = children_.find(parent.value);
+    if (it == children_.end()) return out;
+    const std::vector<size_t>& pos = it->second;
+    auto first =
+        std::lower_bound(pos.begin(), pos.end(), p1, [&](size_t i, int64_t p) { return arrays[i].process < p; });
+    for (; first != pos.end() && in(arrays[*first]); ++first) {
+      // (checked against the array itself, as Find does)
+      if (arrays[*first].parent == parent) out.push_back(&arrays[*first]);
+    }
+    return out;
+  }
+  for (const ArrayDesc& a : arrays) {
+    if (a.parent == parent && in(a)) out.push_back(&a);
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const ArrayDesc* x, const ArrayDesc* y) { return x->process < y->process; });
+  return out;
 }
 
 const ArrayDesc* Catalogue::Find(std::string_view name) const {
