@@ -304,19 +304,21 @@ Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, c
     }
     const __int128 w = (static_cast<__int128>(req.t2) - req.t1 + req.cols - 1) / req.cols;
     // Columns of at least half a bin snap to whole bins (down to half as many columns as asked).
-    // Finer columns over a window of more records than `snap_record_limit` snap to single bins
-    // too, fewer columns than asked: their records would cost more than the picture is worth.
+    // Finer columns snap to single bins too, fewer columns than asked, when their records would
+    // cost more than the picture is worth: over `snap_record_limit` records, or over a quarter of
+    // it when the single bins still give a quarter of the columns asked.
     bool coarse = false;
     if (snap_level != nullptr && 2 * w < snap_level->bin()) {
       TnTree tree(reader.cache(), array);
       XTFQ_ASSIGN_OR_RETURN(uint64_t a, tree.LowerBound(req.t1));
       XTFQ_ASSIGN_OR_RETURN(uint64_t b, tree.LowerBound(req.t2));
-      coarse = b - a > req.snap_record_limit;
+      const __int128 bins = (static_cast<__int128>(req.t2) - req.t1) / snap_level->bin() + 1;
+      coarse = b - a > req.snap_record_limit || (b - a > req.snap_record_limit / 4 && 4 * bins >= req.cols);
       if (coarse) {
         out.notes.push_back(fmt::format(
             "columns of {} are finer than half the bins ({}) of the grid level for rows of {} processes, and the "
-            "window holds {} records (more than {}): drawn on whole bins, fewer columns than asked",
-            static_cast<int64_t>(w), snap_level->bin(), row_size, b - a, req.snap_record_limit));
+            "window holds {} records: drawn on whole bins, fewer columns than asked",
+            static_cast<int64_t>(w), snap_level->bin(), row_size, b - a));
       }
     }
     if (snap_level != nullptr && (2 * w >= snap_level->bin() || coarse)) {

@@ -16,8 +16,9 @@
 //    that fits the rows, so that every cell comes from the grid (what a zooming viewer asks for);
 //    the grid then has W / 2 to W + 1 columns, of a whole number of bins each, and says so. Columns
 //    under half a bin are answered per process when the window holds at most `snap_record_limit`
-//    records, and otherwise drawn on single bins: fewer columns than asked, the cost bounded by
-//    the pixels rather than by the records (a viewer zooming through a 10^8-record trace).
+//    records (2^20; a quarter of that when single bins still give a quarter of the columns asked),
+//    and otherwise drawn on single bins: fewer columns than asked, the cost bounded by the pixels
+//    rather than by the records (a viewer zooming through a 10^8-record trace).
 //  - `scan` reads every record of the window (the naive answer, for tests and benchmarks).
 //
 // Thread-safety: one thread at a time (shares the reader's cache).
@@ -49,7 +50,8 @@ struct GridRequest {
   std::vector<size_t> distributions;
   bool snap = false;
   // A snapped grid whose columns are finer than half a bin reads the window's records up to this
-  // many; over more it is drawn on whole bins (fewer columns than asked).
+  // many (a quarter of it when single bins still give a quarter of the columns asked); over more it
+  // is drawn on whole bins (fewer columns than asked).
   uint64_t snap_record_limit = uint64_t{1} << 20;
   bool scan = false;
   bool shape_only = false;   // only the edges and rows (what a snap would draw), no cell read

@@ -870,6 +870,23 @@ TEST_CASE(
   CHECK(exact->cols() == fine.cols);
   INFO(exact->plan.Describe());
   CHECK(exact->plan.process_arrays + exact->plan.records_read > 0);
+  // Between a quarter of the limit and the limit: single bins only when they give a quarter of the
+  // columns asked (the window's records are counted by two descents, as the planner does).
+  TnTree tree((*reader)->cache(), pa);
+  const uint64_t records = *tree.LowerBound(fine.t2) - *tree.LowerBound(fine.t1);
+  fine.snap_record_limit = records + 1;
+  auto many_cols = GridQuery::Run(**reader, pa, fine);  // 20000 columns: single bins would give far fewer
+  REQUIRE(many_cols.ok());
+  CHECK(!many_cols->snapped);
+  const int64_t bin = coarse->edges[1] - coarse->edges[0];
+  fine.cols = static_cast<uint32_t>(3 * (fine.t2 / bin));  // a third of a bin each: single bins keep a third
+  auto few_cols = GridQuery::Run(**reader, pa, fine);
+  REQUIRE(few_cols.ok());
+  CHECK(few_cols->snapped);
+  CHECK(few_cols->cols() < fine.cols);
+  CHECK(4 * few_cols->cols() >= fine.cols);
+  CHECK(few_cols->plan.records_read == 0);
+  CHECK(fmt::format("{}", fmt::join(few_cols->notes, "\n")).find("fewer columns than asked") != std::string::npos);
 }
 
 TEST_CASE("grid: the command line, its JSON and its errors") {
