@@ -27,7 +27,10 @@ def main():
     def run(*args):
         subprocess.run(args, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
-    def row(label, store, inputs):
+    def rate(r):
+        return f"{r / 1e6:.2f} M" if r >= 1e5 else f"{r:,.0f}"
+
+    def row(label, store, inputs, per=None):
         if os.path.exists(store):
             os.remove(store)
         p = subprocess.run(["/usr/bin/time", "-v", xtfq, "import", "-o", store, *inputs],
@@ -45,11 +48,15 @@ def main():
             n, unit = int(m.group(1)), "entries"
         else:
             n, unit = int(re.search(r"import: (\d+) records", err).group(1)), "records"
-        files = [f for i in inputs for f in (glob.glob(os.path.join(i, "*")) if os.path.isdir(i) else [i])]
+        # (a generator's directory also holds its ground truth, *.csv, which the import leaves out)
+        files = [f for i in inputs for f in (glob.glob(os.path.join(i, "*")) if os.path.isdir(i) else [i])
+                 if not f.endswith(".csv")]
+        if per is not None:
+            n, unit = per
         size_in = sum(os.path.getsize(f) for f in files)
         size_out = os.path.getsize(store)
         print(f"| {label} | {size_in / 1e6:.1f} MB | {size_out / 1e6:.1f} MB | {size_out / size_in:.1f}x | "
-              f"{n:,} {unit}, {size_out / max(n, 1):.1f} B each | {n / secs / 1e6:.2f} M {unit}/s ({secs:.2f} s) | "
+              f"{n:,} {unit}, {size_out / max(n, 1):.1f} B each | {rate(n / secs)} {unit}/s ({secs:.2f} s) | "
               f"{rss:.0f} MiB |", flush=True)
 
     print("| input | input | store | store / input | per unit | import (wall clock, all commits) | peak RSS |")
@@ -58,7 +65,7 @@ def main():
     row("generated DXT log, 10^6 segments, 1024 ranks", "dxt1e6.xtfq", ["dxt1e6.darshan"])
     row("large/iopat_large_dxt.darshan", "iopat.xtfq", [f"{shared}/data/darshan/large/iopat_large_dxt.darshan"])
     real = sorted(glob.glob(f"{shared}/data/darshan/real/*.darshan"))
-    row(f"the {len(real)} logs of darshan/real in one store", "real.xtfq", real)
+    row(f"the {len(real)} logs of darshan/real in one store", "real.xtfq", real, per=(len(real), "logs"))
     run(gen, "1e7", "events.bin", "q.txt", "-")
     row("shared benchmark events, 10^7 x 32 B, with the P index", "events.xtfq", ["events.bin"])
     run(xtfq, "gen", "jobstats", "--targets", "100", "--jobs", "2000", "--samples", "60", "-o", "js")
