@@ -319,7 +319,9 @@ function timeline(g, gen) {
   viewApi('/api/grid', p).then((t) => {
     if (gen !== state.generation) return;
     const v = t.metrics[0].values[0], tl = $('timeline').getContext('2d'), e = t.time.edges_s;
-    const rate = v.map((x, c) => (x === null ? 0 : x / (e[c + 1] - e[c]) / 1048576));
+    // HEATMAP bins count whole in the column of their start: bytes a column, not a rate.
+    const bins = t.source.includes('HEATMAP');
+    const rate = v.map((x, c) => (x === null ? 0 : bins ? x : x / (e[c + 1] - e[c]) / 1048576));
     const top = Math.max(...rate, 0);
     tl.clearRect(0, 0, 800, 90);
     tl.fillStyle = '#3b6ea5';
@@ -327,7 +329,8 @@ function timeline(g, gen) {
       const h = top > 0 ? Math.round(86 * rate[c] / top) : 0, xa = xOf(e[c]), xb = xOf(e[c + 1]);
       tl.fillRect(xa, 90 - h, Math.max(1, xb - xa), h);
     }
-    $('tllabel').textContent = `MiB/s, all ranks\n(bytes by start\n/ column s)\nmax ${num(top, 3)}`;
+    $('tllabel').textContent = bins ? `bytes a column\n(whole HEATMAP\nbins at their\nstart)\nmax ${num(top, 3)}`
+      : `MiB/s, all ranks\n(bytes by start\n/ column s)\nmax ${num(top, 3)}`;
     state.timeline = t;
   }).catch((e) => { if (!aborted(e) && gen === state.generation) $('error').textContent = e.message; });
 }
