@@ -48,6 +48,17 @@ function colour(x) {
 }
 const lines = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f'];
 const num = (v, d = 4) => (v === null || v === undefined ? 'NA' : Number(v).toPrecision(d));
+// A round tick step near `raw` seconds: 1, 2 or 5 times a power of ten; for the wall clock, whole
+// seconds, minutes, hours or days.
+function niceStep(raw, clock) {
+  if (clock && raw >= 1) {
+    const steps = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400,
+      172800, 604800, 2592000, 7776000, 31536000];
+    return steps.find((s) => s >= raw) || 31536000 * Math.ceil(raw / 31536000);
+  }
+  const p = 10 ** Math.floor(Math.log10(raw)), m = raw / p;
+  return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
+}
 // A time for a label: six significant digits, no trailing zeros.
 const tick = (t) => String(Number(Number(t).toPrecision(6)));
 const utc = (t) => new Date(t * 1000).toISOString().replace('.000Z', 'Z').replace('T', ' ');
@@ -130,13 +141,17 @@ function drawAxes(g) {
   xa.clearRect(0, 0, 800, 40), ya.clearRect(0, 0, 96, 512);
   xa.fillStyle = ya.fillStyle = '#222', xa.font = ya.font = '11px system-ui, sans-serif';
   const js = kind() === 'jobstats';
-  for (let i = 0; i <= 5; ++i) {
-    const x = Math.min(W - 2, Math.round(i * W / 5)), t = tOf(x);
+  // Round ticks, about six over the view: seconds from the job's start (Darshan), or the wall
+  // clock (job_stats, with the date when the view spans more than a day).
+  const span = state.t2 - state.t1, tstep = niceStep(span / 6, js);
+  xa.textAlign = 'center';
+  for (let t = Math.ceil(state.t1 / tstep) * tstep; t <= state.t2; t += tstep) {
+    const x = Math.round(xOf(t));
+    if (x < 0 || x > W - 1) continue;
     xa.fillRect(x, 0, 1, 5);
-    xa.textAlign = i === 0 ? 'left' : i === 5 ? 'right' : 'center';
-    // job_stats: the wall clock (UTC), with the date when the view spans more than a day
-    const clock = state.t2 - state.t1 > 86400 ? utc(t).slice(0, 16) : utc(t).slice(11, 19);
-    xa.fillText(js ? clock : `${tick(t)} s`, x, 16);
+    const label = js ? (span > 86400 ? utc(t).slice(0, 16) : utc(t).slice(11, 19))
+      : `${Number(t.toPrecision(12))} s`;
+    xa.fillText(label, Math.min(W - 30, Math.max(30, x)), 16);
   }
   const base = js ? 0 : g.time.job_start_epoch;
   if (base !== undefined) {
@@ -299,11 +314,18 @@ function load() {
     if (state.r1 !== null) p.ranks = `${state.r1}:${state.r2}`;
     if (metric.includes('.p')) p.metric = metric;
   }
-  if (state.t1 !== null) p.time = `${state.t1}:${state.t2}`;
+  // (whole ns for Darshan, whole seconds for job_stats: no rounding noise in the request)
+  if (state.t1 !== null) {
+    p.time = js ? `${Math.floor(state.t1)}:${Math.ceil(state.t2)}`
+      : `${Math.round(state.t1 * 1e9)}ns:${Math.round(state.t2 * 1e9)}ns`;
+  }
   viewApi('/api/grid', p).then((g) => {
     if (gen !== state.generation) return;
     state.grid = g;
-    if (state.t1 === null) { state.t1 = g.time.edges_s[0]; state.t2 = g.time.edges_s[g.cols]; }
+    if (state.t1 === null) {
+      state.t1 = g.time.edges_s[0], state.t2 = g.time.edges_s[g.cols];
+      state.full = [state.t1, state.t2];
+    }
     $('error').textContent = '';
     draw();
     if (js) { rateLines(g); topGroups(g, gen); zb(g, gen); } else timeline(g, gen);
@@ -320,7 +342,7 @@ function timeline(g, gen) {
     if (gen !== state.generation) return;
     const v = t.metrics[0].values[0], tl = $('timeline').getContext('2d'), e = t.time.edges_s;
     // HEATMAP bins count whole in the column of their start: bytes a column, not a rate.
-    const bins = t.source.includes('HEATMAP');
+    const bins = /HEATMAP\.\S+ of log/.test(t.source);
     const rate = v.map((x, c) => (x === null ? 0 : bins ? x : x / (e[c + 1] - e[c]) / 1048576));
     const top = Math.max(...rate, 0);
     tl.clearRect(0, 0, 800, 90);
@@ -363,7 +385,8 @@ function topGroups(g, gen) {
     if (gen !== state.generation) return;
     const unit = g.metrics.find((x) => x.name === 'total').unit;
     const rows = q.groups.map((grp) => {
-      const o = grp.ops[op] || {};
+      const o = (grp.ops || {})[op];  // none: the group has no rate step of the op in the view
+      if (!o) return `<tr><td>${esc(grp[by])}</td><td colspan="3">no ${esc(op)} steps in view</td></tr>`;
       // ("-": series whose job id the file system did not have)
       const key = grp[by], link = key === '-' ? `(no ${by === 'class' ? 'class' : by + ' id'})`
         : by === 'job' ? `<a href="#" data-job="${esc(key)}">${esc(key)}</a>` : esc(key);
@@ -421,6 +444,8 @@ heat.addEventListener('mousemove', (e) => {
     span, `records ${g.count ? g.count[r][c] : '-'}`];
   for (const m of g.metrics) out.push(`${m.name} ${m.values[r][c] === null ? '-' : m.values[r][c]} ${m.unit}`);
   $('hover').textContent = out.join('\n');
+  $('hover').style.left = `${Math.min(e.clientX + 16, window.innerWidth - 260)}px`;
+  $('hover').style.top = `${e.clientY + 16}px`;
 });
 heat.addEventListener('mouseleave', () => { $('hover').textContent = ''; });
 heat.addEventListener('wheel', (e) => {
@@ -433,6 +458,7 @@ heat.addEventListener('wheel', (e) => {
 let drag = null;
 heat.addEventListener('mousedown', (e) => {
   heat.focus();
+  $('hover').textContent = '';
   if (e.shiftKey && kind() === 'darshan') {
     state.select = { x0: e.offsetX, y0: e.offsetY, x1: e.offsetX, y1: e.offsetY, active: true };
     return;
@@ -455,6 +481,7 @@ heat.addEventListener('mousemove', (e) => {
   if (!drag || state.t1 === null) return;
   const dt = (e.offsetX - drag.x) / W * (drag.t2 - drag.t1);
   state.t1 = drag.t1 - dt, state.t2 = drag.t2 - dt;
+  clampView();
   state.select = null;
   load();
 });
@@ -462,8 +489,21 @@ function zoom(f, at) {
   if (state.t1 === null) return;
   state.t1 = at - (at - state.t1) * f;
   state.t2 = at + (state.t2 - at) * f;
+  clampView();
   state.select = null;
   load();
+}
+// The view stays within four times the data's span and overlaps it (the whole run: state.full).
+function clampView() {
+  if (!state.full) return;
+  const [a, b] = state.full, span = Math.max(b - a, 1e-9);
+  if (state.t2 - state.t1 > 4 * span) {
+    const mid = (state.t1 + state.t2) / 2;
+    state.t1 = mid - 2 * span, state.t2 = mid + 2 * span;
+  }
+  const w = state.t2 - state.t1;
+  if (state.t1 > b) state.t1 = b - w / 2, state.t2 = b + w / 2;
+  if (state.t2 < a) state.t1 = a - w / 2, state.t2 = a + w / 2;
 }
 // Zooms the rank axis around a canvas row (whole ranks, within the log's).
 function zoomRanks(f, y) {
@@ -493,8 +533,8 @@ heat.addEventListener('keydown', (e) => {
   const w = state.t2 - state.t1, mid = state.t1 + w / 2;
   if (e.key === '+' || e.key === '=') zoom(0.8, mid);
   else if (e.key === '-') zoom(1.25, mid);
-  else if (e.key === 'ArrowLeft') { state.t1 -= w / 10, state.t2 -= w / 10; load(); }
-  else if (e.key === 'ArrowRight') { state.t1 += w / 10, state.t2 += w / 10; load(); }
+  else if (e.key === 'ArrowLeft') { state.t1 -= w / 10, state.t2 -= w / 10; clampView(); load(); }
+  else if (e.key === 'ArrowRight') { state.t1 += w / 10, state.t2 += w / 10; clampView(); load(); }
   else if (e.key === '0' || e.key === 'Escape') reset();
   else return;
   e.preventDefault();
