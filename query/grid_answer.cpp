@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -247,6 +248,20 @@ Result<GridAnswer> JobStats(StoreReader& reader, const GridAnswerRequest& req, G
   if (g.groups > g.rows.size()) {
     ans.notes.push_back(fmt::format("the {} largest of {} {} groups; the other {} hold {:.6g} {}", g.rows.size(),
                                     g.groups, g.by, g.groups - g.rows.size(), g.others, g.unit));
+  }
+  if (g.by == "target" && req.filter.jobs.empty()) {
+    // Targets the store has that have no row: no step of the op in the window (a target collected
+    // once has no rate yet).
+    std::vector<std::string> absent;
+    for (const std::string& t : view->targets()) {
+      if (std::find(g.rows.begin(), g.rows.end(), t) == g.rows.end()) absent.push_back(t);
+    }
+    if (!absent.empty() && g.groups <= g.rows.size()) {
+      ans.notes.push_back(
+          fmt::format("{} of the store's {} targets have no {} step in the window (a target collected "
+                      "once has no rate yet): {}",
+                      absent.size(), view->targets().size(), g.op, fmt::join(absent, ", ")));
+    }
   }
   return ans;
 }

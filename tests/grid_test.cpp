@@ -638,6 +638,32 @@ std::string EventsWith(const test::TempDir& t, const char* name, int n, const st
   return path;
 }
 
+TEST_CASE("grid: a job_stats target without rate steps in the window is named in a note, not dropped silently") {
+  test::TempDir dir;
+  REQUIRE(test::Xtfq(dir, "gen jobstats --targets 1 --jobs 5 --samples 3 -o js").status == 0);
+  REQUIRE(test::Xtfq(dir, "import js -o s.xtfq").status == 0);
+  // One collection of another target, after the others: no rate yet.
+  std::ifstream in(dir.File("js/server0-1767225720.txt"));
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string once = text.str();
+  for (size_t at; (at = once.find("scratch-OST0000")) != std::string::npos;) once.replace(at, 15, "scratch-OST0009");
+  std::ofstream(dir.File("once.txt")) << once;
+  const test::Run add = test::Xtfq(dir, "import --format jobstats --at 1767225900 once.txt -o s.xtfq");
+  REQUIRE_MESSAGE(add.status == 0, add.err);
+  const test::Run g = test::Xtfq(dir, "grid s.xtfq --cols 2 --format json");
+  REQUIRE_MESSAGE(g.status == 0, g.err);
+  const nlohmann::json j = nlohmann::json::parse(g.out);
+  CHECK(j["row_labels"] == nlohmann::json{"scratch-OST0000"});
+  bool named = false;
+  for (const auto& n : j["notes"]) {
+    named |= n.get<std::string>() ==
+             "1 of the store's 2 targets have no write_bytes step in the window (a target collected once has no rate "
+             "yet): scratch-OST0009";
+  }
+  CHECK_MESSAGE(named, j["notes"].dump());
+}
+
 TEST_CASE("grid: edge cases: processes around zero, one process, ranges without records, no aggregate fields") {
   test::TempDir t;
   {
