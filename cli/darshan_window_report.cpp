@@ -53,8 +53,11 @@ std::string Csv(const DarshanWindowAnswer& a) {
   auto row = [&](const std::string& key, const char* op, const DarshanOpStats& s, const std::string* file = nullptr,
                  const std::optional<DarshanOpDistribution>* dist = nullptr) {
     const DarshanOpMetrics d = DarshanOpMetrics::Of(s);
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}", key, op, s.ops, s.bytes, s.busy, C(d.bw_mib_s), C(d.iops),
-                       C(d.avg_size), C(d.seq_ratio), C(d.consec_ratio), C(d.small_ratio));
+    // (HEATMAP bins count bytes only: operations and busy time are empty, unknown)
+    const bool bytes_only = a.result.heatmap;
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}", key, op, bytes_only ? "" : std::to_string(s.ops), s.bytes,
+                       bytes_only ? "" : fmt::format("{}", s.busy), C(d.bw_mib_s), C(d.iops), C(d.avg_size),
+                       C(d.seq_ratio), C(d.consec_ratio), C(d.small_ratio));
     if (file) out += "," + CsvField(*file);
     if (totals) {
       for (int f = 0; f < 2; ++f) {
@@ -125,20 +128,27 @@ std::string Text(const DarshanWindowAnswer& a) {
                          : "a segment counts whole in the window that holds its start");
   out += fmt::format("{:<6} {:>12} {:>16} {:>12} {:>12} {:>12} {:>12} {:>9} {:>9} {:>9}\n", "op", "ops", "bytes",
                      "busy_s", "bw_MiB/s", "iops", "avg_size", "seq", "consec", "small");
+  // HEATMAP bins count bytes only: operations, busy time and sizes are NA, not zero.
+  const bool bytes_only = a.result.heatmap;
   for (int op = 0; op < 2; ++op) {
     const DarshanOpStats& s = op == 0 ? a.result.read : a.result.write;
     const DarshanOpMetrics& d = op == 0 ? a.read : a.write;
-    out += fmt::format("{:<6} {:>12} {:>16} {:>12.6g} {:>12} {:>12} {:>12} {:>9} {:>9} {:>9}\n",
-                       op == 0 ? "read" : "write", s.ops, s.bytes, s.busy, T(d.bw_mib_s), T(d.iops), T(d.avg_size),
+    out += fmt::format("{:<6} {:>12} {:>16} {:>12} {:>12} {:>12} {:>12} {:>9} {:>9} {:>9}\n",
+                       op == 0 ? "read" : "write", bytes_only ? "NA" : std::to_string(s.ops), s.bytes,
+                       bytes_only ? "NA" : fmt::format("{:.6g}", s.busy), T(d.bw_mib_s), T(d.iops), T(d.avg_size),
                        T(d.seq_ratio), T(d.consec_ratio), T(d.small_ratio));
   }
-  out += "size classes (Darshan's 10):\n      ";
-  for (int b = 0; b < DarshanLayout::kSizeBins; ++b) out += fmt::format(" {:>10}", DarshanLayout::SizeBinName(b));
-  out += "\n";
-  for (int op = 0; op < 2; ++op) {
-    out += fmt::format("{:<6}", op == 0 ? "read" : "write");
-    for (int64_t v : (op == 0 ? a.result.read : a.result.write).bins) out += fmt::format(" {:>10}", v);
+  if (bytes_only) {
+    out += "size classes (Darshan's 10): NA (heatmaps count bytes only)\n";
+  } else {
+    out += "size classes (Darshan's 10):\n      ";
+    for (int b = 0; b < DarshanLayout::kSizeBins; ++b) out += fmt::format(" {:>10}", DarshanLayout::SizeBinName(b));
     out += "\n";
+    for (int op = 0; op < 2; ++op) {
+      out += fmt::format("{:<6}", op == 0 ? "read" : "write");
+      for (int64_t v : (op == 0 ? a.result.read : a.result.write).bins) out += fmt::format(" {:>10}", v);
+      out += "\n";
+    }
   }
   out += Percentiles(a);
   out += Imbalance(a.imbalance, a.result);
@@ -146,8 +156,9 @@ std::string Text(const DarshanWindowAnswer& a) {
     out += fmt::format("{:>8} {:>12} {:>16} {:>12} {:>16} {:>12}\n", "rank", "read_ops", "read_bytes", "write_ops",
                        "write_bytes", "busy_s");
     for (const auto& [rank, ops] : a.result.ranks) {
-      out += fmt::format("{:>8} {:>12} {:>16} {:>12} {:>16} {:>12.6g}\n", rank, ops[0].ops, ops[0].bytes, ops[1].ops,
-                         ops[1].bytes, ops[0].busy + ops[1].busy);
+      auto n = [&](uint64_t v) { return bytes_only ? std::string("NA") : std::to_string(v); };
+      out += fmt::format("{:>8} {:>12} {:>16} {:>12} {:>16} {:>12}\n", rank, n(ops[0].ops), ops[0].bytes, n(ops[1].ops),
+                         ops[1].bytes, bytes_only ? "NA" : fmt::format("{:.6g}", ops[0].busy + ops[1].busy));
     }
   }
   if (a.request.per_file) {

@@ -92,6 +92,16 @@ nlohmann::json ResultJson::Of(const DarshanWindowAnswer& a) {
       j["per_file"].push_back({{"id", id}, {"name", a.FileName(id)}, {"read", op(ops[0])}, {"write", op(ops[1])}});
     }
   }
+  if (a.result.heatmap) {
+    // HEATMAP bins count bytes only: operations, busy time and sizes are unknown, not zero.
+    auto unknown = [](nlohmann::json& o) {
+      for (const char* k : {"ops", "busy_s", "seq", "consec", "size_classes"}) o[k] = nullptr;
+    };
+    unknown(j["read"]), unknown(j["write"]);
+    if (j.contains("per_rank")) {
+      for (auto& r : j["per_rank"]) unknown(r["read"]), unknown(r["write"]);
+    }
+  }
   return j;
 }
 

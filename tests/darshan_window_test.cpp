@@ -276,6 +276,23 @@ TEST_CASE("darshan window: a log without DXT answers bytes from its HEATMAP bins
     CHECK(a->write.bytes == b->write.bytes);
     CHECK(a->ranks.size() == b->ranks.size());
   }
+  // What a heatmap does not hold is unknown in every output, never 0: JSON null, text NA, CSV empty.
+  const test::Run json = test::Xtfq(dir, "query h.xtfq --per-rank --format json");
+  REQUIRE_MESSAGE(json.status == 0, json.err);
+  const auto j = nlohmann::json::parse(json.out);
+  for (const char* op : {"read", "write"}) {
+    CHECK(j[op]["ops"].is_null());
+    CHECK(j[op]["busy_s"].is_null());
+    CHECK(j[op]["size_classes"].is_null());
+  }
+  CHECK(j["read"]["bytes"].get<int64_t>() + j["write"]["bytes"].get<int64_t>() == read + written);
+  REQUIRE(!j["per_rank"].empty());
+  CHECK(j["per_rank"][0]["read"]["ops"].is_null());
+  const test::Run text = test::Xtfq(dir, "query h.xtfq");
+  CHECK(text.out.find("size classes (Darshan's 10): NA (heatmaps count bytes only)") != std::string::npos);
+  CHECK(text.out.find(fmt::format("read             NA {:>16}           NA", read)) != std::string::npos);
+  const test::Run csv = test::Xtfq(dir, "query h.xtfq --format csv");
+  CHECK(csv.out.find(fmt::format("all,read,,{},,", read)) != std::string::npos);
 }
 
 }  // namespace
