@@ -9,6 +9,7 @@
 #include <string>
 
 #include "store/error.h"
+#include "store/result.h"
 
 namespace xtfq::cli {
 
@@ -27,5 +28,9 @@ class Command {
 // Prints "xtfq <command>: <message>" on stderr as one line; returns kExitUsage for
 // ErrorCode::kUsage, else kExitFailure.
 int Fail(std::string_view command, const Error& error);
+
+// Prints an answer on stdout and returns kExitOk, or fails as Fail does; a request the data
+// cannot answer as asked (kInvalidArgument) is the command line's to change: exit 2.
+int PrintAnswer(std::string_view command, const Result<std::string>& answer);
 
 }  // namespace xtfq::cli

@@ -33,6 +33,15 @@ int Fail(std::string_view command, const Error& error) {
   return error.code() == ErrorCode::kUsage ? kExitUsage : kExitFailure;
 }
 
+int PrintAnswer(std::string_view command, const Result<std::string>& answer) {
+  if (!answer.ok()) {
+    const Error& e = answer.error();
+    return Fail(command, e.code() == ErrorCode::kInvalidArgument ? Error(ErrorCode::kUsage, e.message()) : e);
+  }
+  fmt::print("{}", *answer);
+  return kExitOk;
+}
+
 int RunChecked(Command& command, const std::string& name) {
   // A closed pipe is a write error like any other (EPIPE), not a silent death by SIGPIPE.
   std::signal(SIGPIPE, SIG_IGN);

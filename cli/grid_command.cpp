@@ -97,16 +97,6 @@ Result<std::string> GridCommand::Answer() {
   return GridReport::Render(a, opts_.format());
 }
 
-int GridCommand::Run() {
-  Result<std::string> out = Answer();
-  if (!out.ok()) {
-    Error e = out.error();
-    // A request the data cannot answer as asked is the command line's to change.
-    if (e.code() == ErrorCode::kInvalidArgument) e = Error(ErrorCode::kUsage, e.message());
-    return Fail("grid", e);
-  }
-  fmt::print("{}", *out);
-  return kExitOk;
-}
+int GridCommand::Run() { return PrintAnswer("grid", Answer()); }
 
 }  // namespace xtfq::cli

@@ -68,15 +68,6 @@ Result<std::string> SegmentsCommand::Answer() {
   return Render(a, opts_.format());
 }
 
-int SegmentsCommand::Run() {
-  Result<std::string> out = Answer();
-  if (!out.ok()) {
-    Error e = out.error();
-    if (e.code() == ErrorCode::kInvalidArgument) e = Error(ErrorCode::kUsage, e.message());
-    return Fail("segments", e);
-  }
-  fmt::print("{}", *out);
-  return kExitOk;
-}
+int SegmentsCommand::Run() { return PrintAnswer("segments", Answer()); }
 
 }  // namespace xtfq::cli

@@ -79,7 +79,6 @@ Result<std::vector<DarshanLogInfo>> DarshanLogs::List(StoreReader& reader) {
     for (size_t k = 0; k < 4; ++k) {
       XTFQ_ASSIGN_OR_RETURN(*strings[k], reader.String(StringRef::Unpack(static_cast<uint64_t>(I(s, r, 12 + k)))));
     }
-    XTFQ_TRY(DataLast(reader, i));
     out.push_back(std::move(i));
     XTFQ_ASSIGN_OR_RETURN(more, c.Next());
   }
@@ -98,7 +97,12 @@ Result<DarshanLogInfo> DarshanLogs::Find(StoreReader& reader, std::optional<int6
   for (const auto& l : logs) {
     if ((!log || l.log == *log) && (!job || l.job == *job)) hits.push_back(&l);
   }
-  if (hits.size() == 1) return *hits.front();
+  if (hits.size() == 1) {
+    // (only for the log found: a query's time frame needs it, a list of logs does not)
+    DarshanLogInfo found = *hits.front();
+    XTFQ_TRY(DataLast(reader, found));
+    return found;
+  }
   const std::string what = log ? fmt::format("log {}", *log) : job ? fmt::format("job {}", *job) : "a log";
   return Error(hits.empty() ? ErrorCode::kNotFound : ErrorCode::kInvalidArgument,
                fmt::format("{}: {} {}; give --log N (the store has {})", reader.store().name(), what,

@@ -25,11 +25,11 @@ struct DarshanLogInfo {
   DarshanLayout::SourceKind source = DarshanLayout::SourceKind::kBinary;
   uint64_t source_bytes = 0;
   std::string exe, metadata, mounts, file;
-  // The latest time the log's data reaches, ns from the job's start: the last DXT segment's start;
-  // without DXT, when the header's run is not positive (start and end in the same second, or a
-  // killed job's end of 0), the end of the last HEATMAP bin or counter record's reads and writes.
-  // Darshan's header times are whole seconds (3.41 adds ns), so a short run's header may say 0 s
-  // while its data spans a fraction of a second; the log's time frame reaches this far.
+  // (set by Find, not by List) The latest time the log's data reaches, ns from the job's start: the last DXT segment's
+  // start; without DXT, when the header's run is not positive (start and end in the same second, or a killed job's end
+  // of 0), the end of the last HEATMAP bin or counter record's reads and writes. Darshan's header times are whole
+  // seconds (3.41 adds ns), so a short run's header may say 0 s while its data spans a fraction of a second; the log's
+  // time frame reaches this far.
   int64_t data_last = 0;
 };
 
