@@ -23,7 +23,7 @@ struct Fixture {
   std::unique_ptr<Store> store;
   std::unique_ptr<PageSource> source;
   std::unique_ptr<PageCache> cache;
-  std::vector<PageId> pages;  // the data pages, in a random order
+  std::vector<PageKey> pages;  // the stored (full) chain pages, in a random order
 };
 
 Fixture Open(Backend backend, size_t cache_pages) {
@@ -32,15 +32,9 @@ Fixture Open(Backend backend, size_t cache_pages) {
   f.store = std::move(*Store::OpenPath(path));
   f.source = std::move(*f.store->MakeSource(backend));
   f.cache = std::make_unique<PageCache>(*f.source, cache_pages * 4096);
-  const ChainDesc& c = f.store->catalogue().arrays[0].levels[0];
-  for (uint32_t p = 2; p < f.store->page_count(); ++p) {
-    if (PageId(p) != c.open &&
-        std::find(f.store->catalogue_pages().begin(), f.store->catalogue_pages().end(), PageId(p)) ==
-            f.store->catalogue_pages().end() &&
-        std::find(f.store->catalogue().free_pages.begin(), f.store->catalogue().free_pages.end(), PageId(p)) ==
-            f.store->catalogue().free_pages.end()) {
-      f.pages.push_back(PageId(p));
-    }
+  for (uint32_t id = 1; id < f.store->catalogue().chain_ids; ++id) {
+    auto loc = f.store->page_map().Find(PageId(id));
+    if (loc.ok() && loc->stored()) f.pages.push_back(PageKey::Chain(PageId(id)));
   }
   std::shuffle(f.pages.begin(), f.pages.end(), std::mt19937(1));
   return f;
@@ -55,8 +49,8 @@ void Report(benchmark::State& state, PageCache& cache) {
 
 void BM_FetchHit(benchmark::State& state) {
   Fixture f = Open(static_cast<Backend>(state.range(0)), 64);
-  const std::vector<PageId> hot(f.pages.begin(), f.pages.begin() + 64);
-  for (PageId p : hot) benchmark::DoNotOptimize(f.cache->Fetch(p).ok());
+  const std::vector<PageKey> hot(f.pages.begin(), f.pages.begin() + 64);
+  for (PageKey p : hot) benchmark::DoNotOptimize(f.cache->Fetch(p).ok());
   f.cache->ResetStats();
   size_t i = 0;
   for (auto _ : state) {
@@ -68,7 +62,7 @@ void BM_FetchHit(benchmark::State& state) {
 
 void BM_FetchMiss(benchmark::State& state) {
   Fixture f = Open(static_cast<Backend>(state.range(0)), 1);
-  for (PageId p : f.pages) benchmark::DoNotOptimize(f.cache->Fetch(p).ok());  // warm the OS cache
+  for (PageKey p : f.pages) benchmark::DoNotOptimize(f.cache->Fetch(p).ok());  // warm the OS cache
   f.cache->ResetStats();
   size_t i = 0;
   for (auto _ : state) {

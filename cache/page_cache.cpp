@@ -26,7 +26,7 @@ PageCache::~PageCache() {
   table_->clear_and_dispose([](CacheFrame* f) { delete f; });
 }
 
-Result<PageRef> PageCache::Fetch(PageId id) {
+Result<PageRef> PageCache::Fetch(PageKey id) {
   std::unique_ptr<CacheFrame> fresh;
   {
     std::lock_guard lock(mu_);
@@ -66,21 +66,12 @@ Result<PageRef> PageCache::Fetch(PageId id) {
   return PageRef(this, f);
 }
 
-Status PageCache::Load(CacheFrame& f, PageId id) {
-  f.page_id = id;
-  if (id.value >= source_.page_count()) {
-    return Error(ErrorCode::kCorrupt, fmt::format("{}: page {} is beyond the last page {}", source_.name(), id.value,
-                                                  source_.page_count() - 1));
-  }
-  if (const std::byte* base = source_.mapped()) {
-    f.data = base + uint64_t{id.value} * page_size_;
-  } else {
-    if (!f.buffer) f.buffer = std::make_unique<std::byte[]>(page_size_);
-    XTFQ_TRY(source_.Read(id, {f.buffer.get(), page_size_}));
-    f.data = f.buffer.get();
-  }
+Status PageCache::Load(CacheFrame& f, PageKey key) {
+  f.key = key;
+  if (!f.buffer) f.buffer = std::make_unique<std::byte[]>(page_size_);
   ++pages_read_;
-  return VerifyPage({f.data, page_size_}, id, source_.name());
+  XTFQ_ASSIGN_OR_RETURN(f.data, source_.Load(key, {f.buffer.get(), page_size_}));
+  return Ok();
 }
 
 void PageCache::Unpin(CacheFrame* f) {
@@ -144,7 +135,7 @@ size_t PageCache::pinned_pages() const {
   return pinned_;
 }
 
-bool PageCache::Resident(PageId id) const {
+bool PageCache::Resident(PageKey id) const {
   std::lock_guard lock(mu_);
   return table_->find(id, KeyHash(), KeyEqual()) != table_->end();
 }
@@ -154,17 +145,17 @@ Status PageCache::CheckInvariants() const {
   auto bad = [](const std::string& m) { return Error(ErrorCode::kCorrupt, "page cache invariant: " + m); };
   size_t unpinned = 0, pinned = 0;
   for (const CacheFrame& f : *table_) {
-    if (f.data == nullptr) return bad(fmt::format("page {} has no bytes", f.page_id.value));
+    if (f.data == nullptr) return bad(fmt::format("{} has no bytes", f.key.Name()));
     if (f.pins == 0) {
       ++unpinned;
       if (!static_cast<const LruHook&>(f).is_linked())
-        return bad(fmt::format("unpinned page {} is not in the LRU list", f.page_id.value));
+        return bad(fmt::format("unpinned {} is not in the LRU list", f.key.Name()));
     } else {
       ++pinned;
     }
   }
   for (const CacheFrame& f : lru_) {
-    if (f.pins != 0) return bad(fmt::format("pinned page {} is in the LRU list", f.page_id.value));
+    if (f.pins != 0) return bad(fmt::format("pinned {} is in the LRU list", f.key.Name()));
   }
   if (unpinned != lru_.size()) return bad(fmt::format("{} unpinned pages, {} in the LRU list", unpinned, lru_.size()));
   if (pinned != pinned_) return bad(fmt::format("{} pinned pages counted as {}", pinned, pinned_));

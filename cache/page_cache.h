@@ -9,14 +9,15 @@
 //     always in it.
 //  2. Resident pages exceed the budget only while every resident page beyond it is pinned; each
 //     unpin evicts down to the budget again.
-//  3. Every resident page passed VerifyPage (checksum, page id, header) when it entered the cache;
-//     a page that fails never enters, and the fetch returns the error.
+//  3. Every resident page passed its source's checks (checksum, page id, header; a stored page's
+//     decoding) when it entered the cache; a page that fails never enters, and the fetch returns
+//     the error. Frames are keyed by PageKey: slot 5 and chain page 5 are different frames.
 // Counters: a fetch is a hit or a miss; pages_read counts reads from the source; evictions counts
 // frames dropped. For one thread they are exact; with several, a miss that loses the race to
 // insert the same page reads it once more and drops its copy.
 //
-// Backends: with a pread source a frame owns a page-sized buffer; with an mmap source the frame
-// points into the mapping and the budget bounds how many mapped pages are verified and pinned.
+// Backends: with a pread source a frame owns a page-sized buffer; with an mmap source a plain page's
+// frame points into the mapping, and a stored page is decoded into the frame's buffer.
 //
 // Thread-safety: Fetch, stats and PageRef release may be called from several threads at once;
 // one mutex guards the table and the list, and reads from the source happen outside it.
@@ -49,15 +50,15 @@ class PageCache {
   PageCache(const PageCache&) = delete;
   PageCache& operator=(const PageCache&) = delete;
 
-  // Pins page `id`, reading and verifying it on a miss.
-  Result<PageRef> Fetch(PageId id);
+  // Pins page `key`, reading and verifying it (and decoding a stored page) on a miss.
+  Result<PageRef> Fetch(PageKey key);
 
   CacheStats stats() const;
   void ResetStats();
   size_t budget_pages() const { return budget_pages_; }
   size_t resident_pages() const;
   size_t pinned_pages() const;
-  bool Resident(PageId id) const;
+  bool Resident(PageKey key) const;
   uint32_t page_size() const { return page_size_; }
   PageSource& source() { return source_; }
   Status CheckInvariants() const;
@@ -66,10 +67,10 @@ class PageCache {
   friend class PageRef;
 
   struct KeyHash {
-    size_t operator()(PageId id) const { return std::hash<uint32_t>()(id.value); }
+    size_t operator()(PageKey key) const { return std::hash<PageKey>()(key); }
   };
   struct KeyEqual {
-    bool operator()(PageId id, const CacheFrame& f) const { return id == f.page_id; }
+    bool operator()(PageKey key, const CacheFrame& f) const { return key == f.key; }
   };
   using Lru = bi::list<CacheFrame>;
   using Table = bi::unordered_set<CacheFrame, bi::power_2_buckets<true>>;
@@ -79,7 +80,7 @@ class PageCache {
   void GrowLocked();
   std::unique_ptr<CacheFrame> TakeSpareLocked();
   void KeepSpareLocked(std::unique_ptr<CacheFrame> frame);
-  Status Load(CacheFrame& frame, PageId id);
+  Status Load(CacheFrame& frame, PageKey key);
 
   PageSource& source_;
   const uint32_t page_size_;

@@ -16,7 +16,7 @@ PageRef& PageRef::operator=(PageRef&& o) noexcept {
   return *this;
 }
 
-PageId PageRef::id() const { return frame_->page_id; }
+PageKey PageRef::key() const { return frame_->key; }
 const std::byte* PageRef::data() const { return frame_->data; }
 std::span<const std::byte> PageRef::bytes() const { return {frame_->data, cache_->page_size()}; }
 

@@ -11,7 +11,7 @@
 #include <cstddef>
 #include <span>
 
-#include "store/ids.h"
+#include "store/page_key.h"
 
 namespace xtfq {
 
@@ -31,7 +31,7 @@ class PageRef {
   ~PageRef() { Reset(); }
 
   bool valid() const { return frame_ != nullptr; }
-  PageId id() const;
+  PageKey key() const;
   const std::byte* data() const;
   std::span<const std::byte> bytes() const;
   void Reset();

@@ -36,11 +36,13 @@ std::string Header(const StoreSummary& s) {
   out += fmt::format("generation   {} (superblock {}, committed {:%Y-%m-%dT%H:%M:%SZ})\n", s.generation,
                      s.superblock_slot, when);
   out += fmt::format(
-      "pages        {} ({}): {} data, {} index, {} process tree, {} heap, {} catalogue, {} shadow, {} open (reserved), "
-      "{} free, {} "
-      "superblock\n",
-      s.page_count, Bytes(s.page_count * s.page_size), p.data, p.index, p.process_tree, p.heap, p.catalogue, p.shadow,
-      p.open_reserved, p.free, p.superblock);
+      "slots        {} ({}): {} pack, {} shadow, {} process tree, {} page map, {} catalogue, {} free, {} superblock\n",
+      s.page_count, Bytes(s.page_count * s.page_size), p.pack, p.shadow, p.process_tree, p.page_map, p.catalogue,
+      p.free, p.superblock);
+  const uint64_t sealed = p.data + p.index + p.heap;
+  out += fmt::format("sealed pages {} data, {} index, {} heap: {} as pages, stored in {} of packs ({:.2f}x)\n", p.data,
+                     p.index, p.heap, Bytes(sealed * s.page_size), Bytes(p.pack * s.page_size),
+                     p.pack == 0 ? 0.0 : static_cast<double>(sealed) / static_cast<double>(p.pack));
   out += fmt::format("free space   {} in {} free pages\n", Bytes(s.free_bytes), p.free);
   out += fmt::format("string heap  {}\n", Bytes(s.heap_bytes));
   return out;
@@ -64,7 +66,10 @@ std::string Arrays(const StoreSummary& s) {
           "{}, {} pages\n",
           "", pi->processes, pi->data_pages, pi->index_pages, pi->tree_height, pi->tree_pages);
     }
-    out += fmt::format("  {:<12} {:.2f} bytes per record on disk, all of the above included\n", "", a.bytes_per_record);
+    out += fmt::format(
+        "  {:<12} {:.2f} bytes per record in pages as read (before compression), all of the above "
+        "included\n",
+        "", a.bytes_per_record);
   }
   if (!s.arrays.empty()) out += "(* marks aggregated fields)\n";
   return out;

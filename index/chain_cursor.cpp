@@ -17,12 +17,12 @@ ChainCursor::ChainCursor(PageCache& cache, const ChainDesc& chain, PageKind kind
 Status ChainCursor::Load(PageId logical, uint64_t page_no, PageId prev) {
   const uint64_t full = chain_.FullPages(capacity_);
   const bool open = page_no == full;
-  const PageId physical = chain_.Resolve(logical);
+  const PageKey physical = chain_.Resolve(logical);
   auto where = [&] {
-    return fmt::format("{}: page {} (offset {}): {} page {} of its chain", cache_.source().name(), physical.value,
-                       uint64_t{physical.value} * cache_.page_size(), PageKindName(kind_), page_no);
+    return fmt::format("{}: {}: {} page {} of its chain", cache_.source().name(), physical.Name(), PageKindName(kind_),
+                       page_no);
   };
-  if (physical == kNoPage || (open && logical != chain_.open)) {
+  if (physical.none() || (open && logical != chain_.open)) {
     return Error(ErrorCode::kCorrupt, where() + ": the chain's links lead past its last page");
   }
   XTFQ_ASSIGN_OR_RETURN(page_, cache_.Fetch(physical));

@@ -20,7 +20,7 @@ Result<PageRef> ProcessTree::Fetch(size_t level, PageId id) {
                                                   cache_.source().name(), id.value, array_.name, level, m));
   };
   if (id == kNoPage) return bad("the tree leads to page 0");
-  XTFQ_ASSIGN_OR_RETURN(PageRef page, cache_.Fetch(id));
+  XTFQ_ASSIGN_OR_RETURN(PageRef page, cache_.Fetch(PageKey::Plain(id)));
   const std::string wrong = TreePageMismatch(page.data(), PageKind::kProcess, static_cast<uint8_t>(level), array_.id,
                                              id, PageCapacity(cache_.page_size(), entry_width_));
   if (!wrong.empty()) return bad(wrong);

@@ -26,12 +26,12 @@ Result<std::string> StringHeapReader::Read(StringRef ref) {
   size_t want = f::kStringPrefixSize;
   const uint64_t max_pages = heap_.FullPages(PageCapacity(cache_.page_size(), 1)) + 1;
   for (uint64_t hops = 0;; ++hops) {
-    const PageId physical = heap_.Resolve(logical);
-    if (physical == kNoPage || hops > max_pages) return bad("runs past the end of the heap");
+    const PageKey physical = heap_.Resolve(logical);
+    if (physical.none() || hops > max_pages) return bad("runs past the end of the heap");
     XTFQ_ASSIGN_OR_RETURN(PageRef page, cache_.Fetch(physical));
     const PageHeader h = PageHeader::Decode(page.data());
     if (h.kind != PageKind::kHeap || h.logical != logical) {
-      return bad(fmt::format("page {} is not heap page {}", physical.value, logical.value));
+      return bad(fmt::format("{} is not heap page {}", physical.Name(), logical.value));
     }
     if (pos > h.entry_count) return bad(fmt::format("offset beyond the {} bytes of the page", h.entry_count));
     while (pos < h.entry_count && got < want) {

@@ -17,13 +17,13 @@ TnTree::TnTree(PageCache& cache, const ArrayDesc& array)
     : cache_(cache), array_(array), entry_width_(IndexEntry::Width(array.schema)) {}
 
 Result<PageRef> TnTree::Fetch(size_t level, PageId id) {
-  const PageId physical = array_.levels[level].Resolve(id);
+  const PageKey physical = array_.levels[level].Resolve(id);
   auto bad = [&](const std::string& m) {
     return Error(ErrorCode::kCorrupt,
-                 fmt::format("{}: page {} (logical {}): array '{}' level {}: {}", cache_.source().name(),
-                             physical.value, id.value, array_.name, level, m));
+                 fmt::format("{}: {} (chain page {}): array '{}' level {}: {}", cache_.source().name(), physical.Name(),
+                             id.value, array_.name, level, m));
   };
-  if (physical == kNoPage) return bad("the tree leads to an empty open page");
+  if (physical.none()) return bad("the tree leads to an empty open page");
   XTFQ_ASSIGN_OR_RETURN(PageRef page, cache_.Fetch(physical));
   const uint32_t width = level == 0 ? array_.schema.record_width() : entry_width_;
   const std::string wrong =
@@ -83,15 +83,15 @@ Result<std::pair<PageRef, uint32_t>> TnTree::Leaf(uint64_t n) {
     const std::byte* base = page.data() + f::kPageHeaderSize;
     if (level == 0) {
       if (n >= entries)
-        return Error(ErrorCode::kCorrupt, fmt::format("{}: page {}: counts above it promise more records",
-                                                      cache_.source().name(), page.id().value));
+        return Error(ErrorCode::kCorrupt, fmt::format("{}: {}: counts above it promise more records",
+                                                      cache_.source().name(), page.key().Name()));
       return std::pair<PageRef, uint32_t>(std::move(page), static_cast<uint32_t>(n));
     }
     uint32_t i = 0;
     for (;; ++i) {
       if (i == entries)
         return Error(ErrorCode::kCorrupt,
-                     fmt::format("{}: page {}: counts below the total", cache_.source().name(), page.id().value));
+                     fmt::format("{}: {}: counts below the total", cache_.source().name(), page.key().Name()));
       const uint64_t count = LoadLe<uint64_t>(base + size_t{i} * entry_width_ + f::kIeCount);
       if (n < count) break;
       n -= count;

@@ -53,7 +53,8 @@ Result<StoreSummary> StoreSummary::Of(StoreReader& reader) {
   const ChainPages heap = Count(cat.heap, sb.page_size, 1);
   Pages& pg = out.pages;
   pg.superblock = format::kSuperblockSlots, pg.catalogue = sb.catalogue_pages, pg.heap = heap.full;
-  pg.shadow = heap.shadow, pg.open_reserved = heap.open, pg.free = cat.free_pages.size();
+  pg.shadow = heap.shadow, pg.free = cat.free_pages.size();
+  for (PageId leaf : cat.map_leaves) pg.page_map += leaf != kNoPage ? 1 : 0;
   std::vector<ArrayPages> pages(cat.arrays.size());
   for (const ArrayDesc& a : cat.arrays) {
     ArrayPages& ap = pages[a.id.value - 1];
@@ -61,7 +62,7 @@ Result<StoreSummary> StoreSummary::Of(StoreReader& reader) {
       const uint32_t width = l == 0 ? a.schema.record_width() : IndexEntry::Width(a.schema);
       const ChainPages lc = Count(a.levels[l], sb.page_size, width);
       (l == 0 ? pg.data : pg.index) += lc.full;
-      pg.shadow += lc.shadow, pg.open_reserved += lc.open;
+      pg.shadow += lc.shadow;
       (l == 0 ? ap.data : ap.index) += lc.full + lc.shadow;
       ap.levels.push_back({lc.full + lc.shadow, PageCapacity(sb.page_size, width)});
     }
@@ -96,6 +97,8 @@ Result<StoreSummary> StoreSummary::Of(StoreReader& reader) {
                              : static_cast<double>(all_pages * sb.page_size) / static_cast<double>(a.record_count());
     out.arrays.push_back(std::move(x));
   }
+  // Every slot not otherwise used is a pack slot (docs/format.md, invariant 9).
+  pg.pack = sb.page_count - pg.superblock - pg.catalogue - pg.shadow - pg.process_tree - pg.page_map - pg.free;
   out.free_bytes = pg.free * sb.page_size, out.heap_bytes = cat.heap.entries, out.catalogue_bytes = sb.catalogue_bytes;
   XTFQ_ASSIGN_OR_RETURN(out.darshan_logs, DarshanLogs::List(reader));
   if (JobStatsView::Holds(s)) {

@@ -22,8 +22,9 @@ namespace xtfq {
 
 struct StoreSummary {
   struct Pages {
-    uint64_t superblock = 0, catalogue = 0, data = 0, index = 0, process_tree = 0, heap = 0, shadow = 0,
-             open_reserved = 0, free = 0;
+    // Slots by role; data, index and heap count full (sealed) pages, which lie in pack slots.
+    uint64_t superblock = 0, catalogue = 0, data = 0, index = 0, process_tree = 0, heap = 0, shadow = 0, pack = 0,
+             page_map = 0, free = 0;
   };
   struct Level {
     uint64_t pages = 0;

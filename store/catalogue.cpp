@@ -17,7 +17,7 @@ namespace xtfq {
 namespace f = format;
 
 size_t Catalogue::EncodedSize() const {
-  size_t n = f::kCatalogueHeaderSize + 4 * free_pages.size();
+  size_t n = f::kCatalogueHeaderSize + 4 * free_pages.size() + 4 * map_leaves.size();
   for (const ArrayDesc& a : arrays) {
     n += f::kArrayFixedSize + f::kChainSize * a.levels.size();
     if (a.per_process()) continue;
@@ -33,6 +33,8 @@ std::vector<std::byte> Catalogue::Encode() const {
   StoreLe<uint32_t>(p + f::kCatArrayCount, static_cast<uint32_t>(arrays.size()));
   StoreLe<uint32_t>(p + f::kCatFreeCount, static_cast<uint32_t>(free_pages.size()));
   heap.Encode(p + f::kCatHeapChain);
+  StoreLe<uint32_t>(p + f::kCatChainIds, chain_ids);
+  StoreLe<uint32_t>(p + f::kCatMapCount, static_cast<uint32_t>(map_leaves.size()));
   p += f::kCatalogueHeaderSize;
   auto put_bytes = [&](std::string_view s) {
     std::memcpy(p, s.data(), s.size());
@@ -78,6 +80,10 @@ std::vector<std::byte> Catalogue::Encode() const {
     StoreLe<uint32_t>(p, id.value);
     p += 4;
   }
+  for (PageId id : map_leaves) {
+    StoreLe<uint32_t>(p, id.value);
+    p += 4;
+  }
   return out;
 }
 
@@ -88,6 +94,9 @@ Result<Catalogue> Catalogue::Decode(std::span<const std::byte> bytes, std::strin
   XTFQ_ASSIGN_OR_RETURN(uint32_t free_count, r.Read<uint32_t>("free page count"));
   XTFQ_ASSIGN_OR_RETURN(auto heap, r.Take(f::kChainSize, "heap chain"));
   c.heap = ChainDesc::Decode(heap.data());
+  XTFQ_ASSIGN_OR_RETURN(c.chain_ids, r.Read<uint32_t>("chain id count"));
+  XTFQ_ASSIGN_OR_RETURN(uint32_t map_count, r.Read<uint32_t>("page map leaf count"));
+  if (c.chain_ids == 0) return r.Corrupt("chain id count 0 (it counts id 0)");
   // The smallest array descriptor (a per-process one) is a fixed part and one chain.
   if (array_count > r.remaining() / (f::kArrayFixedSize + f::kChainSize)) {
     return r.Corrupt(fmt::format("{} arrays cannot fit in {} bytes", array_count, r.remaining()));
@@ -164,19 +173,24 @@ Result<Catalogue> Catalogue::Decode(std::span<const std::byte> bytes, std::strin
     }
     c.arrays.push_back(std::move(a));
   }
-  if (free_count != r.remaining() / 4 || r.remaining() % 4 != 0) {
-    return r.Corrupt(fmt::format("{} free pages announced, {} bytes left", free_count, r.remaining()));
+  if (uint64_t{free_count} + map_count != r.remaining() / 4 || r.remaining() % 4 != 0) {
+    return r.Corrupt(fmt::format("{} free pages and {} page map leaves announced, {} bytes left", free_count, map_count,
+                                 r.remaining()));
   }
   for (uint32_t i = 0; i < free_count; ++i) {
     XTFQ_ASSIGN_OR_RETURN(uint32_t id, r.Read<uint32_t>("free page"));
     c.free_pages.emplace_back(id);
+  }
+  for (uint32_t i = 0; i < map_count; ++i) {
+    XTFQ_ASSIGN_OR_RETURN(uint32_t id, r.Read<uint32_t>("page map leaf"));
+    c.map_leaves.emplace_back(id);
   }
   c.IndexNames();
   return c;
 }
 
 Status Catalogue::Validate(uint32_t page_size, uint32_t page_count, std::string_view where) const {
-  XTFQ_TRY(heap.Validate(PageCapacity(page_size, 1), page_count, fmt::format("{}: heap chain", where)));
+  XTFQ_TRY(heap.Validate(PageCapacity(page_size, 1), page_count, chain_ids, fmt::format("{}: heap chain", where)));
   for (const ArrayDesc& a : arrays) {
     if (a.schema.record_width() > page_size - f::kPageHeaderSize) {
       return Error(ErrorCode::kCorrupt, fmt::format("{}: array '{}': records of {} bytes do not fit a page", where,
@@ -191,7 +205,7 @@ Status Catalogue::Validate(uint32_t page_size, uint32_t page_count, std::string_
       const uint32_t cap = PageCapacity(page_size, width);
       const std::string at = fmt::format("{}: array '{}' level {}", where, a.name, l);
       if (cap < (l == 0 ? 1u : 2u)) return Error(ErrorCode::kCorrupt, at + ": too few entries fit a page");
-      XTFQ_TRY(a.levels[l].Validate(cap, page_count, at, l > 0));
+      XTFQ_TRY(a.levels[l].Validate(cap, page_count, chain_ids, at, l > 0));
       if (l > 0) {
         // One entry per full page of the level below; the top level has no full page.
         const uint64_t below =
@@ -217,6 +231,23 @@ Status Catalogue::Validate(uint32_t page_size, uint32_t page_count, std::string_
     }
     if (!seen.insert(id.value).second) {
       return Error(ErrorCode::kCorrupt, fmt::format("{}: page {} is free twice", where, id.value));
+    }
+  }
+  const uint64_t per_leaf = (page_size - f::kPageHeaderSize) / f::kLocationSize;
+  if (map_leaves.size() > (uint64_t{chain_ids} + per_leaf - 1) / per_leaf) {
+    return Error(ErrorCode::kCorrupt,
+                 fmt::format("{}: {} page map leaves for {} chain ids", where, map_leaves.size(), chain_ids));
+  }
+  for (size_t j = 0; j < map_leaves.size(); ++j) {
+    const PageId id = map_leaves[j];
+    if (id == kNoPage) continue;
+    if (id.value < f::kFirstDataPage || id.value >= page_count) {
+      return Error(ErrorCode::kCorrupt, fmt::format("{}: page map leaf {} at page {}, outside pages 2..{}", where, j,
+                                                    id.value, page_count - 1));
+    }
+    if (!seen.insert(id.value).second) {
+      return Error(ErrorCode::kCorrupt,
+                   fmt::format("{}: page {} is a page map leaf and free, or two leaves", where, id.value));
     }
   }
   return Ok();

@@ -28,10 +28,14 @@ class Catalogue {
   std::vector<ArrayDesc> arrays;
   ChainDesc heap;
   std::vector<PageId> free_pages;
+  uint32_t chain_ids = 1;          // chain ids 1..chain_ids-1 are in use
+  std::vector<PageId> map_leaves;  // the page map's directory: leaf j's slot, 0 when it has none
 
   size_t EncodedSize() const;
   std::vector<std::byte> Encode() const;
   static Result<Catalogue> Decode(std::span<const std::byte> bytes, std::string_view where);
+  // Chains against the page size, chain ids and page count; free pages and map leaves distinct
+  // slots in 2..page_count-1.
   Status Validate(uint32_t page_size, uint32_t page_count, std::string_view where) const;
 
   // The array of its own (not per-process) called `name`, or nullptr. A decoded catalogue finds it

@@ -25,14 +25,16 @@ Catalogue Sample() {
   c.arrays.push_back(b);
   c.heap = ChainDesc{PageId(3), kNoPage, PageId(3), PageId(13), 100};
   c.free_pages = {PageId(2), PageId(14)};
+  c.chain_ids = 17;  // chain ids 3, 4, 9, 11 and 15 above (shadows 12, 13 and 16 are slots)
+  c.map_leaves = {PageId(18)};
   return c;
 }
 
 TEST_CASE("catalogue: encodes to the documented size and decodes to the same catalogue") {
   const Catalogue c = Sample();
   const auto bytes = c.Encode();
-  // Header 32; array 1: 40 + 6 + (2+1)+(2+5)+(2+1) + 2 + 2 * 24; array 2: 40 + 5 + (2+1) + 24; free: 8.
-  CHECK(bytes.size() == 32 + (40 + 6 + 3 + 7 + 3 + 2 + 48) + (40 + 5 + 3 + 24) + 8);
+  // Header 40; array 1: 40 + 6 + (2+1)+(2+5)+(2+1) + 2 + 2 * 24; array 2: 40 + 5 + (2+1) + 24; free: 8.
+  CHECK(bytes.size() == 40 + (40 + 6 + 3 + 7 + 3 + 2 + 48) + (40 + 5 + 3 + 24) + 8 + 4);
   CHECK(bytes.size() == c.EncodedSize());
   Result<Catalogue> d = Catalogue::Decode(bytes, "test");
   REQUIRE(d.ok());
@@ -45,6 +47,8 @@ TEST_CASE("catalogue: encodes to the documented size and decodes to the same cat
   CHECK(d->arrays[1].schema == c.arrays[1].schema);
   CHECK(d->heap == c.heap);
   CHECK(d->free_pages == c.free_pages);
+  CHECK(d->chain_ids == c.chain_ids);
+  CHECK(d->map_leaves == c.map_leaves);
   CHECK(d->Validate(4096, 20, "test").ok());
 }
 
@@ -57,13 +61,13 @@ TEST_CASE("catalogue: every truncation and bad field is an error naming the byte
     CHECK(d.error().message().rfind("cat byte ", 0) == 0);
   }
   auto bad = bytes;
-  bad[32 + format::kArNameLength] = std::byte{0};  // empty array name
+  bad[40 + format::kArNameLength] = std::byte{0};  // empty array name
   CHECK_FALSE(Catalogue::Decode(bad, "cat").ok());
   bad = bytes;
-  bad[32 + 16 + 6] = std::byte{42};  // unknown field type of the first field
+  bad[40 + 16 + 6] = std::byte{42};  // unknown field type of the first field
   CHECK_FALSE(Catalogue::Decode(bad, "cat").ok());
   bad = bytes;
-  bad[32 + format::kArLevelCount] = std::byte{0};  // an array has at least one level
+  bad[40 + format::kArLevelCount] = std::byte{0};  // an array has at least one level
   CHECK_FALSE(Catalogue::Decode(bad, "cat").ok());
 }
 
@@ -84,6 +88,15 @@ TEST_CASE("catalogue: validation catches chains that contradict their counts or 
   CHECK_FALSE(c.Validate(4096, 20, "t").ok());
   c = Sample();
   c.free_pages.push_back(PageId(2));
+  CHECK_FALSE(c.Validate(4096, 20, "t").ok());
+  c = Sample();
+  c.chain_ids = 15;  // level 1's open page is chain id 15
+  CHECK_FALSE(c.Validate(4096, 20, "t").ok());
+  c = Sample();
+  c.map_leaves = {PageId(14)};  // a free page
+  CHECK_FALSE(c.Validate(4096, 20, "t").ok());
+  c = Sample();
+  c.map_leaves = {PageId(18), PageId(19)};  // 17 chain ids need one leaf of 338
   CHECK_FALSE(c.Validate(4096, 20, "t").ok());
 }
 
@@ -112,6 +125,22 @@ TEST_CASE("superblock: round trip and each bad field is rejected") {
   Result<Superblock> dv = Superblock::Decode(vb, "sb");
   REQUIRE_FALSE(dv.ok());
   CHECK(dv.error().code() == ErrorCode::kUnsupported);
+  // A version 3 store (pages not compressed) is refused with what to do.
+  v.version = 3;
+  auto v3 = v.Encode();
+  Result<Superblock> d3 = Superblock::Decode(v3, "sb");
+  REQUIRE_FALSE(d3.ok());
+  CHECK(d3.error().code() == ErrorCode::kUnsupported);
+  CHECK(d3.error().message() ==
+        "sb: format version 3, written by an older xtfq; this build reads version 4 (pages compressed with lz4). "
+        "Re-import the original inputs into a new store: xtfq import INPUT... -o NEW.xtfq");
+  // An unknown codec is refused.
+  Superblock c = s;
+  c.codec = 7;
+  auto cb = c.Encode();
+  Result<Superblock> dc = Superblock::Decode(cb, "sb");
+  REQUIRE_FALSE(dc.ok());
+  CHECK(dc.error().code() == ErrorCode::kUnsupported);
   for (uint32_t p : {0u, 1000u, 2048u, 131072u}) {
     Superblock bad = s;
     bad.page_size = p;

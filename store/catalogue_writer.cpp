@@ -12,8 +12,8 @@ namespace xtfq {
 
 namespace f = format;
 
-Status CatalogueWriter::Commit(Catalogue& cat, uint64_t generation, PageAllocator& pages, PageWriteQueue& writes,
-                               File& file) {
+Status CatalogueWriter::Commit(Catalogue& cat, uint64_t generation, Codec codec, PageAllocator& pages,
+                               PageWriteQueue& writes, File& file) {
   // The new catalogue goes to fresh pages; the committed one is freed by this commit.
   pages.Release(pages_);
   const uint32_t cap = page_size_ - f::kPageHeaderSize;
@@ -46,7 +46,7 @@ Status CatalogueWriter::Commit(Catalogue& cat, uint64_t generation, PageAllocato
   }
   XTFQ_TRY(writes.Flush());
 
-  // Reserved open pages may lie beyond the last page written: the file must cover them.
+  // Every slot is written by now (packs, shadows, leaves, catalogue); a guard all the same.
   const uint64_t need = uint64_t{pages.page_count()} * page_size_;
   XTFQ_ASSIGN_OR_RETURN(uint64_t size, file.Size());
   if (size < need) XTFQ_TRY(file.Truncate(need));
@@ -56,6 +56,7 @@ Status CatalogueWriter::Commit(Catalogue& cat, uint64_t generation, PageAllocato
   sb.page_size = page_size_;
   sb.generation = generation;
   sb.page_count = pages.page_count();
+  sb.codec = static_cast<uint8_t>(codec);
   sb.catalogue_head = ids.front();
   sb.catalogue_pages = static_cast<uint32_t>(ids.size());
   sb.catalogue_bytes = static_cast<uint32_t>(bytes.size());

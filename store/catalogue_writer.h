@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "store/catalogue.h"
+#include "store/codec.h"
 #include "store/file.h"
 #include "store/page_allocator.h"
 #include "store/page_write_queue.h"
@@ -36,7 +37,9 @@ class CatalogueWriter {
   // steps 2 to 4 of the commit protocol. On success `cat` is the committed catalogue and its pages
   // are pages(). On failure the file may hold new pages but its superblock of the committed
   // generation is intact (unless the final sync failed: then either generation may be the one read).
-  Status Commit(Catalogue& cat, uint64_t generation, PageAllocator& pages, PageWriteQueue& writes, File& file);
+  // `codec` is the superblock's: the codec of pages sealed from then on.
+  Status Commit(Catalogue& cat, uint64_t generation, Codec codec, PageAllocator& pages, PageWriteQueue& writes,
+                File& file);
 
   // Claims the committed catalogue's pages (W5).
   Status Claim(WriterAudit& audit) const;

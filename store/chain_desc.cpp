@@ -29,12 +29,14 @@ ChainDesc ChainDesc::Decode(const std::byte* p) {
   return c;
 }
 
-Status ChainDesc::Validate(uint32_t capacity, uint32_t page_count, std::string_view where, bool index_level) const {
+Status ChainDesc::Validate(uint32_t capacity, uint32_t page_count, uint32_t chain_ids, std::string_view where,
+                           bool index_level) const {
   auto bad = [&](const std::string& m) { return Error(ErrorCode::kCorrupt, fmt::format("{}: {}", where, m)); };
-  for (PageId id : {head, last_full, open, shadow}) {
-    if (id != kNoPage && (id.value < f::kFirstDataPage || id.value >= page_count)) {
-      return bad(fmt::format("page {} outside pages 2..{}", id.value, page_count - 1));
-    }
+  for (PageId id : {head, last_full, open}) {
+    if (id.value >= chain_ids) return bad(fmt::format("chain page {} outside ids 1..{}", id.value, chain_ids - 1));
+  }
+  if (shadow != kNoPage && (shadow.value < f::kFirstDataPage || shadow.value >= page_count)) {
+    return bad(fmt::format("shadow page {} outside pages 2..{}", shadow.value, page_count - 1));
   }
   if (entries == 0) {
     if (head != kNoPage || last_full != kNoPage || open != kNoPage || shadow != kNoPage) {
@@ -44,17 +46,15 @@ Status ChainDesc::Validate(uint32_t capacity, uint32_t page_count, std::string_v
   }
   if (capacity == 0) return bad("entries wider than a page");
   const uint64_t full = FullPages(capacity);
-  if (full > page_count)
-    return bad(fmt::format("{} entries need {} full pages, the file has {}", entries, full, page_count));
+  if (full >= chain_ids) {
+    return bad(fmt::format("{} entries need {} full pages, the store has {} chain ids", entries, full, chain_ids - 1));
+  }
   if (head == kNoPage || open == kNoPage) return bad("a non-empty chain lacks its head or open page");
   if ((full == 0) != (head == open)) return bad("head and open page disagree with the entry count");
   if ((full == 0) != (last_full == kNoPage)) return bad("last full page disagrees with the entry count");
   if (OpenEntries(capacity) != 0 && shadow == kNoPage) return bad("the open page's entries have no shadow page");
   if (OpenEntries(capacity) == 0 && shadow != kNoPage && !index_level) {
     return bad("shadow page disagrees with the entries of the open page");
-  }
-  if (shadow != kNoPage && (shadow == open || shadow == head || shadow == last_full)) {
-    return bad(fmt::format("shadow page {} is also a chain page", shadow.value));
   }
   if (open == last_full) return bad("open page is also the last full page");
   return Ok();

@@ -16,7 +16,7 @@ namespace xtfq::format {
 
 // docs/format.md: "The file"
 inline constexpr std::string_view kMagic = "XTFQSTOR";  // 8 bytes, no terminator
-inline constexpr uint32_t kFormatVersion = 3;
+inline constexpr uint32_t kFormatVersion = 4;
 inline constexpr uint32_t kMinPageSize = 4096;
 inline constexpr uint32_t kMaxPageSize = 65536;
 inline constexpr uint32_t kDefaultPageSize = 4096;
@@ -41,7 +41,8 @@ inline constexpr uint32_t kSbCatalogueHead = 28;
 inline constexpr uint32_t kSbCataloguePages = 32;
 inline constexpr uint32_t kSbCatalogueBytes = 36;
 inline constexpr uint32_t kSbCommitTime = 40;
-inline constexpr uint32_t kSbReserved = 48;
+inline constexpr uint32_t kSbCodec = 48;
+inline constexpr uint32_t kSbReserved = 49;
 inline constexpr uint32_t kSbChecksum = 52;
 inline constexpr uint32_t kSuperblockSize = 56;
 
@@ -51,7 +52,7 @@ inline constexpr uint32_t kPhPageId = 4;
 inline constexpr uint32_t kPhKind = 8;
 inline constexpr uint32_t kPhLevel = 9;
 inline constexpr uint32_t kPhFlags = 10;
-inline constexpr uint32_t kPhReserved = 11;
+inline constexpr uint32_t kPhCodec = 11;
 inline constexpr uint32_t kPhArrayId = 12;
 inline constexpr uint32_t kPhEntryCount = 16;
 inline constexpr uint32_t kPhPrev = 20;
@@ -64,11 +65,23 @@ inline constexpr uint8_t kFlagShadow = 0x01;     // a committed copy of an open 
 inline constexpr uint8_t kFlagRightEdge = 0x02;  // index shadow: the last entry covers the open page below
 inline constexpr uint8_t kKnownFlags = kFlagShadow | kFlagRightEdge;
 
+// Codecs (superblock byte kSbCodec, page header byte kPhCodec; docs/format.md, "Stored pages").
+inline constexpr uint8_t kCodecNone = 0;
+inline constexpr uint8_t kCodecLz4 = 1;
+inline constexpr uint8_t kMaxCodec = kCodecLz4;
+
+// docs/format.md: "Location" (a page map entry).
+inline constexpr uint32_t kLocOffset = 0;
+inline constexpr uint32_t kLocLength = 8;
+inline constexpr uint32_t kLocationSize = 12;
+
 // docs/format.md: "Catalogue header"
 inline constexpr uint32_t kCatArrayCount = 0;
 inline constexpr uint32_t kCatFreeCount = 4;
 inline constexpr uint32_t kCatHeapChain = 8;
-inline constexpr uint32_t kCatalogueHeaderSize = 32;
+inline constexpr uint32_t kCatChainIds = 32;
+inline constexpr uint32_t kCatMapCount = 36;
+inline constexpr uint32_t kCatalogueHeaderSize = 40;
 
 // docs/format.md: "Chain descriptor"
 inline constexpr uint32_t kChHead = 0;
@@ -143,14 +156,15 @@ inline constexpr std::array kLayout = {
     LayoutRow{"Superblock", "catalogue_pages", kSbCataloguePages, 4},
     LayoutRow{"Superblock", "catalogue_bytes", kSbCatalogueBytes, 4},
     LayoutRow{"Superblock", "commit_time", kSbCommitTime, 8},
-    LayoutRow{"Superblock", "reserved", kSbReserved, 4},
+    LayoutRow{"Superblock", "codec", kSbCodec, 1},
+    LayoutRow{"Superblock", "reserved", kSbReserved, 3},
     LayoutRow{"Superblock", "checksum", kSbChecksum, 4},
     LayoutRow{"Page header", "checksum", kPhChecksum, 4},
     LayoutRow{"Page header", "page_id", kPhPageId, 4},
     LayoutRow{"Page header", "kind", kPhKind, 1},
     LayoutRow{"Page header", "level", kPhLevel, 1},
     LayoutRow{"Page header", "flags", kPhFlags, 1},
-    LayoutRow{"Page header", "reserved", kPhReserved, 1},
+    LayoutRow{"Page header", "codec", kPhCodec, 1},
     LayoutRow{"Page header", "array_id", kPhArrayId, 4},
     LayoutRow{"Page header", "entry_count", kPhEntryCount, 4},
     LayoutRow{"Page header", "prev", kPhPrev, 4},
@@ -159,6 +173,10 @@ inline constexpr std::array kLayout = {
     LayoutRow{"Catalogue header", "array_count", kCatArrayCount, 4},
     LayoutRow{"Catalogue header", "free_count", kCatFreeCount, 4},
     LayoutRow{"Catalogue header", "heap", kCatHeapChain, kChainSize},
+    LayoutRow{"Catalogue header", "chain_ids", kCatChainIds, 4},
+    LayoutRow{"Catalogue header", "map_count", kCatMapCount, 4},
+    LayoutRow{"Location", "offset", kLocOffset, 8},
+    LayoutRow{"Location", "length", kLocLength, 4},
     LayoutRow{"Chain descriptor", "head", kChHead, 4},
     LayoutRow{"Chain descriptor", "last_full", kChLastFull, 4},
     LayoutRow{"Chain descriptor", "open", kChOpen, 4},
@@ -190,7 +208,8 @@ inline constexpr std::array kLayout = {
 };
 
 // Sizes of the fixed parts, checked against the document's "N bytes" statements.
-inline constexpr std::array<std::pair<std::string_view, uint32_t>, 9> kFixedSizes = {{
+inline constexpr std::array<std::pair<std::string_view, uint32_t>, 10> kFixedSizes = {{
+    {"Location", kLocationSize},
     {"Superblock", kSuperblockSize},
     {"Page header", kPageHeaderSize},
     {"Catalogue header", kCatalogueHeaderSize},

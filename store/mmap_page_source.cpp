@@ -6,17 +6,20 @@
 #include <boost/interprocess/exceptions.hpp>
 #include <cstring>
 
+#include "store/page_header.h"
+#include "store/stored_page.h"
+
 namespace xtfq {
 
 namespace bip = boost::interprocess;
 
 Result<std::unique_ptr<MmapPageSource>> MmapPageSource::Open(const std::string& path, uint32_t page_size,
-                                                             uint32_t page_count,
+                                                             uint32_t page_count, PageMapReader& map,
                                                              std::optional<File::Identity> expected) {
   if (path.empty()) {
     return Error(ErrorCode::kInvalidArgument, "the mmap backend needs a file on disk");
   }
-  std::unique_ptr<MmapPageSource> s(new MmapPageSource(path, page_size, page_count));
+  std::unique_ptr<MmapPageSource> s(new MmapPageSource(path, page_size, page_count, map));
   try {
     s->mapping_ = bip::file_mapping(path.c_str(), bip::read_only);
     struct stat st {};
@@ -36,13 +39,20 @@ Result<std::unique_ptr<MmapPageSource>> MmapPageSource::Open(const std::string& 
 
 const std::byte* MmapPageSource::mapped() const { return static_cast<const std::byte*>(region_.get_address()); }
 
-Status MmapPageSource::Read(PageId id, std::span<std::byte> out) {
+Result<const std::byte*> MmapPageSource::Load(PageKey key, std::span<std::byte> buffer) {
+  const PageId id = key.id();
+  if (key.chain()) {
+    XTFQ_ASSIGN_OR_RETURN(Location loc, map_.FindStored(id));
+    XTFQ_TRY(DecodeStored({mapped() + loc.offset, loc.length}, id, loc, buffer, name()));
+    return buffer.data();
+  }
   if (id.value >= page_count_) {
     return Error(ErrorCode::kCorrupt,
                  fmt::format("{}: page {} is beyond the last page {}", path_, id.value, page_count_ - 1));
   }
-  std::memcpy(out.data(), mapped() + uint64_t{id.value} * page_size_, page_size_);
-  return Ok();
+  const std::byte* page = mapped() + uint64_t{id.value} * page_size_;
+  XTFQ_TRY(VerifyPage({page, page_size_}, id, name()));
+  return page;
 }
 
 }  // namespace xtfq

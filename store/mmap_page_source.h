@@ -1,4 +1,5 @@
-// MmapPageSource: the file mapped read-only with Boost.Interprocess; pages are used in place.
+// MmapPageSource: the file mapped read-only with Boost.Interprocess; plain pages are used in
+// place, stored pages are checked and decoded from the mapping into the caller's buffer.
 // Opt-in: mmap on Lustre or NFS turns a server hiccup into SIGBUS, which pread reports as an
 // error instead (LMDB's caveat).
 //
@@ -12,6 +13,7 @@
 #include <string>
 
 #include "store/file.h"
+#include "store/page_map_reader.h"
 #include "store/page_source.h"
 
 namespace xtfq {
@@ -21,21 +23,23 @@ class MmapPageSource final : public PageSource {
   // Maps the first page_count pages of the file at `path`. With `expected`, the file mapped must
   // be that one (the store's open, leased file), not one renamed over `path` since.
   static Result<std::unique_ptr<MmapPageSource>> Open(const std::string& path, uint32_t page_size, uint32_t page_count,
+                                                      PageMapReader& map,
                                                       std::optional<File::Identity> expected = std::nullopt);
 
   const std::string& name() const override { return path_; }
   uint32_t page_size() const override { return page_size_; }
   uint32_t page_count() const override { return page_count_; }
-  const std::byte* mapped() const override;
-  Status Read(PageId id, std::span<std::byte> out) override;
+  Result<const std::byte*> Load(PageKey key, std::span<std::byte> buffer) override;
 
  private:
-  MmapPageSource(std::string path, uint32_t page_size, uint32_t page_count)
-      : path_(std::move(path)), page_size_(page_size), page_count_(page_count) {}
+  MmapPageSource(std::string path, uint32_t page_size, uint32_t page_count, PageMapReader& map)
+      : path_(std::move(path)), page_size_(page_size), page_count_(page_count), map_(map) {}
+  const std::byte* mapped() const;
 
   std::string path_;
   uint32_t page_size_;
   uint32_t page_count_;
+  PageMapReader& map_;
   boost::interprocess::file_mapping mapping_;
   boost::interprocess::mapped_region region_;
 };

@@ -15,9 +15,9 @@ OpenChain::OpenChain(PageKind kind, ArrayId array, uint8_t level, uint32_t width
   page_.assign(page_size, std::byte{0});
 }
 
-Status OpenChain::Reserve(PageAllocator& pages) {
+Status OpenChain::Reserve(PageSpace& space) {
   if (desc_.open != kNoPage) return Ok();
-  XTFQ_ASSIGN_OR_RETURN(PageId id, pages.Allocate());
+  XTFQ_ASSIGN_OR_RETURN(PageId id, space.ids.Next());
   desc_.open = desc_.head = id;
   return Ok();
 }
@@ -31,8 +31,8 @@ size_t OpenChain::Fill(std::span<const std::byte> bytes) {
   return n;
 }
 
-Status OpenChain::Roll(PageAllocator& pages, PageWriteQueue& writes) {
-  XTFQ_ASSIGN_OR_RETURN(PageId next, pages.Allocate());
+Status OpenChain::Roll(PageSpace& space) {
+  XTFQ_ASSIGN_OR_RETURN(PageId next, space.ids.Next());
   PageHeader h;
   h.page_id = h.logical = desc_.open;
   h.kind = kind_;
@@ -42,9 +42,8 @@ Status OpenChain::Roll(PageAllocator& pages, PageWriteQueue& writes) {
   h.prev = desc_.last_full;
   h.next = next;
   h.Encode(page_.data());
-  SealPage(page_);
-  XTFQ_TRY(writes.Queue(desc_.open, page_));
-  pages.Release(desc_.shadow);
+  XTFQ_TRY(space.SealChainPage(desc_.open, page_));
+  space.slots.Release(desc_.shadow);
   desc_.shadow = kNoPage;
   desc_.last_full = desc_.open;
   desc_.open = next;
@@ -53,11 +52,11 @@ Status OpenChain::Roll(PageAllocator& pages, PageWriteQueue& writes) {
   return Ok();
 }
 
-Status OpenChain::Append(std::span<const std::byte> bytes, PageAllocator& pages, PageWriteQueue& writes) {
+Status OpenChain::Append(std::span<const std::byte> bytes, PageSpace& space) {
   while (!bytes.empty()) {
-    XTFQ_TRY(Reserve(pages));
+    XTFQ_TRY(Reserve(space));
     bytes = bytes.subspan(Fill(bytes));
-    if (full()) XTFQ_TRY(Roll(pages, writes));
+    if (full()) XTFQ_TRY(Roll(space));
   }
   return Ok();
 }
@@ -75,20 +74,19 @@ PageHeader OpenChain::ShadowHeader(PageId at, uint32_t entries, uint8_t extra_fl
   return h;
 }
 
-Status OpenChain::CommitShadow(const std::optional<IndexEntry>& right_edge, PageAllocator& pages,
-                               PageWriteQueue& writes) {
+Status OpenChain::CommitShadow(const std::optional<IndexEntry>& right_edge, PageSpace& space) {
   const uint32_t total = count_ + (right_edge ? 1 : 0);
   if (total == 0) {
-    pages.Release(desc_.shadow);
+    space.slots.Release(desc_.shadow);
     desc_.shadow = kNoPage;
     return Ok();
   }
   if (right_edge) right_edge->Encode(page_.data() + f::kPageHeaderSize + size_t{count_} * width_);
-  XTFQ_ASSIGN_OR_RETURN(PageId s, pages.Allocate());
+  XTFQ_ASSIGN_OR_RETURN(PageId s, space.slots.Allocate());
   ShadowHeader(s, total, right_edge ? f::kFlagRightEdge : 0).Encode(page_.data());
   SealPage(page_);
-  XTFQ_TRY(writes.Queue(s, page_));
-  pages.Release(desc_.shadow);
+  XTFQ_TRY(space.writes.Queue(s, page_));
+  space.slots.Release(desc_.shadow);
   desc_.shadow = s;
   return Ok();
 }
@@ -105,7 +103,7 @@ Status OpenChain::Load(Store& store, const ChainDesc& desc, std::string_view wha
       fmt::format("{}: page {}: shadow of the open page of the {}", store.name(), desc_.shadow.value, what));
 }
 
-Status OpenChain::CheckInvariants(WriterAudit& audit, std::string_view what) const {
+Status OpenChain::CheckInvariants(WriterAudit& audit, uint32_t chain_ids, std::string_view what) const {
   if (desc_.entries % capacity_ != count_) {
     return audit.Violation("W4", fmt::format("{}: {} entries but {} buffered", what, desc_.entries, count_));
   }
@@ -113,7 +111,7 @@ Status OpenChain::CheckInvariants(WriterAudit& audit, std::string_view what) con
     return audit.Violation(
         "W4", fmt::format("{}: {} entries and open page {} disagree", what, desc_.entries, desc_.open.value));
   }
-  XTFQ_TRY(audit.Claim(desc_.open, WriterAudit::Role::kOpen, what));
+  XTFQ_TRY(audit.ClaimOpenId(desc_.open, chain_ids, what));
   return audit.Claim(desc_.shadow, WriterAudit::Role::kShadow, what);
 }
 

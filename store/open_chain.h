@@ -2,15 +2,15 @@
 // and its open page in memory (header space, then count() entries). The string heap is one, and so
 // is every level of every array.
 //
-// Entries go into the open page. When it is full, Roll() writes it once, at the id reserved for it,
-// linked to a newly reserved id for the next open page. At commit, CommitShadow() writes the open
-// page's entries (and, on an index level, the right-edge entry for the level below) to a fresh
-// shadow page and releases the previous shadow, which the committed generation still uses. So a
-// chain never overwrites a committed byte (writer invariants W1 and W2).
+// Entries go into the open page. When it is full, Roll() seals it once into the pack, under the
+// chain id reserved for it, linked to a newly reserved chain id for the next open page. At commit, CommitShadow()
+// writes the open page's entries (and, on an index level, the right-edge entry for the level below) to a fresh shadow
+// page and releases the previous shadow, which the committed generation still uses. So a chain never overwrites a
+// committed byte (writer invariants W1 and W2).
 //
 // Invariants (writer invariant W4, CheckInvariants): desc().entries mod capacity() == count(), and
-// the chain has a reserved open page exactly when it has entries. Its open and shadow pages are
-// claimed in the audit (W5).
+// the chain has a reserved open page exactly when it has entries. Its shadow is claimed in the
+// audit (W5), its open page's chain id too (W10).
 //
 // Thread-safety: not thread-safe; driven by its writer's thread.
 #pragma once
@@ -26,9 +26,8 @@
 #include "store/format.h"
 #include "store/ids.h"
 #include "store/index_entry.h"
-#include "store/page_allocator.h"
 #include "store/page_header.h"
-#include "store/page_write_queue.h"
+#include "store/page_space.h"
 #include "store/writer_audit.h"
 
 namespace xtfq {
@@ -62,28 +61,29 @@ class OpenChain {
     return true;
   }
   // Reserves the open page of an empty chain; nothing to do otherwise.
-  Status Reserve(PageAllocator& pages);
+  Status Reserve(PageSpace& space);
   // Copies as many of `bytes` as the open page has room for, in whole entries; returns how many
   // bytes it took. REQUIRES: the open page is reserved; bytes.size() a multiple of width().
   size_t Fill(std::span<const std::byte> bytes);
-  // Writes the full open page at its reserved id, linked to a newly reserved id that becomes the
+  // Seals the full open page under its reserved id, linked to a newly reserved id that becomes the
   // open page, and releases the shadow. REQUIRES: full().
-  Status Roll(PageAllocator& pages, PageWriteQueue& writes);
+  Status Roll(PageSpace& space);
   // Reserve, Fill and Roll until `bytes` are stored: for a chain with no level above it (the heap).
-  Status Append(std::span<const std::byte> bytes, PageAllocator& pages, PageWriteQueue& writes);
+  Status Append(std::span<const std::byte> bytes, PageSpace& space);
 
   // At commit: writes the open page's entries, then `right_edge` if given, to a fresh shadow page
   // (flag bit 1 with a right edge) and releases the previous shadow; with nothing to write, only
   // releases it.
-  Status CommitShadow(const std::optional<IndexEntry>& right_edge, PageAllocator& pages, PageWriteQueue& writes);
+  Status CommitShadow(const std::optional<IndexEntry>& right_edge, PageSpace& space);
 
   // The chain as the committed generation left it: `desc`, and its shadow's entries read back
   // into the open page. On an index level (`index_level`) the shadow may end in a right-edge entry.
   // `what` names the chain in errors.
   Status Load(Store& store, const ChainDesc& desc, std::string_view what, bool index_level);
 
-  // W4, and claims the open and shadow pages (W5). `what` names the chain.
-  Status CheckInvariants(WriterAudit& audit, std::string_view what) const;
+  // W4, and claims the shadow (W5) and the open page's id below `chain_ids` (W10). `what` names
+  // the chain.
+  Status CheckInvariants(WriterAudit& audit, uint32_t chain_ids, std::string_view what) const;
 
  private:
   // The header of the shadow page at `at` holding the open page with `entries` entries.

@@ -21,6 +21,10 @@ Result<PageId> PageAllocator::Allocate() {
     free_.pop_back();
     return id;
   }
+  return TakeEnd();
+}
+
+Result<PageId> PageAllocator::TakeEnd() {
   if (page_count_ == format::kMaxPages) {
     return Error(ErrorCode::kInvalidArgument,
                  fmt::format("{}: the store has reached {} pages", file_, format::kMaxPages));

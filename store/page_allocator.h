@@ -50,6 +50,8 @@ class PageAllocator {
 
   // The lowest free page, else a new page at the end of the file.
   Result<PageId> Allocate();
+  // A new page at the end of the file, never one from the free list (packs: docs/format.md, "Packs").
+  Result<PageId> TakeEnd();
   // Frees a page of the committed generation from the next one on (kNoPage: nothing to free).
   void Release(PageId id) {
     if (id != kNoPage) pending_.push_back(id);

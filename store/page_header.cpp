@@ -30,6 +30,8 @@ std::string_view PageKindName(PageKind kind) {
       return "heap";
     case PageKind::kProcess:
       return "process tree";
+    case PageKind::kPageMap:
+      return "page map";
   }
   return "unknown";
 }
@@ -60,6 +62,7 @@ PageHeader PageHeader::Decode(const std::byte* p) {
   h.prev = PageId(LoadLe<uint32_t>(p + f::kPhPrev));
   h.next = PageId(LoadLe<uint32_t>(p + f::kPhNext));
   h.logical = PageId(LoadLe<uint32_t>(p + f::kPhLogicalId));
+  h.codec = LoadLe<uint8_t>(p + f::kPhCodec);
   return h;
 }
 
@@ -69,13 +72,15 @@ void PageHeader::Encode(std::byte* p) const {
   StoreLe<uint8_t>(p + f::kPhKind, static_cast<uint8_t>(kind));
   StoreLe<uint8_t>(p + f::kPhLevel, level);
   StoreLe<uint8_t>(p + f::kPhFlags, flags);
-  StoreLe<uint8_t>(p + f::kPhReserved, 0);
+  StoreLe<uint8_t>(p + f::kPhCodec, codec);
   StoreLe<uint32_t>(p + f::kPhArrayId, array.value);
   StoreLe<uint32_t>(p + f::kPhEntryCount, entry_count);
   StoreLe<uint32_t>(p + f::kPhPrev, prev.value);
   StoreLe<uint32_t>(p + f::kPhNext, next.value);
   StoreLe<uint32_t>(p + f::kPhLogicalId, logical.value);
 }
+
+bool ChecksumsBypassed() { return kChecksumsBypassed; }
 
 bool PageHeader::shadow() const { return (flags & f::kFlagShadow) != 0; }
 
@@ -114,9 +119,9 @@ Status VerifyPage(std::span<const std::byte> page, PageId expected, std::string_
     return corrupt(fmt::format("header names page {} (misdirected write)", h.page_id.value));
   }
   const auto kind = static_cast<uint8_t>(h.kind);
-  if (kind < 1 || kind > 5) return corrupt(fmt::format("unknown page kind {}", kind));
+  if (kind < 1 || kind > 6) return corrupt(fmt::format("unknown page kind {}", kind));
   if ((h.flags & ~f::kKnownFlags) != 0) return corrupt(fmt::format("unknown flags {:#04x}", h.flags));
-  if (LoadLe<uint8_t>(page.data() + f::kPhReserved) != 0) return corrupt("reserved byte is not zero");
+  if (h.codec != 0) return corrupt(fmt::format("codec {} in a plain page", h.codec));
   if (h.level >= f::kMaxLevels) return corrupt(fmt::format("level {} out of range", h.level));
   if (!h.shadow() && h.logical != h.page_id) {
     return corrupt(fmt::format("logical id {} differs from page id in a non-shadow page", h.logical.value));

@@ -23,6 +23,7 @@ enum class PageKind : uint8_t {
   kCatalogue = 3,  // a piece of the catalogue byte stream
   kHeap = 4,       // a piece of the string heap byte stream
   kProcess = 5,    // entries of an array's process tree (docs/format.md, "P index")
+  kPageMap = 6,    // Locations of chain pages (docs/format.md, "Page map")
 };
 
 std::string_view PageKindName(PageKind kind);
@@ -36,7 +37,8 @@ struct PageHeader {
   uint32_t entry_count = 0;
   PageId prev;
   PageId next;
-  PageId logical;  // equals page_id except in a shadow page (flag kFlagShadow)
+  PageId logical;     // equals page_id except in a shadow page (flag kFlagShadow)
+  uint8_t codec = 0;  // how a stored page's body is stored; 0 in every plain page
 
   static PageHeader Decode(const std::byte* page);
   void Encode(std::byte* page) const;
@@ -56,7 +58,11 @@ Status ExpectHeader(const PageHeader& got, const PageHeader& want, std::string_v
 std::string TreePageMismatch(const std::byte* page, PageKind kind, uint8_t level, ArrayId array, PageId logical,
                              uint32_t capacity);
 
-// Verifies checksum, page id, kind, flags and reserved byte. `file` names the store in errors,
+// Whether this build skips checksum checks (fuzz builds only, so that mutated inputs reach the
+// decoders behind them).
+bool ChecksumsBypassed();
+
+// Verifies a plain page: checksum, page id, kind, flags and a zero codec byte. `file` names the store in errors,
 // which also give the page id and its byte offset.
 Status VerifyPage(std::span<const std::byte> page, PageId expected, std::string_view file);
 

@@ -1,9 +1,11 @@
 // PageSource: where the page cache gets pages from. Two backends share this interface:
 // PreadPageSource (default; copies each page with pread, safe on Lustre and NFS) and
-// MmapPageSource (opt-in; maps the file with Boost.Interprocess and lets the cache use pages in
-// place). A source covers the pages of one committed snapshot, ids 0..page_count-1.
+// MmapPageSource (opt-in; maps the file with Boost.Interprocess and lets the cache use plain pages
+// in place). A source covers the pages of one committed snapshot: plain pages at slots
+// 0..page_count-1, and chain pages where its page map says they are stored, which it verifies
+// and decodes (docs/format.md, "Stored pages").
 //
-// Thread-safety: Read and mapped() may be called from several threads at once.
+// Thread-safety: Load may be called from several threads at once.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +13,7 @@
 #include <string>
 
 #include "store/ids.h"
+#include "store/page_key.h"
 #include "store/result.h"
 
 namespace xtfq {
@@ -27,11 +30,10 @@ class PageSource {
   virtual const std::string& name() const = 0;
   virtual uint32_t page_size() const = 0;
   virtual uint32_t page_count() const = 0;
-  // Non-null when pages can be read in place at mapped() + id * page_size(); they stay valid for
-  // the life of the source.
-  virtual const std::byte* mapped() const = 0;
-  // Copies page `id` into `out`. REQUIRES: out.size() == page_size().
-  virtual Status Read(PageId id, std::span<std::byte> out) = 0;
+  // Reads page `key`, verifies it (VerifyPage for a plain page; checksum, header and decoding for
+  // a stored one) and returns where its page_size() bytes are: in `buffer`, or in place in a
+  // mapping that lives as long as the source. REQUIRES: buffer.size() == page_size().
+  virtual Result<const std::byte*> Load(PageKey key, std::span<std::byte> buffer) = 0;
 };
 
 }  // namespace xtfq

@@ -2,14 +2,30 @@
 
 #include <fmt/format.h>
 
+#include <vector>
+
+#include "store/page_header.h"
+#include "store/stored_page.h"
+
 namespace xtfq {
 
-Status PreadPageSource::Read(PageId id, std::span<std::byte> out) {
+Result<const std::byte*> PreadPageSource::Load(PageKey key, std::span<std::byte> buffer) {
+  const PageId id = key.id();
+  if (key.chain()) {
+    XTFQ_ASSIGN_OR_RETURN(Location loc, map_.FindStored(id));
+    thread_local std::vector<std::byte> stored;
+    stored.resize(loc.length);
+    XTFQ_TRY(ReadExact(file_, loc.offset, stored));
+    XTFQ_TRY(DecodeStored(stored, id, loc, buffer, name()));
+    return buffer.data();
+  }
   if (id.value >= page_count_) {
     return Error(ErrorCode::kCorrupt,
                  fmt::format("{}: page {} is beyond the last page {}", name(), id.value, page_count_ - 1));
   }
-  return ReadExact(file_, uint64_t{id.value} * page_size_, out);
+  XTFQ_TRY(ReadExact(file_, uint64_t{id.value} * page_size_, buffer));
+  XTFQ_TRY(VerifyPage(buffer, id, name()));
+  return buffer.data();
 }
 
 }  // namespace xtfq

@@ -64,9 +64,9 @@ Status ProcessIndexBuilder::Load(Store& store, const ArrayDesc& a) {
   return Ok();
 }
 
-Status ProcessIndexBuilder::Build(ArrayDesc& a, PageAllocator& pages, PageWriteQueue& writes) {
+Status ProcessIndexBuilder::Build(ArrayDesc& a, PageSpace& space) {
   changed_ = false;
-  pages.Release(pages_);
+  space.slots.Release(pages_);
   pages_.clear();
   const Schema& schema = a.schema;
   // Level 0: one entry per process, in process order.
@@ -100,7 +100,7 @@ Status ProcessIndexBuilder::Build(ArrayDesc& a, PageAllocator& pages, PageWriteQ
     const size_t npages = (entries.size() + cap - 1) / cap;
     std::vector<PageId> ids;
     for (size_t i = 0; i < npages; ++i) {
-      XTFQ_ASSIGN_OR_RETURN(PageId id, pages.Allocate());
+      XTFQ_ASSIGN_OR_RETURN(PageId id, space.slots.Allocate());
       ids.push_back(id);
     }
     std::vector<IndexEntry> above;
@@ -125,7 +125,7 @@ Status ProcessIndexBuilder::Build(ArrayDesc& a, PageAllocator& pages, PageWriteQ
         up.summary.Merge(entries[k].summary);
       }
       SealPage(page);
-      XTFQ_TRY(writes.Queue(ids[i], page));
+      XTFQ_TRY(space.writes.Queue(ids[i], page));
       pages_.push_back(ids[i]);
       above.push_back(std::move(up));
     }

@@ -24,8 +24,7 @@
 #include <vector>
 
 #include "store/array_desc.h"
-#include "store/page_allocator.h"
-#include "store/page_write_queue.h"
+#include "store/page_space.h"
 #include "store/tn_tree_builder.h"
 #include "store/writer_audit.h"
 
@@ -60,7 +59,7 @@ class ProcessIndexBuilder {
   Status Load(Store& store, const ArrayDesc& parent);
   // Rebuilds the tree of `parent` from fresh pages, releases the previous one, and sets
   // parent.process_root and parent.process_levels.
-  Status Build(ArrayDesc& parent, PageAllocator& pages, PageWriteQueue& writes);
+  Status Build(ArrayDesc& parent, PageSpace& space);
 
   // W7 for `parent`, whose record count (appended so far) is `records`; claims the tree's pages (W5).
   Status CheckInvariants(const ArrayDesc& parent, uint64_t records, WriterAudit& audit) const;

@@ -9,6 +9,7 @@
 #include "store/mmap_page_source.h"
 #include "store/posix_file.h"
 #include "store/pread_page_source.h"
+#include "store/stored_page.h"
 
 namespace xtfq {
 
@@ -101,6 +102,13 @@ Status Store::ReadPage(PageId id, std::span<std::byte> out) {
   return VerifyPage(out, id, name());
 }
 
+Status Store::ReadSealed(PageId id, std::span<std::byte> out) {
+  XTFQ_ASSIGN_OR_RETURN(Location loc, map_->FindStored(id));
+  std::vector<std::byte> stored(loc.length);
+  XTFQ_TRY(ReadExact(*file_, loc.offset, stored));
+  return DecodeStored(stored, id, loc, out, name());
+}
+
 Status Store::LoadCatalogue() {
   const uint32_t cap = sb_.page_size - f::kPageHeaderSize;
   std::vector<std::byte> page(sb_.page_size);
@@ -137,16 +145,19 @@ Status Store::LoadCatalogue() {
   }
   const std::string where = fmt::format("{}: catalogue", name());
   XTFQ_ASSIGN_OR_RETURN(catalogue_, Catalogue::Decode(bytes, where));
-  return catalogue_.Validate(sb_.page_size, sb_.page_count, where);
+  XTFQ_TRY(catalogue_.Validate(sb_.page_size, sb_.page_count, where));
+  map_ = std::make_unique<PageMapReader>(*file_, sb_.page_size, sb_.page_count, catalogue_.chain_ids,
+                                         catalogue_.map_leaves);
+  return Ok();
 }
 
 Result<std::unique_ptr<PageSource>> Store::MakeSource(Backend backend) {
   if (backend == Backend::kMmap) {
     XTFQ_ASSIGN_OR_RETURN(auto src,
-                          MmapPageSource::Open(file_->path(), sb_.page_size, sb_.page_count, file_->identity()));
+                          MmapPageSource::Open(file_->path(), sb_.page_size, sb_.page_count, *map_, file_->identity()));
     return std::unique_ptr<PageSource>(std::move(src));
   }
-  return std::unique_ptr<PageSource>(std::make_unique<PreadPageSource>(*file_, sb_.page_size, sb_.page_count));
+  return std::unique_ptr<PageSource>(std::make_unique<PreadPageSource>(*file_, sb_.page_size, sb_.page_count, *map_));
 }
 
 }  // namespace xtfq

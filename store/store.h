@@ -19,6 +19,8 @@
 #include "store/catalogue.h"
 #include "store/file.h"
 #include "store/page_header.h"
+#include "store/page_key.h"
+#include "store/page_map_reader.h"
 #include "store/page_source.h"
 #include "store/superblock.h"
 
@@ -54,8 +56,16 @@ class Store {
   // Hands the file over (to the writer that opened it), giving back the lease.
   std::unique_ptr<File> ReleaseFile();
 
-  // Reads page `id` into `out` and verifies it (VerifyPage). REQUIRES: out.size() == page_size().
+  // Reads plain page `id` (at its slot) into `out` and verifies it (VerifyPage).
+  // REQUIRES: out.size() == page_size().
   Status ReadPage(PageId id, std::span<std::byte> out);
+  // Reads chain page `id` from where the page map says it is stored, verifies and decodes it.
+  Status ReadSealed(PageId id, std::span<std::byte> out);
+  // ReadPage or ReadSealed, by the key's id space.
+  Status Read(PageKey key, std::span<std::byte> out) {
+    return key.chain() ? ReadSealed(key.id(), out) : ReadPage(key.id(), out);
+  }
+  PageMapReader& page_map() { return *map_; }
   // A source of this snapshot's pages for the page cache. The store must outlive it.
   Result<std::unique_ptr<PageSource>> MakeSource(Backend backend);
 
@@ -74,6 +84,7 @@ class Store {
   uint64_t file_size_ = 0;
   Catalogue catalogue_;
   std::vector<PageId> catalogue_pages_;
+  std::unique_ptr<PageMapReader> map_;
   bool leased_ = false;
 };
 

@@ -4,6 +4,8 @@
 
 #include "store/endian.h"
 #include "store/format.h"
+#include "store/page_map_reader.h"
+#include "store/stored_page.h"
 
 namespace xtfq {
 
@@ -17,10 +19,10 @@ std::string_view RoleName(StoreChecker::Role role) {
       return "superblock";
     case StoreChecker::Role::kCatalogue:
       return "catalogue";
-    case StoreChecker::Role::kChainPage:
-      return "chain";
-    case StoreChecker::Role::kOpenPage:
-      return "open (reserved)";
+    case StoreChecker::Role::kPack:
+      return "pack";
+    case StoreChecker::Role::kPageMap:
+      return "page map";
     case StoreChecker::Role::kShadow:
       return "shadow";
     case StoreChecker::Role::kFree:
@@ -49,6 +51,96 @@ bool StoreChecker::Claim(PageId id, Role role, std::string_view what) {
   }
   r = role;
   return true;
+}
+
+bool StoreChecker::ClaimId(PageId id, bool open, std::string_view what) {
+  if (id == kNoPage || id.value >= id_roles_.size()) {
+    Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: {} names chain page {}, outside ids 1..{}", store_.name(), what,
+                                                   id.value, id_roles_.size() - 1)));
+    return false;
+  }
+  uint8_t& r = id_roles_[id.value];
+  if (r != 0) {
+    Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: chain page {} is claimed twice, the second time as the {} "
+                                                   "page of the {}",
+                                                   store_.name(), id.value, open ? "open" : "full", what)));
+    return false;
+  }
+  r = open ? 2 : 1;
+  if (open && id.value < map_.size() && map_[id.value].stored()) {
+    Problem(
+        Error(ErrorCode::kCorrupt, fmt::format("{}: chain page {}: the open page of the {} has a stored copy in the "
+                                               "page map (offset {})",
+                                               store_.name(), id.value, what, map_[id.value].offset)));
+  }
+  return true;
+}
+
+void StoreChecker::LoadMap() {
+  const Catalogue& cat = store_.catalogue();
+  const uint32_t page_size = store_.page_size();
+  const uint32_t per_leaf = PageMapReader::LeafCapacity(page_size);
+  map_.assign(cat.chain_ids, Location{});
+  for (size_t j = 0; j < cat.map_leaves.size(); ++j) {
+    const PageId slot = cat.map_leaves[j];
+    if (slot == kNoPage || !Claim(slot, Role::kPageMap, fmt::format("page map leaf {}", j))) continue;
+    ++report_.pages_read;
+    auto leaf = PageMapReader::ReadLeaf(store_.file(), page_size, store_.page_count(), slot, static_cast<uint32_t>(j));
+    if (!leaf.ok()) {
+      Problem(leaf.error());
+      continue;
+    }
+    const uint64_t first = uint64_t{j} * per_leaf;
+    if (first + leaf->size() > cat.chain_ids) {
+      Problem(Error(ErrorCode::kCorrupt,
+                    fmt::format("{}: page {}: page map leaf {} holds ids up to {}, beyond the last chain id {}",
+                                store_.name(), slot.value, j, first + leaf->size() - 1, cat.chain_ids - 1)));
+      continue;
+    }
+    for (size_t i = 0; i < leaf->size(); ++i) map_[first + i] = (*leaf)[i];
+  }
+}
+
+void StoreChecker::CheckPacks() {
+  const uint64_t p = store_.page_size();
+  std::sort(stored_.begin(), stored_.end(), [](const Location& a, const Location& b) { return a.offset < b.offset; });
+  std::vector<std::byte> zeros;
+  // Bytes [from, to) must be zero: padding between stored pages.
+  auto zero = [&](uint64_t from, uint64_t to) {
+    if (to <= from) return;
+    zeros.resize(to - from);
+    if (Status s = ReadExact(store_.file(), from, zeros); !s.ok()) return Problem(s.error());
+    for (size_t i = 0; i < zeros.size(); ++i) {
+      if (zeros[i] != std::byte{0}) {
+        return Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: offset {} (slot {}): pack padding is not zero",
+                                                              store_.name(), from + i, (from + i) / p)));
+      }
+    }
+  };
+  uint64_t end = 0;  // where the previous stored page ends
+  for (const Location& loc : stored_) {
+    if (loc.offset < end) {
+      Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: the stored pages at offsets {} and before it overlap",
+                                                     store_.name(), loc.offset)));
+      end = std::max(end, loc.offset + loc.length);
+      continue;
+    }
+    if (loc.offset != end) {
+      if (loc.offset % p != 0) {
+        Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: the stored page at offset {} starts neither where the one "
+                                                       "before it ends ({}) nor at a slot boundary",
+                                                       store_.name(), loc.offset, end)));
+      }
+      if (end % p != 0) zero(end, std::min(loc.offset, (end / p + 1) * p));
+    }
+    // Claim the slots this page covers that the page before it did not.
+    const uint64_t first = loc.offset == end && end % p != 0 ? end / p + 1 : loc.offset / p;
+    for (uint64_t s = first; s <= (loc.offset + loc.length - 1) / p; ++s) {
+      Claim(PageId(static_cast<uint32_t>(s)), Role::kPack, "a pack");
+    }
+    end = loc.offset + loc.length;
+  }
+  if (end % p != 0) zero(end, (end / p + 1) * p);
 }
 
 StoreChecker::Report StoreChecker::Run() {
@@ -83,6 +175,9 @@ StoreChecker::Report StoreChecker::Run() {
   report_.pages_read += store_.catalogue_pages().size();
   for (PageId id : store_.catalogue().free_pages) Claim(id, Role::kFree, "the free list");
   const Catalogue& cat = store_.catalogue();
+  id_roles_.assign(cat.chain_ids, 0);
+  stored_.clear();
+  LoadMap();
   CheckChain(cat.heap, PageKind::kHeap, ArrayId(0), 0, 1, nullptr, nullptr, "string heap");
   // Each array's root summary, and each process-indexed array's records summarized per process.
   std::vector<std::optional<Summary>> totals(cat.arrays.size() + 1);
@@ -141,6 +236,15 @@ StoreChecker::Report StoreChecker::Run() {
   }
   for (const ArrayDesc& a : cat.arrays) {
     if (a.process_index) CheckProcessTree(a, totals);
+  }
+  CheckPacks();
+  for (uint32_t id = 1; id < id_roles_.size(); ++id) {
+    if (id_roles_[id] == 0) {
+      Problem(Error(
+          ErrorCode::kCorrupt,
+          fmt::format("{}: chain page {} is neither a full page nor the open page of a chain (leaked){}", store_.name(),
+                      id, map_[id].stored() ? fmt::format("; stored at offset {}", map_[id].offset) : "")));
+    }
   }
   for (uint32_t p = f::kFirstDataPage; p < sb.page_count; ++p) {
     if (report_.roles[p] == Role::kUnclaimed) {
@@ -207,12 +311,12 @@ bool StoreChecker::CheckFullPages(ChainWalk& w) {
   want.array = w.array;
   PageId id = w.chain.head, prev = kNoPage;
   for (uint64_t i = 0; i < w.full; ++i) {
-    if (!Claim(id, Role::kChainPage, w.what)) return false;
+    if (!ClaimId(id, false, w.what)) return false;
     want.entry_count = w.cap;  // every page but the open one is full
     want.prev = prev;
     want.next = i + 1 == w.full ? w.chain.open : PageId(UINT32_MAX);
     want.logical = id;
-    if (!CheckPage(w, id, id, want, "full", false)) return false;
+    if (!CheckPage(w, id, PageKey::Chain(id), want, "full", false)) return false;
     prev = id;
     id = PageHeader::Decode(w.page.data()).next;
     if (id == kNoPage) {
@@ -229,7 +333,7 @@ bool StoreChecker::CheckFullPages(ChainWalk& w) {
 }
 
 bool StoreChecker::CheckOpenPage(ChainWalk& w) {
-  if (w.chain.open != kNoPage) Claim(w.chain.open, Role::kOpenPage, w.what);
+  if (w.chain.open != kNoPage) ClaimId(w.chain.open, true, w.what);
   if (w.chain.shadow == kNoPage || !Claim(w.chain.shadow, Role::kShadow, w.what)) return true;
   PageHeader want;
   want.kind = w.kind;
@@ -240,14 +344,38 @@ bool StoreChecker::CheckOpenPage(ChainWalk& w) {
   want.prev = w.chain.last_full;
   want.next = kNoPage;
   want.logical = w.chain.open;
-  return CheckPage(w, w.chain.open, w.chain.shadow, want, "shadow (open)", w.level > 0);
+  return CheckPage(w, w.chain.open, PageKey::Plain(w.chain.shadow), want, "shadow (open)", w.level > 0);
 }
 
-bool StoreChecker::CheckPage(ChainWalk& w, PageId logical, PageId physical, const PageHeader& want,
+bool StoreChecker::CheckPage(ChainWalk& w, PageId logical, PageKey physical, const PageHeader& want,
                              std::string_view role, bool edge_allowed) {
-  const std::string where = fmt::format("{}: page {} (offset {}): {} page of the {}", store_.name(), physical.value,
-                                        uint64_t{physical.value} * store_.page_size(), role, w.what);
-  Status s = store_.ReadPage(physical, w.page);
+  const std::string where = fmt::format("{}: {}: {} page of the {}", store_.name(), physical.Name(), role, w.what);
+  // A full page: read where the checker's own reading of the map says, and decoded (invariant 18).
+  auto read_stored = [&]() -> Status {
+    const PageId id = physical.id();
+    const Location loc = id.value < map_.size() ? map_[id.value] : Location{};
+    const uint64_t end = uint64_t{store_.page_count()} * store_.page_size();
+    if (!loc.stored()) {
+      return Error(ErrorCode::kCorrupt,
+                   fmt::format("{}: page {}: the page map has no stored copy of it", store_.name(), id.value));
+    }
+    if (loc.offset < uint64_t{f::kFirstDataPage} * store_.page_size() || loc.length <= f::kPageHeaderSize ||
+        loc.length > store_.page_size() || loc.offset + loc.length > end) {
+      return Error(ErrorCode::kCorrupt,
+                   fmt::format("{}: page {}: the page map stores it at offset {}, {} bytes, "
+                               "outside slots 2..{} or longer than a page",
+                               store_.name(), id.value, loc.offset, loc.length, store_.page_count() - 1));
+    }
+    stored_.push_back(loc);
+    std::vector<std::byte> bytes(loc.length);
+    XTFQ_TRY(ReadExact(store_.file(), loc.offset, bytes));
+    XTFQ_TRY(DecodeStored(bytes, id, loc, w.page, store_.name()));
+    const uint8_t codec = LoadLe<uint8_t>(bytes.data() + f::kPhCodec);
+    ++report_.stored_pages[codec];
+    report_.stored_bytes[codec] += loc.length;
+    return Ok();
+  };
+  Status s = physical.chain() ? read_stored() : store_.ReadPage(physical.id(), w.page);
   ++report_.pages_read;
   if (!s.ok()) {
     Problem(Error(s.error().code(), s.error().message() + fmt::format(" ({} page of the {})", role, w.what)));

@@ -1,7 +1,9 @@
 // StoreChecker: reads every live page of a committed snapshot and checks every format invariant
 // of docs/format.md ("Invariants"): checksums, headers, chain links and counts, shadow pages,
-// the heap's string framing, and that every page is accounted for exactly once (superblock,
-// catalogue, chain page, reserved open page, shadow, or free). `xtfq check` prints its report.
+// the heap's string framing, that every slot is accounted for exactly once (superblock,
+// catalogue, pack, page map, shadow, process tree, or free), that every chain id is one full or
+// open page, and that packs hold their stored pages back to back with zero padding (invariants
+// 16 to 19). `xtfq check` prints its report.
 //
 // For every array's TN tree it also checks that each index entry's key, child, count and
 // aggregates equal what is below it, level by level (docs/format.md, invariants 11 to 13), and
@@ -21,6 +23,8 @@
 #include <vector>
 
 #include "store/index_entry.h"
+#include "store/location.h"
+#include "store/page_key.h"
 #include "store/store.h"
 
 namespace xtfq {
@@ -32,8 +36,8 @@ class StoreChecker {
     kUnclaimed = 0,
     kSuperblock = 1,
     kCatalogue = 2,
-    kChainPage = 3,  // a full page of a chain
-    kOpenPage = 4,   // the reserved id of a chain's open page (its bytes are not meaningful yet)
+    kPack = 3,     // a slot of a pack: stored full chain pages
+    kPageMap = 4,  // a leaf of the page map
     kShadow = 5,
     kFree = 6,
     kProcessTree = 7,
@@ -47,7 +51,10 @@ class StoreChecker {
     // checked, so not in ok(); the command line refuses it unless told to accept it.
     std::optional<std::string> rollback;
     uint64_t pages_read = 0;
-    std::vector<Role> roles;  // by page id
+    std::vector<Role> roles;  // by slot
+    // Full chain pages by the codec they are stored with (index: codec), and their stored bytes.
+    uint64_t stored_pages[2] = {0, 0};
+    uint64_t stored_bytes[2] = {0, 0};
     bool ok() const { return problems.empty(); }
   };
 
@@ -58,6 +65,13 @@ class StoreChecker {
  private:
   void Problem(Error e);
   bool Claim(PageId id, Role role, std::string_view what);
+  // Claims chain id `id` as a full page (open false) or a chain's open page (invariant 16).
+  bool ClaimId(PageId id, bool open, std::string_view what);
+  // Reads every map leaf (invariant 17): fills map_.
+  void LoadMap();
+  // The packs (invariant 19): stored pages do not overlap, each starts where the one before ends or
+  // at a slot boundary, skipped bytes are zero; every slot they cover is claimed as a pack slot.
+  void CheckPacks();
   // Checks one chain (invariants 6 to 8, and 11 to 14 for array levels with a `schema`). For an
   // array level, returns one entry per page (its full pages, then its open page if it has entries)
   // summarizing it, for the level above to be checked against; `below` is that list for the level
@@ -75,7 +89,7 @@ class StoreChecker {
   // One page: read and verified, its header the one `want` describes (fullness: its entry count;
   // a right-edge entry added where allowed), then its contents: heap framing or records or index
   // entries. `logical` is the id the page stands for.
-  bool CheckPage(ChainWalk& w, PageId logical, PageId physical, const PageHeader& want, std::string_view role,
+  bool CheckPage(ChainWalk& w, PageId logical, PageKey physical, const PageHeader& want, std::string_view role,
                  bool edge_allowed);
   // Heap framing: no string runs past the heap's end (invariant 8).
   void ScanHeap(ChainWalk& w, const std::byte* payload, uint32_t n, PageId id);
@@ -101,6 +115,9 @@ class StoreChecker {
   // process. While those of a per-process array are: its process.
   std::map<int64_t, Summary>* per_process_ = nullptr;
   std::optional<int64_t> expect_process_;
+  std::vector<Location> map_;      // every chain id's Location, from the leaves
+  std::vector<uint8_t> id_roles_;  // by chain id: 0 unclaimed, 1 full page, 2 open page
+  std::vector<Location> stored_;   // the Locations of full pages read
 };
 
 std::string_view RoleName(StoreChecker::Role role);

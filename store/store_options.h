@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
+#include "store/codec.h"
 #include "store/format.h"
 
 namespace xtfq {
@@ -20,6 +22,10 @@ struct StoreOptions {
   // Open a store whose newest superblock is damaged (Store::Rollback) and write on from the
   // generation before it, which makes the loss permanent. Refused by default.
   bool allow_rollback = false;
+  // The codec of full pages sealed from now on (docs/format.md, "Stored pages"): lz4 for a new
+  // store; an opened store keeps its own unless this says otherwise. Pages keep the codec they
+  // were sealed with.
+  std::optional<Codec> codec;
 };
 
 }  // namespace xtfq

@@ -20,8 +20,12 @@ namespace f = format;
 StoreWriter::StoreWriter(std::string file_name, StoreOptions options, uint32_t page_size)
     : options_(options),
       page_size_(page_size),
-      pages_(std::move(file_name), f::kFirstDataPage, {}, 0),
+      pages_(file_name, f::kFirstDataPage, {}, 0),
       writes_(page_size, options.write_batch_pages),
+      chain_ids_(file_name, 1),
+      pack_(page_size, options.codec.value_or(Codec::kLz4), options.write_batch_pages),
+      map_(page_size, f::kFirstDataPage, {}),
+      space_{pages_, writes_, chain_ids_, pack_, map_},
       catalogue_(page_size, {}),
       heap_(PageKind::kHeap, ArrayId(0), 0, 1, page_size) {
   options_.write_batch_pages = std::max<uint32_t>(1, options_.write_batch_pages);
@@ -31,6 +35,8 @@ void StoreWriter::Attach(std::unique_ptr<File> file) {
   file_ = std::move(file);
   writes_.Attach(*file_);
   pages_.Attach(*file_);
+  pack_.Attach(*file_);
+  map_.Attach(*file_);
 }
 
 StoreWriter::~StoreWriter() {
@@ -143,6 +149,9 @@ Result<std::unique_ptr<StoreWriter>> StoreWriter::Open(std::unique_ptr<File> fil
   w->pages_ = PageAllocator(store->name(), sb.page_count, cat.free_pages, sb.generation);
   w->keep_pages_ = sb.page_count;
   w->catalogue_ = CatalogueWriter(sb.page_size, store->catalogue_pages());
+  w->chain_ids_ = ChainIdAllocator(store->name(), cat.chain_ids);
+  w->map_ = PageMapWriter(sb.page_size, sb.page_count, cat.map_leaves);
+  w->pack_ = PackWriter(sb.page_size, options.codec.value_or(static_cast<Codec>(sb.codec)), options.write_batch_pages);
   XTFQ_TRY(w->heap_.Load(*store, cat.heap, "string heap", false));
   w->committed_heap_ = cat.heap;
   for (const ArrayDesc& d : cat.arrays) {
@@ -242,20 +251,20 @@ Status StoreWriter::Append(ArrayId array, std::span<const std::byte> record) {
 Result<StringRef> StoreWriter::AddString(std::string_view s) {
   XTFQ_TRY(Failed());
   if (s.size() > UINT32_MAX) return Error(ErrorCode::kInvalidArgument, "string longer than 4 GiB");
-  XTFQ_TRY(Poison(heap_.Reserve(pages_)));
+  XTFQ_TRY(Poison(heap_.Reserve(space_)));
   heap_dirty_ = true;
   const StringRef ref{heap_.desc().open, static_cast<uint16_t>(heap_.count())};
   std::byte len[f::kStringPrefixSize];
   StoreLe<uint32_t>(len, static_cast<uint32_t>(s.size()));
-  XTFQ_TRY(Poison(heap_.Append(len, pages_, writes_)));
-  XTFQ_TRY(Poison(heap_.Append(std::as_bytes(std::span(s.data(), s.size())), pages_, writes_)));
+  XTFQ_TRY(Poison(heap_.Append(len, space_)));
+  XTFQ_TRY(Poison(heap_.Append(std::as_bytes(std::span(s.data(), s.size())), space_)));
   return ref;
 }
 
 Status StoreWriter::CommitHeap() {
   if (!heap_dirty_) return Ok();
   heap_dirty_ = false;
-  return heap_.CommitShadow(std::nullopt, pages_, writes_);
+  return heap_.CommitShadow(std::nullopt, space_);
 }
 
 Catalogue StoreWriter::Pending() const {
@@ -267,6 +276,8 @@ Catalogue StoreWriter::Pending() const {
     cat.arrays.push_back(std::move(d));
   }
   cat.heap = heap_.desc();
+  cat.chain_ids = chain_ids_.next();
+  cat.map_leaves = map_.directory();
   return cat;
 }
 
@@ -277,12 +288,16 @@ Status StoreWriter::Commit() {
 
 Status StoreWriter::DoCommit() {
   XTFQ_TRY(CommitHeap());
-  for (auto& a : arrays_) XTFQ_TRY(a->tree.Commit(pages_, writes_));
+  for (auto& a : arrays_) XTFQ_TRY(a->tree.Commit(space_));
   for (auto& a : arrays_) {
-    if (a->index != nullptr && a->index->changed()) XTFQ_TRY(a->index->Build(a->desc, pages_, writes_));
+    if (a->index != nullptr && a->index->changed()) XTFQ_TRY(a->index->Build(a->desc, space_));
   }
+  // Sealed pages are all in the pack by now: its last slot is padded and written, and the map's
+  // changed leaves go to fresh slots before the catalogue names them.
+  XTFQ_TRY(pack_.Close());
+  XTFQ_TRY(map_.Commit(pages_, writes_));
   Catalogue cat = Pending();
-  if (Status s = catalogue_.Commit(cat, generation_ + 1, pages_, writes_, *file_); !s.ok()) {
+  if (Status s = catalogue_.Commit(cat, generation_ + 1, pack_.codec(), pages_, writes_, *file_); !s.ok()) {
     // The superblock may have reached the disk: its generation may use every page so far.
     keep_pages_ = pages_.page_count();
     return s;
@@ -307,13 +322,15 @@ Status StoreWriter::CheckInvariants() const {
   WriterAudit audit(name(), pages_.page_count());
   XTFQ_TRY(pages_.Claim(audit, generation_));
   XTFQ_TRY(catalogue_.Claim(audit));
-  XTFQ_TRY(heap_.CheckInvariants(audit, "heap"));
+  XTFQ_TRY(pack_.CheckInvariants(audit));
+  XTFQ_TRY(map_.CheckInvariants(audit));
+  XTFQ_TRY(heap_.CheckInvariants(audit, chain_ids_.next(), "heap"));
   if (!heap_dirty_ && !(heap_.desc() == committed_heap_)) {
     return audit.Violation("W4",
                            "heap: nothing added since the last commit, yet its chain differs from the committed one");
   }
   for (const auto& a : arrays_) {
-    XTFQ_TRY(a->tree.CheckInvariants(audit));
+    XTFQ_TRY(a->tree.CheckInvariants(audit, chain_ids_.next()));
     if (a->index != nullptr) XTFQ_TRY(a->index->CheckInvariants(a->desc, a->tree.levels()[0].desc().entries, audit));
     if (a->desc.per_process()) {
       const ArrayState& parent = *arrays_[a->desc.parent.value - 1];

@@ -65,9 +65,13 @@
 
 #include "store/catalogue.h"
 #include "store/catalogue_writer.h"
+#include "store/chain_id_allocator.h"
 #include "store/file.h"
 #include "store/open_chain.h"
+#include "store/pack_writer.h"
 #include "store/page_allocator.h"
+#include "store/page_map_writer.h"
+#include "store/page_space.h"
 #include "store/page_write_queue.h"
 #include "store/process_index_builder.h"
 #include "store/record_sink.h"
@@ -125,6 +129,8 @@ class StoreWriter final : public RecordSink {
   uint64_t generation() const { return generation_; }
   uint32_t page_size() const { return page_size_; }
   uint32_t page_count() const { return pages_.page_count(); }
+  // Full pages sealed since the writer opened, by the codec they were stored with.
+  uint64_t stored_pages(Codec codec) const { return pack_.stored_pages(codec); }
   // The catalogue the next commit would write (free list aside).
   Catalogue Pending() const;
   // Ok when W1 to W8 hold as far as memory shows them; a failed writer returns kFailed (W8).
@@ -151,7 +157,7 @@ class StoreWriter final : public RecordSink {
   Result<TnTreeBuilder*> ProcessArray(ArrayState& parent, int64_t process);
   Status AppendTo(TnTreeBuilder& tree, std::span<const std::byte> record) {
     XTFQ_TRY(tree.Admit(record));
-    return Poison(tree.Put(record, pages_, writes_));
+    return Poison(tree.Put(record, space_));
   }
   // Commits the heap's open page, if strings were added since the last commit.
   Status CommitHeap();
@@ -171,6 +177,10 @@ class StoreWriter final : public RecordSink {
   uint32_t keep_pages_ = 0;
   PageAllocator pages_;
   PageWriteQueue writes_;
+  ChainIdAllocator chain_ids_;
+  PackWriter pack_;
+  PageMapWriter map_;
+  PageSpace space_;  // the five above
   CatalogueWriter catalogue_;
   std::vector<std::unique_ptr<ArrayState>> arrays_;
   OpenChain heap_;

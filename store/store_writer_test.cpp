@@ -83,7 +83,7 @@ std::vector<std::pair<PageId, std::vector<std::byte>>> ReadChain(Store& store, c
   std::vector<std::byte> page(store.page_size());
   PageId id = c.head;
   for (uint64_t i = 0; i < c.FullPages(cap); ++i) {
-    Status s = store.ReadPage(id, page);
+    Status s = store.ReadSealed(id, page);
     REQUIRE_MESSAGE(s.ok(), Why(s));
     const PageHeader h = PageHeader::Decode(page.data());
     REQUIRE(h.entry_count == cap);

@@ -24,7 +24,7 @@ std::array<std::byte, f::kSuperblockSize> Superblock::Encode() const {
   StoreLe<uint32_t>(b.data() + f::kSbCataloguePages, catalogue_pages);
   StoreLe<uint32_t>(b.data() + f::kSbCatalogueBytes, catalogue_bytes);
   StoreLe<uint64_t>(b.data() + f::kSbCommitTime, commit_time_ns);
-  StoreLe<uint32_t>(b.data() + f::kSbReserved, 0);
+  StoreLe<uint8_t>(b.data() + f::kSbCodec, codec);
   StoreLe<uint32_t>(b.data() + f::kSbChecksum, Crc32c(std::span(b).first(f::kSbChecksum)));
   return b;
 }
@@ -48,9 +48,20 @@ Result<Superblock> Superblock::Decode(std::span<const std::byte, f::kSuperblockS
   s.catalogue_pages = LoadLe<uint32_t>(b.data() + f::kSbCataloguePages);
   s.catalogue_bytes = LoadLe<uint32_t>(b.data() + f::kSbCatalogueBytes);
   s.commit_time_ns = LoadLe<uint64_t>(b.data() + f::kSbCommitTime);
+  s.codec = LoadLe<uint8_t>(b.data() + f::kSbCodec);
+  if (s.version == 3) {
+    return Error(ErrorCode::kUnsupported,
+                 fmt::format("{}: format version 3, written by an older xtfq; this build reads version {} (pages "
+                             "compressed with lz4). Re-import the original inputs into a new store: xtfq import "
+                             "INPUT... -o NEW.xtfq",
+                             where, f::kFormatVersion));
+  }
   if (s.version != f::kFormatVersion) {
     return Error(ErrorCode::kUnsupported, fmt::format("{}: format version {} (this build reads version {})", where,
                                                       s.version, f::kFormatVersion));
+  }
+  if (s.codec > f::kMaxCodec) {
+    return Error(ErrorCode::kUnsupported, fmt::format("{}: codec {} is unknown to this build", where, s.codec));
   }
   if (!ValidPageSize(s.page_size)) return bad(fmt::format("invalid page size {}", s.page_size));
   if (s.generation == 0) return bad("generation 0");
@@ -63,7 +74,9 @@ Result<Superblock> Superblock::Decode(std::span<const std::byte, f::kSuperblockS
       s.catalogue_bytes < f::kCatalogueHeaderSize || s.catalogue_bytes > cap * s.catalogue_pages) {
     return bad(fmt::format("catalogue of {} bytes in {} pages is impossible", s.catalogue_bytes, s.catalogue_pages));
   }
-  if (LoadLe<uint32_t>(b.data() + f::kSbReserved) != 0) return bad("reserved field is not zero");
+  for (uint32_t i = 0; i < 3; ++i) {
+    if (LoadLe<uint8_t>(b.data() + f::kSbReserved + i) != 0) return bad("reserved field is not zero");
+  }
   return s;
 }
 

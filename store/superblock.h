@@ -28,7 +28,8 @@ struct Superblock {
   PageId catalogue_head;
   uint32_t catalogue_pages = 0;
   uint32_t catalogue_bytes = 0;
-  uint64_t commit_time_ns = 0;  // wall clock at commit, informative only
+  uint64_t commit_time_ns = 0;        // wall clock at commit, informative only
+  uint8_t codec = format::kCodecLz4;  // the codec of pages sealed from now on
 
   std::array<std::byte, format::kSuperblockSize> Encode() const;
   // Decodes and validates one slot; errors name `where` (file and slot).

@@ -34,7 +34,7 @@ Status TnTreeBuilder::Load(Store& store) {
     return Ok();
   }
   std::vector<std::byte> page(page_size_);
-  XTFQ_TRY(store.ReadPage(leaf.desc().last_full, page));
+  XTFQ_TRY(store.ReadSealed(leaf.desc().last_full, page));
   last_time_ = schema.Time(page.data() + f::kPageHeaderSize + size_t{leaf.capacity() - 1} * leaf.width());
   return Ok();
 }
@@ -50,24 +50,22 @@ Error TnTreeBuilder::TimeError(int64_t t) const {
                            levels_[0].desc().entries, t, last_time_));
 }
 
-Status TnTreeBuilder::Append(size_t level, std::span<const std::byte> bytes, PageAllocator& pages,
-                             PageWriteQueue& writes) {
+Status TnTreeBuilder::Append(size_t level, std::span<const std::byte> bytes, PageSpace& space) {
   OpenChain& c = levels_[level];
   while (!bytes.empty()) {
-    XTFQ_TRY(c.Reserve(pages));
+    XTFQ_TRY(c.Reserve(space));
     bytes = bytes.subspan(c.Fill(bytes));
     if (!c.full()) continue;
     // The filled page's entry for the level above (its first key, id and summary), taken while the
     // page is still the open one.
     const IndexEntry up = Summarize(c, std::nullopt);
-    XTFQ_TRY(c.Roll(pages, writes));
-    XTFQ_TRY(AddParentEntry(level, up, pages, writes));
+    XTFQ_TRY(c.Roll(space));
+    XTFQ_TRY(AddParentEntry(level, up, space));
   }
   return Ok();
 }
 
-Status TnTreeBuilder::AddParentEntry(size_t level, const IndexEntry& entry, PageAllocator& pages,
-                                     PageWriteQueue& writes) {
+Status TnTreeBuilder::AddParentEntry(size_t level, const IndexEntry& entry, PageSpace& space) {
   const Schema& schema = desc_->schema;
   if (level + 1 == levels_.size()) {
     if (levels_.size() == f::kMaxLevels) {
@@ -79,7 +77,7 @@ Status TnTreeBuilder::AddParentEntry(size_t level, const IndexEntry& entry, Page
   }
   std::vector<std::byte> bytes(IndexEntry::Width(schema));
   entry.Encode(bytes.data());
-  return Append(level + 1, bytes, pages, writes);
+  return Append(level + 1, bytes, space);
 }
 
 IndexEntry TnTreeBuilder::Summarize(const OpenChain& c, const std::optional<IndexEntry>& edge) const {
@@ -105,7 +103,7 @@ IndexEntry TnTreeBuilder::Summarize(const OpenChain& c, const std::optional<Inde
   return e;
 }
 
-Status TnTreeBuilder::Commit(PageAllocator& pages, PageWriteQueue& writes) {
+Status TnTreeBuilder::Commit(PageSpace& space) {
   if (!dirty_) return Ok();
   dirty_ = false;
   // Bottom-up: each open page's summary becomes the right-edge entry of the level above.
@@ -119,14 +117,14 @@ Status TnTreeBuilder::Commit(PageAllocator& pages, PageWriteQueue& writes) {
     if (total > 0 && (l + 1 < levels_.size() || desc_->per_process())) {
       next = Summarize(c, has_edge ? edge : std::nullopt);
     }
-    XTFQ_TRY(c.CommitShadow(has_edge ? edge : std::nullopt, pages, writes));
+    XTFQ_TRY(c.CommitShadow(has_edge ? edge : std::nullopt, space));
     edge = std::move(next);
   }
   if (desc_->per_process() && edge) totals_ = std::move(*edge);
   return Ok();
 }
 
-Status TnTreeBuilder::CheckInvariants(WriterAudit& audit) const {
+Status TnTreeBuilder::CheckInvariants(WriterAudit& audit, uint32_t chain_ids) const {
   const ArrayDesc& d = *desc_;
   if (levels_.empty() || levels_.size() > f::kMaxLevels) {
     return audit.Violation("W6", fmt::format("array '{}' has {} levels", d.name, levels_.size()));
@@ -134,7 +132,7 @@ Status TnTreeBuilder::CheckInvariants(WriterAudit& audit) const {
   for (size_t l = 0; l < levels_.size(); ++l) {
     const OpenChain& c = levels_[l];
     const std::string what = fmt::format("array '{}' level {}", d.name, l);
-    XTFQ_TRY(c.CheckInvariants(audit, what));
+    XTFQ_TRY(c.CheckInvariants(audit, chain_ids, what));
     const uint32_t width = l == 0 ? d.schema.record_width() : IndexEntry::Width(d.schema);
     if (c.kind() != (l == 0 ? PageKind::kData : PageKind::kIndex) || c.level() != l || c.array() != d.id ||
         c.width() != width) {

@@ -29,8 +29,7 @@
 #include "store/array_desc.h"
 #include "store/index_entry.h"
 #include "store/open_chain.h"
-#include "store/page_allocator.h"
-#include "store/page_write_queue.h"
+#include "store/page_space.h"
 #include "store/writer_audit.h"
 
 namespace xtfq {
@@ -71,25 +70,25 @@ class TnTreeBuilder {
     return Ok();
   }
   // Stores an admitted record, writing pages that fill.
-  Status Put(std::span<const std::byte> record, PageAllocator& pages, PageWriteQueue& writes) {
+  Status Put(std::span<const std::byte> record, PageSpace& space) {
     dirty_ = true;
     if (levels_[0].TryAppendOne(record.data())) return Ok();  // the common case: no page boundary
-    return Append(0, record, pages, writes);
+    return Append(0, record, space);
   }
 
   // Writes each level's open page as a shadow ending in the right edge of the level below, when
   // records were appended since the last commit; a per-process array also keeps its root summary
   // (totals()).
-  Status Commit(PageAllocator& pages, PageWriteQueue& writes);
+  Status Commit(PageSpace& space);
 
   // W4 and W5 for every level, and W6.
-  Status CheckInvariants(WriterAudit& audit) const;
+  Status CheckInvariants(WriterAudit& audit, uint32_t chain_ids) const;
 
  private:
   // Appends whole entries to `level`, rolling full pages and adding their entries above.
-  Status Append(size_t level, std::span<const std::byte> bytes, PageAllocator& pages, PageWriteQueue& writes);
+  Status Append(size_t level, std::span<const std::byte> bytes, PageSpace& space);
   // Emits the entry of a page of `level` that just filled into level + 1.
-  Status AddParentEntry(size_t level, const IndexEntry& entry, PageAllocator& pages, PageWriteQueue& writes);
+  Status AddParentEntry(size_t level, const IndexEntry& entry, PageSpace& space);
   // The entry for c's open page: its entries and the right-edge entry from the level below, if any;
   // the entry's child is the open page.
   IndexEntry Summarize(const OpenChain& c, const std::optional<IndexEntry>& edge) const;

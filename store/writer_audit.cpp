@@ -14,14 +14,16 @@ std::string_view WriterRoleName(WriterAudit::Role role) {
       return "pending free";
     case WriterAudit::Role::kCatalogue:
       return "catalogue";
-    case WriterAudit::Role::kOpen:
-      return "open (reserved)";
+    case WriterAudit::Role::kPack:
+      return "pack";
     case WriterAudit::Role::kShadow:
       return "shadow";
     case WriterAudit::Role::kProcessTree:
       return "process tree";
     case WriterAudit::Role::kHeld:
       return "held for readers";
+    case WriterAudit::Role::kPageMap:
+      return "page map";
   }
   return "unknown";
 }
@@ -36,6 +38,20 @@ Status WriterAudit::Claim(PageId id, Role role, std::string_view what) {
   if (!fresh) {
     return Violation("W5", fmt::format("{} page {} is claimed twice: {} and {}", what, id.value,
                                        WriterRoleName(it->second), WriterRoleName(role)));
+  }
+  return Ok();
+}
+
+Status WriterAudit::ClaimOpenId(PageId id, uint32_t chain_ids, std::string_view what) {
+  if (id == kNoPage) return Ok();
+  if (id.value >= chain_ids) {
+    return Violation(
+        "W10", fmt::format("{}: open page id {} is not below the {} chain ids handed out", what, id.value, chain_ids));
+  }
+  auto [it, fresh] = open_ids_.try_emplace(id.value, what);
+  if (!fresh) {
+    return Violation("W10",
+                     fmt::format("open page id {} is reserved twice: by {} and by {}", id.value, it->second, what));
   }
   return Ok();
 }

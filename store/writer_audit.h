@@ -31,10 +31,11 @@ class WriterAudit {
     kFree = 1,         // allocatable now (PageAllocator)
     kPending = 2,      // freed by the commit being built (PageAllocator)
     kCatalogue = 3,    // the committed catalogue (CatalogueWriter)
-    kOpen = 4,         // a chain's reserved open page (OpenChain)
+    kPack = 4,         // a slot of the pack being written (PackWriter)
     kShadow = 5,       // a chain's shadow page (OpenChain)
     kProcessTree = 6,  // a committed process-tree page (ProcessIndexBuilder)
     kHeld = 7,         // freed by a committed generation, kept for older readers (PageAllocator)
+    kPageMap = 8,      // a leaf of the page map (PageMapWriter)
   };
 
   // `file` names the store in errors; pages 2..page_count-1 may be claimed.
@@ -44,6 +45,9 @@ class WriterAudit {
   Status Claim(PageId id, Role role, std::string_view what);
   // The role `id` was claimed with, or nullopt.
   std::optional<Role> RoleOf(PageId id) const;
+  // Claims chain id `id` as a chain's reserved open page (kNoPage: nothing): ids are distinct and
+  // below `chain_ids` (W10).
+  Status ClaimOpenId(PageId id, uint32_t chain_ids, std::string_view what);
   // The error for writer invariant `invariant` ("W4") broken as `what` says.
   Error Violation(std::string_view invariant, std::string_view what) const;
 
@@ -51,6 +55,7 @@ class WriterAudit {
   std::string file_;
   uint32_t page_count_;
   std::unordered_map<uint32_t, Role> roles_;
+  std::unordered_map<uint32_t, std::string> open_ids_;
 };
 
 std::string_view WriterRoleName(WriterAudit::Role role);

@@ -61,7 +61,7 @@ TEST_CASE("cli: every row of the documented bad-input table gives its message an
         "$X gen darshan 2000 --ranks 4 --files 10 -o run.darshan", "$X import run.darshan -o run.xtfq",
         "$X gen jobstats --targets 2 --jobs 5 --samples 3 -o js", "$X import js -o js.xtfq",
         "head -c 100 e.bin > bad.bin", "echo hello > notes.txt", "head -c 100 run.darshan > trunc.darshan",
-        "cp e.xtfq corrupt.xtfq && printf \"\\x7f\" | dd of=corrupt.xtfq bs=1 seek=8292 conv=notrunc 2> /dev/null"}) {
+        "cp e.xtfq corrupt.xtfq && printf \"\\x7f\" | dd of=corrupt.xtfq bs=1 seek=16484 conv=notrunc 2> /dev/null"}) {
     REQUIRE_MESSAGE(Shell(dir, setup) == 0, setup);
   }
   for (const Row& r : rows) {

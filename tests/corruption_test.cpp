@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <regex>
 
 #include "query/store_reader.h"
 #include "store/mem_file.h"
@@ -92,6 +93,20 @@ Attempt Try(const Built& b, std::vector<std::byte> bytes) {
 
 bool Names(const std::string& msg, const std::string& what) { return msg.find(what) != std::string::npos; }
 
+// Whether `msg` names a stored page ("stored at offset X, L bytes") or a padding byte ("offset X
+// (slot S): pack padding") whose bytes hold `off`.
+bool DamagedRangeHolds(const std::string& msg, size_t off) {
+  std::smatch m;
+  if (std::regex_search(msg, m, std::regex(R"(stored at offset (\d+), (\d+) bytes)"))) {
+    const size_t at = std::stoull(m[1]), len = std::stoull(m[2]);
+    return at <= off && off < at + len;
+  }
+  if (std::regex_search(msg, m, std::regex(R"(offset (\d+) \(slot \d+\): pack padding)"))) {
+    return std::stoull(m[1]) == off;
+  }
+  return false;
+}
+
 TEST_CASE("corruption: every flipped byte is reported or harmless and never a crash or a wrong record") {
   const Built b = Build();
   const Attempt clean = Try(b, b.bytes);
@@ -127,8 +142,8 @@ TEST_CASE("corruption: every flipped byte is reported or harmless and never a cr
     const bool read_error = !at.diff.empty() && Names(at.diff, "page ");
     CHECK_MESSAGE((at.diff.empty() || read_error), at.diff);
     if (read_error) CHECK_FALSE(at.report.ok());
-    const bool live = role == StoreChecker::Role::kChainPage || role == StoreChecker::Role::kShadow ||
-                      role == StoreChecker::Role::kCatalogue;
+    const bool live = role == StoreChecker::Role::kPack || role == StoreChecker::Role::kShadow ||
+                      role == StoreChecker::Role::kCatalogue || role == StoreChecker::Role::kPageMap;
     if (role == StoreChecker::Role::kSuperblock) {
       if (in_page < format::kSuperblockSize) {
         // Either slot damaged: the store opens from the other. Damage to the slot in use (or to
@@ -159,7 +174,14 @@ TEST_CASE("corruption: every flipped byte is reported or harmless and never a cr
       REQUIRE_FALSE(at.report.ok());
       ++detected;
       const std::string& msg = at.report.problems.front().message();
-      CHECK_MESSAGE(Names(msg, fmt::format("page {} ", page)), msg);
+      if (role == StoreChecker::Role::kPack) {
+        // A stored page names its chain id and the bytes it is stored in, which hold the flip; or
+        // the padding byte itself.
+        CHECK_MESSAGE(DamagedRangeHolds(msg, off), msg);
+        CHECK_MESSAGE(!Names(msg, "decode"), msg);  // caught by its checksum, before the decoder
+      } else {
+        CHECK_MESSAGE(Names(msg, fmt::format("page {} ", page)), msg);
+      }
     }
   }
   MESSAGE(flips << " flips, " << detected << " reported");

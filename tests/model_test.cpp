@@ -18,14 +18,17 @@ struct Config {
   Backend backend;
   size_t cache_pages;  // 0: unlimited
   uint32_t page_size;
+  Codec codec = Codec::kLz4;
 };
 
-void RunModel(const Config& cfg, uint64_t seed) {
+// Runs one random sequence; adds the full pages the checker read, by codec, to `stored`.
+void RunModel(const Config& cfg, uint64_t seed, uint64_t* stored) {
   TempDir dir;
   const std::string path = dir.File("model.xtfq");
   StoreOptions opts;
   opts.page_size = cfg.page_size;
   opts.write_batch_pages = 4;
+  opts.codec = cfg.codec;
   auto writer = StoreWriter::CreatePath(path, opts);
   REQUIRE(writer.ok());
   std::mt19937_64 rng(seed);
@@ -87,21 +90,40 @@ void RunModel(const Config& cfg, uint64_t seed) {
   auto reader = StoreReader::Open(path, ropts);
   REQUIRE(reader.ok());
   CHECK(model.Verify(**reader) == "");
+  StoreChecker::Report rep = StoreChecker((*reader)->store()).Run();
+  CHECK_MESSAGE(rep.ok(), Why(rep));
+  for (int c = 0; c < 2; ++c) stored[c] += rep.stored_pages[c];
 }
 
 TEST_CASE("model: random appends and strings and commits and restarts over every backend and cache budget") {
   const std::vector<Config> configs = {
-      {Backend::kPread, 1, 4096}, {Backend::kPread, 16, 4096}, {Backend::kPread, 0, 4096},  {Backend::kMmap, 1, 4096},
-      {Backend::kMmap, 16, 4096}, {Backend::kMmap, 0, 4096},   {Backend::kPread, 1, 65536}, {Backend::kMmap, 16, 16384},
+      {Backend::kPread, 1, 4096},
+      {Backend::kPread, 16, 4096},
+      {Backend::kPread, 0, 4096},
+      {Backend::kMmap, 1, 4096},
+      {Backend::kMmap, 16, 4096},
+      {Backend::kMmap, 0, 4096},
+      {Backend::kPread, 1, 65536},
+      {Backend::kMmap, 16, 16384},
+      {Backend::kPread, 1, 4096, Codec::kNone},
+      {Backend::kMmap, 16, 4096, Codec::kNone},
   };
   for (const Config& cfg : configs) {
+    uint64_t stored[2] = {0, 0};
     for (uint64_t seed : {1, 2, 3}) {
       CAPTURE(static_cast<int>(cfg.backend));
       CAPTURE(cfg.cache_pages);
       CAPTURE(cfg.page_size);
+      CAPTURE(CodecName(cfg.codec));
       CAPTURE(seed);
-      RunModel(cfg, seed);
+      RunModel(cfg, seed, stored);
     }
+    // The runs decoded pages of the codec asked: with lz4, both lz4 blocks (low-entropy arrays)
+    // and raw pages (random words do not compress); with none, raw pages only.
+    CAPTURE(CodecName(cfg.codec));
+    CHECK(stored[static_cast<size_t>(Codec::kNone)] > 0);
+    if (cfg.codec == Codec::kLz4) CHECK(stored[static_cast<size_t>(Codec::kLz4)] > 0);
+    if (cfg.codec == Codec::kNone) CHECK(stored[static_cast<size_t>(Codec::kLz4)] == 0);
   }
 }
 

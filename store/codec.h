@@ -1,0 +1,38 @@
+// Codec: how the body of a sealed page is stored (docs/format.md, "Stored pages"): as is (kNone)
+// or as one LZ4 block (kLz4: the raw block format, no frame), through liblz4.
+//
+// Decompress never writes past `out` and succeeds only when the block decodes to exactly
+// out.size() bytes, so a damaged block is an error, never a short or overrun page.
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "store/format.h"
+#include "store/result.h"
+
+namespace xtfq {
+
+enum class Codec : uint8_t {
+  kNone = format::kCodecNone,
+  kLz4 = format::kCodecLz4,
+};
+
+std::string_view CodecName(Codec codec);
+// "none" or "lz4"; nullopt for anything else.
+std::optional<Codec> ParseCodec(std::string_view name);
+
+// The largest compressed size of `n` bytes under `codec` (n for kNone).
+size_t MaxCompressedSize(Codec codec, size_t n);
+// Compresses `in` into `out` (at least MaxCompressedSize bytes) and returns the bytes written.
+// kNone copies.
+size_t Compress(Codec codec, std::span<const std::byte> in, std::span<std::byte> out);
+// Decodes `in` into exactly out.size() bytes; kCorrupt ("lz4 block decodes to ...") otherwise.
+Status Decompress(Codec codec, std::span<const std::byte> in, std::span<std::byte> out);
+
+}  // namespace xtfq

@@ -1,0 +1,80 @@
+#include "store/pack_writer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "store/endian.h"
+#include "store/format.h"
+#include "store/stored_page.h"
+
+namespace xtfq {
+
+namespace f = format;
+
+PackWriter::PackWriter(uint32_t page_size, Codec codec, uint32_t batch_slots)
+    : page_size_(page_size), codec_(codec), batch_slots_(std::max<uint32_t>(2, batch_slots)) {}
+
+Result<Location> PackWriter::Seal(std::span<const std::byte> page, PageAllocator& slots) {
+  const size_t n = EncodeStored(codec_, page, scratch_);
+  ++stored_pages_[LoadLe<uint8_t>(scratch_.data() + f::kPhCodec)];
+  // Slots until the page fits: each taken from the end; a gap starts a new run.
+  while (run_first_ == kNoPage || cursor_ + n > run_.size()) {
+    XTFQ_ASSIGN_OR_RETURN(PageId slot, slots.TakeEnd());
+    taken_.push_back(slot);
+    const uint64_t run_slots = run_.size() / page_size_;
+    if (run_first_ == kNoPage || slot.value != run_first_.value + run_slots) {
+      XTFQ_TRY(Flush(true));
+      run_first_ = slot;
+      cursor_ = 0;
+    }
+    run_.resize(run_.size() + page_size_, std::byte{0});
+  }
+  Location loc{uint64_t{run_first_.value} * page_size_ + cursor_, static_cast<uint32_t>(n)};
+  std::memcpy(run_.data() + cursor_, scratch_.data(), n);
+  cursor_ += n;
+  if (run_.size() / page_size_ > batch_slots_) XTFQ_TRY(Flush(false));
+  return loc;
+}
+
+Status PackWriter::Flush(bool all) {
+  if (run_first_ == kNoPage || run_.empty()) return Ok();
+  size_t slots = run_.size() / page_size_;
+  if (!all) slots = cursor_ / page_size_;  // the slots before the one the cursor is in
+  if (slots == 0) return Ok();
+  const size_t bytes = slots * page_size_;
+  Status s = file_->WriteAt(uint64_t{run_first_.value} * page_size_, std::span(run_).first(bytes));
+  run_.erase(run_.begin(), run_.begin() + static_cast<std::ptrdiff_t>(bytes));
+  run_first_ = PageId(run_first_.value + static_cast<uint32_t>(slots));
+  cursor_ -= std::min(cursor_, bytes);
+  if (all) run_first_ = kNoPage;
+  return s;
+}
+
+Status PackWriter::Close() {
+  Status s = Flush(true);
+  run_.clear();
+  cursor_ = 0;
+  run_first_ = kNoPage;
+  taken_.clear();
+  return s;
+}
+
+Status PackWriter::CheckInvariants(WriterAudit& audit) const {
+  for (PageId id : taken_) XTFQ_TRY(audit.Claim(id, WriterAudit::Role::kPack, "pack"));
+  if (run_first_ != kNoPage) {
+    if (run_.size() % page_size_ != 0 || cursor_ > run_.size() || (run_.empty() && cursor_ != 0) ||
+        cursor_ + page_size_ <= run_.size()) {
+      return audit.Violation("W10", fmt::format("pack run at slot {}: {} bytes buffered, cursor at {}",
+                                                run_first_.value, run_.size(), cursor_));
+    }
+    if (taken_.empty() || taken_.back().value + 1 != run_first_.value + run_.size() / page_size_) {
+      return audit.Violation("W10",
+                             fmt::format("pack run at slot {} does not end at the last slot taken", run_first_.value));
+    }
+  }
+  return Ok();
+}
+
+}  // namespace xtfq

@@ -1,0 +1,63 @@
+// PackWriter: where sealed chain pages go (docs/format.md, "Packs"). Seal() stores a full page in
+// its stored form (compressed with the store's codec, or raw) at the pack's cursor and returns its
+// Location. A pack is a run of consecutive slots taken one at a time from the end of the file; the
+// stored pages lie back to back from the run's first byte and may span slots. When the next slot
+// taken is not the one after the run (a shadow or leaf took slots from the end in between), the
+// run's last slot is padded with zeros and a new run starts at the new slot.
+//
+// Only whole slots are written, each once: complete slots go out in batches, and the partial last
+// slot stays in memory until Close() (at every commit) pads and writes it; the next generation
+// starts a new slot. So no committed byte is written again (W1), and the slots written since the
+// last commit all lie beyond it, which a crash or a failed writer drops.
+//
+// Invariants (W10, CheckInvariants): the buffered run is consecutive slots, its cursor is inside
+// its last slot, and every slot taken since the last commit is claimed as a pack slot (W5).
+//
+// Thread-safety: not thread-safe; owned by one StoreWriter.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "store/codec.h"
+#include "store/file.h"
+#include "store/location.h"
+#include "store/page_allocator.h"
+#include "store/result.h"
+#include "store/writer_audit.h"
+
+namespace xtfq {
+
+class PackWriter {
+ public:
+  // `batch_slots` complete slots are written at once.
+  PackWriter(uint32_t page_size, Codec codec, uint32_t batch_slots);
+
+  void Attach(File& file) { file_ = &file; }
+  Codec codec() const { return codec_; }
+  // Stores `page` (P bytes, its header encoded) and returns where. Its checksum is computed here.
+  Result<Location> Seal(std::span<const std::byte> page, PageAllocator& slots);
+  // Pads and writes the partial last slot and every buffered one: at commit, before the catalogue.
+  Status Close();
+  // Stored bytes by codec since the writer opened (for tests and `xtfq info`).
+  uint64_t stored_pages(Codec c) const { return stored_pages_[static_cast<size_t>(c)]; }
+  Status CheckInvariants(WriterAudit& audit) const;
+
+ private:
+  // Writes the buffered slots before the last one (all of them with `all`).
+  Status Flush(bool all);
+
+  File* file_ = nullptr;
+  uint32_t page_size_;
+  Codec codec_;
+  uint32_t batch_slots_;
+  std::vector<std::byte> run_;      // the buffered slots of the current run
+  PageId run_first_;                // slot of run_'s first byte; kNoPage when no run is open
+  size_t cursor_ = 0;               // bytes used in run_
+  std::vector<PageId> taken_;       // slots taken since the last commit
+  std::vector<std::byte> scratch_;  // a stored form
+  uint64_t stored_pages_[2] = {0, 0};
+};
+
+}  // namespace xtfq

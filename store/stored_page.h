@@ -1,0 +1,33 @@
+// Stored pages (docs/format.md, "Stored pages"): a full chain page as it lies in a pack. Bytes
+// 0..31 are its page header with the codec byte set; then its body (bytes 32..P-1 of the page) as
+// is (codec 0, P bytes in all) or as one LZ4 block that decodes to exactly P - 32 bytes (codec 1).
+// The checksum covers bytes 4..length-1 of the stored form, so it is checked before the decoder
+// sees a byte.
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "store/codec.h"
+#include "store/ids.h"
+#include "store/location.h"
+#include "store/result.h"
+
+namespace xtfq {
+
+// The stored form of `page` (P bytes, header encoded, checksum not yet set) into `out`, which is
+// resized: compressed with `codec`, or raw when that is not smaller. Returns the stored length.
+size_t EncodeStored(Codec codec, std::span<const std::byte> page, std::vector<std::byte>& out);
+
+// Verifies the stored form of chain page `id` read from `loc` and decodes it into `page` (P
+// bytes), in this order: checksum over the stored bytes, header (page id, kind, flags, codec,
+// level), then the body, which must decode to exactly P - 32 bytes. Errors name the file, the
+// page, its offset and length.
+Status DecodeStored(std::span<const std::byte> stored, PageId id, const Location& loc, std::span<std::byte> page,
+                    std::string_view file);
+
+}  // namespace xtfq
