@@ -45,6 +45,27 @@ TEST_CASE("cli: gen and import then info and check on a fresh store") {
   CHECK(check.out.rfind("ok: s.xtfq at generation 3", 0) == 0);
 }
 
+TEST_CASE("cli: --codec none stores full pages raw, and lz4 (the default) compresses") {
+  test::TempDir dir;
+  REQUIRE(Xtfq(dir, "gen events 5000 -o d.bin --ranks 2 --seed 3").status == 0);
+  // "N lz4, M raw" of check's line.
+  auto stored = [&](const std::string& store) {
+    Run check = Xtfq(dir, "check " + store);
+    CHECK_MESSAGE(check.status == 0, check.err);
+    const size_t at = check.out.find("stored in packs: ");
+    REQUIRE(at != std::string::npos);
+    return check.out.substr(at + 17, check.out.find(';', at) - at - 17);
+  };
+  REQUIRE(Xtfq(dir, "import d.bin -o raw.xtfq -q --codec none").status == 0);
+  const std::string raw = stored("raw.xtfq");
+  CHECK_MESSAGE(raw.find("0 lz4, ") == 0, raw);
+  REQUIRE(Xtfq(dir, "import d.bin -o lz.xtfq -q").status == 0);
+  const std::string lz = stored("lz.xtfq");
+  CHECK_MESSAGE(lz.find("0 lz4, ") != 0, lz);  // the per-process arrays' rank column compresses
+  CHECK(Xtfq(dir, "size raw.xtfq --time 0:1e18").out == Xtfq(dir, "size lz.xtfq --time 0:1e18").out);
+  CHECK(Xtfq(dir, "import d.bin -o x.xtfq --codec zip").status == 2);
+}
+
 TEST_CASE("cli: search and size and next and query answer from the index as the scan does") {
   test::TempDir dir;
   REQUIRE(Xtfq(dir, "gen events 5000 -o d.bin --ranks 8 --seed 5").status == 0);

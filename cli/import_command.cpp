@@ -40,6 +40,10 @@ CLI::App* ImportCommand::Register(CLI::App& parent) {
   app->add_flag("--quiet,-q", quiet_,
                 "no progress bar and no summary lines on stderr (warnings and errors are still printed); the bar is "
                 "drawn only on a terminal");
+  app->add_option("--codec", codec_,
+                  "how full pages are stored from now on: lz4 (the default for a new store) or none; an existing "
+                  "store keeps its codec unless this is given, and pages keep the codec they were sealed with")
+      ->check(CLI::IsMember({"lz4", "none"}));
   app->add_flag("--allow-rollback", allow_rollback_,
                 "write to a store whose newest superblock is damaged, from the generation before it (makes the loss "
                 "permanent; see xtfq check)");
@@ -200,6 +204,7 @@ Result<StoreWriter::Opened> ImportCommand::OpenWriter() const {
   opts.process_index = !no_process_index_;
   opts.allow_rollback = allow_rollback_;
   opts.page_size = page_size_;
+  if (!codec_.empty()) opts.codec = ParseCodec(codec_);
   return StoreWriter::OpenOrCreatePath(out_, opts);
 }
 
