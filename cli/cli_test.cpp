@@ -196,7 +196,7 @@ TEST_CASE("cli: check names the damaged page and a failed import leaves the stor
   test::TempDir dir;
   REQUIRE(Xtfq(dir, "gen events 1000 -o a.bin").status == 0);
   REQUIRE(Xtfq(dir, "import a.bin -o s.xtfq --array first").status == 0);
-  // Damage byte 100 of page 2: the first page the import allocated, a data page of 'first'.
+  // Damage byte 100 of slot 2: the first slot the import's commit reused, holding stored shadows.
   {
     std::fstream f(dir.File("s.xtfq"), std::ios::in | std::ios::out | std::ios::binary);
     f.seekp(2 * 4096 + 100);
@@ -204,7 +204,9 @@ TEST_CASE("cli: check names the damaged page and a failed import leaves the stor
   }
   Run check = Xtfq(dir, "check s.xtfq");
   CHECK(check.status == 1);
-  CHECK(check.err.find("page 2 (offset 8192): checksum mismatch") != std::string::npos);
+  CHECK_MESSAGE(
+      check.err.find("(stored at offset 8192, 2586 bytes, in slot 2): checksum mismatch") != std::string::npos,
+      check.err);
 
   test::TempDir dir2;
   REQUIRE(Xtfq(dir2, "gen events 1000 -o a.bin").status == 0);

@@ -22,7 +22,8 @@ namespace xtfq {
 
 struct StoreSummary {
   struct Pages {
-    // Slots by role; data, index and heap count full (sealed) pages, which lie in pack slots.
+    // Slots by role; data, index and heap count full (sealed) pages and shadow the shadows, which all
+    // lie in pack slots.
     uint64_t superblock = 0, catalogue = 0, data = 0, index = 0, process_tree = 0, heap = 0, shadow = 0, pack = 0,
              page_map = 0, free = 0;
   };

@@ -190,7 +190,7 @@ Result<Catalogue> Catalogue::Decode(std::span<const std::byte> bytes, std::strin
 }
 
 Status Catalogue::Validate(uint32_t page_size, uint32_t page_count, std::string_view where) const {
-  XTFQ_TRY(heap.Validate(PageCapacity(page_size, 1), page_count, chain_ids, fmt::format("{}: heap chain", where)));
+  XTFQ_TRY(heap.Validate(PageCapacity(page_size, 1), chain_ids, fmt::format("{}: heap chain", where)));
   for (const ArrayDesc& a : arrays) {
     if (a.schema.record_width() > page_size - f::kPageHeaderSize) {
       return Error(ErrorCode::kCorrupt, fmt::format("{}: array '{}': records of {} bytes do not fit a page", where,
@@ -205,7 +205,7 @@ Status Catalogue::Validate(uint32_t page_size, uint32_t page_count, std::string_
       const uint32_t cap = PageCapacity(page_size, width);
       const std::string at = fmt::format("{}: array '{}' level {}", where, a.name, l);
       if (cap < (l == 0 ? 1u : 2u)) return Error(ErrorCode::kCorrupt, at + ": too few entries fit a page");
-      XTFQ_TRY(a.levels[l].Validate(cap, page_count, chain_ids, at, l > 0));
+      XTFQ_TRY(a.levels[l].Validate(cap, chain_ids, at, l > 0));
       if (l > 0) {
         // One entry per full page of the level below; the top level has no full page.
         const uint64_t below =

@@ -25,7 +25,7 @@ Catalogue Sample() {
   c.arrays.push_back(b);
   c.heap = ChainDesc{PageId(3), kNoPage, PageId(3), PageId(13), 100};
   c.free_pages = {PageId(2), PageId(14)};
-  c.chain_ids = 17;  // chain ids 3, 4, 9, 11 and 15 above (shadows 12, 13 and 16 are slots)
+  c.chain_ids = 17;  // chain ids 3 to 16 above
   c.map_leaves = {PageId(18)};
   return c;
 }
@@ -73,7 +73,10 @@ TEST_CASE("catalogue: every truncation and bad field is an error naming the byte
 
 TEST_CASE("catalogue: validation catches chains that contradict their counts or the file") {
   Catalogue c = Sample();
-  CHECK_FALSE(c.Validate(4096, 12, "t").ok());  // pages 12 to 16 beyond 12 pages
+  c.chain_ids = 12;
+  CHECK_FALSE(c.Validate(4096, 20, "t").ok());  // chain ids 12 to 16 beyond 12 ids
+  c = Sample();
+  CHECK_FALSE(c.Validate(4096, 18, "t").ok());  // map leaf 18 beyond 18 pages
   c = Sample();
   c.arrays[0].levels[1].entries = 2;  // three full pages below need three entries
   CHECK_FALSE(c.Validate(4096, 20, "t").ok());
@@ -88,6 +91,9 @@ TEST_CASE("catalogue: validation catches chains that contradict their counts or 
   CHECK_FALSE(c.Validate(4096, 20, "t").ok());
   c = Sample();
   c.free_pages.push_back(PageId(2));
+  CHECK_FALSE(c.Validate(4096, 20, "t").ok());
+  c = Sample();
+  c.arrays[0].levels[0].shadow = PageId(9);  // a page of the chain
   CHECK_FALSE(c.Validate(4096, 20, "t").ok());
   c = Sample();
   c.chain_ids = 15;  // level 1's open page is chain id 15

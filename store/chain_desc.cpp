@@ -29,14 +29,10 @@ ChainDesc ChainDesc::Decode(const std::byte* p) {
   return c;
 }
 
-Status ChainDesc::Validate(uint32_t capacity, uint32_t page_count, uint32_t chain_ids, std::string_view where,
-                           bool index_level) const {
+Status ChainDesc::Validate(uint32_t capacity, uint32_t chain_ids, std::string_view where, bool index_level) const {
   auto bad = [&](const std::string& m) { return Error(ErrorCode::kCorrupt, fmt::format("{}: {}", where, m)); };
-  for (PageId id : {head, last_full, open}) {
+  for (PageId id : {head, last_full, open, shadow}) {
     if (id.value >= chain_ids) return bad(fmt::format("chain page {} outside ids 1..{}", id.value, chain_ids - 1));
-  }
-  if (shadow != kNoPage && (shadow.value < f::kFirstDataPage || shadow.value >= page_count)) {
-    return bad(fmt::format("shadow page {} outside pages 2..{}", shadow.value, page_count - 1));
   }
   if (entries == 0) {
     if (head != kNoPage || last_full != kNoPage || open != kNoPage || shadow != kNoPage) {
@@ -57,6 +53,9 @@ Status ChainDesc::Validate(uint32_t capacity, uint32_t page_count, uint32_t chai
     return bad("shadow page disagrees with the entries of the open page");
   }
   if (open == last_full) return bad("open page is also the last full page");
+  if (shadow != kNoPage && (shadow == open || shadow == head || shadow == last_full)) {
+    return bad(fmt::format("shadow {} is also a page of the chain", shadow.value));
+  }
   return Ok();
 }
 

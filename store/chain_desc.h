@@ -29,16 +29,17 @@ struct ChainDesc {
   PageId head;       // first page (chain id); 0 when the chain is empty
   PageId last_full;  // last full page (chain id); 0 when there is none
   PageId open;       // reserved chain id of the open page; 0 when the chain is empty
-  PageId shadow;     // slot of the page holding the open page's entries; 0 when it has none
+  PageId shadow;     // chain id of the stored shadow holding the open page's entries; 0 when none
   uint64_t entries = 0;
 
   uint64_t FullPages(uint32_t capacity) const { return entries / capacity; }
   uint32_t OpenEntries(uint32_t capacity) const { return static_cast<uint32_t>(entries % capacity); }
-  // The page holding chain page `id`: the shadow's slot for the open page (none when the open page
-  // holds no entries), else the stored chain page.
+  // The page holding chain page `id`: the shadow for the open page (none when the open page holds
+  // no entries), else the stored full page.
   PageKey Resolve(PageId id) const {
     if (id == kNoPage) return PageKey{};
-    return id == open ? PageKey::Plain(shadow) : PageKey::Chain(id);
+    const PageId stored = id == open ? shadow : id;
+    return stored == kNoPage ? PageKey{} : PageKey::Chain(stored);
   }
 
   void Encode(std::byte* out) const;
@@ -46,9 +47,8 @@ struct ChainDesc {
   // The invariants of docs/format.md that a descriptor can check alone. An index level
   // (`index_level`) may have a shadow while its open page holds no entry of its own: the shadow
   // then holds only the right-edge entry for the level below.
-  // Chain ids lie in 1..chain_ids-1, the shadow in slots 2..page_count-1.
-  Status Validate(uint32_t capacity, uint32_t page_count, uint32_t chain_ids, std::string_view where,
-                  bool index_level = false) const;
+  // Chain ids (the shadow's too) lie in 1..chain_ids-1.
+  Status Validate(uint32_t capacity, uint32_t chain_ids, std::string_view where, bool index_level = false) const;
   bool operator==(const ChainDesc&) const = default;
 };
 

@@ -43,7 +43,7 @@ Status OpenChain::Roll(PageSpace& space) {
   h.next = next;
   h.Encode(page_.data());
   XTFQ_TRY(space.SealChainPage(desc_.open, page_));
-  space.slots.Release(desc_.shadow);
+  XTFQ_TRY(space.DropShadow(desc_.shadow));
   desc_.shadow = kNoPage;
   desc_.last_full = desc_.open;
   desc_.open = next;
@@ -77,16 +77,15 @@ PageHeader OpenChain::ShadowHeader(PageId at, uint32_t entries, uint8_t extra_fl
 Status OpenChain::CommitShadow(const std::optional<IndexEntry>& right_edge, PageSpace& space) {
   const uint32_t total = count_ + (right_edge ? 1 : 0);
   if (total == 0) {
-    space.slots.Release(desc_.shadow);
+    XTFQ_TRY(space.DropShadow(desc_.shadow));
     desc_.shadow = kNoPage;
     return Ok();
   }
   if (right_edge) right_edge->Encode(page_.data() + f::kPageHeaderSize + size_t{count_} * width_);
-  XTFQ_ASSIGN_OR_RETURN(PageId s, space.slots.Allocate());
+  XTFQ_ASSIGN_OR_RETURN(PageId s, space.ids.Next());
   ShadowHeader(s, total, right_edge ? f::kFlagRightEdge : 0).Encode(page_.data());
-  SealPage(page_);
-  XTFQ_TRY(space.writes.Queue(s, page_));
-  space.slots.Release(desc_.shadow);
+  XTFQ_TRY(space.SealShadow(s, page_));
+  XTFQ_TRY(space.DropShadow(desc_.shadow));
   desc_.shadow = s;
   return Ok();
 }
@@ -95,7 +94,7 @@ Status OpenChain::Load(Store& store, const ChainDesc& desc, std::string_view wha
   desc_ = desc;
   count_ = desc_.OpenEntries(capacity_);
   if (desc_.shadow == kNoPage) return Ok();
-  XTFQ_TRY(store.ReadPage(desc_.shadow, page_));
+  XTFQ_TRY(store.ReadSealed(desc_.shadow, page_));
   const PageHeader h = PageHeader::Decode(page_.data());
   const bool edge = index_level && (h.flags & f::kFlagRightEdge) != 0;
   return ExpectHeader(
@@ -111,8 +110,8 @@ Status OpenChain::CheckInvariants(WriterAudit& audit, uint32_t chain_ids, std::s
     return audit.Violation(
         "W4", fmt::format("{}: {} entries and open page {} disagree", what, desc_.entries, desc_.open.value));
   }
-  XTFQ_TRY(audit.ClaimOpenId(desc_.open, chain_ids, what));
-  return audit.Claim(desc_.shadow, WriterAudit::Role::kShadow, what);
+  XTFQ_TRY(audit.ClaimId(desc_.open, chain_ids, what));
+  return audit.ClaimId(desc_.shadow, chain_ids, what);
 }
 
 }  // namespace xtfq

@@ -13,15 +13,15 @@ namespace xtfq {
 
 namespace f = format;
 
-PackWriter::PackWriter(uint32_t page_size, Codec codec, uint32_t batch_slots)
-    : page_size_(page_size), codec_(codec), batch_slots_(std::max<uint32_t>(2, batch_slots)) {}
+PackWriter::PackWriter(uint32_t page_size, Codec codec, uint32_t batch_slots, bool from_end)
+    : page_size_(page_size), codec_(codec), batch_slots_(std::max<uint32_t>(2, batch_slots)), from_end_(from_end) {}
 
 Result<Location> PackWriter::Seal(std::span<const std::byte> page, PageAllocator& slots) {
   const size_t n = EncodeStored(codec_, page, scratch_);
   ++stored_pages_[LoadLe<uint8_t>(scratch_.data() + f::kPhCodec)];
   // Slots until the page fits: each taken from the end; a gap starts a new run.
   while (run_first_ == kNoPage || cursor_ + n > run_.size()) {
-    XTFQ_ASSIGN_OR_RETURN(PageId slot, slots.TakeEnd());
+    XTFQ_ASSIGN_OR_RETURN(PageId slot, from_end_ ? slots.TakeEnd() : slots.Allocate());
     taken_.push_back(slot);
     const uint64_t run_slots = run_.size() / page_size_;
     if (run_first_ == kNoPage || slot.value != run_first_.value + run_slots) {
@@ -61,8 +61,10 @@ Status PackWriter::Close() {
   return s;
 }
 
-Status PackWriter::CheckInvariants(WriterAudit& audit) const {
-  for (PageId id : taken_) XTFQ_TRY(audit.Claim(id, WriterAudit::Role::kPack, "pack"));
+Status PackWriter::CheckInvariants(WriterAudit& audit, bool claim) const {
+  for (PageId id : taken_) {
+    if (claim) XTFQ_TRY(audit.Claim(id, WriterAudit::Role::kPack, "pack"));
+  }
   if (run_first_ != kNoPage) {
     if (run_.size() % page_size_ != 0 || cursor_ > run_.size() || (run_.empty() && cursor_ != 0) ||
         cursor_ + page_size_ <= run_.size()) {

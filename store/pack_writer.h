@@ -31,8 +31,10 @@ namespace xtfq {
 
 class PackWriter {
  public:
-  // `batch_slots` complete slots are written at once.
-  PackWriter(uint32_t page_size, Codec codec, uint32_t batch_slots);
+  // `batch_slots` complete slots are written at once. With `from_end`, slots are taken from the end
+  // of the file (the pack of sealed pages, written while appending); otherwise from the free list
+  // first (the shadow pack, written at commit).
+  PackWriter(uint32_t page_size, Codec codec, uint32_t batch_slots, bool from_end = true);
 
   void Attach(File& file) { file_ = &file; }
   Codec codec() const { return codec_; }
@@ -42,7 +44,8 @@ class PackWriter {
   Status Close();
   // Stored bytes by codec since the writer opened (for tests and `xtfq info`).
   uint64_t stored_pages(Codec c) const { return stored_pages_[static_cast<size_t>(c)]; }
-  Status CheckInvariants(WriterAudit& audit) const;
+  // W10; with `claim`, also claims the slots taken since the last commit as pack slots (W5).
+  Status CheckInvariants(WriterAudit& audit, bool claim = true) const;
 
  private:
   // Writes the buffered slots before the last one (all of them with `all`).
@@ -52,6 +55,7 @@ class PackWriter {
   uint32_t page_size_;
   Codec codec_;
   uint32_t batch_slots_;
+  bool from_end_;
   std::vector<std::byte> run_;      // the buffered slots of the current run
   PageId run_first_;                // slot of run_'s first byte; kNoPage when no run is open
   size_t cursor_ = 0;               // bytes used in run_

@@ -41,6 +41,15 @@ Result<Location> PageMapWriter::Get(PageId id) {
   return i < leaf->size() ? (*leaf)[i] : Location{};
 }
 
+Result<Location> PageMapWriter::Peek(PageId id) const {
+  const uint32_t index = id.value / per_leaf_, i = id.value % per_leaf_;
+  if (auto it = dirty_.find(index); it != dirty_.end()) return i < it->second.size() ? it->second[i] : Location{};
+  if (index >= directory_.size() || directory_[index] == kNoPage) return Location{};
+  XTFQ_ASSIGN_OR_RETURN(std::vector<Location> locs,
+                        PageMapReader::ReadLeaf(*file_, page_size_, committed_pages_, directory_[index], index));
+  return i < locs.size() ? locs[i] : Location{};
+}
+
 Status PageMapWriter::Commit(PageAllocator& slots, PageWriteQueue& writes) {
   std::vector<std::byte> page(page_size_);
   for (auto& [index, locs] : dirty_) {

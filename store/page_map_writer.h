@@ -34,6 +34,8 @@ class PageMapWriter {
   Status Set(PageId id, const Location& loc);
   // Where `id` is stored, as far as this writer knows (dirty leaves, else the committed ones).
   Result<Location> Get(PageId id);
+  // Get without keeping what it reads (for CheckInvariants).
+  Result<Location> Peek(PageId id) const;
   // Writes the dirty leaves to fresh slots; the directory then names them.
   Status Commit(PageAllocator& slots, PageWriteQueue& writes);
   const std::vector<PageId>& directory() const { return directory_; }

@@ -1,6 +1,7 @@
 // PageSpace: the units a writer's chains draw on (docs/format.md, "Two id spaces"): chain ids for
-// their pages, the pack and page map where full pages go, and slots (with the write queue) for
-// shadows and the other plain pages. The StoreWriter owns them all and hands this bundle down.
+// their pages and shadows, the pack where full pages go, the shadow pack where shadows go, the
+// page map that says where each is, and slots (with the write queue) for the plain pages (process
+// trees). The StoreWriter owns them all and hands this bundle down.
 //
 // Thread-safety: as its members (not thread-safe; one writer thread).
 #pragma once
@@ -10,6 +11,7 @@
 #include "store/page_allocator.h"
 #include "store/page_map_writer.h"
 #include "store/page_write_queue.h"
+#include "store/shadow_pack.h"
 
 namespace xtfq {
 
@@ -19,11 +21,25 @@ struct PageSpace {
   ChainIdAllocator& ids;
   PackWriter& pack;
   PageMapWriter& map;
+  ShadowPack& shadows;
 
   // Seals a full chain page (its header encoded) into the pack and records where in the map.
   Status SealChainPage(PageId id, std::span<const std::byte> page) {
     XTFQ_ASSIGN_OR_RETURN(Location loc, pack.Seal(page, slots));
     return map.Set(id, loc);
+  }
+  // Stores shadow `id` (its header encoded) into the shadow pack and records where.
+  Status SealShadow(PageId id, std::span<const std::byte> page) {
+    XTFQ_ASSIGN_OR_RETURN(Location loc, shadows.Store(page, slots));
+    return map.Set(id, loc);
+  }
+  // Shadow `id` is replaced (kNoPage: nothing): the map forgets it and its slots may be released.
+  Status DropShadow(PageId id) {
+    if (id == kNoPage) return Ok();
+    XTFQ_ASSIGN_OR_RETURN(Location loc, map.Get(id));
+    XTFQ_TRY(map.Set(id, Location{}));
+    shadows.Drop(loc, slots);
+    return Ok();
   }
 };
 

@@ -55,6 +55,9 @@ class StoreChecker {
     // Full chain pages by the codec they are stored with (index: codec), and their stored bytes.
     uint64_t stored_pages[2] = {0, 0};
     uint64_t stored_bytes[2] = {0, 0};
+    // The live stored pages (offset, length), sorted: every byte of them is checked. Pack bytes
+    // outside them are padding (checked to be zero between sealed pages) or replaced shadows.
+    std::vector<std::pair<uint64_t, uint32_t>> stored;
     bool ok() const { return problems.empty(); }
   };
 
@@ -115,9 +118,9 @@ class StoreChecker {
   // process. While those of a per-process array are: its process.
   std::map<int64_t, Summary>* per_process_ = nullptr;
   std::optional<int64_t> expect_process_;
-  std::vector<Location> map_;      // every chain id's Location, from the leaves
-  std::vector<uint8_t> id_roles_;  // by chain id: 0 unclaimed, 1 full page, 2 open page
-  std::vector<Location> stored_;   // the Locations of full pages read
+  std::vector<Location> map_;                      // every chain id's Location, from the leaves
+  std::vector<uint8_t> id_roles_;                  // by chain id: 0 unclaimed, 1 full page, 2 open page
+  std::vector<std::pair<Location, bool>> stored_;  // the Locations of stored pages read, and shadow or not
 };
 
 std::string_view RoleName(StoreChecker::Role role);

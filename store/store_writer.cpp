@@ -25,7 +25,8 @@ StoreWriter::StoreWriter(std::string file_name, StoreOptions options, uint32_t p
       chain_ids_(file_name, 1),
       pack_(page_size, options.codec.value_or(Codec::kLz4), options.write_batch_pages),
       map_(page_size, f::kFirstDataPage, {}),
-      space_{pages_, writes_, chain_ids_, pack_, map_},
+      shadows_(page_size, options.codec.value_or(Codec::kLz4), options.write_batch_pages),
+      space_{pages_, writes_, chain_ids_, pack_, map_, shadows_},
       catalogue_(page_size, {}),
       heap_(PageKind::kHeap, ArrayId(0), 0, 1, page_size) {
   options_.write_batch_pages = std::max<uint32_t>(1, options_.write_batch_pages);
@@ -37,6 +38,7 @@ void StoreWriter::Attach(std::unique_ptr<File> file) {
   pages_.Attach(*file_);
   pack_.Attach(*file_);
   map_.Attach(*file_);
+  shadows_.Attach(*file_);
 }
 
 StoreWriter::~StoreWriter() {
@@ -151,7 +153,23 @@ Result<std::unique_ptr<StoreWriter>> StoreWriter::Open(std::unique_ptr<File> fil
   w->catalogue_ = CatalogueWriter(sb.page_size, store->catalogue_pages());
   w->chain_ids_ = ChainIdAllocator(store->name(), cat.chain_ids);
   w->map_ = PageMapWriter(sb.page_size, sb.page_count, cat.map_leaves);
-  w->pack_ = PackWriter(sb.page_size, options.codec.value_or(static_cast<Codec>(sb.codec)), options.write_batch_pages);
+  const Codec codec = options.codec.value_or(static_cast<Codec>(sb.codec));
+  w->pack_ = PackWriter(sb.page_size, codec, options.write_batch_pages);
+  w->shadows_ = ShadowPack(sb.page_size, codec, options.write_batch_pages);
+  // The committed shadows' slots are live until the chains replace them (in id order, so that
+  // the page map's leaves are read once each).
+  std::vector<PageId> shadows;
+  if (cat.heap.shadow != kNoPage) shadows.push_back(cat.heap.shadow);
+  for (const ArrayDesc& d : cat.arrays) {
+    for (const ChainDesc& c : d.levels) {
+      if (c.shadow != kNoPage) shadows.push_back(c.shadow);
+    }
+  }
+  std::sort(shadows.begin(), shadows.end());
+  for (PageId id : shadows) {
+    XTFQ_ASSIGN_OR_RETURN(Location loc, store->page_map().FindStored(id));
+    w->shadows_.Adopt(loc);
+  }
   XTFQ_TRY(w->heap_.Load(*store, cat.heap, "string heap", false));
   w->committed_heap_ = cat.heap;
   for (const ArrayDesc& d : cat.arrays) {
@@ -287,14 +305,15 @@ Status StoreWriter::Commit() {
 }
 
 Status StoreWriter::DoCommit() {
+  XTFQ_TRY(pack_.Close());  // every full page sealed so far is stored
   XTFQ_TRY(CommitHeap());
   for (auto& a : arrays_) XTFQ_TRY(a->tree.Commit(space_));
   for (auto& a : arrays_) {
     if (a->index != nullptr && a->index->changed()) XTFQ_TRY(a->index->Build(a->desc, space_));
   }
-  // Sealed pages are all in the pack by now: its last slot is padded and written, and the map's
-  // changed leaves go to fresh slots before the catalogue names them.
-  XTFQ_TRY(pack_.Close());
+  // The shadows are all stored by now: the shadow pack's last slot is padded and written, and the
+  // map's changed leaves go to fresh slots before the catalogue names them.
+  XTFQ_TRY(shadows_.Close());
   XTFQ_TRY(map_.Commit(pages_, writes_));
   Catalogue cat = Pending();
   if (Status s = catalogue_.Commit(cat, generation_ + 1, pack_.codec(), pages_, writes_, *file_); !s.ok()) {
@@ -323,6 +342,7 @@ Status StoreWriter::CheckInvariants() const {
   XTFQ_TRY(pages_.Claim(audit, generation_));
   XTFQ_TRY(catalogue_.Claim(audit));
   XTFQ_TRY(pack_.CheckInvariants(audit));
+  XTFQ_TRY(shadows_.CheckInvariants(audit));
   XTFQ_TRY(map_.CheckInvariants(audit));
   XTFQ_TRY(heap_.CheckInvariants(audit, chain_ids_.next(), "heap"));
   if (!heap_dirty_ && !(heap_.desc() == committed_heap_)) {
@@ -339,14 +359,15 @@ Status StoreWriter::CheckInvariants() const {
       }
     }
   }
-  // W2: a shadow of the last commit that its chain has replaced waits on the pending list.
+  // W2: a shadow of the last commit that its chain has replaced is dropped from the map (its slots
+  // are released once no live shadow overlaps them, which the shadow pack's claims check).
   auto replaced = [&](PageId committed, const ChainDesc& now, std::string_view what) -> Status {
-    if (committed == kNoPage || committed == now.shadow || audit.RoleOf(committed) == WriterAudit::Role::kPending) {
-      return Ok();
-    }
-    const std::optional<WriterAudit::Role> role = audit.RoleOf(committed);
-    return audit.Violation("W2", fmt::format("{}: shadow page {} of the last commit is {}, not pending free", what,
-                                             committed.value, role ? WriterRoleName(*role) : "unaccounted for"));
+    if (committed == kNoPage || committed == now.shadow) return Ok();
+    XTFQ_ASSIGN_OR_RETURN(Location loc, map_.Peek(committed));
+    if (!loc.stored()) return Ok();
+    return audit.Violation("W2", fmt::format("{}: shadow {} of the last commit was replaced but is still in the page "
+                                             "map (offset {})",
+                                             what, committed.value, loc.offset));
   };
   XTFQ_TRY(replaced(committed_heap_.shadow, heap_.desc(), "heap"));
   for (const auto& a : arrays_) {

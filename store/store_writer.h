@@ -75,6 +75,7 @@
 #include "store/page_write_queue.h"
 #include "store/process_index_builder.h"
 #include "store/record_sink.h"
+#include "store/shadow_pack.h"
 #include "store/store_options.h"
 #include "store/tn_tree_builder.h"
 
@@ -130,7 +131,7 @@ class StoreWriter final : public RecordSink {
   uint32_t page_size() const { return page_size_; }
   uint32_t page_count() const { return pages_.page_count(); }
   // Full pages sealed since the writer opened, by the codec they were stored with.
-  uint64_t stored_pages(Codec codec) const { return pack_.stored_pages(codec); }
+  uint64_t stored_pages(Codec codec) const { return pack_.stored_pages(codec) + shadows_.stored_pages(codec); }
   // The catalogue the next commit would write (free list aside).
   Catalogue Pending() const;
   // Ok when W1 to W8 hold as far as memory shows them; a failed writer returns kFailed (W8).
@@ -180,7 +181,8 @@ class StoreWriter final : public RecordSink {
   ChainIdAllocator chain_ids_;
   PackWriter pack_;
   PageMapWriter map_;
-  PageSpace space_;  // the five above
+  ShadowPack shadows_;
+  PageSpace space_;  // the six above
   CatalogueWriter catalogue_;
   std::vector<std::unique_ptr<ArrayState>> arrays_;
   OpenChain heap_;

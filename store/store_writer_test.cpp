@@ -94,7 +94,7 @@ std::vector<std::pair<PageId, std::vector<std::byte>>> ReadChain(Store& store, c
   REQUIRE(id == c.open);
   const uint32_t open = c.OpenEntries(cap);
   if (open > 0) {
-    Status s = store.ReadPage(c.shadow, page);
+    Status s = store.ReadSealed(c.shadow, page);
     REQUIRE_MESSAGE(s.ok(), Why(s));
     const auto* p = page.data() + format::kPageHeaderSize;
     out.emplace_back(c.open, std::vector<std::byte>(p, p + size_t{open} * width));

@@ -50,9 +50,11 @@ Status DecodeStored(std::span<const std::byte> stored, PageId id, const Location
   if (h.kind != PageKind::kData && h.kind != PageKind::kIndex && h.kind != PageKind::kHeap) {
     return corrupt(fmt::format("page kind {} cannot be stored", kind));
   }
-  if (h.flags != 0) return corrupt(fmt::format("flags {:#04x} in a stored page", h.flags));
+  if ((h.flags & ~f::kKnownFlags) != 0) return corrupt(fmt::format("unknown flags {:#04x}", h.flags));
   if (h.level >= f::kMaxLevels) return corrupt(fmt::format("level {} out of range", h.level));
-  if (h.logical != h.page_id) return corrupt(fmt::format("logical id {} differs from page id", h.logical.value));
+  if (!h.shadow() && h.logical != h.page_id) {
+    return corrupt(fmt::format("logical id {} differs from page id in a sealed page", h.logical.value));
+  }
   if (h.codec > f::kMaxCodec) return corrupt(fmt::format("unknown codec {}", h.codec));
   std::memcpy(page.data(), stored.data(), f::kPageHeaderSize);
   StoreLe<uint8_t>(page.data() + f::kPhCodec, 0);  // the decoded page is a plain page's image

@@ -42,16 +42,15 @@ Status WriterAudit::Claim(PageId id, Role role, std::string_view what) {
   return Ok();
 }
 
-Status WriterAudit::ClaimOpenId(PageId id, uint32_t chain_ids, std::string_view what) {
+Status WriterAudit::ClaimId(PageId id, uint32_t chain_ids, std::string_view what) {
   if (id == kNoPage) return Ok();
   if (id.value >= chain_ids) {
     return Violation(
-        "W10", fmt::format("{}: open page id {} is not below the {} chain ids handed out", what, id.value, chain_ids));
+        "W10", fmt::format("{}: chain id {} is not below the {} chain ids handed out", what, id.value, chain_ids));
   }
   auto [it, fresh] = open_ids_.try_emplace(id.value, what);
   if (!fresh) {
-    return Violation("W10",
-                     fmt::format("open page id {} is reserved twice: by {} and by {}", id.value, it->second, what));
+    return Violation("W10", fmt::format("chain id {} is held twice: by {} and by {}", id.value, it->second, what));
   }
   return Ok();
 }

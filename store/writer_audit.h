@@ -45,9 +45,9 @@ class WriterAudit {
   Status Claim(PageId id, Role role, std::string_view what);
   // The role `id` was claimed with, or nullopt.
   std::optional<Role> RoleOf(PageId id) const;
-  // Claims chain id `id` as a chain's reserved open page (kNoPage: nothing): ids are distinct and
-  // below `chain_ids` (W10).
-  Status ClaimOpenId(PageId id, uint32_t chain_ids, std::string_view what);
+  // Claims chain id `id` as a chain's reserved open page or its shadow (kNoPage: nothing): ids are
+  // distinct and below `chain_ids` (W10).
+  Status ClaimId(PageId id, uint32_t chain_ids, std::string_view what);
   // The error for writer invariant `invariant` ("W4") broken as `what` says.
   Error Violation(std::string_view invariant, std::string_view what) const;
 

@@ -523,7 +523,7 @@ TEST_CASE("p index: the checker names the page when a process-tree entry or a pe
     REQUIRE(child->per_process());
     // Its first data page as committed: a full page, or the shadow of the open one.
     child_page = child->levels[0].FullPages(PageCapacity(4096, 32)) > 0 ? PageKey::Chain(child->levels[0].head)
-                                                                        : PageKey::Plain(child->levels[0].shadow);
+                                                                        : PageKey::Chain(child->levels[0].shadow);
   }
   struct Case {
     PageKey page;
