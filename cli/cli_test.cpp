@@ -58,10 +58,10 @@ TEST_CASE("cli: --codec none stores full pages raw, and lz4 (the default) compre
   };
   REQUIRE(Xtfq(dir, "import d.bin -o raw.xtfq -q --codec none").status == 0);
   const std::string raw = stored("raw.xtfq");
-  CHECK_MESSAGE(raw.find("0 lz4, ") == 0, raw);
+  CHECK_MESSAGE(raw.find("0 lz4 (0 by columns), ") == 0, raw);
   REQUIRE(Xtfq(dir, "import d.bin -o lz.xtfq -q").status == 0);
   const std::string lz = stored("lz.xtfq");
-  CHECK_MESSAGE(lz.find("0 lz4, ") != 0, lz);  // the per-process arrays' rank column compresses
+  CHECK_MESSAGE(lz.find("0 lz4 ") != 0, lz);  // the time and rank columns compress
   CHECK(Xtfq(dir, "size raw.xtfq --time 0:1e18").out == Xtfq(dir, "size lz.xtfq --time 0:1e18").out);
   CHECK(Xtfq(dir, "import d.bin -o x.xtfq --codec zip").status == 2);
 }
@@ -204,9 +204,8 @@ TEST_CASE("cli: check names the damaged page and a failed import leaves the stor
   }
   Run check = Xtfq(dir, "check s.xtfq");
   CHECK(check.status == 1);
-  CHECK_MESSAGE(
-      check.err.find("(stored at offset 8192, 2586 bytes, in slot 2): checksum mismatch") != std::string::npos,
-      check.err);
+  CHECK_MESSAGE(check.err.find("(stored at offset 8192, ") != std::string::npos, check.err);
+  CHECK_MESSAGE(check.err.find(" bytes, in slot 2): checksum mismatch") != std::string::npos, check.err);
 
   test::TempDir dir2;
   REQUIRE(Xtfq(dir2, "gen events 1000 -o a.bin").status == 0);

@@ -68,7 +68,8 @@ inline constexpr uint8_t kKnownFlags = kFlagShadow | kFlagRightEdge;
 // Codecs (superblock byte kSbCodec, page header byte kPhCodec; docs/format.md, "Stored pages").
 inline constexpr uint8_t kCodecNone = 0;
 inline constexpr uint8_t kCodecLz4 = 1;
-inline constexpr uint8_t kMaxCodec = kCodecLz4;
+inline constexpr uint8_t kCodecLz4Columns = 2;  // a stored page's only: lz4 over the entries' columns
+inline constexpr uint8_t kMaxCodec = kCodecLz4Columns;
 
 // docs/format.md: "Location" (a page map entry).
 inline constexpr uint32_t kLocOffset = 0;

@@ -42,7 +42,7 @@ Status OpenChain::Roll(PageSpace& space) {
   h.prev = desc_.last_full;
   h.next = next;
   h.Encode(page_.data());
-  XTFQ_TRY(space.SealChainPage(desc_.open, page_));
+  XTFQ_TRY(space.SealChainPage(desc_.open, page_, width_));
   XTFQ_TRY(space.DropShadow(desc_.shadow));
   desc_.shadow = kNoPage;
   desc_.last_full = desc_.open;
@@ -84,7 +84,7 @@ Status OpenChain::CommitShadow(const std::optional<IndexEntry>& right_edge, Page
   if (right_edge) right_edge->Encode(page_.data() + f::kPageHeaderSize + size_t{count_} * width_);
   XTFQ_ASSIGN_OR_RETURN(PageId s, space.ids.Next());
   ShadowHeader(s, total, right_edge ? f::kFlagRightEdge : 0).Encode(page_.data());
-  XTFQ_TRY(space.SealShadow(s, page_));
+  XTFQ_TRY(space.SealShadow(s, page_, width_));
   XTFQ_TRY(space.DropShadow(desc_.shadow));
   desc_.shadow = s;
   return Ok();

@@ -16,8 +16,8 @@ namespace f = format;
 PackWriter::PackWriter(uint32_t page_size, Codec codec, uint32_t batch_slots, bool from_end)
     : page_size_(page_size), codec_(codec), batch_slots_(std::max<uint32_t>(2, batch_slots)), from_end_(from_end) {}
 
-Result<Location> PackWriter::Seal(std::span<const std::byte> page, PageAllocator& slots) {
-  const size_t n = EncodeStored(codec_, page, scratch_);
+Result<Location> PackWriter::Seal(std::span<const std::byte> page, uint32_t width, PageAllocator& slots) {
+  const size_t n = EncodeStored(codec_, page, scratch_, width);
   ++stored_pages_[LoadLe<uint8_t>(scratch_.data() + f::kPhCodec)];
   // Slots until the page fits: each taken from the end; a gap starts a new run.
   while (run_first_ == kNoPage || cursor_ + n > run_.size()) {

@@ -24,13 +24,14 @@ struct PageSpace {
   ShadowPack& shadows;
 
   // Seals a full chain page (its header encoded) into the pack and records where in the map.
-  Status SealChainPage(PageId id, std::span<const std::byte> page) {
-    XTFQ_ASSIGN_OR_RETURN(Location loc, pack.Seal(page, slots));
+  // `width`: the bytes of one entry.
+  Status SealChainPage(PageId id, std::span<const std::byte> page, uint32_t width) {
+    XTFQ_ASSIGN_OR_RETURN(Location loc, pack.Seal(page, width, slots));
     return map.Set(id, loc);
   }
   // Stores shadow `id` (its header encoded) into the shadow pack and records where.
-  Status SealShadow(PageId id, std::span<const std::byte> page) {
-    XTFQ_ASSIGN_OR_RETURN(Location loc, shadows.Store(page, slots));
+  Status SealShadow(PageId id, std::span<const std::byte> page, uint32_t width) {
+    XTFQ_ASSIGN_OR_RETURN(Location loc, shadows.Store(page, width, slots));
     return map.Set(id, loc);
   }
   // Shadow `id` is replaced (kNoPage: nothing): the map forgets it and its slots may be released.

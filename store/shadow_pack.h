@@ -30,7 +30,7 @@ class ShadowPack {
 
   void Attach(File& file) { pack_.Attach(file); }
   // Stores a shadow (P bytes, its header encoded) and counts its slots live.
-  Result<Location> Store(std::span<const std::byte> page, PageAllocator& slots);
+  Result<Location> Store(std::span<const std::byte> page, uint32_t width, PageAllocator& slots);
   // A shadow at `loc` is no longer used by the generation being built: its slots that no other
   // live shadow overlaps are released.
   void Drop(const Location& loc, PageAllocator& slots);
@@ -38,7 +38,7 @@ class ShadowPack {
   void Adopt(const Location& loc);
   // Pads and writes the pack's last slot (at commit, after every shadow is stored).
   Status Close() { return pack_.Close(); }
-  uint64_t stored_pages(Codec c) const { return pack_.stored_pages(c); }
+  uint64_t stored_pages(uint8_t codec) const { return pack_.stored_pages(codec); }
   Status CheckInvariants(WriterAudit& audit) const;
 
  private:

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "store/format.h"
 #include "store/index_entry.h"
 #include "store/location.h"
 #include "store/page_key.h"
@@ -52,9 +53,10 @@ class StoreChecker {
     std::optional<std::string> rollback;
     uint64_t pages_read = 0;
     std::vector<Role> roles;  // by slot
-    // Full chain pages by the codec they are stored with (index: codec), and their stored bytes.
-    uint64_t stored_pages[2] = {0, 0};
-    uint64_t stored_bytes[2] = {0, 0};
+    // Stored pages by the codec byte they are stored with (0 raw, 1 lz4, 2 lz4 over columns), and
+    // their stored bytes.
+    uint64_t stored_pages[format::kMaxCodec + 1] = {};
+    uint64_t stored_bytes[format::kMaxCodec + 1] = {};
     // The live stored pages (offset, length), sorted: every byte of them is checked. Pack bytes
     // outside them are padding (checked to be zero between sealed pages) or replaced shadows.
     std::vector<std::pair<uint64_t, uint32_t>> stored;

@@ -131,7 +131,8 @@ class StoreWriter final : public RecordSink {
   uint32_t page_size() const { return page_size_; }
   uint32_t page_count() const { return pages_.page_count(); }
   // Full pages sealed since the writer opened, by the codec they were stored with.
-  uint64_t stored_pages(Codec codec) const { return pack_.stored_pages(codec) + shadows_.stored_pages(codec); }
+  // Stored pages sealed since the writer opened, by the codec byte they were stored with.
+  uint64_t stored_pages(uint8_t codec) const { return pack_.stored_pages(codec) + shadows_.stored_pages(codec); }
   // The catalogue the next commit would write (free list aside).
   Catalogue Pending() const;
   // Ok when W1 to W8 hold as far as memory shows them; a failed writer returns kFailed (W8).

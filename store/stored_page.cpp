@@ -13,18 +13,76 @@ namespace xtfq {
 
 namespace f = format;
 
-size_t EncodeStored(Codec codec, std::span<const std::byte> page, std::vector<std::byte>& out) {
-  const auto body = page.subspan(f::kPageHeaderSize);
-  out.resize(f::kPageHeaderSize + MaxCompressedSize(codec, body.size()));
-  size_t n = Compress(codec, body, std::span(out).subspan(f::kPageHeaderSize));
-  if (codec != Codec::kNone && (n == 0 || n >= body.size())) {
-    codec = Codec::kNone;
-    out.resize(f::kPageHeaderSize + body.size());
-    n = Compress(codec, body, std::span(out).subspan(f::kPageHeaderSize));
+namespace {
+
+constexpr uint32_t kWidthSize = 2;  // the u16 entry width before a columns block
+
+// The first n entries of `width` bytes of `in`, laid out by columns into `out` (same size): with
+// width a multiple of 8, each 8-byte column becomes its first value then its differences (mod
+// 2^64); then byte j of every entry is stored together, for j = 0..width-1. Bytes after the
+// entries are copied as they are.
+void ToColumns(std::span<const std::byte> in, uint32_t n, uint32_t width, std::span<std::byte> out) {
+  const size_t used = size_t{n} * width;
+  thread_local std::vector<std::byte> delta;
+  delta.assign(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(used));
+  if (width % 8 == 0) {
+    for (uint32_t i = n; i-- > 1;) {
+      for (uint32_t c = 0; c < width; c += 8) {
+        std::byte* p = delta.data() + size_t{i} * width + c;
+        StoreLe<uint64_t>(p, LoadLe<uint64_t>(p) - LoadLe<uint64_t>(p - width));
+      }
+    }
   }
-  out.resize(f::kPageHeaderSize + n);
+  for (uint32_t i = 0; i < n; ++i) {
+    for (uint32_t j = 0; j < width; ++j) out[size_t{j} * n + i] = delta[size_t{i} * width + j];
+  }
+  std::memcpy(out.data() + used, in.data() + used, in.size() - used);
+}
+
+// The inverse of ToColumns.
+void FromColumns(std::span<const std::byte> in, uint32_t n, uint32_t width, std::span<std::byte> out) {
+  const size_t used = size_t{n} * width;
+  for (uint32_t i = 0; i < n; ++i) {
+    for (uint32_t j = 0; j < width; ++j) out[size_t{i} * width + j] = in[size_t{j} * n + i];
+  }
+  if (width % 8 == 0) {
+    for (uint32_t i = 1; i < n; ++i) {
+      for (uint32_t c = 0; c < width; c += 8) {
+        std::byte* p = out.data() + size_t{i} * width + c;
+        StoreLe<uint64_t>(p, LoadLe<uint64_t>(p) + LoadLe<uint64_t>(p - width));
+      }
+    }
+  }
+  std::memcpy(out.data() + used, in.data() + used, in.size() - used);
+}
+
+}  // namespace
+
+size_t EncodeStored(Codec codec, std::span<const std::byte> page, std::vector<std::byte>& out, uint32_t width) {
+  const auto body = page.subspan(f::kPageHeaderSize);
+  const uint32_t n = LoadLe<uint32_t>(page.data() + f::kPhEntryCount);
+  uint8_t used = static_cast<uint8_t>(codec);
+  size_t len = 0;
+  if (codec == Codec::kLz4 && width > 1 && width <= UINT16_MAX && n > 1 && size_t{n} * width <= body.size()) {
+    thread_local std::vector<std::byte> columns;
+    columns.resize(body.size());
+    ToColumns(body, n, width, columns);
+    out.resize(f::kPageHeaderSize + kWidthSize + MaxCompressedSize(codec, body.size()));
+    StoreLe<uint16_t>(out.data() + f::kPageHeaderSize, static_cast<uint16_t>(width));
+    len = kWidthSize + Compress(codec, columns, std::span(out).subspan(f::kPageHeaderSize + kWidthSize));
+    used = f::kCodecLz4Columns;
+  } else if (codec != Codec::kNone) {
+    out.resize(f::kPageHeaderSize + MaxCompressedSize(codec, body.size()));
+    len = Compress(codec, body, std::span(out).subspan(f::kPageHeaderSize));
+  }
+  if (codec == Codec::kNone || len <= kWidthSize || len >= body.size()) {
+    used = f::kCodecNone;
+    out.resize(f::kPageHeaderSize + body.size());
+    len = Compress(Codec::kNone, body, std::span(out).subspan(f::kPageHeaderSize));
+  }
+  out.resize(f::kPageHeaderSize + len);
   std::memcpy(out.data(), page.data(), f::kPageHeaderSize);
-  StoreLe<uint8_t>(out.data() + f::kPhCodec, static_cast<uint8_t>(codec));
+  StoreLe<uint8_t>(out.data() + f::kPhCodec, used);
   StoreLe<uint32_t>(out.data() + f::kPhChecksum, Crc32c(std::span(out).subspan(4)));
   return out.size();
 }
@@ -58,9 +116,22 @@ Status DecodeStored(std::span<const std::byte> stored, PageId id, const Location
   if (h.codec > f::kMaxCodec) return corrupt(fmt::format("unknown codec {}", h.codec));
   std::memcpy(page.data(), stored.data(), f::kPageHeaderSize);
   StoreLe<uint8_t>(page.data() + f::kPhCodec, 0);  // the decoded page is a plain page's image
-  if (Status s =
-          Decompress(static_cast<Codec>(h.codec), stored.subspan(f::kPageHeaderSize), page.subspan(f::kPageHeaderSize));
-      !s.ok()) {
+  const auto body = page.subspan(f::kPageHeaderSize);
+  if (h.codec == f::kCodecLz4Columns) {
+    if (stored.size() < f::kPageHeaderSize + kWidthSize) return corrupt("a columns block without its width");
+    const uint32_t width = LoadLe<uint16_t>(stored.data() + f::kPageHeaderSize);
+    if (width < 2 || h.entry_count < 2 || uint64_t{h.entry_count} * width > body.size()) {
+      return corrupt(fmt::format("{} entries of {} bytes do not fit a page", h.entry_count, width));
+    }
+    thread_local std::vector<std::byte> columns;
+    columns.resize(body.size());
+    if (Status s = Decompress(Codec::kLz4, stored.subspan(f::kPageHeaderSize + kWidthSize), columns); !s.ok()) {
+      return corrupt(s.error().message());
+    }
+    FromColumns(columns, h.entry_count, width, body);
+    return Ok();
+  }
+  if (Status s = Decompress(static_cast<Codec>(h.codec), stored.subspan(f::kPageHeaderSize), body); !s.ok()) {
     return corrupt(s.error().message());
   }
   return Ok();

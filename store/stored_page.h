@@ -21,7 +21,10 @@ namespace xtfq {
 
 // The stored form of `page` (P bytes, header encoded, checksum not yet set) into `out`, which is
 // resized: compressed with `codec`, or raw when that is not smaller. Returns the stored length.
-size_t EncodeStored(Codec codec, std::span<const std::byte> page, std::vector<std::byte>& out);
+// With lz4 and entries of `width` > 1 bytes, the entries are first laid out by columns (each
+// 8-byte column delta-coded when width is a multiple of 8, then every byte position together:
+// codec 2, docs/format.md "Stored pages"), which lz4 compresses further.
+size_t EncodeStored(Codec codec, std::span<const std::byte> page, std::vector<std::byte>& out, uint32_t width = 1);
 
 // Verifies the stored form of chain page `id` read from `loc` and decodes it into `page` (P
 // bytes), in this order: checksum over the stored bytes, header (page id, kind, flags, codec,
