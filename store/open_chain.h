@@ -3,14 +3,15 @@
 // is every level of every array.
 //
 // Entries go into the open page. When it is full, Roll() seals it once into the pack, under the
-// chain id reserved for it, linked to a newly reserved chain id for the next open page. At commit, CommitShadow()
-// writes the open page's entries (and, on an index level, the right-edge entry for the level below) to a fresh shadow
-// page and releases the previous shadow, which the committed generation still uses. So a chain never overwrites a
-// committed byte (writer invariants W1 and W2).
+// chain id reserved for it, linked to a newly reserved chain id for the next open page. At commit,
+// CommitShadow() stores the open page's entries (and, on an index level, the right-edge entry for
+// the level below) as a new shadow under a fresh chain id in the shadow pack, and drops the
+// previous shadow from the page map (its bytes stay for the committed generation). So a chain
+// never overwrites a committed byte (writer invariants W1 and W2).
 //
 // Invariants (writer invariant W4, CheckInvariants): desc().entries mod capacity() == count(), and
-// the chain has a reserved open page exactly when it has entries. Its shadow is claimed in the
-// audit (W5), its open page's chain id too (W10).
+// the chain has a reserved open page exactly when it has entries. Its open page's and shadow's
+// chain ids are claimed in the audit (W10).
 //
 // Thread-safety: not thread-safe; driven by its writer's thread.
 #pragma once
@@ -66,14 +67,14 @@ class OpenChain {
   // bytes it took. REQUIRES: the open page is reserved; bytes.size() a multiple of width().
   size_t Fill(std::span<const std::byte> bytes);
   // Seals the full open page under its reserved id, linked to a newly reserved id that becomes the
-  // open page, and releases the shadow. REQUIRES: full().
+  // open page, and drops the shadow. REQUIRES: full().
   Status Roll(PageSpace& space);
   // Reserve, Fill and Roll until `bytes` are stored: for a chain with no level above it (the heap).
   Status Append(std::span<const std::byte> bytes, PageSpace& space);
 
-  // At commit: writes the open page's entries, then `right_edge` if given, to a fresh shadow page
-  // (flag bit 1 with a right edge) and releases the previous shadow; with nothing to write, only
-  // releases it.
+  // At commit: stores the open page's entries, then `right_edge` if given, as a new shadow (flag
+  // bit 1 with a right edge) and drops the previous shadow; with nothing to write, only
+  // drops it.
   Status CommitShadow(const std::optional<IndexEntry>& right_edge, PageSpace& space);
 
   // The chain as the committed generation left it: `desc`, and its shadow's entries read back
@@ -81,12 +82,12 @@ class OpenChain {
   // `what` names the chain in errors.
   Status Load(Store& store, const ChainDesc& desc, std::string_view what, bool index_level);
 
-  // W4, and claims the shadow (W5) and the open page's id below `chain_ids` (W10). `what` names
+  // W4, and claims the open page's and the shadow's ids below `chain_ids` (W10). `what` names
   // the chain.
   Status CheckInvariants(WriterAudit& audit, uint32_t chain_ids, std::string_view what) const;
 
  private:
-  // The header of the shadow page at `at` holding the open page with `entries` entries.
+  // The header of shadow `at` (a chain id) holding the open page with `entries` entries.
   PageHeader ShadowHeader(PageId at, uint32_t entries, uint8_t extra_flags) const;
 
   ChainDesc desc_;

@@ -10,16 +10,18 @@
 //
 // Commit protocol (docs/format.md, "Commit protocol"). Writer invariants, numbered as in
 // docs/format.md ("Writer invariants"), and checked by CheckInvariants() where memory can show them:
-//  W1. Committed bytes are never overwritten. A full page is written once, at the id reserved for
-//      it when the page before it filled; an open page's entries go to a fresh shadow page at every
-//      commit; the catalogue and every changed process tree go to fresh pages at every commit.
+//  W1. Committed bytes are never overwritten. A full page is sealed once into the pack (slots taken
+//      from the end of the file, each written whole, once); an open page's entries go to a new
+//      shadow in the shadow pack (fresh slots) at every commit; the catalogue, every changed
+//      page-map leaf and every changed process tree go to fresh pages at every commit.
 //      Checked through W2 and W5 for the pages the writer holds; the committed generation's full
 //      pages are known only on disk, where the checker (file invariant 9) and the crash and fault
 //      tests check them.
-//  W2. A page the committed generation references (a replaced shadow, the old catalogue, an old
-//      process tree) is freed only by the next generation: it waits on the pending list and is
-//      allocated no earlier than while building the generation after that. Checked: every shadow of
-//      the last commit that its chain no longer uses is pending, not free.
+//  W2. A slot the committed generation references (a shadow-pack slot whose last live shadow was
+//      replaced, the old catalogue, an old map leaf, an old process tree) is freed only by the next
+//      generation: it waits on the pending list and is allocated no earlier than while building
+//      the generation after that. Checked: every shadow of the last commit that its chain no
+//      longer uses has left the page map.
 //  W3. Commit writes and syncs every page of the new generation, and extends the file over its
 //      reserved pages, before it writes the superblock into slot generation % 2; then syncs again.
 //      A crash at any point leaves the old or the new generation readable. An order of calls, not a
@@ -28,8 +30,9 @@
 //      entries buffered in its open page, and it has a reserved open page exactly when it has
 //      entries. An array or heap with nothing appended since the last commit has the chains of the
 //      last commit (a commit skips it). Checked.
-//  W5. Free pages, pages held for readers, pending free pages, committed catalogue pages, reserved
-//      open pages, shadow pages and process-tree pages are distinct ids in 2..page_count-1. Checked.
+//  W5. Free slots, slots held for readers, pending free slots, committed catalogue pages, the
+//      pack's slots since the last commit, shadow-pack slots with a live shadow, map leaves and
+//      process-tree pages are distinct ids in 2..page_count-1. Checked.
 //  W6. Each array's levels form a TN tree built bottom-up: level L + 1 has one entry per full page
 //      of level L, there are at most 16 levels, and the top level has no full page. Records of an
 //      array with a time field are appended in time order (equal times keep append order). At
@@ -51,6 +54,9 @@
 //      (docs/format.md, "Readers beside a writer"): until then it is held, keyed by h, and h is at
 //      most the committed generation. Checked: the keys; that the leases are asked is a call
 //      order, tested by the reader-isolation tests.
+// W10. Reserved open ids and shadow ids are distinct chain ids below the counter; the packs' runs
+//      are consecutive slots ending at the last slot taken; a dirty map leaf holds at most M
+//      Locations. Checked.
 //
 // Thread-safety: not thread-safe; one thread drives a writer. Opening takes an exclusive lock on
 // files on disk, so there is one writer per store.
