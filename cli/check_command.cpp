@@ -73,17 +73,19 @@ int CheckCommand::Run() {
     }
     summaries = true;
   }
-  const uint64_t columns = r.stored_pages[format::kCodecLz4Columns];
-  const uint64_t lz4 = r.stored_pages[format::kCodecLz4] + columns;
+  const uint64_t columns = r.stored_pages[format::kCodecLz4Columns] + r.stored_pages[format::kCodecZstdColumns];
+  const uint64_t lz4 = r.stored_pages[format::kCodecLz4] + r.stored_pages[format::kCodecLz4Columns];
+  const uint64_t zstd = r.stored_pages[format::kCodecZstd] + r.stored_pages[format::kCodecZstdColumns];
   const uint64_t raw = r.stored_pages[format::kCodecNone];
   uint64_t stored = 0;
   for (uint64_t b : r.stored_bytes) stored += b;
   fmt::print(
-      "ok: {} at generation {}: {} slots, {} pages read and verified ({} stored in packs: {} lz4 ({} by columns), {} "
-      "raw; {} bytes for {} as pages, {:.2f}x){}{}\n",
-      store_, (*opened)->generation(), (*opened)->page_count(), r.pages_read, lz4 + raw, lz4, columns, raw, stored,
-      (lz4 + raw) * (*opened)->page_size(),
-      stored == 0 ? 0.0 : static_cast<double>((lz4 + raw) * (*opened)->page_size()) / static_cast<double>(stored),
+      "ok: {} at generation {}: {} slots, {} pages read and verified ({} stored in packs: {} lz4, {} zstd, {} raw, "
+      "{} of them by columns; {} bytes for {} as pages, {:.2f}x){}{}\n",
+      store_, (*opened)->generation(), (*opened)->page_count(), r.pages_read, lz4 + zstd + raw, lz4, zstd, raw, columns,
+      stored, (lz4 + zstd + raw) * (*opened)->page_size(),
+      stored == 0 ? 0.0
+                  : static_cast<double>((lz4 + zstd + raw) * (*opened)->page_size()) / static_cast<double>(stored),
       grids == 0 ? "" : fmt::format("; the grid summaries of {} array{} recomputed", grids, grids == 1 ? "" : "s"),
       summaries ? "; the job_stats summaries recomputed" : "");
   return kExitOk;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -45,10 +46,10 @@ TEST_CASE("cli: gen and import then info and check on a fresh store") {
   CHECK(check.out.rfind("ok: s.xtfq at generation 3", 0) == 0);
 }
 
-TEST_CASE("cli: --codec none stores full pages raw, and lz4 (the default) compresses") {
+TEST_CASE("cli: --codec none stores pages raw, lz4 (the default) and zstd compress, and all answer the same") {
   test::TempDir dir;
   REQUIRE(Xtfq(dir, "gen events 5000 -o d.bin --ranks 2 --seed 3").status == 0);
-  // "N lz4, M raw" of check's line.
+  // "N lz4, Z zstd, R raw, C of them by columns" of check's line.
   auto stored = [&](const std::string& store) {
     Run check = Xtfq(dir, "check " + store);
     CHECK_MESSAGE(check.status == 0, check.err);
@@ -58,11 +59,24 @@ TEST_CASE("cli: --codec none stores full pages raw, and lz4 (the default) compre
   };
   REQUIRE(Xtfq(dir, "import d.bin -o raw.xtfq -q --codec none").status == 0);
   const std::string raw = stored("raw.xtfq");
-  CHECK_MESSAGE(raw.find("0 lz4 (0 by columns), ") == 0, raw);
+  CHECK_MESSAGE(raw.find("0 lz4, 0 zstd, ") == 0, raw);
   REQUIRE(Xtfq(dir, "import d.bin -o lz.xtfq -q").status == 0);
   const std::string lz = stored("lz.xtfq");
-  CHECK_MESSAGE(lz.find("0 lz4 ") != 0, lz);  // the time and rank columns compress
-  CHECK(Xtfq(dir, "size raw.xtfq --time 0:1e18").out == Xtfq(dir, "size lz.xtfq --time 0:1e18").out);
+  CHECK_MESSAGE(lz.find("0 lz4, ") != 0, lz);  // the time and rank columns compress
+  CHECK_MESSAGE(lz.find(", 0 zstd, ") != std::string::npos, lz);
+  REQUIRE(Xtfq(dir, "import d.bin -o z.xtfq -q --codec zstd").status == 0);
+  const std::string z = stored("z.xtfq");
+  CHECK_MESSAGE(z.find("0 lz4, ") == 0, z);
+  CHECK_MESSAGE(z.find(", 0 zstd, ") == std::string::npos, z);
+  CHECK(std::filesystem::file_size(dir.File("z.xtfq")) <= std::filesystem::file_size(dir.File("lz.xtfq")));
+  for (const char* q : {"size S --time 0:1e18", "query S --time 1e8:5e8 --format csv"}) {
+    auto on = [&](const std::string& s) {
+      std::string cmd(q);
+      return Xtfq(dir, cmd.replace(cmd.find('S'), 1, s)).out;
+    };
+    CHECK(on("raw.xtfq") == on("lz.xtfq"));
+    CHECK(on("raw.xtfq") == on("z.xtfq"));
+  }
   CHECK(Xtfq(dir, "import d.bin -o x.xtfq --codec zip").status == 2);
 }
 

@@ -41,9 +41,10 @@ CLI::App* ImportCommand::Register(CLI::App& parent) {
                 "no progress bar and no summary lines on stderr (warnings and errors are still printed); the bar is "
                 "drawn only on a terminal");
   app->add_option("--codec", codec_,
-                  "how full pages are stored from now on: lz4 (the default for a new store) or none; an existing "
-                  "store keeps its codec unless this is given, and pages keep the codec they were sealed with")
-      ->check(CLI::IsMember({"lz4", "none"}));
+                  "how pages are stored from now on: lz4 (the default for a new store), zstd (about 1.3x smaller, "
+                  "slower to read cold and to import: for archives) or none; an existing store keeps its codec "
+                  "unless this is given, and pages keep the codec they were stored with")
+      ->check(CLI::IsMember({"lz4", "zstd", "none"}));
   app->add_flag("--allow-rollback", allow_rollback_,
                 "write to a store whose newest superblock is damaged, from the generation before it (makes the loss "
                 "permanent; see xtfq check)");

@@ -7,7 +7,7 @@ pkgs=(
   clang-14 libclang-rt-14-dev             # sanitizer builds and libFuzzer targets
   clang-format-14                         # scripts/check_format.sh
   libboost-dev                            # Boost.Intrusive (cache), Boost.Interprocess (mmap), Boost.CRC
-  liblz4-dev zlib1g-dev libbz2-dev        # page compression, Darshan log regions
+  liblz4-dev libzstd-dev zlib1g-dev libbz2-dev  # page compression, Darshan log regions
   libfmt-dev libcli11-dev nlohmann-json3-dev
   doctest-dev libbenchmark-dev
   chromium fonts-dejavu-core              # the viewer's browser tests (tests/browser), headless

@@ -1,5 +1,6 @@
-// Codec: how the body of a sealed page is stored (docs/format.md, "Stored pages"): as is (kNone)
-// or as one LZ4 block (kLz4: the raw block format, no frame), through liblz4.
+// Codec: how the body of a stored page is compressed (docs/format.md, "Stored pages"): as is
+// (kNone), as one LZ4 block (kLz4: the raw block format, no frame, through liblz4) or as one zstd
+// frame (kZstd, level 1, through libzstd: denser, slower to decode; for archived stores).
 //
 // Decompress never writes past `out` and succeeds only when the block decodes to exactly
 // out.size() bytes, so a damaged block is an error, never a short or overrun page.
@@ -21,10 +22,11 @@ namespace xtfq {
 enum class Codec : uint8_t {
   kNone = format::kCodecNone,
   kLz4 = format::kCodecLz4,
+  kZstd = format::kCodecZstd,
 };
 
 std::string_view CodecName(Codec codec);
-// "none" or "lz4"; nullopt for anything else.
+// "none", "lz4" or "zstd"; nullopt for anything else.
 std::optional<Codec> ParseCodec(std::string_view name);
 
 // The largest compressed size of `n` bytes under `codec` (n for kNone).

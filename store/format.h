@@ -69,7 +69,11 @@ inline constexpr uint8_t kKnownFlags = kFlagShadow | kFlagRightEdge;
 inline constexpr uint8_t kCodecNone = 0;
 inline constexpr uint8_t kCodecLz4 = 1;
 inline constexpr uint8_t kCodecLz4Columns = 2;  // a stored page's only: lz4 over the entries' columns
-inline constexpr uint8_t kMaxCodec = kCodecLz4Columns;
+inline constexpr uint8_t kCodecZstd = 3;
+inline constexpr uint8_t kCodecZstdColumns = 4;  // a stored page's only: zstd over the entries' columns
+inline constexpr uint8_t kMaxCodec = kCodecZstdColumns;
+// Whether `codec` may be a superblock's (the codecs a user chooses: none, lz4, zstd).
+constexpr bool StoreCodec(uint8_t codec) { return codec == kCodecNone || codec == kCodecLz4 || codec == kCodecZstd; }
 
 // docs/format.md: "Location" (a page map entry).
 inline constexpr uint32_t kLocOffset = 0;

@@ -63,14 +63,14 @@ size_t EncodeStored(Codec codec, std::span<const std::byte> page, std::vector<st
   const uint32_t n = LoadLe<uint32_t>(page.data() + f::kPhEntryCount);
   uint8_t used = static_cast<uint8_t>(codec);
   size_t len = 0;
-  if (codec == Codec::kLz4 && width > 1 && width <= UINT16_MAX && n > 1 && size_t{n} * width <= body.size()) {
+  if (codec != Codec::kNone && width > 1 && width <= UINT16_MAX && n > 1 && size_t{n} * width <= body.size()) {
     thread_local std::vector<std::byte> columns;
     columns.resize(body.size());
     ToColumns(body, n, width, columns);
     out.resize(f::kPageHeaderSize + kWidthSize + MaxCompressedSize(codec, body.size()));
     StoreLe<uint16_t>(out.data() + f::kPageHeaderSize, static_cast<uint16_t>(width));
     len = kWidthSize + Compress(codec, columns, std::span(out).subspan(f::kPageHeaderSize + kWidthSize));
-    used = f::kCodecLz4Columns;
+    used = codec == Codec::kZstd ? f::kCodecZstdColumns : f::kCodecLz4Columns;
   } else if (codec != Codec::kNone) {
     out.resize(f::kPageHeaderSize + MaxCompressedSize(codec, body.size()));
     len = Compress(codec, body, std::span(out).subspan(f::kPageHeaderSize));
@@ -117,7 +117,7 @@ Status DecodeStored(std::span<const std::byte> stored, PageId id, const Location
   std::memcpy(page.data(), stored.data(), f::kPageHeaderSize);
   StoreLe<uint8_t>(page.data() + f::kPhCodec, 0);  // the decoded page is a plain page's image
   const auto body = page.subspan(f::kPageHeaderSize);
-  if (h.codec == f::kCodecLz4Columns) {
+  if (h.codec == f::kCodecLz4Columns || h.codec == f::kCodecZstdColumns) {
     if (stored.size() < f::kPageHeaderSize + kWidthSize) return corrupt("a columns block without its width");
     const uint32_t width = LoadLe<uint16_t>(stored.data() + f::kPageHeaderSize);
     if (width < 2 || h.entry_count < 2 || uint64_t{h.entry_count} * width > body.size()) {
@@ -125,7 +125,8 @@ Status DecodeStored(std::span<const std::byte> stored, PageId id, const Location
     }
     thread_local std::vector<std::byte> columns;
     columns.resize(body.size());
-    if (Status s = Decompress(Codec::kLz4, stored.subspan(f::kPageHeaderSize + kWidthSize), columns); !s.ok()) {
+    const Codec inner = h.codec == f::kCodecZstdColumns ? Codec::kZstd : Codec::kLz4;
+    if (Status s = Decompress(inner, stored.subspan(f::kPageHeaderSize + kWidthSize), columns); !s.ok()) {
       return corrupt(s.error().message());
     }
     FromColumns(columns, h.entry_count, width, body);

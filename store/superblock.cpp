@@ -60,7 +60,7 @@ Result<Superblock> Superblock::Decode(std::span<const std::byte, f::kSuperblockS
     return Error(ErrorCode::kUnsupported, fmt::format("{}: format version {} (this build reads version {})", where,
                                                       s.version, f::kFormatVersion));
   }
-  if (s.codec > f::kMaxCodec) {
+  if (!f::StoreCodec(s.codec)) {
     return Error(ErrorCode::kUnsupported, fmt::format("{}: codec {} is unknown to this build", where, s.codec));
   }
   if (!ValidPageSize(s.page_size)) return bad(fmt::format("invalid page size {}", s.page_size));
