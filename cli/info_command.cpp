@@ -36,14 +36,14 @@ std::string Header(const StoreSummary& s) {
   out += fmt::format("generation   {} (superblock {}, committed {:%Y-%m-%dT%H:%M:%SZ})\n", s.generation,
                      s.superblock_slot, when);
   out +=
-      fmt::format("slots        {} ({}): {} pack, {} process tree, {} page map, {} catalogue, {} free, {} superblock\n",
-                  s.page_count, Bytes(s.page_count * s.page_size), p.pack, p.process_tree, p.page_map, p.catalogue,
-                  p.free, p.superblock);
-  const uint64_t stored = p.data + p.index + p.heap + p.shadow;
-  out +=
-      fmt::format("stored pages {} data, {} index, {} heap, {} shadow: {} as pages, stored in {} of packs ({:.2f}x)\n",
-                  p.data, p.index, p.heap, p.shadow, Bytes(stored * s.page_size), Bytes(p.pack * s.page_size),
-                  p.pack == 0 ? 0.0 : static_cast<double>(stored) / static_cast<double>(p.pack));
+      fmt::format("slots        {} ({}): {} pack, {} page map, {} catalogue, {} free, {} superblock\n", s.page_count,
+                  Bytes(s.page_count * s.page_size), p.pack, p.page_map, p.catalogue, p.free, p.superblock);
+  const uint64_t stored = p.data + p.index + p.heap + p.shadow + p.process_tree;
+  out += fmt::format(
+      "stored pages {} data, {} index, {} heap, {} shadow, {} process tree: {} as pages, stored in {} of packs "
+      "({:.2f}x)\n",
+      p.data, p.index, p.heap, p.shadow, p.process_tree, Bytes(stored * s.page_size), Bytes(p.pack * s.page_size),
+      p.pack == 0 ? 0.0 : static_cast<double>(stored) / static_cast<double>(p.pack));
   out += fmt::format("free space   {} in {} free pages\n", Bytes(s.free_bytes), p.free);
   out += fmt::format("string heap  {}\n", Bytes(s.heap_bytes));
   return out;

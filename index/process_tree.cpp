@@ -20,7 +20,7 @@ Result<PageRef> ProcessTree::Fetch(size_t level, PageId id) {
                                                   cache_.source().name(), id.value, array_.name, level, m));
   };
   if (id == kNoPage) return bad("the tree leads to page 0");
-  XTFQ_ASSIGN_OR_RETURN(PageRef page, cache_.Fetch(PageKey::Plain(id)));
+  XTFQ_ASSIGN_OR_RETURN(PageRef page, cache_.Fetch(PageKey::Chain(id)));
   const std::string wrong = TreePageMismatch(page.data(), PageKind::kProcess, static_cast<uint8_t>(level), array_.id,
                                              id, PageCapacity(cache_.page_size(), entry_width_));
   if (!wrong.empty()) return bad(wrong);
@@ -49,7 +49,7 @@ Result<std::vector<const ArrayDesc*>> ProcessTree::Range(int64_t p1, int64_t p2)
     id = PageId(LoadLe<uint32_t>(base + size_t{lo} * entry_width_ + f::kIeChild));
   }
   for (uint64_t pages = 0; id != kNoPage; ++pages) {
-    if (pages > cache_.source().page_count())
+    if (pages > catalogue_.chain_ids)
       return Error(ErrorCode::kCorrupt, fmt::format("{}: process tree of array '{}': level 0 does not end",
                                                     cache_.source().name(), array_.name));
     XTFQ_ASSIGN_OR_RETURN(PageRef page, Fetch(0, id));

@@ -98,7 +98,7 @@ Result<StoreSummary> StoreSummary::Of(StoreReader& reader) {
     out.arrays.push_back(std::move(x));
   }
   // Every slot not otherwise used is a pack slot (docs/format.md, invariant 9).
-  pg.pack = sb.page_count - pg.superblock - pg.catalogue - pg.process_tree - pg.page_map - pg.free;
+  pg.pack = sb.page_count - pg.superblock - pg.catalogue - pg.page_map - pg.free;
   out.free_bytes = pg.free * sb.page_size, out.heap_bytes = cat.heap.entries, out.catalogue_bytes = sb.catalogue_bytes;
   XTFQ_ASSIGN_OR_RETURN(out.darshan_logs, DarshanLogs::List(reader));
   if (JobStatsView::Holds(s)) {

@@ -196,9 +196,9 @@ Status Catalogue::Validate(uint32_t page_size, uint32_t page_count, std::string_
       return Error(ErrorCode::kCorrupt, fmt::format("{}: array '{}': records of {} bytes do not fit a page", where,
                                                     a.name, a.schema.record_width()));
     }
-    if (a.process_root.value != 0 && (a.process_root.value < f::kFirstDataPage || a.process_root.value >= page_count)) {
-      return Error(ErrorCode::kCorrupt, fmt::format("{}: array '{}': process tree root {} outside pages 2..{}", where,
-                                                    a.name, a.process_root.value, page_count - 1));
+    if (a.process_root.value >= chain_ids) {
+      return Error(ErrorCode::kCorrupt, fmt::format("{}: array '{}': process tree root {} outside chain ids 1..{}",
+                                                    where, a.name, a.process_root.value, chain_ids - 1));
     }
     for (size_t l = 0; l < a.levels.size(); ++l) {
       const uint32_t width = l == 0 ? a.schema.record_width() : IndexEntry::Width(a.schema);

@@ -34,14 +34,14 @@ Status ProcessIndexBuilder::Load(Store& store, const ArrayDesc& a) {
   for (int level = a.process_levels - 1; level >= 0; --level) {
     PageId next_first = kNoPage;
     for (PageId id = first; id != kNoPage;) {
-      XTFQ_TRY(store.ReadPage(id, page));
+      XTFQ_TRY(store.ReadSealed(id, page));
       const PageHeader h = PageHeader::Decode(page.data());
       const auto bad = [&](const std::string& m) {
         return Error(ErrorCode::kCorrupt, fmt::format("{}: page {}: process tree of array '{}' level {}: {}",
                                                       store.name(), id.value, a.name, level, m));
       };
       if (h.kind != PageKind::kProcess || h.level != level || h.array != a.id || h.entry_count == 0 ||
-          h.entry_count > PageCapacity(page_size_, width) || pages_.size() >= store.page_count()) {
+          h.entry_count > PageCapacity(page_size_, width) || pages_.size() >= store.catalogue().chain_ids) {
         return bad(fmt::format("a {} page of level {} with {} entries", PageKindName(h.kind), h.level, h.entry_count));
       }
       pages_.push_back(id);
@@ -66,7 +66,8 @@ Status ProcessIndexBuilder::Load(Store& store, const ArrayDesc& a) {
 
 Status ProcessIndexBuilder::Build(ArrayDesc& a, PageSpace& space) {
   changed_ = false;
-  space.slots.Release(pages_);
+  // The tree is rebuilt as stored pages in the shadow pack; the committed one is dropped.
+  for (PageId id : pages_) XTFQ_TRY(space.DropShadow(id));
   pages_.clear();
   const Schema& schema = a.schema;
   // Level 0: one entry per process, in process order.
@@ -100,7 +101,7 @@ Status ProcessIndexBuilder::Build(ArrayDesc& a, PageSpace& space) {
     const size_t npages = (entries.size() + cap - 1) / cap;
     std::vector<PageId> ids;
     for (size_t i = 0; i < npages; ++i) {
-      XTFQ_ASSIGN_OR_RETURN(PageId id, space.slots.Allocate());
+      XTFQ_ASSIGN_OR_RETURN(PageId id, space.ids.Next());
       ids.push_back(id);
     }
     std::vector<IndexEntry> above;
@@ -124,8 +125,7 @@ Status ProcessIndexBuilder::Build(ArrayDesc& a, PageSpace& space) {
         entries[k].Encode(page.data() + f::kPageHeaderSize + (k - from) * width);
         up.summary.Merge(entries[k].summary);
       }
-      SealPage(page);
-      XTFQ_TRY(space.writes.Queue(ids[i], page));
+      XTFQ_TRY(space.SealShadow(ids[i], page, width));
       pages_.push_back(ids[i]);
       above.push_back(std::move(up));
     }
@@ -142,9 +142,10 @@ Status ProcessIndexBuilder::Build(ArrayDesc& a, PageSpace& space) {
   }
 }
 
-Status ProcessIndexBuilder::CheckInvariants(const ArrayDesc& parent, uint64_t records, WriterAudit& audit) const {
+Status ProcessIndexBuilder::CheckInvariants(const ArrayDesc& parent, uint64_t records, uint32_t chain_ids,
+                                            WriterAudit& audit) const {
   const std::string what = fmt::format("process tree of array '{}'", parent.name);
-  for (PageId id : pages_) XTFQ_TRY(audit.Claim(id, WriterAudit::Role::kProcessTree, what));
+  for (PageId id : pages_) XTFQ_TRY(audit.ClaimId(id, chain_ids, what));
   uint64_t sum = 0;
   size_t seen = 0;
   auto member = [&](int64_t process, const TnTreeBuilder* c, bool dense) -> Status {

@@ -62,7 +62,9 @@ class ProcessIndexBuilder {
   Status Build(ArrayDesc& parent, PageSpace& space);
 
   // W7 for `parent`, whose record count (appended so far) is `records`; claims the tree's pages (W5).
-  Status CheckInvariants(const ArrayDesc& parent, uint64_t records, WriterAudit& audit) const;
+  // The committed process tree's pages (stored pages, chain ids).
+  const std::vector<PageId>& pages() const { return pages_; }
+  Status CheckInvariants(const ArrayDesc& parent, uint64_t records, uint32_t chain_ids, WriterAudit& audit) const;
 
  private:
   uint32_t page_size_;
@@ -70,7 +72,7 @@ class ProcessIndexBuilder {
   std::unordered_map<int64_t, TnTreeBuilder*> sparse_;
   size_t processes_ = 0;
   bool changed_ = false;       // a per-process array changed since the last commit
-  std::vector<PageId> pages_;  // the committed process tree's pages
+  std::vector<PageId> pages_;  // the committed process tree's pages (chain ids)
 };
 
 }  // namespace xtfq

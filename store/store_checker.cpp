@@ -356,35 +356,36 @@ bool StoreChecker::CheckOpenPage(ChainWalk& w) {
   return CheckPage(w, w.chain.open, PageKey::Chain(w.chain.shadow), want, "shadow (open)", w.level > 0);
 }
 
+// A stored page, read where the checker's own reading of the map says, and decoded (invariant 18).
+Status StoreChecker::ReadStored(PageId id, std::vector<std::byte>& page, bool shadow) {
+  const Location loc = id.value < map_.size() ? map_[id.value] : Location{};
+  const uint64_t end = uint64_t{store_.page_count()} * store_.page_size();
+  if (!loc.stored()) {
+    return Error(ErrorCode::kCorrupt,
+                 fmt::format("{}: page {}: the page map has no stored copy of it", store_.name(), id.value));
+  }
+  if (loc.offset < uint64_t{f::kFirstDataPage} * store_.page_size() || loc.length <= f::kPageHeaderSize ||
+      loc.length > store_.page_size() || loc.offset + loc.length > end) {
+    return Error(ErrorCode::kCorrupt,
+                 fmt::format("{}: page {}: the page map stores it at offset {}, {} bytes, "
+                             "outside slots 2..{} or longer than a page",
+                             store_.name(), id.value, loc.offset, loc.length, store_.page_count() - 1));
+  }
+  stored_.emplace_back(loc, shadow);
+  std::vector<std::byte> bytes(loc.length);
+  XTFQ_TRY(ReadExact(store_.file(), loc.offset, bytes));
+  XTFQ_TRY(DecodeStored(bytes, id, loc, page, store_.name()));
+  const uint8_t codec = LoadLe<uint8_t>(bytes.data() + f::kPhCodec);
+  ++report_.stored_pages[codec];
+  report_.stored_bytes[codec] += loc.length;
+  return Ok();
+}
+
 bool StoreChecker::CheckPage(ChainWalk& w, PageId logical, PageKey physical, const PageHeader& want,
                              std::string_view role, bool edge_allowed) {
   const std::string where = fmt::format("{}: {}: {} page of the {}", store_.name(), physical.Name(), role, w.what);
-  // A full page: read where the checker's own reading of the map says, and decoded (invariant 18).
-  auto read_stored = [&]() -> Status {
-    const PageId id = physical.id();
-    const Location loc = id.value < map_.size() ? map_[id.value] : Location{};
-    const uint64_t end = uint64_t{store_.page_count()} * store_.page_size();
-    if (!loc.stored()) {
-      return Error(ErrorCode::kCorrupt,
-                   fmt::format("{}: page {}: the page map has no stored copy of it", store_.name(), id.value));
-    }
-    if (loc.offset < uint64_t{f::kFirstDataPage} * store_.page_size() || loc.length <= f::kPageHeaderSize ||
-        loc.length > store_.page_size() || loc.offset + loc.length > end) {
-      return Error(ErrorCode::kCorrupt,
-                   fmt::format("{}: page {}: the page map stores it at offset {}, {} bytes, "
-                               "outside slots 2..{} or longer than a page",
-                               store_.name(), id.value, loc.offset, loc.length, store_.page_count() - 1));
-    }
-    stored_.emplace_back(loc, want.shadow());
-    std::vector<std::byte> bytes(loc.length);
-    XTFQ_TRY(ReadExact(store_.file(), loc.offset, bytes));
-    XTFQ_TRY(DecodeStored(bytes, id, loc, w.page, store_.name()));
-    const uint8_t codec = LoadLe<uint8_t>(bytes.data() + f::kPhCodec);
-    ++report_.stored_pages[codec];
-    report_.stored_bytes[codec] += loc.length;
-    return Ok();
-  };
-  Status s = physical.chain() ? read_stored() : store_.ReadPage(physical.id(), w.page);
+  Status s =
+      physical.chain() ? ReadStored(physical.id(), w.page, want.shadow()) : store_.ReadPage(physical.id(), w.page);
   ++report_.pages_read;
   if (!s.ok()) {
     Problem(Error(s.error().code(), s.error().message() + fmt::format(" ({} page of the {})", role, w.what)));
@@ -538,10 +539,9 @@ void StoreChecker::CheckProcessTree(const ArrayDesc& a, const std::vector<std::o
     bool have_key = false;
     int64_t last_key = 0;
     for (PageId id = first; id != kNoPage;) {
-      const std::string where = fmt::format("{}: page {} (offset {}): {} level {}", store_.name(), id.value,
-                                            uint64_t{id.value} * store_.page_size(), what, level);
-      if (!Claim(id, Role::kProcessTree, what)) return;
-      Status s = store_.ReadPage(id, page);
+      const std::string where = fmt::format("{}: page {}: {} level {}", store_.name(), id.value, what, level);
+      if (!ClaimId(id, false, what)) return;
+      Status s = ReadStored(id, page, false);
       ++report_.pages_read;
       if (!s.ok()) {
         Problem(Error(s.error().code(), s.error().message() + " (" + what + ")"));
@@ -594,7 +594,7 @@ void StoreChecker::CheckProcessTree(const ArrayDesc& a, const std::vector<std::o
       got.push_back(std::move(sum));
       prev = id;
       id = h.next;
-      if (got.size() > report_.roles.size()) return;  // a cycle; Claim has reported it
+      if (got.size() > id_roles_.size()) return;  // a cycle; ClaimId has reported it
     }
     // The level above promised exactly these pages, keys and summaries.
     if (!want.empty()) {

@@ -72,6 +72,9 @@ class StoreChecker {
   bool Claim(PageId id, Role role, std::string_view what);
   // Claims chain id `id` as a full page (open false) or a chain's open page (invariant 16).
   bool ClaimId(PageId id, bool open, std::string_view what);
+  // Reads stored page `id` where the map says and decodes it into `page` (invariant 18), counting
+  // its codec and bytes; `shadow`: a shadow (its neighbours' bytes are not checked, invariant 19).
+  Status ReadStored(PageId id, std::vector<std::byte>& page, bool shadow);
   // Reads every map leaf (invariant 17): fills map_.
   void LoadMap();
   // The packs (invariant 19): stored pages do not overlap, each starts where the one before ends or

@@ -156,20 +156,6 @@ Result<std::unique_ptr<StoreWriter>> StoreWriter::Open(std::unique_ptr<File> fil
   const Codec codec = options.codec.value_or(static_cast<Codec>(sb.codec));
   w->pack_ = PackWriter(sb.page_size, codec, options.write_batch_pages);
   w->shadows_ = ShadowPack(sb.page_size, codec, options.write_batch_pages);
-  // The committed shadows' slots are live until the chains replace them (in id order, so that
-  // the page map's leaves are read once each).
-  std::vector<PageId> shadows;
-  if (cat.heap.shadow != kNoPage) shadows.push_back(cat.heap.shadow);
-  for (const ArrayDesc& d : cat.arrays) {
-    for (const ChainDesc& c : d.levels) {
-      if (c.shadow != kNoPage) shadows.push_back(c.shadow);
-    }
-  }
-  std::sort(shadows.begin(), shadows.end());
-  for (PageId id : shadows) {
-    XTFQ_ASSIGN_OR_RETURN(Location loc, store->page_map().FindStored(id));
-    w->shadows_.Adopt(loc);
-  }
   XTFQ_TRY(w->heap_.Load(*store, cat.heap, "string heap", false));
   w->committed_heap_ = cat.heap;
   for (const ArrayDesc& d : cat.arrays) {
@@ -189,6 +175,21 @@ Result<std::unique_ptr<StoreWriter>> StoreWriter::Open(std::unique_ptr<File> fil
   }
   for (auto& a : w->arrays_) {
     if (a->index != nullptr) XTFQ_TRY(a->index->Load(*store, a->desc));
+  }
+  // The shadow pack's live slots: those of the committed shadows and process-tree pages, until
+  // they are replaced (in id order, so that each page-map leaf is read once).
+  std::vector<PageId> rewritten;
+  if (cat.heap.shadow != kNoPage) rewritten.push_back(cat.heap.shadow);
+  for (const auto& a : w->arrays_) {
+    for (const ChainDesc& c : a->desc.levels) {
+      if (c.shadow != kNoPage) rewritten.push_back(c.shadow);
+    }
+    if (a->index != nullptr) rewritten.insert(rewritten.end(), a->index->pages().begin(), a->index->pages().end());
+  }
+  std::sort(rewritten.begin(), rewritten.end());
+  for (PageId id : rewritten) {
+    XTFQ_ASSIGN_OR_RETURN(Location loc, store->page_map().FindStored(id));
+    w->shadows_.Adopt(loc);
   }
   w->Attach(store->ReleaseFile());
   // Pages beyond the committed generation are what a crashed writer left; drop them.
@@ -351,7 +352,8 @@ Status StoreWriter::CheckInvariants() const {
   }
   for (const auto& a : arrays_) {
     XTFQ_TRY(a->tree.CheckInvariants(audit, chain_ids_.next()));
-    if (a->index != nullptr) XTFQ_TRY(a->index->CheckInvariants(a->desc, a->tree.levels()[0].desc().entries, audit));
+    if (a->index != nullptr)
+      XTFQ_TRY(a->index->CheckInvariants(a->desc, a->tree.levels()[0].desc().entries, chain_ids_.next(), audit));
     if (a->desc.per_process()) {
       const ArrayState& parent = *arrays_[a->desc.parent.value - 1];
       if (parent.index == nullptr || parent.index->Find(a->desc.process) != &a->tree) {

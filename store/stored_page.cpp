@@ -105,7 +105,8 @@ Status DecodeStored(std::span<const std::byte> stored, PageId id, const Location
   const PageHeader h = PageHeader::Decode(stored.data());
   if (h.page_id != id) return corrupt(fmt::format("header names page {} (misdirected write)", h.page_id.value));
   const auto kind = static_cast<uint8_t>(h.kind);
-  if (h.kind != PageKind::kData && h.kind != PageKind::kIndex && h.kind != PageKind::kHeap) {
+  if (h.kind != PageKind::kData && h.kind != PageKind::kIndex && h.kind != PageKind::kHeap &&
+      h.kind != PageKind::kProcess) {
     return corrupt(fmt::format("page kind {} cannot be stored", kind));
   }
   if ((h.flags & ~f::kKnownFlags) != 0) return corrupt(fmt::format("unknown flags {:#04x}", h.flags));

@@ -516,8 +516,8 @@ TEST_CASE("p index: the checker names the page when a process-tree entry or a pe
     REQUIRE(a.process_levels == 2);
     // The root's first entry names the first level-0 page of the process tree.
     std::vector<std::byte> root(4096);
-    REQUIRE((*reader)->store().ReadPage(a.process_root, root).ok());
-    tree_page = PageKey::Plain(PageId(LoadLe<uint32_t>(root.data() + format::kPageHeaderSize + format::kIeChild)));
+    REQUIRE((*reader)->store().ReadSealed(a.process_root, root).ok());
+    tree_page = PageKey::Chain(PageId(LoadLe<uint32_t>(root.data() + format::kPageHeaderSize + format::kIeChild)));
     const ArrayDesc* child = (*reader)->store().catalogue().Get(ArrayId(a.id.value + 1));
     REQUIRE(child != nullptr);
     REQUIRE(child->per_process());
@@ -549,7 +549,7 @@ TEST_CASE("p index: the checker names the page when a process-tree entry or a pe
     // A process-tree page is named; an altered per-process record is caught against the parent.
     if (k.page == tree_page)
       CHECK_MESSAGE(
-          rep.problems.front().message().find(fmt::format("page {} ", k.page.id().value)) != std::string::npos, all);
+          rep.problems.front().message().find(fmt::format("page {}:", k.page.id().value)) != std::string::npos, all);
     CHECK_MESSAGE(all.find(k.says) != std::string::npos, all);
   }
 }
