@@ -35,9 +35,8 @@ std::string Header(const StoreSummary& s) {
   out += fmt::format("format       version {}, page size {} B\n", s.format_version, s.page_size);
   out += fmt::format("generation   {} (superblock {}, committed {:%Y-%m-%dT%H:%M:%SZ})\n", s.generation,
                      s.superblock_slot, when);
-  out +=
-      fmt::format("slots        {} ({}): {} pack, {} page map, {} catalogue, {} free, {} superblock\n", s.page_count,
-                  Bytes(s.page_count * s.page_size), p.pack, p.page_map, p.catalogue, p.free, p.superblock);
+  out += fmt::format("slots        {} ({}): {} pack, {} page map, {} catalogue, {} free, {} superblock\n", s.page_count,
+                     Bytes(s.page_count * s.page_size), p.pack, p.page_map, p.catalogue, p.free, p.superblock);
   const uint64_t stored = p.data + p.index + p.heap + p.shadow + p.process_tree;
   out += fmt::format(
       "stored pages {} data, {} index, {} heap, {} shadow, {} process tree: {} as pages, stored in {} of packs "
