@@ -13,13 +13,12 @@ namespace {
 
 struct ChainPages {
   uint64_t full = 0;
-  uint64_t open = 0;    // reserved open pages (0 or 1)
   uint64_t shadow = 0;  // 0 or 1
 };
 
 ChainPages Count(const ChainDesc& c, uint32_t page_size, uint32_t width) {
   const uint32_t cap = PageCapacity(page_size, width);
-  return ChainPages{c.FullPages(cap), c.open != kNoPage ? 1u : 0u, c.shadow != kNoPage ? 1u : 0u};
+  return ChainPages{c.FullPages(cap), c.shadow != kNoPage ? 1u : 0u};
 }
 
 // Data and index pages of one array (each counting the open page's shadow once), and its levels.

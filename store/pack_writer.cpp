@@ -18,7 +18,6 @@ PackWriter::PackWriter(uint32_t page_size, Codec codec, uint32_t batch_slots, bo
 
 Result<Location> PackWriter::Seal(std::span<const std::byte> page, uint32_t width, PageAllocator& slots) {
   const size_t n = EncodeStored(codec_, page, scratch_, width);
-  ++stored_pages_[LoadLe<uint8_t>(scratch_.data() + f::kPhCodec)];
   // Slots until the page fits: each taken from the end; a gap starts a new run.
   while (run_first_ == kNoPage || cursor_ + n > run_.size()) {
     XTFQ_ASSIGN_OR_RETURN(PageId slot, from_end_ ? slots.TakeEnd() : slots.Allocate());

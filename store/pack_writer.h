@@ -22,7 +22,6 @@
 
 #include "store/codec.h"
 #include "store/file.h"
-#include "store/format.h"
 #include "store/location.h"
 #include "store/page_allocator.h"
 #include "store/result.h"
@@ -45,8 +44,6 @@ class PackWriter {
   // Pads and writes the partial last slot and every buffered one: at commit, before the catalogue.
   Status Close();
   // Stored bytes by codec since the writer opened (for tests and `xtfq info`).
-  // Stored pages by the codec byte they were stored with (0 raw, 1 lz4, 2 lz4 over columns).
-  uint64_t stored_pages(uint8_t codec) const { return stored_pages_[codec]; }
   // W10; with `claim`, also claims the slots taken since the last commit as pack slots (W5).
   Status CheckInvariants(WriterAudit& audit, bool claim = true) const;
 
@@ -64,7 +61,6 @@ class PackWriter {
   size_t cursor_ = 0;               // bytes used in run_
   std::vector<PageId> taken_;       // slots taken since the last commit
   std::vector<std::byte> scratch_;  // a stored form
-  uint64_t stored_pages_[format::kMaxCodec + 1] = {};
 };
 
 }  // namespace xtfq

@@ -59,21 +59,26 @@ Result<Location> PageMapReader::Find(PageId id) {
   return i < it->second.locations.size() ? it->second.locations[i] : Location{};
 }
 
-Result<Location> PageMapReader::FindStored(PageId id) {
-  XTFQ_ASSIGN_OR_RETURN(Location loc, Find(id));
-  const uint64_t end = uint64_t{page_count_} * page_size_;
+Status PageMapReader::CheckStored(const Location& loc, PageId id, uint32_t page_size, uint32_t page_count,
+                                  std::string_view file) {
+  const uint64_t end = uint64_t{page_count} * page_size;
   if (!loc.stored()) {
     return Error(ErrorCode::kCorrupt,
-                 fmt::format("{}: page {}: the page map has no stored copy of it (of chain ids 1..{})", file_.name(),
-                             id.value, chain_ids_ - 1));
+                 fmt::format("{}: page {}: the page map has no stored copy of it", file, id.value));
   }
-  if (loc.offset < uint64_t{f::kFirstDataPage} * page_size_ || loc.length <= f::kPageHeaderSize ||
-      loc.length > page_size_ || loc.offset + loc.length > end) {
+  if (loc.offset < uint64_t{f::kFirstDataPage} * page_size || loc.length <= f::kPageHeaderSize ||
+      loc.length > page_size || loc.offset + loc.length > end) {
     return Error(ErrorCode::kCorrupt,
                  fmt::format("{}: page {}: the page map stores it at offset {}, {} bytes, outside the {} bytes of "
                              "slots 2..{} or longer than a page",
-                             file_.name(), id.value, loc.offset, loc.length, end, page_count_ - 1));
+                             file, id.value, loc.offset, loc.length, end, page_count - 1));
   }
+  return Ok();
+}
+
+Result<Location> PageMapReader::FindStored(PageId id) {
+  XTFQ_ASSIGN_OR_RETURN(Location loc, Find(id));
+  XTFQ_TRY(CheckStored(loc, id, page_size_, page_count_, file_.name()));
   return loc;
 }
 

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <list>
 #include <mutex>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -42,6 +43,9 @@ class PageMapReader {
   // Find, for a page that must be stored: an error when the map has no Location for it or names
   // bytes outside slots 2..page_count-1 or a length outside 33..P.
   Result<Location> FindStored(PageId id);
+  // The checks of FindStored on a Location found elsewhere (the checker's own reading of the map).
+  static Status CheckStored(const Location& loc, PageId id, uint32_t page_size, uint32_t page_count,
+                            std::string_view file);
   const std::vector<PageId>& directory() const { return directory_; }
   uint32_t chain_ids() const { return chain_ids_; }
   uint64_t leaf_reads() const;

@@ -14,9 +14,7 @@ Result<const std::byte*> PreadPageSource::Load(PageKey key, std::span<std::byte>
   if (key.chain()) {
     XTFQ_ASSIGN_OR_RETURN(Location loc, map_.FindStored(id));
     thread_local std::vector<std::byte> stored;
-    stored.resize(loc.length);
-    XTFQ_TRY(ReadExact(file_, loc.offset, stored));
-    XTFQ_TRY(DecodeStored(stored, id, loc, buffer, name()));
+    XTFQ_TRY(ReadStored(file_, id, loc, stored, buffer));
     return buffer.data();
   }
   if (id.value >= page_count_) {

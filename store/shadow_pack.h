@@ -38,7 +38,6 @@ class ShadowPack {
   void Adopt(const Location& loc);
   // Pads and writes the pack's last slot (at commit, after every shadow is stored).
   Status Close() { return pack_.Close(); }
-  uint64_t stored_pages(uint8_t codec) const { return pack_.stored_pages(codec); }
   Status CheckInvariants(WriterAudit& audit) const;
 
  private:

@@ -104,9 +104,8 @@ Status Store::ReadPage(PageId id, std::span<std::byte> out) {
 
 Status Store::ReadSealed(PageId id, std::span<std::byte> out) {
   XTFQ_ASSIGN_OR_RETURN(Location loc, map_->FindStored(id));
-  std::vector<std::byte> stored(loc.length);
-  XTFQ_TRY(ReadExact(*file_, loc.offset, stored));
-  return DecodeStored(stored, id, loc, out, name());
+  std::vector<std::byte> stored;
+  return ReadStored(*file_, id, loc, stored, out);
 }
 
 Status Store::LoadCatalogue() {

@@ -23,12 +23,8 @@ std::string_view RoleName(StoreChecker::Role role) {
       return "pack";
     case StoreChecker::Role::kPageMap:
       return "page map";
-    case StoreChecker::Role::kShadow:
-      return "shadow";
     case StoreChecker::Role::kFree:
       return "free";
-    case StoreChecker::Role::kProcessTree:
-      return "process tree";
   }
   return "unknown";
 }
@@ -357,24 +353,12 @@ bool StoreChecker::CheckOpenPage(ChainWalk& w) {
 }
 
 // A stored page, read where the checker's own reading of the map says, and decoded (invariant 18).
-Status StoreChecker::ReadStored(PageId id, std::vector<std::byte>& page, bool shadow) {
+Status StoreChecker::ReadStoredPage(PageId id, std::vector<std::byte>& page, bool shadow) {
   const Location loc = id.value < map_.size() ? map_[id.value] : Location{};
-  const uint64_t end = uint64_t{store_.page_count()} * store_.page_size();
-  if (!loc.stored()) {
-    return Error(ErrorCode::kCorrupt,
-                 fmt::format("{}: page {}: the page map has no stored copy of it", store_.name(), id.value));
-  }
-  if (loc.offset < uint64_t{f::kFirstDataPage} * store_.page_size() || loc.length <= f::kPageHeaderSize ||
-      loc.length > store_.page_size() || loc.offset + loc.length > end) {
-    return Error(ErrorCode::kCorrupt,
-                 fmt::format("{}: page {}: the page map stores it at offset {}, {} bytes, "
-                             "outside slots 2..{} or longer than a page",
-                             store_.name(), id.value, loc.offset, loc.length, store_.page_count() - 1));
-  }
+  XTFQ_TRY(PageMapReader::CheckStored(loc, id, store_.page_size(), store_.page_count(), store_.name()));
   stored_.emplace_back(loc, shadow);
-  std::vector<std::byte> bytes(loc.length);
-  XTFQ_TRY(ReadExact(store_.file(), loc.offset, bytes));
-  XTFQ_TRY(DecodeStored(bytes, id, loc, page, store_.name()));
+  std::vector<std::byte> bytes;
+  XTFQ_TRY(ReadStored(store_.file(), id, loc, bytes, page));
   const uint8_t codec = LoadLe<uint8_t>(bytes.data() + f::kPhCodec);
   ++report_.stored_pages[codec];
   report_.stored_bytes[codec] += loc.length;
@@ -385,7 +369,7 @@ bool StoreChecker::CheckPage(ChainWalk& w, PageId logical, PageKey physical, con
                              std::string_view role, bool edge_allowed) {
   const std::string where = fmt::format("{}: {}: {} page of the {}", store_.name(), physical.Name(), role, w.what);
   Status s =
-      physical.chain() ? ReadStored(physical.id(), w.page, want.shadow()) : store_.ReadPage(physical.id(), w.page);
+      physical.chain() ? ReadStoredPage(physical.id(), w.page, want.shadow()) : store_.ReadPage(physical.id(), w.page);
   ++report_.pages_read;
   if (!s.ok()) {
     Problem(Error(s.error().code(), s.error().message() + fmt::format(" ({} page of the {})", role, w.what)));
@@ -541,7 +525,7 @@ void StoreChecker::CheckProcessTree(const ArrayDesc& a, const std::vector<std::o
     for (PageId id = first; id != kNoPage;) {
       const std::string where = fmt::format("{}: page {}: {} level {}", store_.name(), id.value, what, level);
       if (!ClaimId(id, false, what)) return;
-      Status s = ReadStored(id, page, false);
+      Status s = ReadStoredPage(id, page, false);
       ++report_.pages_read;
       if (!s.ok()) {
         Problem(Error(s.error().code(), s.error().message() + " (" + what + ")"));

@@ -37,11 +37,9 @@ class StoreChecker {
     kUnclaimed = 0,
     kSuperblock = 1,
     kCatalogue = 2,
-    kPack = 3,     // a slot of a pack: stored full chain pages
+    kPack = 3,     // a slot of a pack: stored pages (full, shadows, process trees)
     kPageMap = 4,  // a leaf of the page map
-    kShadow = 5,
-    kFree = 6,
-    kProcessTree = 7,
+    kFree = 5,
   };
 
   struct Report {
@@ -74,7 +72,7 @@ class StoreChecker {
   bool ClaimId(PageId id, bool open, std::string_view what);
   // Reads stored page `id` where the map says and decodes it into `page` (invariant 18), counting
   // its codec and bytes; `shadow`: a shadow (its neighbours' bytes are not checked, invariant 19).
-  Status ReadStored(PageId id, std::vector<std::byte>& page, bool shadow);
+  Status ReadStoredPage(PageId id, std::vector<std::byte>& page, bool shadow);
   // Reads every map leaf (invariant 17): fills map_.
   void LoadMap();
   // The packs (invariant 19): stored pages do not overlap, each starts where the one before ends or

@@ -136,9 +136,6 @@ class StoreWriter final : public RecordSink {
   uint64_t generation() const { return generation_; }
   uint32_t page_size() const { return page_size_; }
   uint32_t page_count() const { return pages_.page_count(); }
-  // Full pages sealed since the writer opened, by the codec they were stored with.
-  // Stored pages sealed since the writer opened, by the codec byte they were stored with.
-  uint64_t stored_pages(uint8_t codec) const { return pack_.stored_pages(codec) + shadows_.stored_pages(codec); }
   // The catalogue the next commit would write (free list aside).
   Catalogue Pending() const;
   // Ok when W1 to W8 hold as far as memory shows them; a failed writer returns kFailed (W8).

@@ -87,6 +87,13 @@ size_t EncodeStored(Codec codec, std::span<const std::byte> page, std::vector<st
   return out.size();
 }
 
+Status ReadStored(File& file, PageId id, const Location& loc, std::vector<std::byte>& stored,
+                  std::span<std::byte> page) {
+  stored.resize(loc.length);
+  XTFQ_TRY(ReadExact(file, loc.offset, stored));
+  return DecodeStored(stored, id, loc, page, file.name());
+}
+
 Status DecodeStored(std::span<const std::byte> stored, PageId id, const Location& loc, std::span<std::byte> page,
                     std::string_view file) {
   auto corrupt = [&](const std::string& what) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "store/codec.h"
+#include "store/file.h"
 #include "store/ids.h"
 #include "store/location.h"
 #include "store/result.h"
@@ -25,6 +26,11 @@ namespace xtfq {
 // 8-byte column delta-coded when width is a multiple of 8, then every byte position together:
 // codec 2, docs/format.md "Stored pages"), which lz4 compresses further.
 size_t EncodeStored(Codec codec, std::span<const std::byte> page, std::vector<std::byte>& out, uint32_t width = 1);
+
+// Reads the stored form of chain page `id` at `loc` from `file` into `stored` (resized to its
+// length) and decodes it into `page` (DecodeStored).
+Status ReadStored(File& file, PageId id, const Location& loc, std::vector<std::byte>& stored,
+                  std::span<std::byte> page);
 
 // Verifies the stored form of chain page `id` read from `loc` and decodes it into `page` (P
 // bytes), in this order: checksum over the stored bytes, header (page id, kind, flags, codec,

@@ -16,10 +16,6 @@ std::string_view WriterRoleName(WriterAudit::Role role) {
       return "catalogue";
     case WriterAudit::Role::kPack:
       return "pack";
-    case WriterAudit::Role::kShadow:
-      return "shadow";
-    case WriterAudit::Role::kProcessTree:
-      return "process tree";
     case WriterAudit::Role::kHeld:
       return "held for readers";
     case WriterAudit::Role::kPageMap:
@@ -48,16 +44,11 @@ Status WriterAudit::ClaimId(PageId id, uint32_t chain_ids, std::string_view what
     return Violation(
         "W10", fmt::format("{}: chain id {} is not below the {} chain ids handed out", what, id.value, chain_ids));
   }
-  auto [it, fresh] = open_ids_.try_emplace(id.value, what);
+  auto [it, fresh] = ids_.try_emplace(id.value, what);
   if (!fresh) {
     return Violation("W10", fmt::format("chain id {} is held twice: by {} and by {}", id.value, it->second, what));
   }
   return Ok();
-}
-
-std::optional<WriterAudit::Role> WriterAudit::RoleOf(PageId id) const {
-  auto it = roles_.find(id.value);
-  return it == roles_.end() ? std::nullopt : std::optional<Role>(it->second);
 }
 
 Error WriterAudit::Violation(std::string_view invariant, std::string_view what) const {

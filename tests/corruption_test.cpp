@@ -150,8 +150,8 @@ TEST_CASE("corruption: every flipped byte is reported or harmless and never a cr
     const bool read_error = !at.diff.empty() && Names(at.diff, "page ");
     CHECK_MESSAGE((at.diff.empty() || read_error), at.diff);
     if (read_error) CHECK_FALSE(at.report.ok());
-    const bool live = role == StoreChecker::Role::kPack || role == StoreChecker::Role::kShadow ||
-                      role == StoreChecker::Role::kCatalogue || role == StoreChecker::Role::kPageMap;
+    const bool live = role == StoreChecker::Role::kPack || role == StoreChecker::Role::kCatalogue ||
+                      role == StoreChecker::Role::kPageMap;
     if (role == StoreChecker::Role::kSuperblock) {
       if (in_page < format::kSuperblockSize) {
         // Either slot damaged: the store opens from the other. Damage to the slot in use (or to
