@@ -26,7 +26,7 @@ PageCache::~PageCache() {
   table_->clear_and_dispose([](CacheFrame* f) { delete f; });
 }
 
-Result<PageRef> PageCache::Fetch(PageKey id) {
+Result<PageRef> PageCache::Fetch(PageKey id, Location hint) {
   std::unique_ptr<CacheFrame> fresh;
   {
     std::lock_guard lock(mu_);
@@ -42,7 +42,7 @@ Result<PageRef> PageCache::Fetch(PageKey id) {
     ++misses_;
     fresh = TakeSpareLocked();
   }
-  Status loaded = Load(*fresh, id);
+  Status loaded = Load(*fresh, id, hint);
   std::lock_guard lock(mu_);
   if (!loaded.ok()) {
     KeepSpareLocked(std::move(fresh));
@@ -66,11 +66,11 @@ Result<PageRef> PageCache::Fetch(PageKey id) {
   return PageRef(this, f);
 }
 
-Status PageCache::Load(CacheFrame& f, PageKey key) {
+Status PageCache::Load(CacheFrame& f, PageKey key, Location hint) {
   f.key = key;
   if (!f.buffer) f.buffer = std::make_unique<std::byte[]>(page_size_);
   ++pages_read_;
-  XTFQ_ASSIGN_OR_RETURN(f.data, source_.Load(key, {f.buffer.get(), page_size_}));
+  XTFQ_ASSIGN_OR_RETURN(f.data, source_.Load(key, hint, {f.buffer.get(), page_size_}));
   return Ok();
 }
 

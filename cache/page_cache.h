@@ -50,8 +50,9 @@ class PageCache {
   PageCache(const PageCache&) = delete;
   PageCache& operator=(const PageCache&) = delete;
 
-  // Pins page `key`, reading and verifying it (and decoding a stored page) on a miss.
-  Result<PageRef> Fetch(PageKey key);
+  // Pins page `key`, reading and verifying it (and decoding a stored page) on a miss. A stored
+  // page is read at `hint` when that is stored, else where the page map says (PageSource::Load).
+  Result<PageRef> Fetch(PageKey key, Location hint = {});
 
   CacheStats stats() const;
   void ResetStats();
@@ -80,7 +81,7 @@ class PageCache {
   void GrowLocked();
   std::unique_ptr<CacheFrame> TakeSpareLocked();
   void KeepSpareLocked(std::unique_ptr<CacheFrame> frame);
-  Status Load(CacheFrame& frame, PageKey key);
+  Status Load(CacheFrame& frame, PageKey key, Location hint);
 
   PageSource& source_;
   const uint32_t page_size_;

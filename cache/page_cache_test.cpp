@@ -37,7 +37,7 @@ class FakeSource final : public PageSource {
   const std::string& name() const override { return name_; }
   uint32_t page_size() const override { return page_size_; }
   uint32_t page_count() const override { return static_cast<uint32_t>(pages_.size()); }
-  Result<const std::byte*> Load(PageKey key, std::span<std::byte> out) override {
+  Result<const std::byte*> Load(PageKey key, Location, std::span<std::byte> out) override {
     ++reads;
     const uint32_t id = key.id().value;
     if (id >= pages_.size()) return Error(ErrorCode::kCorrupt, fmt::format("fake: page {} is beyond the last", id));

@@ -14,13 +14,14 @@ namespace f = format;
 ProcessTree::ProcessTree(PageCache& cache, const Catalogue& catalogue, const ArrayDesc& array)
     : cache_(cache), catalogue_(catalogue), array_(array), entry_width_(IndexEntry::Width(array.schema)) {}
 
-Result<PageRef> ProcessTree::Fetch(size_t level, PageId id) {
+Result<PageRef> ProcessTree::Fetch(size_t level, ChildRef child) {
+  const PageId id = child.id;
   auto bad = [&](const std::string& m) {
     return Error(ErrorCode::kCorrupt, fmt::format("{}: page {}: process tree of array '{}' level {}: {}",
                                                   cache_.source().name(), id.value, array_.name, level, m));
   };
   if (id == kNoPage) return bad("the tree leads to page 0");
-  XTFQ_ASSIGN_OR_RETURN(PageRef page, cache_.Fetch(PageKey::Chain(id)));
+  XTFQ_ASSIGN_OR_RETURN(PageRef page, cache_.Fetch(PageKey::Chain(id), child.where));
   const std::string wrong = TreePageMismatch(page.data(), PageKind::kProcess, static_cast<uint8_t>(level), array_.id,
                                              id, PageCapacity(cache_.page_size(), entry_width_));
   if (!wrong.empty()) return bad(wrong);
@@ -32,7 +33,7 @@ bool ProcessTree::Below(int64_t key, int64_t p2) { return p2 == INT64_MAX || key
 Result<std::vector<const ArrayDesc*>> ProcessTree::Range(int64_t p1, int64_t p2) {
   std::vector<const ArrayDesc*> out;
   if (array_.process_root == kNoPage || !Below(p1, p2)) return out;
-  PageId id = array_.process_root;
+  ChildRef id{array_.process_root, array_.process_root_location};
   for (size_t level = height() - 1; level > 0; --level) {
     XTFQ_ASSIGN_OR_RETURN(PageRef page, Fetch(level, id));
     const uint32_t n = LoadLe<uint32_t>(page.data() + f::kPhEntryCount);
@@ -46,9 +47,10 @@ Result<std::vector<const ArrayDesc*>> ProcessTree::Range(int64_t p1, int64_t p2)
       else
         hi = mid;
     }
-    id = PageId(LoadLe<uint32_t>(base + size_t{lo} * entry_width_ + f::kIeChild));
+    id = ChildRef::Of(base + size_t{lo} * entry_width_);
   }
-  for (uint64_t pages = 0; id != kNoPage; ++pages) {
+  // Level 0 is walked by its `next` links, which the page map resolves.
+  for (uint64_t pages = 0; id.id != kNoPage; ++pages) {
     if (pages > catalogue_.chain_ids)
       return Error(ErrorCode::kCorrupt, fmt::format("{}: process tree of array '{}': level 0 does not end",
                                                     cache_.source().name(), array_.name));
@@ -64,11 +66,11 @@ Result<std::vector<const ArrayDesc*>> ProcessTree::Range(int64_t p1, int64_t p2)
       if (a == nullptr || a->parent != array_.id || a->process != key) {
         return Error(ErrorCode::kCorrupt, fmt::format("{}: page {}: process tree of array '{}': entry {} names no "
                                                       "per-process array of process {}",
-                                                      cache_.source().name(), id.value, array_.name, i, key));
+                                                      cache_.source().name(), id.id.value, array_.name, i, key));
       }
       out.push_back(a);
     }
-    id = PageId(LoadLe<uint32_t>(page.data() + f::kPhNext));
+    id = ChildRef{PageId(LoadLe<uint32_t>(page.data() + f::kPhNext)), {}};
   }
   return out;
 }
@@ -76,11 +78,11 @@ Result<std::vector<const ArrayDesc*>> ProcessTree::Range(int64_t p1, int64_t p2)
 Result<Summary> ProcessTree::Totals(int64_t p1, int64_t p2) {
   Summary out(array_.schema);
   if (array_.process_root == kNoPage || !Below(p1, p2)) return out;
-  XTFQ_TRY(TotalsIn(height() - 1, array_.process_root, INT64_MAX, p1, p2, out));
+  XTFQ_TRY(TotalsIn(height() - 1, ChildRef{array_.process_root, array_.process_root_location}, INT64_MAX, p1, p2, out));
   return out;
 }
 
-Status ProcessTree::TotalsIn(size_t level, PageId id, int64_t upper, int64_t p1, int64_t p2, Summary& out) {
+Status ProcessTree::TotalsIn(size_t level, ChildRef id, int64_t upper, int64_t p1, int64_t p2, Summary& out) {
   XTFQ_ASSIGN_OR_RETURN(PageRef page, Fetch(level, id));
   const uint32_t n = LoadLe<uint32_t>(page.data() + f::kPhEntryCount);
   const std::byte* base = page.data() + f::kPageHeaderSize;
@@ -94,7 +96,7 @@ Status ProcessTree::TotalsIn(size_t level, PageId id, int64_t upper, int64_t p1,
     if (level == 0 || (lo >= p1 && Below(hi, p2))) {
       out.MergeEncoded(LoadLe<uint64_t>(e + f::kIeCount), e + f::kIndexEntryFixedSize);
     } else {
-      XTFQ_TRY(TotalsIn(level - 1, PageId(LoadLe<uint32_t>(e + f::kIeChild)), hi, p1, p2, out));
+      XTFQ_TRY(TotalsIn(level - 1, ChildRef::Of(e), hi, p1, p2, out));
     }
   }
   return Ok();

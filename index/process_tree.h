@@ -15,6 +15,7 @@
 
 #include "cache/page_cache.h"
 #include "store/catalogue.h"
+#include "store/child_ref.h"
 #include "store/summary.h"
 
 namespace xtfq {
@@ -34,9 +35,9 @@ class ProcessTree {
  private:
   // Whether `key` lies below the window's end p2 (always, for the open end INT64_MAX).
   static bool Below(int64_t key, int64_t p2);
-  Result<PageRef> Fetch(size_t level, PageId id);
+  Result<PageRef> Fetch(size_t level, ChildRef child);
   // Keys in the subtree of page `id` are <= upper.
-  Status TotalsIn(size_t level, PageId id, int64_t upper, int64_t p1, int64_t p2, Summary& out);
+  Status TotalsIn(size_t level, ChildRef child, int64_t upper, int64_t p1, int64_t p2, Summary& out);
 
   PageCache& cache_;
   const Catalogue& catalogue_;

@@ -16,15 +16,17 @@ namespace f = format;
 TnTree::TnTree(PageCache& cache, const ArrayDesc& array)
     : cache_(cache), array_(array), entry_width_(IndexEntry::Width(array.schema)) {}
 
-Result<PageRef> TnTree::Fetch(size_t level, PageId id) {
-  const PageKey physical = array_.levels[level].Resolve(id);
+Result<PageRef> TnTree::Fetch(size_t level, ChildRef child) {
+  const PageId id = child.id;
+  const ChainDesc& chain = array_.levels[level];
+  const PageKey physical = chain.Resolve(id);
   auto bad = [&](const std::string& m) {
     return Error(ErrorCode::kCorrupt,
                  fmt::format("{}: {} (chain page {}): array '{}' level {}: {}", cache_.source().name(), physical.Name(),
                              id.value, array_.name, level, m));
   };
   if (physical.none()) return bad("the tree leads to an empty open page");
-  XTFQ_ASSIGN_OR_RETURN(PageRef page, cache_.Fetch(physical));
+  XTFQ_ASSIGN_OR_RETURN(PageRef page, cache_.Fetch(physical, chain.Hint(id, child.where)));
   const uint32_t width = level == 0 ? array_.schema.record_width() : entry_width_;
   const std::string wrong =
       TreePageMismatch(page.data(), level == 0 ? PageKind::kData : PageKind::kIndex, static_cast<uint8_t>(level),
@@ -54,7 +56,7 @@ uint32_t TnTree::FirstAtOrAfter(const std::byte* records, uint32_t n, uint64_t b
 Result<uint64_t> TnTree::LowerBound(int64_t t) {
   if (size() == 0) return uint64_t{0};
   uint64_t pos = 0;
-  PageId id = Root();
+  ChildRef id{Root(), {}};
   for (size_t level = height() - 1;; --level) {
     XTFQ_ASSIGN_OR_RETURN(PageRef page, Fetch(level, id));
     const uint32_t n = LoadLe<uint32_t>(page.data() + f::kPhEntryCount);
@@ -71,12 +73,12 @@ Result<uint64_t> TnTree::LowerBound(int64_t t) {
     }
     const uint32_t child = lo == 0 ? 0 : lo - 1;
     for (uint32_t i = 0; i < child; ++i) pos += LoadLe<uint64_t>(base + size_t{i} * entry_width_ + f::kIeCount);
-    id = PageId(LoadLe<uint32_t>(base + size_t{child} * entry_width_ + f::kIeChild));
+    id = ChildRef::Of(base + size_t{child} * entry_width_);
   }
 }
 
 Result<std::pair<PageRef, uint32_t>> TnTree::Leaf(uint64_t n) {
-  PageId id = Root();
+  ChildRef id{Root(), {}};
   for (size_t level = height() - 1;; --level) {
     XTFQ_ASSIGN_OR_RETURN(PageRef page, Fetch(level, id));
     const uint32_t entries = LoadLe<uint32_t>(page.data() + f::kPhEntryCount);
@@ -96,7 +98,7 @@ Result<std::pair<PageRef, uint32_t>> TnTree::Leaf(uint64_t n) {
       if (n < count) break;
       n -= count;
     }
-    id = PageId(LoadLe<uint32_t>(base + size_t{i} * entry_width_ + f::kIeChild));
+    id = ChildRef::Of(base + size_t{i} * entry_width_);
   }
 }
 
@@ -132,7 +134,7 @@ Result<Summary> TnTree::Aggregate(uint64_t lo, uint64_t hi) {
   Summary out(array_.schema);
   hi = std::min(hi, size());
   if (lo >= hi) return out;
-  XTFQ_TRY(AggregateIn(height() - 1, Root(), 0, lo, hi, out));
+  XTFQ_TRY(AggregateIn(height() - 1, ChildRef{Root(), {}}, 0, lo, hi, out));
   return out;
 }
 
@@ -155,17 +157,18 @@ Result<std::vector<Summary>> TnTree::Histogram(int64_t t1, int64_t t2, uint32_t 
   std::vector<int64_t> bounds;
   bounds.reserve(size_t{buckets} + 1);
   for (uint32_t k = 0; k <= buckets; ++k) bounds.push_back(BucketStart(k, t1, t2, buckets));
-  XTFQ_TRY(HistogramIn(height() - 1, Root(), INT64_MIN, INT64_MAX, 0, Buckets{bounds, out.data()}));
+  XTFQ_TRY(HistogramIn(height() - 1, ChildRef{Root(), {}}, INT64_MIN, INT64_MAX, 0, Buckets{bounds, out.data()}));
   return out;
 }
 
 Status TnTree::AggregateTime(int64_t t1, int64_t t2, Summary& out) {
   if (size() == 0 || t1 >= t2) return Ok();
   const int64_t bounds[2] = {t1, t2};
-  return HistogramIn(height() - 1, Root(), INT64_MIN, INT64_MAX, 0, Buckets{bounds, &out});
+  return HistogramIn(height() - 1, ChildRef{Root(), {}}, INT64_MIN, INT64_MAX, 0, Buckets{bounds, &out});
 }
 
-Status TnTree::HistogramIn(size_t level, PageId id, int64_t lower, int64_t upper, uint64_t base_pos, const Buckets& b) {
+Status TnTree::HistogramIn(size_t level, ChildRef id, int64_t lower, int64_t upper, uint64_t base_pos,
+                           const Buckets& b) {
   XTFQ_ASSIGN_OR_RETURN(PageRef page, Fetch(level, id));
   const uint32_t n = LoadLe<uint32_t>(page.data() + f::kPhEntryCount);
   const std::byte* base = page.data() + f::kPageHeaderSize;
@@ -218,14 +221,14 @@ Status TnTree::HistogramIn(size_t level, PageId id, int64_t lower, int64_t upper
           merged = true;
         }
       }
-      if (!merged) XTFQ_TRY(HistogramIn(level - 1, PageId(LoadLe<uint32_t>(e + f::kIeChild)), lo, hi, start, b));
+      if (!merged) XTFQ_TRY(HistogramIn(level - 1, ChildRef::Of(e), lo, hi, start, b));
     }
     start += count;
   }
   return Ok();
 }
 
-Status TnTree::AggregateIn(size_t level, PageId id, uint64_t base_pos, uint64_t lo, uint64_t hi, Summary& out) {
+Status TnTree::AggregateIn(size_t level, ChildRef id, uint64_t base_pos, uint64_t lo, uint64_t hi, Summary& out) {
   XTFQ_ASSIGN_OR_RETURN(PageRef page, Fetch(level, id));
   const uint32_t n = LoadLe<uint32_t>(page.data() + f::kPhEntryCount);
   const std::byte* base = page.data() + f::kPageHeaderSize;
@@ -244,7 +247,7 @@ Status TnTree::AggregateIn(size_t level, PageId id, uint64_t base_pos, uint64_t 
       if (start >= lo && end <= hi) {
         out.MergeEncoded(count, e + f::kIndexEntryFixedSize);
       } else {
-        const PageId child(LoadLe<uint32_t>(e + f::kIeChild));
+        const ChildRef child = ChildRef::Of(e);
         // Unpinned before the descent, so at most one page per level stays pinned.
         if (i + 1 == n || end >= hi) page.Reset();
         XTFQ_TRY(AggregateIn(level - 1, child, start, lo, hi, out));

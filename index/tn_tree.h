@@ -19,6 +19,7 @@
 
 #include "cache/page_cache.h"
 #include "store/array_desc.h"
+#include "store/child_ref.h"
 #include "store/index_entry.h"
 #include "store/summary.h"
 
@@ -57,13 +58,13 @@ class TnTree {
 
  private:
   // Pins the page of `level` with logical id `id` and checks that it belongs there.
-  Result<PageRef> Fetch(size_t level, PageId id);
+  Result<PageRef> Fetch(size_t level, ChildRef child);
   // The leaf page holding position n, and n's slot in it. REQUIRES: n < size().
   Result<std::pair<PageRef, uint32_t>> Leaf(uint64_t n);
   // In a leaf of n records whose first has position `base_pos`: the slot of the first record whose
   // key is >= t (n when none).
   uint32_t FirstAtOrAfter(const std::byte* records, uint32_t n, uint64_t base_pos, int64_t t) const;
-  Status AggregateIn(size_t level, PageId id, uint64_t base, uint64_t lo, uint64_t hi, Summary& out);
+  Status AggregateIn(size_t level, ChildRef child, uint64_t base, uint64_t lo, uint64_t hi, Summary& out);
   struct Buckets {
     std::span<const int64_t> bounds;  // bounds[b] = BucketStart(b); bounds[n] = t2
     Summary* out;                     // n summaries
@@ -73,7 +74,7 @@ class TnTree {
     }
   };
   // Keys in the subtree of page `id` are in [lower, upper]; `base` is its first record's position.
-  Status HistogramIn(size_t level, PageId id, int64_t lower, int64_t upper, uint64_t base, const Buckets& b);
+  Status HistogramIn(size_t level, ChildRef child, int64_t lower, int64_t upper, uint64_t base, const Buckets& b);
   PageId Root() const { return array_.levels.back().open; }
 
   PageCache& cache_;

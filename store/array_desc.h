@@ -23,11 +23,12 @@ struct ArrayDesc {
   std::string name;
   Schema schema;
   std::vector<ChainDesc> levels{ChainDesc{}};
-  ArrayId parent;               // 0: an array of its own
-  int64_t process = 0;          // a per-process array's process id
-  bool process_index = false;   // keeps per-process arrays and a process tree
-  PageId process_root;          // root page of the process tree (0: none yet)
-  uint16_t process_levels = 0;  // its height
+  ArrayId parent;                  // 0: an array of its own
+  int64_t process = 0;             // a per-process array's process id
+  bool process_index = false;      // keeps per-process arrays and a process tree
+  PageId process_root;             // root page of the process tree (0: none yet)
+  uint16_t process_levels = 0;     // its height
+  Location process_root_location;  // where the root is stored (unstored: no tree)
 
   uint64_t record_count() const { return levels[0].entries; }
   bool per_process() const { return parent.value != 0; }

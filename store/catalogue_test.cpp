@@ -15,15 +15,15 @@ Catalogue Sample() {
   a.name = "events";
   a.schema = *Schema::Make({{"t", FieldType::kI64}, {"bytes", FieldType::kI64}, {"x", FieldType::kU8}}, {"bytes"}, "t");
   // 17-byte records: 239 per page; three full pages under one index page of 52-byte entries.
-  a.levels[0] = ChainDesc{PageId(4), PageId(9), PageId(11), PageId(12), 3 * 239 + 5};
-  a.levels.push_back(ChainDesc{PageId(15), kNoPage, PageId(15), PageId(16), 3});
+  a.levels[0] = ChainDesc{PageId(4), PageId(9), PageId(11), PageId(12), 3 * 239 + 5, Location{8 * 4096 + 100, 300}};
+  a.levels.push_back(ChainDesc{PageId(15), kNoPage, PageId(15), PageId(16), 3, Location{8 * 4096 + 400, 200}});
   c.arrays.push_back(a);
   ArrayDesc b;
   b.id = ArrayId(2);
   b.name = "empty";
   b.schema = *Schema::Make({{"v", FieldType::kF64}}, {});
   c.arrays.push_back(b);
-  c.heap = ChainDesc{PageId(3), kNoPage, PageId(3), PageId(13), 100};
+  c.heap = ChainDesc{PageId(3), kNoPage, PageId(3), PageId(13), 100, Location{8 * 4096, 100}};
   c.free_pages = {PageId(2), PageId(14)};
   c.chain_ids = 17;  // chain ids 3 to 16 above
   c.map_leaves = {PageId(18)};
@@ -33,8 +33,9 @@ Catalogue Sample() {
 TEST_CASE("catalogue: encodes to the documented size and decodes to the same catalogue") {
   const Catalogue c = Sample();
   const auto bytes = c.Encode();
-  // Header 40; array 1: 40 + 6 + (2+1)+(2+5)+(2+1) + 2 + 2 * 24; array 2: 40 + 5 + (2+1) + 24; free: 8.
-  CHECK(bytes.size() == 40 + (40 + 6 + 3 + 7 + 3 + 2 + 48) + (40 + 5 + 3 + 24) + 8 + 4);
+  // Header 52; array 1: 52 + 6 + (2+1)+(2+5)+(2+1) + 2 + 2 * 36; array 2: 52 + 5 + (2+1) + 36; free: 8;
+  // map directory: 4.
+  CHECK(bytes.size() == 52 + (52 + 6 + 3 + 7 + 3 + 2 + 72) + (52 + 5 + 3 + 36) + 8 + 4);
   CHECK(bytes.size() == c.EncodedSize());
   Result<Catalogue> d = Catalogue::Decode(bytes, "test");
   REQUIRE(d.ok());
@@ -61,13 +62,17 @@ TEST_CASE("catalogue: every truncation and bad field is an error naming the byte
     CHECK(d.error().message().rfind("cat byte ", 0) == 0);
   }
   auto bad = bytes;
-  bad[40 + format::kArNameLength] = std::byte{0};  // empty array name
+  const size_t array1 = format::kCatalogueHeaderSize;
+  bad[array1 + format::kArNameLength] = std::byte{0};  // empty array name
   CHECK_FALSE(Catalogue::Decode(bad, "cat").ok());
   bad = bytes;
-  bad[40 + 16 + 6] = std::byte{42};  // unknown field type of the first field
+  bad[array1 + format::kArrayFixedSize + 6] = std::byte{42};  // unknown field type of the first field
   CHECK_FALSE(Catalogue::Decode(bad, "cat").ok());
   bad = bytes;
-  bad[40 + format::kArLevelCount] = std::byte{0};  // an array has at least one level
+  bad[array1 + format::kArLevelCount] = std::byte{0};  // an array has at least one level
+  CHECK_FALSE(Catalogue::Decode(bad, "cat").ok());
+  bad = bytes;
+  bad[array1 + format::kArProcessRootLocation] = std::byte{1};  // a process tree root's location, but no tree
   CHECK_FALSE(Catalogue::Decode(bad, "cat").ok());
 }
 
@@ -92,6 +97,16 @@ TEST_CASE("catalogue: validation catches chains that contradict their counts or 
   c = Sample();
   c.free_pages.push_back(PageId(2));
   CHECK_FALSE(c.Validate(4096, 20, "t").ok());
+  c = Sample();
+  c.arrays[0].levels[0].shadow_location = Location{};  // a shadow, but not where it is stored
+  CHECK_FALSE(c.Validate(4096, 20, "t").ok());
+  c = Sample();
+  c.heap.shadow = kNoPage;  // where a shadow is stored, but no shadow
+  c.heap.entries = 0;
+  c.heap.head = c.heap.open = kNoPage;
+  CHECK_FALSE(c.Validate(4096, 20, "t").ok());
+  c.heap.shadow_location = Location{};  // an empty heap
+  CHECK(c.Validate(4096, 20, "t").ok());
   c = Sample();
   c.arrays[0].levels[0].shadow = PageId(9);  // a page of the chain
   CHECK_FALSE(c.Validate(4096, 20, "t").ok());
@@ -138,8 +153,16 @@ TEST_CASE("superblock: round trip and each bad field is rejected") {
   REQUIRE_FALSE(d3.ok());
   CHECK(d3.error().code() == ErrorCode::kUnsupported);
   CHECK(d3.error().message() ==
-        "sb: format version 3, written by an older xtfq; this build reads version 4 (pages compressed with lz4). "
-        "Re-import the original inputs into a new store: xtfq import INPUT... -o NEW.xtfq");
+        "sb: format version 3, written by an older xtfq; this build reads version 5 (pages compressed, index entries "
+        "that say where their pages are). Re-import the original inputs into a new store: xtfq import INPUT... -o "
+        "NEW.xtfq");
+  // So is a version 4 store (index entries without their children's locations).
+  v.version = 4;
+  auto v4 = v.Encode();
+  Result<Superblock> d4 = Superblock::Decode(v4, "sb");
+  REQUIRE_FALSE(d4.ok());
+  CHECK(d4.error().message().find("format version 4, written by an older xtfq; this build reads version 5") !=
+        std::string::npos);
   // An unknown codec is refused.
   Superblock c = s;
   c.codec = 7;

@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "store/ids.h"
+#include "store/location.h"
 #include "store/page_key.h"
 #include "store/result.h"
 
@@ -31,6 +32,7 @@ struct ChainDesc {
   PageId open;       // reserved chain id of the open page; 0 when the chain is empty
   PageId shadow;     // chain id of the stored shadow holding the open page's entries; 0 when none
   uint64_t entries = 0;
+  Location shadow_location;  // where the shadow is stored; unstored when there is no shadow
 
   uint64_t FullPages(uint32_t capacity) const { return entries / capacity; }
   uint32_t OpenEntries(uint32_t capacity) const { return static_cast<uint32_t>(entries % capacity); }
@@ -41,6 +43,10 @@ struct ChainDesc {
     const PageId stored = id == open ? shadow : id;
     return stored == kNoPage ? PageKey{} : PageKey::Chain(stored);
   }
+
+  // Where the page Resolve(id) names is stored: the shadow's Location for the open page, else
+  // `from_entry` (the Location its parent's index entry gives; unstored when there is none).
+  Location Hint(PageId id, Location from_entry) const { return id == open ? shadow_location : from_entry; }
 
   void Encode(std::byte* out) const;
   static ChainDesc Decode(const std::byte* in);

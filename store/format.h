@@ -16,7 +16,7 @@ namespace xtfq::format {
 
 // docs/format.md: "The file"
 inline constexpr std::string_view kMagic = "XTFQSTOR";  // 8 bytes, no terminator
-inline constexpr uint32_t kFormatVersion = 4;
+inline constexpr uint32_t kFormatVersion = 5;
 inline constexpr uint32_t kMinPageSize = 4096;
 inline constexpr uint32_t kMaxPageSize = 65536;
 inline constexpr uint32_t kDefaultPageSize = 4096;
@@ -84,9 +84,9 @@ inline constexpr uint32_t kLocationSize = 12;
 inline constexpr uint32_t kCatArrayCount = 0;
 inline constexpr uint32_t kCatFreeCount = 4;
 inline constexpr uint32_t kCatHeapChain = 8;
-inline constexpr uint32_t kCatChainIds = 32;
-inline constexpr uint32_t kCatMapCount = 36;
-inline constexpr uint32_t kCatalogueHeaderSize = 40;
+inline constexpr uint32_t kCatChainIds = 44;
+inline constexpr uint32_t kCatMapCount = 48;
+inline constexpr uint32_t kCatalogueHeaderSize = 52;
 
 // docs/format.md: "Chain descriptor"
 inline constexpr uint32_t kChHead = 0;
@@ -94,7 +94,8 @@ inline constexpr uint32_t kChLastFull = 4;
 inline constexpr uint32_t kChOpen = 8;
 inline constexpr uint32_t kChShadow = 12;
 inline constexpr uint32_t kChEntries = 16;
-inline constexpr uint32_t kChainSize = 24;
+inline constexpr uint32_t kChShadowLocation = 24;  // a Location: where the shadow is stored
+inline constexpr uint32_t kChainSize = 36;
 
 // docs/format.md: "Array descriptor"
 inline constexpr uint32_t kArId = 0;
@@ -110,7 +111,8 @@ inline constexpr uint32_t kArProcess = 24;
 inline constexpr uint32_t kArProcessRoot = 32;
 inline constexpr uint32_t kArProcessLevels = 36;
 inline constexpr uint32_t kArReserved = 38;
-inline constexpr uint32_t kArrayFixedSize = 40;
+inline constexpr uint32_t kArProcessRootLocation = 40;  // a Location: where the process tree's root is stored
+inline constexpr uint32_t kArrayFixedSize = 52;
 inline constexpr uint16_t kNoField = 0xFFFF;
 // Array flags (kArFlags).
 inline constexpr uint32_t kArrayProcessIndex = 0x1;  // per-process copies and a process tree are kept
@@ -118,9 +120,11 @@ inline constexpr uint32_t kKnownArrayFlags = kArrayProcessIndex;
 
 // docs/format.md: "Index entry"
 inline constexpr uint32_t kIeKey = 0;
-inline constexpr uint32_t kIeChild = 8;
-inline constexpr uint32_t kIeCount = 12;
-inline constexpr uint32_t kIndexEntryFixedSize = 20;
+inline constexpr uint32_t kIeCount = 8;
+inline constexpr uint32_t kIeChildOffset = 16;  // the child's Location: offset (8 bytes) ...
+inline constexpr uint32_t kIeChild = 24;
+inline constexpr uint32_t kIeChildLength = 28;  // ... and length (4 bytes)
+inline constexpr uint32_t kIndexEntryFixedSize = 32;
 
 // docs/format.md: "Field statistics"
 inline constexpr uint32_t kFsSum = 0;
@@ -187,6 +191,7 @@ inline constexpr std::array kLayout = {
     LayoutRow{"Chain descriptor", "open", kChOpen, 4},
     LayoutRow{"Chain descriptor", "shadow", kChShadow, 4},
     LayoutRow{"Chain descriptor", "entries", kChEntries, 8},
+    LayoutRow{"Chain descriptor", "shadow_location", kChShadowLocation, kLocationSize},
     LayoutRow{"Array descriptor", "array_id", kArId, 4},
     LayoutRow{"Array descriptor", "name_length", kArNameLength, 2},
     LayoutRow{"Array descriptor", "field_count", kArFieldCount, 2},
@@ -200,9 +205,12 @@ inline constexpr std::array kLayout = {
     LayoutRow{"Array descriptor", "process_root", kArProcessRoot, 4},
     LayoutRow{"Array descriptor", "process_levels", kArProcessLevels, 2},
     LayoutRow{"Array descriptor", "reserved", kArReserved, 2},
+    LayoutRow{"Array descriptor", "process_root_location", kArProcessRootLocation, kLocationSize},
     LayoutRow{"Index entry", "key", kIeKey, 8},
-    LayoutRow{"Index entry", "child", kIeChild, 4},
     LayoutRow{"Index entry", "count", kIeCount, 8},
+    LayoutRow{"Index entry", "child_offset", kIeChildOffset, 8},
+    LayoutRow{"Index entry", "child", kIeChild, 4},
+    LayoutRow{"Index entry", "child_length", kIeChildLength, 4},
     LayoutRow{"Field statistics", "sum", kFsSum, 8},
     LayoutRow{"Field statistics", "min", kFsMin, 8},
     LayoutRow{"Field statistics", "max", kFsMax, 8},

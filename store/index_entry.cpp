@@ -1,5 +1,6 @@
 #include "store/index_entry.h"
 
+#include "store/child_ref.h"
 #include "store/endian.h"
 #include "store/format.h"
 
@@ -9,15 +10,19 @@ namespace f = format;
 
 void IndexEntry::Encode(std::byte* p) const {
   StoreLe<int64_t>(p + f::kIeKey, key);
-  StoreLe<uint32_t>(p + f::kIeChild, child.value);
   StoreLe<uint64_t>(p + f::kIeCount, summary.count);
+  StoreLe<uint64_t>(p + f::kIeChildOffset, child_location.offset);
+  StoreLe<uint32_t>(p + f::kIeChild, child.value);
+  StoreLe<uint32_t>(p + f::kIeChildLength, child_location.length);
   summary.EncodeFields(p + f::kIndexEntryFixedSize);
 }
 
 void IndexEntry::Decode(const std::byte* p) {
   key = LoadLe<int64_t>(p + f::kIeKey);
-  child = PageId(LoadLe<uint32_t>(p + f::kIeChild));
   summary.count = LoadLe<uint64_t>(p + f::kIeCount);
+  const ChildRef c = ChildRef::Of(p);
+  child = c.id;
+  child_location = c.where;
   summary.DecodeFields(p + f::kIndexEntryFixedSize);
 }
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "store/ids.h"
+#include "store/location.h"
 #include "store/summary.h"
 
 namespace xtfq {
@@ -15,6 +16,10 @@ namespace xtfq {
 struct IndexEntry {
   int64_t key = 0;  // time of the subtree's first record (its record number if the array has no time field)
   PageId child;
+  // Where the child is stored, so that a descent needs no page map: set for a full child page;
+  // unstored for the open page (its chain descriptor says where its shadow is) and on process
+  // tree level 0, whose children are arrays.
+  Location child_location;
   Summary summary;  // summary.count is the subtree's record count
 
   static uint32_t Width(const Schema& schema) {

@@ -39,10 +39,10 @@ Result<std::unique_ptr<MmapPageSource>> MmapPageSource::Open(const std::string& 
 
 const std::byte* MmapPageSource::mapped() const { return static_cast<const std::byte*>(region_.get_address()); }
 
-Result<const std::byte*> MmapPageSource::Load(PageKey key, std::span<std::byte> buffer) {
+Result<const std::byte*> MmapPageSource::Load(PageKey key, Location hint, std::span<std::byte> buffer) {
   const PageId id = key.id();
   if (key.chain()) {
-    XTFQ_ASSIGN_OR_RETURN(Location loc, map_.FindStored(id));
+    XTFQ_ASSIGN_OR_RETURN(Location loc, map_.FindStored(id, hint));
     XTFQ_TRY(DecodeStored({mapped() + loc.offset, loc.length}, id, loc, buffer, name()));
     return buffer.data();
   }

@@ -29,7 +29,7 @@ class MmapPageSource final : public PageSource {
   const std::string& name() const override { return path_; }
   uint32_t page_size() const override { return page_size_; }
   uint32_t page_count() const override { return page_count_; }
-  Result<const std::byte*> Load(PageKey key, std::span<std::byte> buffer) override;
+  Result<const std::byte*> Load(PageKey key, Location hint, std::span<std::byte> buffer) override;
 
  private:
   MmapPageSource(std::string path, uint32_t page_size, uint32_t page_count, PageMapReader& map)

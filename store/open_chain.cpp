@@ -31,7 +31,7 @@ size_t OpenChain::Fill(std::span<const std::byte> bytes) {
   return n;
 }
 
-Status OpenChain::Roll(PageSpace& space) {
+Result<Location> OpenChain::Roll(PageSpace& space) {
   XTFQ_ASSIGN_OR_RETURN(PageId next, space.ids.Next());
   PageHeader h;
   h.page_id = h.logical = desc_.open;
@@ -42,14 +42,15 @@ Status OpenChain::Roll(PageSpace& space) {
   h.prev = desc_.last_full;
   h.next = next;
   h.Encode(page_.data());
-  XTFQ_TRY(space.SealChainPage(desc_.open, page_, width_));
+  XTFQ_ASSIGN_OR_RETURN(Location sealed, space.SealChainPage(desc_.open, page_, width_));
   XTFQ_TRY(space.DropShadow(desc_.shadow));
   desc_.shadow = kNoPage;
+  desc_.shadow_location = Location{};
   desc_.last_full = desc_.open;
   desc_.open = next;
   count_ = 0;
   std::fill(page_.begin() + f::kPageHeaderSize, page_.end(), std::byte{0});
-  return Ok();
+  return sealed;
 }
 
 Status OpenChain::Append(std::span<const std::byte> bytes, PageSpace& space) {
@@ -79,14 +80,16 @@ Status OpenChain::CommitShadow(const std::optional<IndexEntry>& right_edge, Page
   if (total == 0) {
     XTFQ_TRY(space.DropShadow(desc_.shadow));
     desc_.shadow = kNoPage;
+    desc_.shadow_location = Location{};
     return Ok();
   }
   if (right_edge) right_edge->Encode(page_.data() + f::kPageHeaderSize + size_t{count_} * width_);
   XTFQ_ASSIGN_OR_RETURN(PageId s, space.ids.Next());
   ShadowHeader(s, total, right_edge ? f::kFlagRightEdge : 0).Encode(page_.data());
-  XTFQ_TRY(space.SealShadow(s, page_, width_));
+  XTFQ_ASSIGN_OR_RETURN(const Location stored, space.SealShadow(s, page_, width_));
   XTFQ_TRY(space.DropShadow(desc_.shadow));
   desc_.shadow = s;
+  desc_.shadow_location = stored;
   return Ok();
 }
 

@@ -76,8 +76,11 @@ Status PageMapReader::CheckStored(const Location& loc, PageId id, uint32_t page_
   return Ok();
 }
 
-Result<Location> PageMapReader::FindStored(PageId id) {
-  XTFQ_ASSIGN_OR_RETURN(Location loc, Find(id));
+Result<Location> PageMapReader::FindStored(PageId id, Location hint) {
+  Location loc = hint;
+  if (!loc.stored()) {
+    XTFQ_ASSIGN_OR_RETURN(loc, Find(id));
+  }
   XTFQ_TRY(CheckStored(loc, id, page_size_, page_count_, file_.name()));
   return loc;
 }

@@ -41,8 +41,10 @@ class PageMapReader {
   // Where chain page `id` is stored; an unstored Location (offset 0) when the map has none for it.
   Result<Location> Find(PageId id);
   // Find, for a page that must be stored: an error when the map has no Location for it or names
-  // bytes outside slots 2..page_count-1 or a length outside 33..P.
-  Result<Location> FindStored(PageId id);
+  // bytes outside slots 2..page_count-1 or a length outside 33..P. With a stored `hint` (the
+  // Location a parent index entry or a descriptor gives), checks and returns it instead, reading
+  // no leaf: the page's checksum and id, checked when it is read, catch a wrong one.
+  Result<Location> FindStored(PageId id, Location hint = {});
   // The checks of FindStored on a Location found elsewhere (the checker's own reading of the map).
   static Status CheckStored(const Location& loc, PageId id, uint32_t page_size, uint32_t page_count,
                             std::string_view file);

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "store/ids.h"
+#include "store/location.h"
 #include "store/page_key.h"
 #include "store/result.h"
 
@@ -32,8 +33,10 @@ class PageSource {
   virtual uint32_t page_count() const = 0;
   // Reads page `key`, verifies it (VerifyPage for a plain page; checksum, header and decoding for
   // a stored one) and returns where its page_size() bytes are: in `buffer`, or in place in a
-  // mapping that lives as long as the source. REQUIRES: buffer.size() == page_size().
-  virtual Result<const std::byte*> Load(PageKey key, std::span<std::byte> buffer) = 0;
+  // mapping that lives as long as the source. A stored page is read at `hint` when that is stored
+  // (an index entry's or a descriptor's Location), else where the page map says.
+  // REQUIRES: buffer.size() == page_size().
+  virtual Result<const std::byte*> Load(PageKey key, Location hint, std::span<std::byte> buffer) = 0;
 };
 
 }  // namespace xtfq

@@ -23,16 +23,18 @@ struct PageSpace {
   PageMapWriter& map;
   ShadowPack& shadows;
 
-  // Seals a full chain page (its header encoded) into the pack and records where in the map.
-  // `width`: the bytes of one entry.
-  Status SealChainPage(PageId id, std::span<const std::byte> page, uint32_t width) {
+  // Seals a full chain page (its header encoded) into the pack and records where in the map;
+  // returns where. `width`: the bytes of one entry.
+  Result<Location> SealChainPage(PageId id, std::span<const std::byte> page, uint32_t width) {
     XTFQ_ASSIGN_OR_RETURN(Location loc, pack.Seal(page, width, slots));
-    return map.Set(id, loc);
+    XTFQ_TRY(map.Set(id, loc));
+    return loc;
   }
-  // Stores shadow `id` (its header encoded) into the shadow pack and records where.
-  Status SealShadow(PageId id, std::span<const std::byte> page, uint32_t width) {
+  // Stores shadow `id` (its header encoded) into the shadow pack and records where; returns where.
+  Result<Location> SealShadow(PageId id, std::span<const std::byte> page, uint32_t width) {
     XTFQ_ASSIGN_OR_RETURN(Location loc, shadows.Store(page, width, slots));
-    return map.Set(id, loc);
+    XTFQ_TRY(map.Set(id, loc));
+    return loc;
   }
   // Shadow `id` is replaced (kNoPage: nothing): the map forgets it and its slots may be released.
   Status DropShadow(PageId id) {

@@ -9,10 +9,10 @@
 
 namespace xtfq {
 
-Result<const std::byte*> PreadPageSource::Load(PageKey key, std::span<std::byte> buffer) {
+Result<const std::byte*> PreadPageSource::Load(PageKey key, Location hint, std::span<std::byte> buffer) {
   const PageId id = key.id();
   if (key.chain()) {
-    XTFQ_ASSIGN_OR_RETURN(Location loc, map_.FindStored(id));
+    XTFQ_ASSIGN_OR_RETURN(Location loc, map_.FindStored(id, hint));
     thread_local std::vector<std::byte> stored;
     XTFQ_TRY(ReadStored(file_, id, loc, stored, buffer));
     return buffer.data();

@@ -92,6 +92,7 @@ Status ProcessIndexBuilder::Build(ArrayDesc& a, PageSpace& space) {
   std::sort(entries.begin() + static_cast<ptrdiff_t>(dense_end), entries.end(),
             [](const IndexEntry& x, const IndexEntry& y) { return x.key < y.key; });
   a.process_root = kNoPage;
+  a.process_root_location = Location{};
   a.process_levels = 0;
   if (entries.empty()) return Ok();
   const uint32_t width = IndexEntry::Width(schema);
@@ -125,12 +126,13 @@ Status ProcessIndexBuilder::Build(ArrayDesc& a, PageSpace& space) {
         entries[k].Encode(page.data() + f::kPageHeaderSize + (k - from) * width);
         up.summary.Merge(entries[k].summary);
       }
-      XTFQ_TRY(space.SealShadow(ids[i], page, width));
+      XTFQ_ASSIGN_OR_RETURN(up.child_location, space.SealShadow(ids[i], page, width));
       pages_.push_back(ids[i]);
       above.push_back(std::move(up));
     }
     if (npages == 1) {
       a.process_root = ids[0];
+      a.process_root_location = above[0].child_location;
       a.process_levels = static_cast<uint16_t>(level + 1);
       return Ok();
     }

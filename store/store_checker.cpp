@@ -72,6 +72,16 @@ bool StoreChecker::ClaimId(PageId id, bool open, std::string_view what) {
   return true;
 }
 
+bool StoreChecker::CheckLocation(PageId id, const Location& given, std::string_view where) {
+  const Location want = id != kNoPage && id.value < map_.size() ? map_[id.value] : Location{};
+  if (given == want) return true;
+  Problem(Error(ErrorCode::kCorrupt,
+                fmt::format("{}: says chain page {} is stored at offset {} ({} bytes); the page map says offset {} "
+                            "({} bytes)",
+                            where, id.value, given.offset, given.length, want.offset, want.length)));
+  return false;
+}
+
 void StoreChecker::LoadMap() {
   const Catalogue& cat = store_.catalogue();
   const uint32_t page_size = store_.page_size();
@@ -340,6 +350,10 @@ bool StoreChecker::CheckFullPages(ChainWalk& w) {
 bool StoreChecker::CheckOpenPage(ChainWalk& w) {
   if (w.chain.open != kNoPage) ClaimId(w.chain.open, true, w.what);
   if (w.chain.shadow == kNoPage || !ClaimId(w.chain.shadow, false, w.what)) return true;
+  if (!CheckLocation(w.chain.shadow, w.chain.shadow_location,
+                     fmt::format("{}: the chain descriptor of the {}", store_.name(), w.what))) {
+    return false;
+  }
   PageHeader want;
   want.kind = w.kind;
   want.level = w.level;
@@ -466,6 +480,8 @@ void StoreChecker::CheckIndexEntries(ChainWalk& w, const std::byte* payload, con
     const IndexEntry& c = below[want_no];
     if (e.child != c.child)
       bad(fmt::format("child is page {}, page {} expected", e.child.value, c.child.value));
+    else if (!CheckLocation(edge ? kNoPage : e.child, e.child_location, fmt::format("{}: index entry {}", where, i)))
+      w.failed = true;
     else if (e.summary.count != c.summary.count)
       bad(fmt::format("count is {}, the subtree holds {}", e.summary.count, c.summary.count));
     else if (e.key != c.key)
@@ -516,6 +532,10 @@ void StoreChecker::CheckProcessTree(const ArrayDesc& a, const std::vector<std::o
   // Levels from the root down; `want` holds the entries the level above promises, in order.
   std::vector<IndexEntry> want;
   PageId first = a.process_root;
+  if (!CheckLocation(first, a.process_root_location,
+                     fmt::format("{}: the descriptor of array '{}'", store_.name(), a.name))) {
+    return;
+  }
   for (int level = a.process_levels - 1; level >= 0; --level) {
     std::vector<IndexEntry> got;           // one per page of this level: first key, page, merged summary
     std::vector<IndexEntry> entries_here;  // the entries of this level (above level 0), for the next
@@ -557,6 +577,9 @@ void StoreChecker::CheckProcessTree(const ArrayDesc& a, const std::vector<std::o
         last_key = e.key;
         if (i == 0) sum.key = e.key;
         sum.summary.Merge(e.summary);
+        if (!CheckLocation(level > 0 ? e.child : kNoPage, e.child_location, fmt::format("{}: entry {}", where, i))) {
+          return;
+        }
         if (level > 0) {
           if (next_first == kNoPage) next_first = e.child;
           entries_here.push_back(e);

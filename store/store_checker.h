@@ -70,6 +70,9 @@ class StoreChecker {
   bool Claim(PageId id, Role role, std::string_view what);
   // Claims chain id `id` as a full page (open false) or a chain's open page (invariant 16).
   bool ClaimId(PageId id, bool open, std::string_view what);
+  // Invariant 20: a Location that names where chain page `id` is stored (an index entry's, a chain
+  // descriptor's) is the page map's; kNoPage: it must be unstored. Returns whether it is.
+  bool CheckLocation(PageId id, const Location& given, std::string_view where);
   // Reads stored page `id` where the map says and decodes it into `page` (invariant 18), counting
   // its codec and bytes; `shadow`: a shadow (its neighbours' bytes are not checked, invariant 19).
   Status ReadStoredPage(PageId id, std::vector<std::byte>& page, bool shadow);

@@ -49,12 +49,12 @@ Result<Superblock> Superblock::Decode(std::span<const std::byte, f::kSuperblockS
   s.catalogue_bytes = LoadLe<uint32_t>(b.data() + f::kSbCatalogueBytes);
   s.commit_time_ns = LoadLe<uint64_t>(b.data() + f::kSbCommitTime);
   s.codec = LoadLe<uint8_t>(b.data() + f::kSbCodec);
-  if (s.version == 3) {
+  if (s.version >= 3 && s.version < f::kFormatVersion) {
     return Error(ErrorCode::kUnsupported,
-                 fmt::format("{}: format version 3, written by an older xtfq; this build reads version {} (pages "
-                             "compressed with lz4). Re-import the original inputs into a new store: xtfq import "
-                             "INPUT... -o NEW.xtfq",
-                             where, f::kFormatVersion));
+                 fmt::format("{}: format version {}, written by an older xtfq; this build reads version {} (pages "
+                             "compressed, index entries that say where their pages are). Re-import the original "
+                             "inputs into a new store: xtfq import INPUT... -o NEW.xtfq",
+                             where, s.version, f::kFormatVersion));
   }
   if (s.version != f::kFormatVersion) {
     return Error(ErrorCode::kUnsupported, fmt::format("{}: format version {} (this build reads version {})", where,

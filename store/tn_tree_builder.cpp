@@ -58,8 +58,8 @@ Status TnTreeBuilder::Append(size_t level, std::span<const std::byte> bytes, Pag
     if (!c.full()) continue;
     // The filled page's entry for the level above (its first key, id and summary), taken while the
     // page is still the open one.
-    const IndexEntry up = Summarize(c, std::nullopt);
-    XTFQ_TRY(c.Roll(space));
+    IndexEntry up = Summarize(c, std::nullopt);
+    XTFQ_ASSIGN_OR_RETURN(up.child_location, c.Roll(space));
     XTFQ_TRY(AddParentEntry(level, up, space));
   }
   return Ok();

@@ -2,8 +2,9 @@
 // over random keys and ranges inside, across and outside the data, with duplicate times, for
 // sizes 0, 1, a page's worth, a page plus one and larger ones, over both backends and cache
 // budgets of 1 page, 16 pages and unlimited. With a cold cache, page reads stay within the
-// bounds of a descent: H for LowerBound and Record, 2H for Aggregate. And xtfq's checker fails,
-// naming the page, when an index entry's count or aggregate is altered.
+// bounds of a descent: H for LowerBound and Record, 2H for Aggregate, and no descent reads the page
+// map (index entries and chain descriptors say where each page is stored). And xtfq's checker
+// fails, naming the page, when an index entry's count, aggregate or child's location is altered.
 #include "index/tn_tree.h"
 
 #include <doctest/doctest.h>
@@ -191,6 +192,8 @@ void RunTree(uint64_t n, uint64_t seed) {
       }
     }
   }
+  // Every page came from its parent's index entry or its chain descriptor, never from the map.
+  CHECK((*reader)->store().page_map().leaf_reads() == 0);
   StoreChecker::Report rep = StoreChecker((*reader)->store()).Run();
   CHECK_MESSAGE(rep.ok(), Why(rep));
 }
@@ -401,6 +404,7 @@ void RunProcessWindows(uint64_t n, uint32_t processes, uint64_t seed) {
   }
   auto src = (*reader)->store().MakeSource(Backend::kPread);
   REQUIRE(src.ok());
+  const uint64_t cap = PageCapacity(4096, IndexEntry::Width(a.schema));
   for (int q = 0; q < 30; ++q) {
     int64_t t1 = random_time(), t2 = random_time(), p1 = random_process(), p2 = random_process();
     if (t1 > t2) std::swap(t1, t2);
@@ -411,13 +415,15 @@ void RunProcessWindows(uint64_t n, uint32_t processes, uint64_t seed) {
       PageCache c(**src, PageCache::kUnlimited);
       Primitives p(c, a, &cat);
       REQUIRE(p.Aggregate(t1, t2, p1, p2).ok());
-      CHECK(c.stats().pages_read <= 2 * h + hp + r / 48 + 2 + r * (2 * h + 2));
+      CHECK(c.stats().pages_read <= 2 * h + hp + r / cap + 2 + r * (2 * h + 2));
     }
     {
       PageCache c(**src, PageCache::kUnlimited);
       Primitives p(c, a, &cat);
+      const uint64_t leaves = (*reader)->store().page_map().leaf_reads();
       REQUIRE(p.Aggregate(INT64_MIN, INT64_MAX, p1, p2).ok());
-      CHECK(c.stats().pages_read <= 2 * h + 2 * hp);  // the span check, then two process-tree descents
+      CHECK(c.stats().pages_read <= 2 * h + 2 * hp);                // the span check, then two process-tree descents
+      CHECK((*reader)->store().page_map().leaf_reads() == leaves);  // descents read no page map
     }
   }
   StoreChecker::Report rep = StoreChecker((*reader)->store()).Run();
@@ -428,7 +434,7 @@ TEST_CASE("primitives: process windows from the P index equal the model") {
   RunProcessWindows(0, 3, 1);
   RunProcessWindows(1, 3, 2);
   RunProcessWindows(700, 5, 3);
-  RunProcessWindows(20000, 150, 4);  // a process tree of two levels (48 entries per page)
+  RunProcessWindows(20000, 150, 4);  // a process tree of two levels (42 entries per page)
 }
 
 TEST_CASE("tn tree: the writer refuses a record earlier than the last") {
@@ -474,7 +480,7 @@ void AlterPage(const std::string& path, PageKey key, uint32_t offset) {
   REQUIRE((*f)->WriteAt(at, page).ok());
 }
 
-TEST_CASE("tn tree: the checker names the page when an index entry's count or aggregate is altered") {
+TEST_CASE("tn tree: the checker names the page when an index entry's count, aggregate or location is altered") {
   TempDir dir;
   const std::string path = dir.File("alter.xtfq");
   Build(path, Events(20000, 3), 3, Codec::kNone);
@@ -487,8 +493,9 @@ TEST_CASE("tn tree: the checker names the page when an index entry's count or ag
     REQUIRE(a.levels.size() >= 3);
     page_id = a.levels[1].head.value;
   }
-  for (uint32_t field_offset : {format::kIeCount, format::kIndexEntryFixedSize + format::kFsSum,
-                                format::kIndexEntryFixedSize + format::kFsMax, format::kIeKey}) {
+  for (uint32_t field_offset :
+       {format::kIeCount, format::kIndexEntryFixedSize + format::kFsSum, format::kIndexEntryFixedSize + format::kFsMax,
+        format::kIeKey, format::kIeChildOffset}) {
     CAPTURE(field_offset);
     const std::string copy = dir.File("copy.xtfq");
     std::filesystem::copy_file(path, copy, std::filesystem::copy_options::overwrite_existing);
@@ -501,6 +508,19 @@ TEST_CASE("tn tree: the checker names the page when an index entry's count or ag
     const std::string& msg = rep.problems.front().message();
     CHECK_MESSAGE(msg.find(fmt::format("page {}:", page_id)) != std::string::npos, msg);
     CHECK_MESSAGE(msg.find("index entry 2") != std::string::npos, msg);
+    if (field_offset != format::kIeChildOffset) continue;
+    CHECK_MESSAGE(msg.find("the page map says") != std::string::npos, msg);
+    // A reader led one byte astray by the entry reads bytes whose checksum fails: an error, never a
+    // wrong record. Entry 2 of the first level-1 page leads to data page 2.
+    auto reader = StoreReader::Open(copy);
+    REQUIRE(reader.ok());
+    TnTree tree((*reader)->cache(), *(*reader)->Array("events").value());
+    std::byte rec[32];
+    Status got = tree.Record(2 * PageCapacity(4096, 32) + 5, rec);
+    REQUIRE_FALSE(got.ok());
+    CHECK(got.error().code() == ErrorCode::kCorrupt);
+    CHECK_MESSAGE(got.error().message().find("checksum") != std::string::npos, got.error().message());
+    CHECK(tree.Record(PageCapacity(4096, 32) + 5, rec).ok());  // entry 1 still leads to its page
   }
 }
 
@@ -534,6 +554,7 @@ TEST_CASE("p index: the checker names the page when a process-tree entry or a pe
   for (const Case& k :
        {Case{tree_page, format::kPageHeaderSize + 3 * w + format::kIeCount, "entry 3"},
         Case{tree_page, format::kPageHeaderSize + 3 * w + format::kIndexEntryFixedSize + format::kFsMax, "entry 3"},
+        Case{tree_page, format::kPageHeaderSize + 3 * w + format::kIeChildOffset, "entry 3"},  // level 0: no location
         Case{child_page, format::kPageHeaderSize + 5 * 32 + 8, "events[process"}}) {
     CAPTURE(k.page.Name());
     CAPTURE(k.offset);
