@@ -57,7 +57,7 @@ std::vector<std::byte> Catalogue::Encode() const {
     StoreLe<uint32_t>(p + f::kArProcessRoot, a.process_root.value);
     StoreLe<uint16_t>(p + f::kArProcessLevels, a.process_levels);
     StoreLe<uint16_t>(p + f::kArReserved, 0);
-    a.process_root_location.Encode(p + f::kArProcessRootLocation);
+    StoreLe<uint64_t>(p + f::kArProcessRootLocation, a.process_root_location.Pack());
     p += f::kArrayFixedSize;
     if (own) {
       put_bytes(a.name);
@@ -121,7 +121,7 @@ Result<Catalogue> Catalogue::Decode(std::span<const std::byte> bytes, std::strin
     a.process_root = PageId(LoadLe<uint32_t>(fixed.data() + f::kArProcessRoot));
     a.process_levels = LoadLe<uint16_t>(fixed.data() + f::kArProcessLevels);
     const uint16_t reserved = LoadLe<uint16_t>(fixed.data() + f::kArReserved);
-    a.process_root_location = Location::Decode(fixed.data() + f::kArProcessRootLocation);
+    a.process_root_location = Location::Unpack(LoadLe<uint64_t>(fixed.data() + f::kArProcessRootLocation));
     auto bad = [&](const std::string& m) {
       return Error(ErrorCode::kCorrupt, fmt::format("{} byte {}: array {}: {}", where, start, i + 1, m));
     };
@@ -132,7 +132,8 @@ Result<Catalogue> Catalogue::Decode(std::span<const std::byte> bytes, std::strin
       return bad(fmt::format("unknown flags {:#x} or reserved {}", flags, reserved));
     if ((a.process_root.value == 0) != (a.process_levels == 0) || a.process_levels > f::kMaxLevels ||
         (!a.process_index && a.process_root.value != 0) ||
-        (a.process_root.value == 0) == a.process_root_location.stored()) {
+        (a.process_root.value == 0) != (a.process_root_location == Location{}) ||
+        (a.process_root.value != 0 && !a.process_root_location.stored())) {
       return bad(fmt::format("process tree root {} with {} levels", a.process_root.value, a.process_levels));
     }
     if (a.per_process()) {

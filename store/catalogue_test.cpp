@@ -14,7 +14,7 @@ Catalogue Sample() {
   a.id = ArrayId(1);
   a.name = "events";
   a.schema = *Schema::Make({{"t", FieldType::kI64}, {"bytes", FieldType::kI64}, {"x", FieldType::kU8}}, {"bytes"}, "t");
-  // 17-byte records: 239 per page; three full pages under one index page of 52-byte entries.
+  // 17-byte records: 239 per page; three full pages under one index page of 60-byte entries.
   a.levels[0] = ChainDesc{PageId(4), PageId(9), PageId(11), PageId(12), 3 * 239 + 5, Location{8 * 4096 + 100, 300}};
   a.levels.push_back(ChainDesc{PageId(15), kNoPage, PageId(15), PageId(16), 3, Location{8 * 4096 + 400, 200}});
   c.arrays.push_back(a);
@@ -33,9 +33,9 @@ Catalogue Sample() {
 TEST_CASE("catalogue: encodes to the documented size and decodes to the same catalogue") {
   const Catalogue c = Sample();
   const auto bytes = c.Encode();
-  // Header 52; array 1: 52 + 6 + (2+1)+(2+5)+(2+1) + 2 + 2 * 36; array 2: 52 + 5 + (2+1) + 36; free: 8;
+  // Header 48; array 1: 48 + 6 + (2+1)+(2+5)+(2+1) + 2 + 2 * 32; array 2: 48 + 5 + (2+1) + 32; free: 8;
   // map directory: 4.
-  CHECK(bytes.size() == 52 + (52 + 6 + 3 + 7 + 3 + 2 + 72) + (52 + 5 + 3 + 36) + 8 + 4);
+  CHECK(bytes.size() == 48 + (48 + 6 + 3 + 7 + 3 + 2 + 64) + (48 + 5 + 3 + 32) + 8 + 4);
   CHECK(bytes.size() == c.EncodedSize());
   Result<Catalogue> d = Catalogue::Decode(bytes, "test");
   REQUIRE(d.ok());

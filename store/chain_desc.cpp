@@ -17,7 +17,7 @@ void ChainDesc::Encode(std::byte* p) const {
   StoreLe<uint32_t>(p + f::kChOpen, open.value);
   StoreLe<uint32_t>(p + f::kChShadow, shadow.value);
   StoreLe<uint64_t>(p + f::kChEntries, entries);
-  shadow_location.Encode(p + f::kChShadowLocation);
+  StoreLe<uint64_t>(p + f::kChShadowLocation, shadow_location.Pack());
 }
 
 ChainDesc ChainDesc::Decode(const std::byte* p) {
@@ -27,7 +27,7 @@ ChainDesc ChainDesc::Decode(const std::byte* p) {
   c.open = PageId(LoadLe<uint32_t>(p + f::kChOpen));
   c.shadow = PageId(LoadLe<uint32_t>(p + f::kChShadow));
   c.entries = LoadLe<uint64_t>(p + f::kChEntries);
-  c.shadow_location = Location::Decode(p + f::kChShadowLocation);
+  c.shadow_location = Location::Unpack(LoadLe<uint64_t>(p + f::kChShadowLocation));
   return c;
 }
 
@@ -36,7 +36,7 @@ Status ChainDesc::Validate(uint32_t capacity, uint32_t chain_ids, std::string_vi
   for (PageId id : {head, last_full, open, shadow}) {
     if (id.value >= chain_ids) return bad(fmt::format("chain page {} outside ids 1..{}", id.value, chain_ids - 1));
   }
-  if ((shadow == kNoPage) == shadow_location.stored()) {
+  if ((shadow == kNoPage) != (shadow_location == Location{}) || (shadow != kNoPage && !shadow_location.stored())) {
     return bad(fmt::format("shadow {} with a location at offset {}", shadow.value, shadow_location.offset));
   }
   if (entries == 0) {

@@ -1,5 +1,5 @@
 // ChildRef: a page a descent goes to next: its chain id, and where it is stored when the entry that
-// leads to it says so (docs/format.md, "Index entry": `child`, `child_offset`, `child_length`).
+// leads to it says so (docs/format.md, "Index entry": `child`, `child_location`).
 //
 // Thread-safety: value type.
 #pragma once
@@ -17,9 +17,8 @@ struct ChildRef {
 
   // The child of the encoded index entry at `entry`.
   static ChildRef Of(const std::byte* entry) {
-    return ChildRef{
-        PageId(LoadLe<uint32_t>(entry + format::kIeChild)),
-        Location{LoadLe<uint64_t>(entry + format::kIeChildOffset), LoadLe<uint32_t>(entry + format::kIeChildLength)}};
+    return ChildRef{PageId(LoadLe<uint32_t>(entry + format::kIeChild)),
+                    Location::Unpack(LoadLe<uint64_t>(entry + format::kIeChildLocation))};
   }
 };
 

@@ -79,14 +79,17 @@ constexpr bool StoreCodec(uint8_t codec) { return codec == kCodecNone || codec =
 inline constexpr uint32_t kLocOffset = 0;
 inline constexpr uint32_t kLocLength = 8;
 inline constexpr uint32_t kLocationSize = 12;
+// A packed Location (a u64): offset << 17 | (length - 1); 0 when not stored.
+inline constexpr uint32_t kPackedLengthBits = 17;
+inline constexpr uint64_t kMaxPackedOffset = (uint64_t{1} << (64 - kPackedLengthBits)) - 1;  // 128 TiB
 
 // docs/format.md: "Catalogue header"
 inline constexpr uint32_t kCatArrayCount = 0;
 inline constexpr uint32_t kCatFreeCount = 4;
 inline constexpr uint32_t kCatHeapChain = 8;
-inline constexpr uint32_t kCatChainIds = 44;
-inline constexpr uint32_t kCatMapCount = 48;
-inline constexpr uint32_t kCatalogueHeaderSize = 52;
+inline constexpr uint32_t kCatChainIds = 40;
+inline constexpr uint32_t kCatMapCount = 44;
+inline constexpr uint32_t kCatalogueHeaderSize = 48;
 
 // docs/format.md: "Chain descriptor"
 inline constexpr uint32_t kChHead = 0;
@@ -94,8 +97,8 @@ inline constexpr uint32_t kChLastFull = 4;
 inline constexpr uint32_t kChOpen = 8;
 inline constexpr uint32_t kChShadow = 12;
 inline constexpr uint32_t kChEntries = 16;
-inline constexpr uint32_t kChShadowLocation = 24;  // a Location: where the shadow is stored
-inline constexpr uint32_t kChainSize = 36;
+inline constexpr uint32_t kChShadowLocation = 24;  // a packed Location: where the shadow is stored
+inline constexpr uint32_t kChainSize = 32;
 
 // docs/format.md: "Array descriptor"
 inline constexpr uint32_t kArId = 0;
@@ -111,8 +114,8 @@ inline constexpr uint32_t kArProcess = 24;
 inline constexpr uint32_t kArProcessRoot = 32;
 inline constexpr uint32_t kArProcessLevels = 36;
 inline constexpr uint32_t kArReserved = 38;
-inline constexpr uint32_t kArProcessRootLocation = 40;  // a Location: where the process tree's root is stored
-inline constexpr uint32_t kArrayFixedSize = 52;
+inline constexpr uint32_t kArProcessRootLocation = 40;  // a packed Location: where the process tree's root is
+inline constexpr uint32_t kArrayFixedSize = 48;
 inline constexpr uint16_t kNoField = 0xFFFF;
 // Array flags (kArFlags).
 inline constexpr uint32_t kArrayProcessIndex = 0x1;  // per-process copies and a process tree are kept
@@ -121,10 +124,9 @@ inline constexpr uint32_t kKnownArrayFlags = kArrayProcessIndex;
 // docs/format.md: "Index entry"
 inline constexpr uint32_t kIeKey = 0;
 inline constexpr uint32_t kIeCount = 8;
-inline constexpr uint32_t kIeChildOffset = 16;  // the child's Location: offset (8 bytes) ...
+inline constexpr uint32_t kIeChildLocation = 16;  // a packed Location: where the child is stored
 inline constexpr uint32_t kIeChild = 24;
-inline constexpr uint32_t kIeChildLength = 28;  // ... and length (4 bytes)
-inline constexpr uint32_t kIndexEntryFixedSize = 32;
+inline constexpr uint32_t kIndexEntryFixedSize = 28;
 
 // docs/format.md: "Field statistics"
 inline constexpr uint32_t kFsSum = 0;
@@ -191,7 +193,7 @@ inline constexpr std::array kLayout = {
     LayoutRow{"Chain descriptor", "open", kChOpen, 4},
     LayoutRow{"Chain descriptor", "shadow", kChShadow, 4},
     LayoutRow{"Chain descriptor", "entries", kChEntries, 8},
-    LayoutRow{"Chain descriptor", "shadow_location", kChShadowLocation, kLocationSize},
+    LayoutRow{"Chain descriptor", "shadow_location", kChShadowLocation, 8},
     LayoutRow{"Array descriptor", "array_id", kArId, 4},
     LayoutRow{"Array descriptor", "name_length", kArNameLength, 2},
     LayoutRow{"Array descriptor", "field_count", kArFieldCount, 2},
@@ -205,12 +207,11 @@ inline constexpr std::array kLayout = {
     LayoutRow{"Array descriptor", "process_root", kArProcessRoot, 4},
     LayoutRow{"Array descriptor", "process_levels", kArProcessLevels, 2},
     LayoutRow{"Array descriptor", "reserved", kArReserved, 2},
-    LayoutRow{"Array descriptor", "process_root_location", kArProcessRootLocation, kLocationSize},
+    LayoutRow{"Array descriptor", "process_root_location", kArProcessRootLocation, 8},
     LayoutRow{"Index entry", "key", kIeKey, 8},
     LayoutRow{"Index entry", "count", kIeCount, 8},
-    LayoutRow{"Index entry", "child_offset", kIeChildOffset, 8},
+    LayoutRow{"Index entry", "child_location", kIeChildLocation, 8},
     LayoutRow{"Index entry", "child", kIeChild, 4},
-    LayoutRow{"Index entry", "child_length", kIeChildLength, 4},
     LayoutRow{"Field statistics", "sum", kFsSum, 8},
     LayoutRow{"Field statistics", "min", kFsMin, 8},
     LayoutRow{"Field statistics", "max", kFsMax, 8},

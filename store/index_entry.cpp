@@ -11,9 +11,8 @@ namespace f = format;
 void IndexEntry::Encode(std::byte* p) const {
   StoreLe<int64_t>(p + f::kIeKey, key);
   StoreLe<uint64_t>(p + f::kIeCount, summary.count);
-  StoreLe<uint64_t>(p + f::kIeChildOffset, child_location.offset);
+  StoreLe<uint64_t>(p + f::kIeChildLocation, child_location.Pack());
   StoreLe<uint32_t>(p + f::kIeChild, child.value);
-  StoreLe<uint32_t>(p + f::kIeChildLength, child_location.length);
   summary.EncodeFields(p + f::kIndexEntryFixedSize);
 }
 

@@ -17,6 +17,21 @@ struct Location {
   uint32_t length = 0;
 
   bool stored() const { return offset != 0; }
+  // Whether Pack() keeps it whole: unstored, or an offset below 2^47 (128 TiB) and a length of 1 to
+  // 2^17 bytes.
+  bool Packable() const {
+    return !stored() ? length == 0
+                     : offset <= format::kMaxPackedOffset && length >= 1 &&
+                           length <= (uint32_t{1} << format::kPackedLengthBits);
+  }
+  // The 8-byte form descriptors and index entries hold (docs/format.md, "Location").
+  // REQUIRES: Packable().
+  uint64_t Pack() const { return stored() ? offset << format::kPackedLengthBits | (length - 1) : 0; }
+  static Location Unpack(uint64_t v) {
+    if (v == 0) return Location{};
+    return Location{v >> format::kPackedLengthBits,
+                    static_cast<uint32_t>(v & ((uint64_t{1} << format::kPackedLengthBits) - 1)) + 1};
+  }
   void Encode(std::byte* out) const {
     StoreLe<uint64_t>(out + format::kLocOffset, offset);
     StoreLe<uint32_t>(out + format::kLocLength, length);

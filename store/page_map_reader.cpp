@@ -60,18 +60,17 @@ Result<Location> PageMapReader::Find(PageId id) {
 }
 
 Status PageMapReader::CheckStored(const Location& loc, PageId id, uint32_t page_size, uint32_t page_count,
-                                  std::string_view file) {
+                                  std::string_view file, std::string_view said_by) {
   const uint64_t end = uint64_t{page_count} * page_size;
   if (!loc.stored()) {
-    return Error(ErrorCode::kCorrupt,
-                 fmt::format("{}: page {}: the page map has no stored copy of it", file, id.value));
+    return Error(ErrorCode::kCorrupt, fmt::format("{}: page {}: {} has no stored copy of it", file, id.value, said_by));
   }
   if (loc.offset < uint64_t{f::kFirstDataPage} * page_size || loc.length <= f::kPageHeaderSize ||
       loc.length > page_size || loc.offset + loc.length > end) {
     return Error(ErrorCode::kCorrupt,
-                 fmt::format("{}: page {}: the page map stores it at offset {}, {} bytes, outside the {} bytes of "
+                 fmt::format("{}: page {}: {} stores it at offset {}, {} bytes, outside the {} bytes of "
                              "slots 2..{} or longer than a page",
-                             file, id.value, loc.offset, loc.length, end, page_count - 1));
+                             file, id.value, said_by, loc.offset, loc.length, end, page_count - 1));
   }
   return Ok();
 }
@@ -81,7 +80,8 @@ Result<Location> PageMapReader::FindStored(PageId id, Location hint) {
   if (!loc.stored()) {
     XTFQ_ASSIGN_OR_RETURN(loc, Find(id));
   }
-  XTFQ_TRY(CheckStored(loc, id, page_size_, page_count_, file_.name()));
+  XTFQ_TRY(CheckStored(loc, id, page_size_, page_count_, file_.name(),
+                       hint.stored() ? "the entry or descriptor that leads to it" : "the page map"));
   return loc;
 }
 

@@ -46,8 +46,9 @@ class PageMapReader {
   // no leaf: the page's checksum and id, checked when it is read, catch a wrong one.
   Result<Location> FindStored(PageId id, Location hint = {});
   // The checks of FindStored on a Location found elsewhere (the checker's own reading of the map).
+  // `said_by` names where the Location came from.
   static Status CheckStored(const Location& loc, PageId id, uint32_t page_size, uint32_t page_count,
-                            std::string_view file);
+                            std::string_view file, std::string_view said_by = "the page map");
   const std::vector<PageId>& directory() const { return directory_; }
   uint32_t chain_ids() const { return chain_ids_; }
   uint64_t leaf_reads() const;

@@ -6,6 +6,8 @@
 // Thread-safety: as its members (not thread-safe; one writer thread).
 #pragma once
 
+#include <fmt/format.h>
+
 #include "store/chain_id_allocator.h"
 #include "store/pack_writer.h"
 #include "store/page_allocator.h"
@@ -27,14 +29,24 @@ struct PageSpace {
   // returns where. `width`: the bytes of one entry.
   Result<Location> SealChainPage(PageId id, std::span<const std::byte> page, uint32_t width) {
     XTFQ_ASSIGN_OR_RETURN(Location loc, pack.Seal(page, width, slots));
+    XTFQ_TRY(Packable(loc));
     XTFQ_TRY(map.Set(id, loc));
     return loc;
   }
   // Stores shadow `id` (its header encoded) into the shadow pack and records where; returns where.
   Result<Location> SealShadow(PageId id, std::span<const std::byte> page, uint32_t width) {
     XTFQ_ASSIGN_OR_RETURN(Location loc, shadows.Store(page, width, slots));
+    XTFQ_TRY(Packable(loc));
     XTFQ_TRY(map.Set(id, loc));
     return loc;
+  }
+  // Descriptors and index entries hold Locations packed in 8 bytes: a store ends at 128 TiB.
+  static Status Packable(const Location& loc) {
+    if (loc.Packable()) return Ok();
+    return Error(ErrorCode::kInvalidArgument,
+                 fmt::format("a page stored at offset {} ({} bytes) is past the 128 TiB a store can address; start a "
+                             "new store",
+                             loc.offset, loc.length));
   }
   // Shadow `id` is replaced (kNoPage: nothing): the map forgets it and its slots may be released.
   Status DropShadow(PageId id) {
