@@ -18,11 +18,13 @@ namespace xtfq::cli {
 
 CLI::App* ImportCommand::Register(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand("import", "Read inputs into a store (created if it does not exist)");
-  app->add_option("INPUT", inputs_, "input files: Darshan logs, darshan-parser text, or 32-byte events (.bin)")
+  app->add_option("INPUT", inputs_,
+                  "input files or directories: Darshan logs, darshan-parser text, job_stats snapshots, Slurm HDF5 "
+                  "profiles (node-step or sh5util-merged), or 32-byte events (.bin)")
       ->required();
   app->add_option("-o,--output", out_, "store file (default: the first input's name with .xtfq)");
   app->add_option("--format", format_, "input format (auto: events for .bin, otherwise from the first bytes)")
-      ->check(CLI::IsMember({"auto", "events", "darshan", "darshan-text", "jobstats"}));
+      ->check(CLI::IsMember({"auto", "events", "darshan", "darshan-text", "jobstats", "slurm-hdf5"}));
   app->add_option("--target", target_, "job_stats: the target (OST/MDT) of a plain cat of one job_stats file");
   app->add_option("--at", at_, "job_stats: the collection time (epoch seconds) of every input");
   app->add_option("--jobid-name", jobid_names_,
@@ -99,6 +101,7 @@ int ImportCommand::Run() {
   std::unique_ptr<StoreReader> existing;
   ImportReport total;
   bool jobstats = false;
+  std::string slurm_totals;
   Status s = Ok();
   if (exists) {
     auto r = StoreReader::Open(out_);
@@ -118,6 +121,7 @@ int ImportCommand::Run() {
     for (const std::string& n : report->notes) Say("import: {}\n", n);
     for (const std::string& x : report->warnings) fmt::print(stderr, "xtfq import: warning: {}\n", x);
     jobstats |= format == "jobstats";
+    if (format == "slurm-hdf5") slurm_totals = report->totals;
     total.records += report->records, total.segments += report->segments, total.source_bytes += report->source_bytes;
     total.entries += report->entries, total.totals = report->totals;
   }
@@ -154,6 +158,7 @@ int ImportCommand::Run() {
       return kExitFailure;
     }
   }
+  if (!slurm_totals.empty()) Say("import: {}\n", slurm_totals);
   if (jobstats) {
     Say("import: {} into {} (generation {}) in {:.2f} s ({:.0f} entries/s)\n", total.totals, out_, w.generation(), secs,
         secs > 0 ? total.entries / secs : 0.0);

@@ -10,6 +10,8 @@
 #include "importers/darshan_text_importer.h"
 #include "importers/events_file_importer.h"
 #include "importers/jobstats_file_importer.h"
+#include "importers/slurm_hdf5_importer.h"
+#include "importers/slurm_hdf5_reader.h"
 #include "store/posix_file.h"
 
 namespace xtfq {
@@ -23,8 +25,10 @@ Result<std::unique_ptr<Importer>> Importer::Make(std::string_view format, const 
   if (format == "darshan-any")
     return std::unique_ptr<Importer>(new DarshanFileImporter(options, DarshanFileImporter::Mode::kSniff));
   if (format == "jobstats") return std::unique_ptr<Importer>(new JobStatsFileImporter(options));
-  return Error(ErrorCode::kUsage,
-               fmt::format("'{}' is not an input format (events, darshan, darshan-text, jobstats)", format));
+  if (format == "slurm-hdf5") return std::unique_ptr<Importer>(new SlurmHdf5Importer(options));
+  return Error(
+      ErrorCode::kUsage,
+      fmt::format("'{}' is not an input format (events, darshan, darshan-text, jobstats, slurm-hdf5)", format));
 }
 
 Result<Importer::Inputs> Importer::Expand(const std::vector<std::string>& inputs, std::string_view format) {
@@ -53,7 +57,9 @@ Result<Importer::Inputs> Importer::Expand(const std::vector<std::string>& inputs
       auto kind = Sniff(f);
       if (!kind.ok()) {
         out.skipped.push_back(
-            fmt::format("{}: not an input (not a Darshan log, darshan-parser text, job_stats or .bin)", f));
+            fmt::format("{}: not an input (not a Darshan log, darshan-parser text, job_stats, a Slurm HDF5 profile or "
+                        ".bin)",
+                        f));
       } else if (format != "auto" && *kind != format && !(format == "darshan-text" && *kind == "darshan")) {
         out.skipped.push_back(fmt::format("{}: {} input, not {}", f, *kind, format));
       } else {
@@ -72,6 +78,7 @@ Result<std::string> Importer::Sniff(const std::string& path) {
   XTFQ_ASSIGN_OR_RETURN(size_t got, file->ReadAt(0, head));
   head.resize(got);
   if (DarshanImporter::LooksBinary(head)) return std::string("darshan");
+  if (SlurmHdf5Reader::LooksLikeHdf5(head)) return std::string("slurm-hdf5");
   if (DarshanTextImporter::LooksLikeText(head)) return std::string("darshan-text");
   if (JobStatsFileImporter::LooksLikeJobStats(
           std::string_view(reinterpret_cast<const char*>(head.data()), head.size()))) {
@@ -80,7 +87,8 @@ Result<std::string> Importer::Sniff(const std::string& path) {
   return Error(
       ErrorCode::kInvalidArgument,
       fmt::format(
-          "{}: cannot tell the format (not a Darshan log, darshan-parser text, job_stats or .bin); give --format",
+          "{}: cannot tell the format (not a Darshan log, darshan-parser text, job_stats, a Slurm HDF5 profile or "
+          ".bin); give --format",
           path));
 }
 

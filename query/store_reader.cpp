@@ -5,6 +5,7 @@
 #include "index/string_heap_reader.h"
 #include "index/tn_tree.h"
 #include "layouts/jobstats_layout.h"
+#include "layouts/slurm_layout.h"
 #include "store/posix_file.h"
 
 namespace xtfq {
@@ -52,7 +53,8 @@ ChainCursor StoreReader::Records(const ArrayDesc& array) {
 }
 
 Result<TimeFrame> StoreReader::Frame(const ArrayDesc& a) {
-  const bool ns = !JobStatsLayout::Owns(a.name);  // job_stats arrays count epoch seconds
+  // job_stats and Slurm profile arrays count epoch seconds
+  const bool ns = !JobStatsLayout::Owns(a.name) && !SlurmLayout::Owns(a.name);
   if (a.record_count() == 0 || !a.schema.time_field()) return TimeFrame::Raw(0, 0, ns);
   TnTree t(*cache_, a);
   std::vector<std::byte> r(a.schema.record_width());

@@ -8,6 +8,7 @@ pkgs=(
   clang-format-14                         # scripts/check_format.sh
   libboost-dev                            # Boost.Intrusive (cache), Boost.Interprocess (mmap), Boost.CRC
   liblz4-dev libzstd-dev zlib1g-dev libbz2-dev  # page compression, Darshan log regions
+  libhdf5-dev hdf5-tools                   # Slurm HDF5 profiles; h5dump is the tests' reference
   libfmt-dev libcli11-dev nlohmann-json3-dev
   doctest-dev libbenchmark-dev
   chromium fonts-dejavu-core              # the viewer's browser tests (tests/browser), headless

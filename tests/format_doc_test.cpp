@@ -15,6 +15,7 @@
 #include "layouts/darshan_layout.h"
 #include "layouts/grid_layout.h"
 #include "layouts/jobstats_layout.h"
+#include "layouts/slurm_layout.h"
 #include "store/format.h"
 #include "store/log_histogram.h"
 #include "store/summary.h"
@@ -64,7 +65,8 @@ TEST_CASE("format doc: every table row of docs/format.md equals store/format.h")
   }
   size_t darshan_tables = 0;
   for (const auto& [table, rows] : d.rows)
-    darshan_tables += table.starts_with("Darshan ") || table.starts_with("Job stats ") || table.starts_with("Grid ");
+    darshan_tables += table.starts_with("Darshan ") || table.starts_with("Job stats ") || table.starts_with("Grid ") ||
+                      table.starts_with("Slurm ");
   CHECK(d.rows.size() - darshan_tables == header.size());
   for (const auto& [table, rows] : header) {
     CAPTURE(table);
@@ -164,6 +166,84 @@ TEST_CASE("format doc: the grid tables equal GridLayout's schemas") {
   CHECK(LogHistogram::kBins == 64);
   CHECK(LogHistogram::kFloatLowExponent == -30);
   CHECK(d.text.find("and -30 for an f64 field") != std::string::npos);
+}
+
+TEST_CASE("format doc: the Slurm layout tables equal SlurmLayout's schemas, and its offsets the schemas'") {
+  const Doc d = ParseDoc();
+  using S = SlurmLayout;
+  const std::pair<const char*, const Schema*> tables[] = {{"Slurm series record", &S::SeriesSchema()},
+                                                          {"Slurm tasks record", &S::TasksSchema()},
+                                                          {"Slurm filesystem record", &S::FilesystemSchema()},
+                                                          {"Slurm network record", &S::NetworkSchema()},
+                                                          {"Slurm other record", &S::OtherSchema()}};
+  CheckTables(d, tables);
+  auto at = [](const Schema& s, const char* name) { return s.fields()[*s.Find(name)].offset; };
+  const std::pair<const Schema*, std::vector<std::pair<const char*, uint32_t>>> offsets[] = {
+      {&S::SeriesSchema(),
+       {{"job", S::kSerJob},
+        {"step", S::kSerStep},
+        {"task", S::kSerTask},
+        {"start", S::kSerStart},
+        {"node_index", S::kSerNodeIndex},
+        {"ntasks", S::kSerNtasks},
+        {"cpus_per_task", S::kSerCpusPerTask},
+        {"kind", S::kSerKind},
+        {"source", S::kSerSource},
+        {"flags", S::kSerFlags},
+        {"rows", S::kSerRows},
+        {"step_nodes", S::kSerStepNodes},
+        {"node", S::kSerNode},
+        {"path", S::kSerPath},
+        {"file", S::kSerFile},
+        {"start_text", S::kSerStartText}}},
+      {&S::TasksSchema(),
+       {{"t", S::kT},
+        {"series", S::kSeriesId},
+        {"row", S::kRow},
+        {"elapsed", S::kElapsed},
+        {"flags", S::kFlags},
+        {"cpu_freq", S::kTaCpuFreq},
+        {"cpu_time", S::kTaCpuTime},
+        {"cpu_util", S::kTaCpuUtil},
+        {"rss", S::kTaRss},
+        {"vmsize", S::kTaVmSize},
+        {"pages", S::kTaPages},
+        {"read_mb", S::kTaReadMb},
+        {"write_mb", S::kTaWriteMb},
+        {"read_bytes", S::kTaReadBytes},
+        {"write_bytes", S::kTaWriteBytes},
+        {"gpu_mem_mb", S::kTaGpuMemMb},
+        {"gpu_util", S::kTaGpuUtil}}},
+      {&S::FilesystemSchema(),
+       {{"reads", S::kFsReads},
+        {"read_mb", S::kFsReadMb},
+        {"writes", S::kFsWrites},
+        {"write_mb", S::kFsWriteMb},
+        {"d_reads", S::kFsDReads},
+        {"d_read_bytes", S::kFsDReadBytes},
+        {"d_writes", S::kFsDWrites},
+        {"d_write_bytes", S::kFsDWriteBytes}}},
+      {&S::NetworkSchema(),
+       {{"packets_in", S::kNetPacketsIn},
+        {"packets_out", S::kNetPacketsOut},
+        {"in_mb", S::kNetInMb},
+        {"out_mb", S::kNetOutMb},
+        {"in_bytes", S::kNetInBytes},
+        {"out_bytes", S::kNetOutBytes},
+        {"in_packets", S::kNetInPackets},
+        {"out_packets", S::kNetOutPackets}}},
+      {&S::OtherSchema(), {{"field", S::kOtField}, {"type", S::kOtType}, {"value", S::kOtValue}}}};
+  for (const auto& [schema, fields] : offsets) {
+    for (const auto& [name, offset] : fields) {
+      CAPTURE(name);
+      CHECK(at(*schema, name) == offset);
+    }
+  }
+  CHECK(S::SeriesSchema().record_width() == S::kSerWidth);
+  CHECK(S::TasksSchema().record_width() == S::kTaWidth);
+  CHECK(S::FilesystemSchema().record_width() == S::kFsWidth);
+  CHECK(S::NetworkSchema().record_width() == S::kNetWidth);
+  CHECK(S::OtherSchema().record_width() == S::kOtWidth);
 }
 
 TEST_CASE("format doc: the job stats layout tables equal JobStatsLayout's schemas") {
