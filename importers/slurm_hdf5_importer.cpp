@@ -1,25 +1,17 @@
 #include "importers/slurm_hdf5_importer.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
-#include <algorithm>
-#include <bit>
-#include <cmath>
 #include <filesystem>
-#include <map>
-#include <numeric>
 
 #include "importers/input_progress.h"
 #include "importers/slurm_hdf5_reader.h"
+#include "importers/slurm_series_writer.h"
 #include "layouts/slurm_layout.h"
-#include "store/endian.h"
 
 namespace xtfq {
 
 namespace {
-
-using L = SlurmLayout;
 
 // What a file's name says: Slurm names node-step files "<job>_<step>_<node>.h5" and sh5util
 // writes "job_<job>.h5".
@@ -27,12 +19,6 @@ struct FileName {
   int64_t job = 0;
   std::string step, node;  // node-step files only
 };
-
-std::optional<int64_t> Number(std::string_view s) {
-  if (s.empty() || s.size() > 18 || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
-    return std::nullopt;
-  return std::stoll(std::string(s));
-}
 
 Result<FileName> ParseName(const std::string& path, bool merged) {
   const std::string name = std::filesystem::path(path).filename().string();
@@ -47,7 +33,7 @@ Result<FileName> ParseName(const std::string& path, bool merged) {
   FileName f;
   if (merged) {
     if (!stem.starts_with("job_")) return bad();
-    auto job = Number(stem.substr(4));
+    auto job = SlurmSeriesWriter::Number(stem.substr(4));
     if (!job) return bad();
     f.job = *job;
     return f;
@@ -55,7 +41,7 @@ Result<FileName> ParseName(const std::string& path, bool merged) {
   const size_t a = stem.find('_');
   const size_t b = a == std::string::npos ? a : stem.find('_', a + 1);
   if (b == std::string::npos) return bad();
-  auto job = Number(stem.substr(0, a));
+  auto job = SlurmSeriesWriter::Number(stem.substr(0, a));
   if (!job) return bad();
   f.job = *job;
   f.step = stem.substr(a + 1, b - a - 1);
@@ -64,384 +50,6 @@ Result<FileName> ParseName(const std::string& path, bool merged) {
 }
 
 // A step's id: its number, or Slurm's negative ids for its named steps.
-std::optional<int64_t> StepId(std::string_view s) {
-  if (s == "batch") return L::kBatchStep;
-  if (s == "extern") return -4;
-  if (s == "interactive") return -6;
-  return Number(s);
-}
-
-uint8_t KindOf(std::string_view kind) {
-  if (kind == "Tasks") return L::kTasks;
-  if (kind == "Network") return L::kNetwork;
-  if (kind == "Filesystem") return L::kFilesystem;
-  if (kind == "Energy") return L::kEnergy;
-  return L::kOtherKind;
-}
-
-// A value of column `c` of row `r` as a u64, i64 or f64, whatever the file's type.
-uint64_t AsU64(const SlurmHdf5Dataset& d, uint64_t r, int c) {
-  if (c < 0) return 0;
-  const uint64_t b = d.Bits(r, c);
-  switch (d.fields[static_cast<size_t>(c)].type) {
-    case 'f': {
-      const double v = std::bit_cast<double>(b);
-      return v >= 0 && v < 1.8e19 ? static_cast<uint64_t>(v) : 0;
-    }
-    case 'i':
-      return static_cast<uint64_t>(std::max<int64_t>(0, static_cast<int64_t>(b)));
-    default:
-      return b;
-  }
-}
-double AsF64(const SlurmHdf5Dataset& d, uint64_t r, int c) {
-  if (c < 0) return 0;
-  const uint64_t b = d.Bits(r, c);
-  switch (d.fields[static_cast<size_t>(c)].type) {
-    case 'f':
-      return std::bit_cast<double>(b);
-    case 'i':
-      return static_cast<double>(static_cast<int64_t>(b));
-    default:
-      return static_cast<double>(b);
-  }
-}
-
-// Bytes from a value Slurm divided by 2^shift: exact when it is a whole number, else rounded with
-// kRowInexact set in `flags`.
-uint64_t Scaled(double v, int shift, uint32_t& flags) {
-  const double x = std::ldexp(v, shift);
-  if (!(x >= 0) || x >= 1.8e19) {
-    flags |= L::kRowInexact;
-    return 0;
-  }
-  const double r = std::nearbyint(x);
-  if (r != x) flags |= L::kRowInexact;
-  return static_cast<uint64_t>(r);
-}
-
-// The records of one job's array being built: width-byte records, sorted by (t, series, row) before
-// they are appended.
-struct Pending {
-  const Schema* schema = nullptr;
-  uint32_t width = 0;
-  std::vector<std::byte> bytes;
-
-  std::byte* Add() {
-    bytes.resize(bytes.size() + width);
-    return bytes.data() + bytes.size() - width;
-  }
-  size_t count() const { return width == 0 ? 0 : bytes.size() / width; }
-};
-
-struct JobArrays {
-  Pending tasks, fs, net, other;
-};
-
-struct Counts {
-  uint64_t series = 0, duplicates = 0, rows = 0, first = 0, repeats = 0, resets = 0, inexact = 0, other_values = 0;
-  uint64_t swapped = 0, cumulative = 0, no_step_nodes = 0;
-};
-
-class Run {
- public:
-  Run(RecordSink& sink, uint32_t first_series) : sink_(sink), next_series_(first_series) {}
-
-  Status AddFile(const std::string& path, const SlurmHdf5File& file, ImportReport& report);
-  Status Finish(ImportReport& report);
-
- private:
-  Result<uint64_t> Str(std::string_view s) {
-    if (s.empty()) return uint64_t{0};
-    XTFQ_ASSIGN_OR_RETURN(StringRef ref, sink_.AddString(s));
-    return ref.Pack();
-  }
-  Status AddRows(const SlurmHdf5Dataset& d, int64_t job, uint32_t series, uint8_t kind, uint16_t& series_flags);
-  void Head(std::byte* p, const SlurmHdf5Dataset& d, uint64_t r, uint32_t series, int epoch, int elapsed,
-            uint32_t flags) {
-    StoreLe<int64_t>(p + L::kT, static_cast<int64_t>(AsU64(d, r, epoch)));
-    StoreLe<uint32_t>(p + L::kSeriesId, series);
-    StoreLe<uint32_t>(p + L::kRow, static_cast<uint32_t>(r));
-    StoreLe<int64_t>(p + L::kElapsed, elapsed < 0 ? INT64_MIN : static_cast<int64_t>(AsU64(d, r, elapsed)));
-    StoreLe<uint32_t>(p + L::kFlags, flags);
-  }
-
-  RecordSink& sink_;
-  uint32_t next_series_;
-  std::vector<std::byte> series_records_;
-  std::map<int64_t, JobArrays> jobs_;
-  // Series read so far, by (job, step, node, kind, task): the file it came from and its rows.
-  std::map<std::string, std::pair<std::string, const SlurmHdf5Dataset*>> seen_;
-  Counts counts_;
-};
-
-Status Run::AddFile(const std::string& path, const SlurmHdf5File& file, ImportReport& report) {
-  XTFQ_ASSIGN_OR_RETURN(FileName name, ParseName(path, file.merged));
-  uint64_t rows = 0, dups = 0;
-  std::vector<std::string> dup_of;  // the files the duplicates were first read from
-  for (const SlurmHdf5Dataset& d : file.datasets) {
-    const std::string step_text = file.merged ? d.step : name.step;
-    const std::optional<int64_t> step = StepId(step_text);
-    if (!step) {
-      return Error(ErrorCode::kInvalidArgument, fmt::format("{}: {}: step '{}' is not a number, batch, extern or "
-                                                            "interactive",
-                                                            path, d.path, step_text));
-    }
-    if (!file.merged && d.node != name.node) {
-      report.warnings.push_back(
-          fmt::format("{}: {}: node group '{}' where the file's name says '{}'", path, d.path, d.node, name.node));
-    }
-    const uint8_t kind = KindOf(d.kind);
-    int64_t task = -1;
-    if (kind == L::kTasks) {
-      const auto t = Number(d.task);
-      if (!t) {
-        return Error(ErrorCode::kInvalidArgument,
-                     fmt::format("{}: {}: a Tasks dataset not named by a task id", path, d.path));
-      }
-      task = *t;
-    }
-    const int epoch = d.Column("EpochTime");
-    if (epoch < 0 && d.rows > 0)
-      return Error(ErrorCode::kInvalidArgument, fmt::format("{}: {}: no EpochTime field", path, d.path));
-    const int elapsed = d.Column("ElapsedTime");
-    uint16_t flags = 0;
-    if (file.merged && !d.step_nodes) flags |= L::kSerNoStepNodes;
-    // A series read before with the same rows (a merged file repeats its node-step files).
-    const std::string key = fmt::format("{}/{}/{}/{}/{}", name.job, *step, d.node, d.kind, d.task);
-    auto it = seen_.find(key);
-    bool duplicate = false;
-    if (it != seen_.end()) {
-      const SlurmHdf5Dataset& e = *it->second.second;
-      bool same = e.rows == d.rows && e.fields.size() == d.fields.size() && e.values == d.values;
-      for (size_t i = 0; same && i < d.fields.size(); ++i) same = e.fields[i].name == d.fields[i].name;
-      if (same) {
-        duplicate = true;
-        flags |= L::kSerDuplicate;
-        ++dups;
-        if (std::find(dup_of.begin(), dup_of.end(), it->second.first) == dup_of.end())
-          dup_of.push_back(it->second.first);
-      } else {
-        report.warnings.push_back(
-            fmt::format("{}: {}: job {} step {} node {} {} {} was read before from {} with other "
-                        "rows; both are kept",
-                        path, d.path, name.job, step_text, d.node, d.kind, d.task, it->second.first));
-      }
-    }
-    const uint32_t id = next_series_++;
-    if (!duplicate) {
-      XTFQ_TRY(AddRows(d, name.job, id, kind, flags));
-      if (it == seen_.end()) seen_.emplace(key, std::make_pair(path, &d));
-    }
-    rows += d.rows;
-    ++counts_.series;
-    counts_.rows += duplicate ? 0 : d.rows;
-    if (flags & L::kSerSysfsSwap) ++counts_.swapped;
-    if (flags & L::kSerCumulative) ++counts_.cumulative;
-    if (flags & L::kSerNoStepNodes) ++counts_.no_step_nodes;
-    // The series record.
-    std::byte rec[L::kSerWidth] = {};
-    StoreLe<int64_t>(rec + L::kSerJob, name.job);
-    StoreLe<int64_t>(rec + L::kSerStep, *step);
-    StoreLe<int64_t>(rec + L::kSerTask, task);
-    const int64_t start = d.rows == 0 ? INT64_MIN
-                                      : static_cast<int64_t>(AsU64(d, 0, epoch)) -
-                                            (elapsed < 0 ? 0 : static_cast<int64_t>(AsU64(d, 0, elapsed)));
-    StoreLe<int64_t>(rec + L::kSerStart, start);
-    StoreLe<int32_t>(rec + L::kSerNodeIndex, static_cast<int32_t>(d.node_index.value_or(-1)));
-    StoreLe<int32_t>(rec + L::kSerNtasks, static_cast<int32_t>(d.ntasks.value_or(-1)));
-    StoreLe<int32_t>(rec + L::kSerCpusPerTask, static_cast<int32_t>(d.cpus_per_task.value_or(-1)));
-    StoreLe<uint8_t>(rec + L::kSerKind, kind);
-    StoreLe<uint8_t>(rec + L::kSerSource, file.merged ? L::kMerged : L::kNodeStep);
-    StoreLe<uint16_t>(rec + L::kSerFlags, flags);
-    StoreLe<uint32_t>(rec + L::kSerRows, static_cast<uint32_t>(d.rows));
-    StoreLe<int32_t>(rec + L::kSerStepNodes, static_cast<int32_t>(d.step_nodes.value_or(-1)));
-    XTFQ_ASSIGN_OR_RETURN(uint64_t node, Str(d.node));
-    XTFQ_ASSIGN_OR_RETURN(uint64_t dpath, Str(d.path));
-    XTFQ_ASSIGN_OR_RETURN(uint64_t fname, Str(path));
-    XTFQ_ASSIGN_OR_RETURN(uint64_t stext, Str(d.start_time));
-    StoreLe<uint64_t>(rec + L::kSerNode, node);
-    StoreLe<uint64_t>(rec + L::kSerPath, dpath);
-    StoreLe<uint64_t>(rec + L::kSerFile, fname);
-    StoreLe<uint64_t>(rec + L::kSerStartText, stext);
-    series_records_.insert(series_records_.end(), rec, rec + L::kSerWidth);
-  }
-  counts_.duplicates += dups;
-  std::string note = fmt::format(
-      "{}: job {} ({}{}): {} series, {} rows", path, name.job, file.merged ? "merged file" : "node-step file",
-      file.merged ? "" : fmt::format(", step {} on {}", name.step, name.node), file.datasets.size(), rows);
-  if (dups > 0)
-    note += fmt::format("; {} of them the same as read from {}: stored once", dups, fmt::join(dup_of, ", "));
-  report.notes.push_back(std::move(note));
-  return Ok();
-}
-
-Status Run::AddRows(const SlurmHdf5Dataset& d, int64_t job, uint32_t series, uint8_t kind, uint16_t& series_flags) {
-  JobArrays& j = jobs_[job];
-  const int epoch = d.Column("EpochTime"), elapsed = d.Column("ElapsedTime");
-  // The flags every row of the series gets from its place: row 0, or a repeat of the row before.
-  auto row_flags = [&](uint64_t r) -> uint32_t {
-    uint32_t f = 0;
-    if (r == 0) f |= L::kRowFirst, ++counts_.first;
-    if (r > 0 && AsU64(d, r, epoch) == AsU64(d, r - 1, epoch)) f |= L::kRowRepeat, ++counts_.repeats;
-    return f;
-  };
-  std::vector<bool> known(d.fields.size(), false);
-  auto col = [&](std::string_view name) {
-    const int c = d.Column(name);
-    if (c >= 0) known[static_cast<size_t>(c)] = true;
-    return c;
-  };
-  col("EpochTime"), col("ElapsedTime");
-  if (kind == L::kTasks) {
-    Pending& p = j.tasks;
-    p.schema = &L::TasksSchema(), p.width = L::kTaWidth;
-    const int freq = col("CPUFrequency"), cpu = col("CPUTime"), util = col("CPUUtilization"), rss = col("RSS"),
-              vm = col("VMSize"), pages = col("Pages"), rmb = col("ReadMB"), wmb = col("WriteMB"),
-              gmem = col("GPUMemMB"), gutil = col("GPUUtilization");
-    for (uint64_t r = 0; r < d.rows; ++r) {
-      std::byte* q = p.Add();
-      uint32_t f = row_flags(r);
-      StoreLe<uint64_t>(q + L::kTaCpuFreq, AsU64(d, r, freq));
-      StoreLe<double>(q + L::kTaCpuTime, AsF64(d, r, cpu));
-      StoreLe<double>(q + L::kTaCpuUtil, AsF64(d, r, util));
-      StoreLe<uint64_t>(q + L::kTaRss, AsU64(d, r, rss));
-      StoreLe<uint64_t>(q + L::kTaVmSize, AsU64(d, r, vm));
-      StoreLe<uint64_t>(q + L::kTaPages, AsU64(d, r, pages));
-      const double rm = AsF64(d, r, rmb), wm = AsF64(d, r, wmb);
-      StoreLe<double>(q + L::kTaReadMb, rm);
-      StoreLe<double>(q + L::kTaWriteMb, wm);
-      StoreLe<uint64_t>(q + L::kTaReadBytes, Scaled(rm, 20, f));
-      StoreLe<uint64_t>(q + L::kTaWriteBytes, Scaled(wm, 20, f));
-      StoreLe<uint64_t>(q + L::kTaGpuMemMb, AsU64(d, r, gmem));
-      StoreLe<double>(q + L::kTaGpuUtil, AsF64(d, r, gutil));
-      if (f & L::kRowInexact) ++counts_.inexact;
-      Head(q, d, r, series, epoch, elapsed, f);
-    }
-  } else if (kind == L::kFilesystem) {
-    Pending& p = j.fs;
-    p.schema = &L::FilesystemSchema(), p.width = L::kFsWidth;
-    series_flags |= L::kSerCumulative;
-    const int reads = col("Reads"), rmb = col("ReadMB"), writes = col("Writes"), wmb = col("WriteMB");
-    uint64_t prev[4] = {0, 0, 0, 0};
-    for (uint64_t r = 0; r < d.rows; ++r) {
-      std::byte* q = p.Add();
-      uint32_t f = row_flags(r);
-      const double rm = AsF64(d, r, rmb), wm = AsF64(d, r, wmb);
-      StoreLe<uint64_t>(q + L::kFsReads, AsU64(d, r, reads));
-      StoreLe<double>(q + L::kFsReadMb, rm);
-      StoreLe<uint64_t>(q + L::kFsWrites, AsU64(d, r, writes));
-      StoreLe<double>(q + L::kFsWriteMb, wm);
-      // Running totals: each row's change, from the step's start for row 0; a decrease restarts.
-      const uint64_t now[4] = {AsU64(d, r, reads), Scaled(rm, 20, f), AsU64(d, r, writes), Scaled(wm, 20, f)};
-      static constexpr uint32_t kAt[4] = {L::kFsDReads, L::kFsDReadBytes, L::kFsDWrites, L::kFsDWriteBytes};
-      bool reset = false;
-      for (int k = 0; k < 4; ++k) {
-        const bool down = now[k] < prev[k];
-        reset = reset || down;
-        StoreLe<uint64_t>(q + kAt[k], down ? now[k] : now[k] - prev[k]);
-        prev[k] = now[k];
-      }
-      if (reset) f |= L::kRowReset, ++counts_.resets;
-      if (f & L::kRowInexact) ++counts_.inexact;
-      Head(q, d, r, series, epoch, elapsed, f);
-    }
-  } else if (kind == L::kNetwork) {
-    Pending& p = j.net;
-    p.schema = &L::NetworkSchema(), p.width = L::kNetWidth;
-    const int pin = col("PacketsIn"), pout = col("PacketsOut"), imb = col("InMB"), omb = col("OutMB");
-    // The sysfs gatherer stores bytes under PacketsIn/Out and packets / 2^16 under InMB/OutMB: a
-    // "packet" count above its "bytes" says so (a packet carries at least one byte).
-    bool swapped = false;
-    for (uint64_t r = 0; r < d.rows && !swapped; ++r) {
-      swapped = static_cast<double>(AsU64(d, r, pin)) > std::ldexp(AsF64(d, r, imb), 20) ||
-                static_cast<double>(AsU64(d, r, pout)) > std::ldexp(AsF64(d, r, omb), 20);
-    }
-    if (swapped) series_flags |= L::kSerSysfsSwap;
-    for (uint64_t r = 0; r < d.rows; ++r) {
-      std::byte* q = p.Add();
-      uint32_t f = row_flags(r);
-      const uint64_t a = AsU64(d, r, pin), b = AsU64(d, r, pout);
-      const double im = AsF64(d, r, imb), om = AsF64(d, r, omb);
-      StoreLe<uint64_t>(q + L::kNetPacketsIn, a);
-      StoreLe<uint64_t>(q + L::kNetPacketsOut, b);
-      StoreLe<double>(q + L::kNetInMb, im);
-      StoreLe<double>(q + L::kNetOutMb, om);
-      StoreLe<uint64_t>(q + L::kNetInBytes, swapped ? a : Scaled(im, 20, f));
-      StoreLe<uint64_t>(q + L::kNetOutBytes, swapped ? b : Scaled(om, 20, f));
-      StoreLe<uint64_t>(q + L::kNetInPackets, swapped ? Scaled(im, 16, f) : a);
-      StoreLe<uint64_t>(q + L::kNetOutPackets, swapped ? Scaled(om, 16, f) : b);
-      if (f & L::kRowInexact) ++counts_.inexact;
-      Head(q, d, r, series, epoch, elapsed, f);
-    }
-  }
-  // Every field no schema above has: one record per (row, field).
-  Pending& o = j.other;
-  o.schema = &L::OtherSchema(), o.width = L::kOtWidth;
-  for (size_t c = 0; c < d.fields.size(); ++c) {
-    if (known[c]) continue;
-    XTFQ_ASSIGN_OR_RETURN(StringRef name, sink_.AddString(d.fields[c].name));
-    const uint8_t type = d.fields[c].type == 'f' ? L::kF64 : d.fields[c].type == 'i' ? L::kI64 : L::kU64;
-    for (uint64_t r = 0; r < d.rows; ++r) {
-      std::byte* q = o.Add();
-      const uint32_t f =
-          (r == 0 ? L::kRowFirst : 0) | (r > 0 && AsU64(d, r, epoch) == AsU64(d, r - 1, epoch) ? L::kRowRepeat : 0);
-      StoreLe<uint64_t>(q + L::kOtField, name.Pack());
-      StoreLe<uint8_t>(q + L::kOtType, type);
-      StoreLe<uint64_t>(q + L::kOtValue, d.Bits(r, static_cast<int>(c)));
-      Head(q, d, r, series, epoch, elapsed, f);
-      ++counts_.other_values;
-    }
-  }
-  return Ok();
-}
-
-Status Run::Finish(ImportReport& report) {
-  // slurm.series first, then each job's arrays in time order.
-  std::optional<ArrayId> series = sink_.FindArrayId(L::kSeries);
-  if (!series) {
-    XTFQ_ASSIGN_OR_RETURN(series, sink_.CreateArray(L::kSeries, L::SeriesSchema()));
-  }
-  for (size_t i = 0; i < series_records_.size(); i += L::kSerWidth) {
-    XTFQ_TRY(sink_.Append(*series, std::span(series_records_).subspan(i, L::kSerWidth)));
-  }
-  for (auto& [job, arrays] : jobs_) {
-    const std::pair<std::string_view, Pending*> parts[] = {
-        {"tasks", &arrays.tasks}, {"fs", &arrays.fs}, {"net", &arrays.net}, {"other", &arrays.other}};
-    for (const auto& [kind, p] : parts) {
-      if (p->count() == 0) continue;
-      const std::string name = L::JobArrayName(job, kind);
-      if (sink_.FindArrayId(name)) {
-        return Error(ErrorCode::kInvalidArgument,
-                     fmt::format("job {}: the store already holds its profile ({}); import all of a job's files in "
-                                 "one run (a store keeps each array in time order)",
-                                 job, name));
-      }
-      XTFQ_ASSIGN_OR_RETURN(ArrayId id, sink_.CreateArray(name, *p->schema));
-      std::vector<uint32_t> order(p->count());
-      std::iota(order.begin(), order.end(), 0);
-      const std::byte* base = p->bytes.data();
-      const uint32_t w = p->width;
-      auto key = [&](uint32_t i) {
-        const std::byte* r = base + size_t{i} * w;
-        return std::tuple(LoadLe<int64_t>(r + L::kT), LoadLe<uint32_t>(r + L::kSeriesId), LoadLe<uint32_t>(r + L::kRow),
-                          i);
-      };
-      std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
-      for (uint32_t i : order) XTFQ_TRY(sink_.Append(id, std::span(base + size_t{i} * w, w)));
-      report.records += p->count();
-    }
-  }
-  const Counts& c = counts_;
-  report.totals = fmt::format(
-      "{} Slurm series ({} stored once as duplicates), {} rows; flagged: {} first rows, {} repeated times, {} "
-      "running-total resets, {} inexact MB values; {} Network series with bytes under PacketsIn/Out (sysfs), {} "
-      "Filesystem series of running totals, {} series of merged steps without 'Number of Nodes'; {} values of other "
-      "fields",
-      c.series, c.duplicates, c.rows, c.first, c.repeats, c.resets, c.inexact, c.swapped, c.cumulative, c.no_step_nodes,
-      c.other_values);
-  return Ok();
-}
 
 }  // namespace
 
@@ -455,7 +63,7 @@ Result<ImportReport> SlurmHdf5Importer::Import(const std::vector<std::string>& i
     if (const ArrayDesc* a = existing->catalogue().Find(SlurmLayout::kSeries))
       first_series = static_cast<uint32_t>(a->record_count());
   }
-  Run run(sink, first_series);
+  SlurmSeriesWriter writer(sink, first_series);
   // The files stay in memory until every job is sorted: profiles are small (a task sampled every
   // second for a day is 86,400 rows of 80 bytes).
   std::vector<SlurmHdf5File> files;
@@ -464,11 +72,24 @@ Result<ImportReport> SlurmHdf5Importer::Import(const std::vector<std::string>& i
   for (const std::string& f : expanded.files) {
     progress.Begin(f);
     XTFQ_ASSIGN_OR_RETURN(SlurmHdf5File file, SlurmHdf5Reader::Read(f));
+    XTFQ_ASSIGN_OR_RETURN(FileName name, ParseName(f, file.merged));
+    for (SlurmDataset& d : file.datasets) {
+      d.job = name.job;
+      if (file.merged) continue;
+      d.step = name.step;
+      if (d.node != name.node) {
+        report.warnings.push_back(
+            fmt::format("{}: {}: node group '{}' where the file's name says '{}'", f, d.path, d.node, name.node));
+      }
+    }
     files.push_back(std::move(file));
-    XTFQ_TRY(run.AddFile(f, files.back(), report));
+    const std::string what =
+        files.back().merged ? "merged file" : fmt::format("node-step file (step {} on {})", name.step, name.node);
+    XTFQ_TRY(writer.Add(f, files.back().merged ? SlurmLayout::kMerged : SlurmLayout::kNodeStep, what,
+                        files.back().datasets, report));
     progress.End();
   }
-  XTFQ_TRY(run.Finish(report));
+  XTFQ_TRY(writer.Finish(report));
   report.inputs = expanded.files.size();
   return report;
 }

@@ -100,7 +100,7 @@ Result<std::string> StringAttribute(hid_t obj, const char* name, const std::stri
 }
 
 // Reads dataset `path` into `d`: its compound fields by name, each as u64, i64 or f64.
-Status ReadDataset(hid_t file_id, const std::string& file, const std::string& path, SlurmHdf5Dataset& d) {
+Status ReadDataset(hid_t file_id, const std::string& file, const std::string& path, SlurmDataset& d) {
   Handle ds(H5Dopen2(file_id, path.c_str(), H5P_DEFAULT), H5Dclose);
   if (!ds.ok()) return Bad(file, path, "cannot open the dataset");
   Handle space(H5Dget_space(ds.get()), H5Sclose);
@@ -155,13 +155,6 @@ Status ReadDataset(hid_t file_id, const std::string& file, const std::string& pa
 
 }  // namespace
 
-int SlurmHdf5Dataset::Column(std::string_view name) const {
-  for (size_t i = 0; i < fields.size(); ++i) {
-    if (fields[i].name == name) return static_cast<int>(i);
-  }
-  return -1;
-}
-
 bool SlurmHdf5Reader::LooksLikeHdf5(std::span<const std::byte> head) {
   static constexpr unsigned char kSig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
   return head.size() >= 8 && std::memcmp(head.data(), kSig, 8) == 0;
@@ -188,7 +181,7 @@ Result<SlurmHdf5File> SlurmHdf5Reader::Read(const std::string& path) {
     Handle obj(H5Oopen(f.get(), link.c_str(), H5P_DEFAULT), H5Oclose);
     if (!obj.ok()) return Bad(path, link, "cannot open");
     if (H5Iget_type(obj.get()) != H5I_DATASET) continue;
-    SlurmHdf5Dataset d;
+    SlurmDataset d;
     d.path = link;
     const std::vector<std::string> parts = Split(link);
     // Node-step: /<node>/<kind>[/<task>]; merged: /Steps/<step>/Nodes/<node>/<kind>[/<task>].

@@ -18,37 +18,15 @@
 #include <string>
 #include <vector>
 
+#include "importers/slurm_dataset.h"
 #include "store/result.h"
 
 namespace xtfq {
 
-struct SlurmHdf5Dataset {
-  std::string path;  // "/vm/Tasks/0", "/Steps/0/Nodes/n1/Network"
-  std::string step;  // a merged file's step group ("0", "batch"); "" in a node-step file
-  std::string node;  // the node group's name
-  std::string kind;  // "Tasks", "Network", "Filesystem", "Energy", or the dataset's own name
-  std::string task;  // for Tasks/<task>: the task's name; "" otherwise
-  struct Field {
-    std::string name;
-    char type;  // 'u' (unsigned integer), 'i' (signed integer), 'f' (float)
-  };
-  std::vector<Field> fields;
-  uint64_t rows = 0;
-  std::vector<uint64_t> values;  // rows x fields, by row; an i64 or f64 as its bits
-  // The node group's attributes ("Node Index", "Number of Tasks", "CPUs per Task", "Node Name",
-  // "Start Time"), and a merged step's "Number of Nodes"; nullopt (or "") when absent.
-  std::optional<int64_t> node_index, ntasks, cpus_per_task, step_nodes;
-  std::string node_name, start_time;
-
-  // The column of field `name`, or -1.
-  int Column(std::string_view name) const;
-  uint64_t Bits(uint64_t row, int column) const { return values[row * fields.size() + static_cast<size_t>(column)]; }
-};
-
 struct SlurmHdf5File {
   bool merged = false;
-  std::optional<int64_t> steps;  // a merged file's "Number of Steps"
-  std::vector<SlurmHdf5Dataset> datasets;
+  std::optional<int64_t> steps;        // a merged file's "Number of Steps"
+  std::vector<SlurmDataset> datasets;  // job unset: the importer knows it from the file's name
 };
 
 class SlurmHdf5Reader {
