@@ -19,12 +19,12 @@ namespace xtfq::cli {
 CLI::App* ImportCommand::Register(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand("import", "Read inputs into a store (created if it does not exist)");
   app->add_option("INPUT", inputs_,
-                  "input files or directories: Darshan logs, darshan-parser text, job_stats snapshots, Slurm HDF5 "
-                  "profiles (node-step or sh5util-merged), or 32-byte events (.bin)")
+                  "input files or directories: Darshan logs, darshan-parser text, job_stats snapshots, Slurm profiles "
+                  "(HDF5 node-step or sh5util-merged files, influxdb captures), or 32-byte events (.bin)")
       ->required();
   app->add_option("-o,--output", out_, "store file (default: the first input's name with .xtfq)");
   app->add_option("--format", format_, "input format (auto: events for .bin, otherwise from the first bytes)")
-      ->check(CLI::IsMember({"auto", "events", "darshan", "darshan-text", "jobstats", "slurm-hdf5"}));
+      ->check(CLI::IsMember({"auto", "events", "darshan", "darshan-text", "jobstats", "slurm-hdf5", "slurm-influx"}));
   app->add_option("--target", target_, "job_stats: the target (OST/MDT) of a plain cat of one job_stats file");
   app->add_option("--at", at_, "job_stats: the collection time (epoch seconds) of every input");
   app->add_option("--jobid-name", jobid_names_,
@@ -121,7 +121,7 @@ int ImportCommand::Run() {
     for (const std::string& n : report->notes) Say("import: {}\n", n);
     for (const std::string& x : report->warnings) fmt::print(stderr, "xtfq import: warning: {}\n", x);
     jobstats |= format == "jobstats";
-    if (format == "slurm-hdf5") slurm_totals = report->totals;
+    if (format.starts_with("slurm-")) slurm_totals += (slurm_totals.empty() ? "" : "; ") + report->totals;
     total.records += report->records, total.segments += report->segments, total.source_bytes += report->source_bytes;
     total.entries += report->entries, total.totals = report->totals;
   }

@@ -12,6 +12,8 @@
 #include "importers/jobstats_file_importer.h"
 #include "importers/slurm_hdf5_importer.h"
 #include "importers/slurm_hdf5_reader.h"
+#include "importers/slurm_influx_importer.h"
+#include "importers/slurm_influx_parser.h"
 #include "store/posix_file.h"
 
 namespace xtfq {
@@ -26,9 +28,11 @@ Result<std::unique_ptr<Importer>> Importer::Make(std::string_view format, const 
     return std::unique_ptr<Importer>(new DarshanFileImporter(options, DarshanFileImporter::Mode::kSniff));
   if (format == "jobstats") return std::unique_ptr<Importer>(new JobStatsFileImporter(options));
   if (format == "slurm-hdf5") return std::unique_ptr<Importer>(new SlurmHdf5Importer(options));
+  if (format == "slurm-influx") return std::unique_ptr<Importer>(new SlurmInfluxImporter(options));
   return Error(
       ErrorCode::kUsage,
-      fmt::format("'{}' is not an input format (events, darshan, darshan-text, jobstats, slurm-hdf5)", format));
+      fmt::format("'{}' is not an input format (events, darshan, darshan-text, jobstats, slurm-hdf5, slurm-influx)",
+                  format));
 }
 
 Result<Importer::Inputs> Importer::Expand(const std::vector<std::string>& inputs, std::string_view format) {
@@ -57,7 +61,8 @@ Result<Importer::Inputs> Importer::Expand(const std::vector<std::string>& inputs
       auto kind = Sniff(f);
       if (!kind.ok()) {
         out.skipped.push_back(
-            fmt::format("{}: not an input (not a Darshan log, darshan-parser text, job_stats, a Slurm HDF5 profile or "
+            fmt::format("{}: not an input (not a Darshan log, darshan-parser text, job_stats, a Slurm profile (HDF5 or "
+                        "influxdb) or "
                         ".bin)",
                         f));
       } else if (format != "auto" && *kind != format && !(format == "darshan-text" && *kind == "darshan")) {
@@ -80,16 +85,16 @@ Result<std::string> Importer::Sniff(const std::string& path) {
   if (DarshanImporter::LooksBinary(head)) return std::string("darshan");
   if (SlurmHdf5Reader::LooksLikeHdf5(head)) return std::string("slurm-hdf5");
   if (DarshanTextImporter::LooksLikeText(head)) return std::string("darshan-text");
+  if (SlurmInfluxParser::LooksLikeInflux(std::string_view(reinterpret_cast<const char*>(head.data()), head.size())))
+    return std::string("slurm-influx");
   if (JobStatsFileImporter::LooksLikeJobStats(
           std::string_view(reinterpret_cast<const char*>(head.data()), head.size()))) {
     return std::string("jobstats");
   }
-  return Error(
-      ErrorCode::kInvalidArgument,
-      fmt::format(
-          "{}: cannot tell the format (not a Darshan log, darshan-parser text, job_stats, a Slurm HDF5 profile or "
-          ".bin); give --format",
-          path));
+  return Error(ErrorCode::kInvalidArgument, fmt::format("{}: cannot tell the format (not a Darshan log, darshan-parser "
+                                                        "text, job_stats, a Slurm profile (HDF5 or influxdb) or "
+                                                        ".bin); give --format",
+                                                        path));
 }
 
 }  // namespace xtfq

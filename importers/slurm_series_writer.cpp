@@ -22,6 +22,10 @@ std::optional<int64_t> StepId(std::string_view s) {
   if (s == "batch") return L::kBatchStep;
   if (s == "extern") return -4;
   if (s == "interactive") return -6;
+  if (s.starts_with('-')) {  // the influxdb plugin sends the batch step as -5
+    const auto n = SlurmSeriesWriter::Number(s.substr(1));
+    return n ? std::optional<int64_t>(-*n) : std::nullopt;
+  }
   return SlurmSeriesWriter::Number(s);
 }
 

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 
 #include "index/tn_tree.h"
 #include "layouts/slurm_layout.h"
@@ -313,6 +314,117 @@ TEST_CASE("slurm: a job already in the store, a misnamed file and a damaged file
   CHECK(cut.status == 1);
   CHECK_MESSAGE(cut.err.find("7_0_vm.h5: ") != std::string::npos, cut.err);
   CHECK_FALSE(fs::exists(dir.File("u.xtfq")));
+}
+
+}  // namespace
+}  // namespace xtfq::test
+
+namespace xtfq::test {
+namespace {
+
+TEST_CASE("slurm: an influxdb capture imports, as bodies or as logged requests, and every line's value is stored") {
+  const fs::path data = fs::path(XTFQ_SHARED_DIR) / "data" / "slurm" / "c-influxdb";
+  if (SharedMissing(data)) return;
+  TempDir dir;
+  const std::string bodies = (data / "job200_line_protocol.txt").string();
+  const std::string requests = (data / "influx_requests_job200.log").string();
+  Run a = Xtfq(dir, fmt::format("import -o a.xtfq '{}'", bodies));
+  REQUIRE_MESSAGE(a.status == 0, a.err);
+  Run b = Xtfq(dir, fmt::format("import -q --format slurm-influx -o b.xtfq '{}'", requests));
+  REQUIRE_MESSAGE(b.status == 0, b.err);
+  CHECK_MESSAGE(a.err.find("388 lines, 0 comment lines) of job 200: 9 series, 74 rows") != std::string::npos, a.err);
+  CHECK_MESSAGE(a.err.find("1 inexact MB values") != std::string::npos, a.err);  // %.2f: 0.01 MB
+  const Stored sa = Stored::Read(dir.File("a.xtfq")), sb = Stored::Read(dir.File("b.xtfq"));
+  REQUIRE(sa.series.size() == 9);
+  REQUIRE(sb.series.size() == 9);
+  // The same rows from both forms.
+  for (size_t i = 0; i < sa.series.size(); ++i) {
+    CHECK(sa.series[i].path == sb.series[i].path);
+    CHECK(sa.series[i].source == L::kInflux);
+    CHECK(sa.rows.at(i) == sb.rows.at(i));
+  }
+  // Every line: a stored row of its series at its time holds its value.
+  std::ifstream in(bodies);
+  std::string line;
+  size_t lines = 0, batch = 0;
+  while (std::getline(in, line)) {
+    CAPTURE(line);
+    ++lines;
+    // "<M>,job=200,step=<s>,task=<t>,host=<h> value=<v> <time>"
+    const size_t sp = line.find(' '), sp2 = line.rfind(' ');
+    std::map<std::string, std::string> tags;
+    std::string m;
+    {
+      std::stringstream ks(line.substr(0, sp));
+      std::string part;
+      std::getline(ks, m, ',');
+      while (std::getline(ks, part, ',')) tags[part.substr(0, part.find('='))] = part.substr(part.find('=') + 1);
+    }
+    const std::string value = line.substr(sp + 7, sp2 - sp - 7);
+    const int64_t t = std::stoll(line.substr(sp2 + 1));
+    const bool task = std::isdigit(static_cast<unsigned char>(tags["task"][0])) != 0;
+    if (tags["step"] == "-5") ++batch;
+    auto it = std::find_if(sa.series.begin(), sa.series.end(), [&](const Series& x) {
+      return x.job == 200 && x.step == std::stoll(tags["step"]) && x.node == tags["host"] &&
+             (task ? x.kind == L::kTasks && x.task == std::stoll(tags["task"])
+                   : std::string(L::KindName(x.kind)) == tags["task"]);
+    });
+    REQUIRE(it != sa.series.end());
+    const auto [at, type] = Column(it->kind, m);  // a measurement is named as the HDF5 field
+    REQUIRE(type != 0);
+    bool found = false;
+    for (const auto& r : sa.rows.at(it->id)) {
+      if (LoadLe<int64_t>(r.data() + L::kT) != t) continue;
+      found = found || (type == 'f' ? LoadLe<double>(r.data() + at) == std::strtod(value.c_str(), nullptr)
+                                    : LoadLe<uint64_t>(r.data() + at) == std::stoull(value));
+    }
+    CHECK(found);
+  }
+  CHECK(lines == 388);
+  CHECK(batch == 136);
+  CHECK(std::count_if(sa.series.begin(), sa.series.end(), [](const Series& x) { return x.step == L::kBatchStep; }) ==
+        3);
+}
+
+TEST_CASE("slurm: bad influxdb lines are refused, naming the file and line") {
+  TempDir dir;
+  struct Case {
+    std::string text, says;
+  };
+  for (const Case& c : {Case{"CPUTime,job=7,step=0,task=0,host=n1 value=0.5 1795319309\nCPUTime,job=7,step=0,host=n1 "
+                             "value=1 1795319310\n",
+                             "x.txt: line 2: no 'task' tag"},
+                        Case{"RSS,job=7,step=0,task=0,host=n1 value=12x 1795319309\n",
+                             "x.txt: line 1: field 'value': '12x' is not a number"},
+                        Case{"RSS,job=7,step=0,task=0,host=n1 value=12\n", "x.txt: line 1: no time"},
+                        Case{"### 1 POST /write?db=x&precision=h\nRSS,job=7,step=0,task=0,host=n1 value=1 5\n",
+                             "x.txt: line 1: precision 'h' is not one of ns, us, ms, s"}}) {
+    CAPTURE(c.text);
+    {
+      std::ofstream out(dir.File("x.txt"));
+      out << c.text;
+    }
+    Run r = Xtfq(dir, "import -q --format slurm-influx -o x.xtfq x.txt");
+    CHECK(r.status == 1);
+    CHECK_MESSAGE(r.err.find(c.says) != std::string::npos, r.err);
+    CHECK_FALSE(fs::exists(dir.File("x.xtfq")));
+  }
+  // Escapes and a millisecond precision: a host with a space, times kept to the second.
+  {
+    std::ofstream out(dir.File("y.txt"));
+    out << "### 1 POST /write?db=x&precision=ms\n"
+           "RSS,job=8,step=0,task=0,host=node\\ 1 value=100 1795319309000\n"
+           "RSS,job=8,step=0,task=0,host=node\\ 1 value=200 1795319310500\n";
+  }
+  Run y = Xtfq(dir, "import --format slurm-influx -o y.xtfq y.txt");
+  REQUIRE_MESSAGE(y.status == 0, y.err);
+  CHECK_MESSAGE(y.err.find("1 time was not a whole second") != std::string::npos, y.err);
+  const Stored s = Stored::Read(dir.File("y.xtfq"));
+  REQUIRE(s.series.size() == 1);
+  CHECK(s.series[0].node == "node 1");
+  REQUIRE(s.rows.at(0).size() == 2);
+  CHECK(LoadLe<int64_t>(s.rows.at(0)[1].data() + L::kT) == 1795319310);
+  CHECK(LoadLe<uint64_t>(s.rows.at(0)[1].data() + L::kTaRss) == 200);
 }
 
 }  // namespace

@@ -1,0 +1,27 @@
+// SlurmInfluxImporter: the Importer of captures of Slurm's acct_gather_profile/influxdb plugin
+// (format "slurm-influx"): InfluxDB line protocol, as request bodies or whole logged requests
+// (SlurmInfluxParser). Its series are laid out like the HDF5 files' (SlurmSeriesWriter,
+// docs/format.md "Slurm layout"), with source influxdb: no ElapsedTime and no node attributes
+// (the plugin sends neither), and doubles as the plugin printed them (%.2f).
+//
+// Thread-safety: one import at a time.
+#pragma once
+
+#include <string_view>
+
+#include "importers/importer.h"
+
+namespace xtfq {
+
+class SlurmInfluxImporter final : public Importer {
+ public:
+  explicit SlurmInfluxImporter(ImportOptions options) : options_(std::move(options)) {}
+  std::string_view format() const override { return "slurm-influx"; }
+  Result<ImportReport> Import(const std::vector<std::string>& inputs, RecordSink& sink,
+                              RecordSource* existing) override;
+
+ private:
+  ImportOptions options_;
+};
+
+}  // namespace xtfq

@@ -1,0 +1,245 @@
+#include "importers/slurm_influx_parser.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <charconv>
+#include <map>
+#include <tuple>
+
+namespace xtfq {
+
+namespace {
+
+// Splits `s` at unescaped `sep` (a backslash escapes the next byte), unescaping the parts.
+std::vector<std::string> SplitEscaped(std::string_view s, char sep) {
+  std::vector<std::string> out(1);
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\' && i + 1 < s.size()) {
+      out.back() += s[++i];
+    } else if (s[i] == sep) {
+      out.emplace_back();
+    } else {
+      out.back() += s[i];
+    }
+  }
+  return out;
+}
+
+// The index of the first unescaped space in `s` at or after `from`, or npos.
+size_t UnescapedSpace(std::string_view s, size_t from) {
+  for (size_t i = from; i < s.size(); ++i) {
+    if (s[i] == '\\') {
+      ++i;
+    } else if (s[i] == ' ') {
+      return i;
+    }
+  }
+  return std::string_view::npos;
+}
+
+// A field value: its type ('u', 'i' or 'f') and bits.
+struct Value {
+  char type = 'u';
+  uint64_t bits = 0;
+};
+
+bool ParseValue(std::string_view v, Value& out) {
+  if (!v.empty() && (v.back() == 'i' || v.back() == 'u')) v.remove_suffix(1);  // 26.05's typed integers
+  if (v.empty()) return false;
+  if (v.find_first_of(".eEnN") != std::string_view::npos) {
+    double d = 0;
+    auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), d);
+    if (ec != std::errc() || p != v.data() + v.size()) return false;
+    out = Value{'f', std::bit_cast<uint64_t>(d)};
+    return true;
+  }
+  if (v.front() == '-') {
+    int64_t i = 0;
+    auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), i);
+    if (ec != std::errc() || p != v.data() + v.size()) return false;
+    out = Value{'i', static_cast<uint64_t>(i)};
+    return true;
+  }
+  uint64_t u = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), u);
+  if (ec != std::errc() || p != v.data() + v.size()) return false;
+  out = Value{'u', u};
+  return true;
+}
+
+// Seconds per unit of a precision name; 0 when unknown.
+int64_t Divisor(std::string_view precision) {
+  if (precision == "s") return 1;
+  if (precision == "ms") return 1000;
+  if (precision == "u" || precision == "us") return 1000000;
+  if (precision == "ns" || precision == "n" || precision.empty()) return 1000000000;
+  return 0;
+}
+
+// One (job, step, task, host) being rebuilt.
+struct Building {
+  int64_t job = 0;
+  std::string step, task, host;
+  std::vector<std::string> fields;               // in first-seen order
+  std::vector<char> types;                       // 'u', 'i', 'f' (widened as values are seen)
+  std::vector<int64_t> times;                    // per row
+  std::vector<std::map<size_t, uint64_t>> rows;  // per row: field index -> bits
+};
+
+}  // namespace
+
+bool SlurmInfluxParser::LooksLikeInflux(std::string_view head) {
+  if (head.starts_with("### ") && head.substr(0, head.find('\n')).find("/write?") != std::string_view::npos)
+    return true;
+  const std::string_view line = head.substr(0, head.find('\n'));
+  return line.find(",job=") != std::string_view::npos && line.find(",step=") != std::string_view::npos &&
+         line.find(",task=") != std::string_view::npos && line.find(' ') != std::string_view::npos;
+}
+
+Result<SlurmInfluxCapture> SlurmInfluxParser::Parse(std::string_view text, std::string_view file) {
+  SlurmInfluxCapture out;
+  std::map<std::tuple<int64_t, std::string, std::string, std::string>, Building> series;
+  std::vector<Building*> order;  // in first-seen order
+  // A request line's precision holds until the next request line; bodies alone are in seconds as
+  // the plugin sends them (precision=s).
+  int64_t divisor = 1;
+  uint64_t line_no = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    auto bad = [&](const std::string& m) {
+      return Error(ErrorCode::kInvalidArgument, fmt::format("{}: line {}: {}", file, line_no, m));
+    };
+    if (line.empty()) continue;
+    if (line.front() == '#') {
+      ++out.comments;
+      const size_t q = line.find("/write?");
+      if (q != std::string_view::npos) {
+        const size_t p = line.find("precision=", q);
+        std::string_view prec;
+        if (p != std::string_view::npos) {
+          prec = line.substr(p + 10);
+          prec = prec.substr(0, prec.find_first_of("& "));
+        }
+        divisor = Divisor(prec);
+        if (divisor == 0) return bad(fmt::format("precision '{}' is not one of ns, us, ms, s", prec));
+      }
+      continue;
+    }
+    ++out.lines;
+    // measurement,tags fields [time]
+    const size_t s1 = UnescapedSpace(line, 0);
+    if (s1 == std::string_view::npos) return bad("no field set (expected 'name,tags value=V time')");
+    const size_t s2 = UnescapedSpace(line, s1 + 1);
+    const std::string_view key = line.substr(0, s1);
+    const std::string_view fields =
+        line.substr(s1 + 1, s2 == std::string_view::npos ? std::string_view::npos : s2 - s1 - 1);
+    const std::string_view time = s2 == std::string_view::npos ? std::string_view() : line.substr(s2 + 1);
+    std::vector<std::string> parts = SplitEscaped(key, ',');
+    const std::string measurement = parts[0];
+    if (measurement.empty()) return bad("no measurement name");
+    std::map<std::string, std::string> tags;
+    for (size_t i = 1; i < parts.size(); ++i) {
+      const size_t eq = parts[i].find('=');
+      if (eq == std::string::npos) return bad(fmt::format("tag '{}' has no '='", parts[i]));
+      tags[parts[i].substr(0, eq)] = parts[i].substr(eq + 1);
+    }
+    for (const char* t : {"job", "step", "task", "host"}) {
+      if (!tags.count(t))
+        return bad(fmt::format("no '{}' tag (the influxdb plugin sends job, step, task and host)", t));
+    }
+    int64_t job = 0;
+    {
+      const std::string& j = tags["job"];
+      auto [p, ec] = std::from_chars(j.data(), j.data() + j.size(), job);
+      if (ec != std::errc() || p != j.data() + j.size() || job < 0)
+        return bad(fmt::format("job '{}' is not a job id", j));
+    }
+    if (time.empty()) return bad("no time (the plugin sends one on every line)");
+    int64_t ts = 0;
+    {
+      auto [p, ec] = std::from_chars(time.data(), time.data() + time.size(), ts);
+      if (ec != std::errc() || p != time.data() + time.size() || ts < 0)
+        return bad(fmt::format("time '{}' is not a whole number", time));
+    }
+    if (ts % divisor != 0) ++out.subsecond;
+    ts /= divisor;
+    auto k = std::make_tuple(job, tags["step"], tags["task"], tags["host"]);
+    auto [it, fresh] = series.try_emplace(k);
+    Building& b = it->second;
+    if (fresh) {
+      b.job = job, b.step = tags["step"], b.task = tags["task"], b.host = tags["host"];
+      order.push_back(&b);
+    }
+    for (const std::string& f : SplitEscaped(fields, ',')) {
+      const size_t eq = f.find('=');
+      if (eq == std::string::npos) return bad(fmt::format("field '{}' has no '='", f));
+      Value v;
+      if (!ParseValue(std::string_view(f).substr(eq + 1), v))
+        return bad(fmt::format("field '{}': '{}' is not a number", f.substr(0, eq), f.substr(eq + 1)));
+      // The column: the measurement for the plugin's single "value" field, else the field's name.
+      const std::string name = f.substr(0, eq) == "value" ? measurement : f.substr(0, eq);
+      auto col = std::find(b.fields.begin(), b.fields.end(), name);
+      size_t c = static_cast<size_t>(col - b.fields.begin());
+      if (col == b.fields.end()) {
+        b.fields.push_back(name);
+        b.types.push_back(v.type);
+      } else if (b.types[c] != v.type) {
+        // Widen: a column that holds a float anywhere is f64; else signed if any value is negative.
+        const char to = b.types[c] == 'f' || v.type == 'f' ? 'f' : 'i';
+        if (to == 'f') {
+          for (size_t r = 0; r < b.rows.size(); ++r) {
+            auto x = b.rows[r].find(c);
+            if (x == b.rows[r].end()) continue;
+            const double d = b.types[c] == 'i' ? static_cast<double>(static_cast<int64_t>(x->second))
+                                               : static_cast<double>(x->second);
+            x->second = std::bit_cast<uint64_t>(d);
+          }
+          if (v.type != 'f') {
+            v.bits = std::bit_cast<uint64_t>(v.type == 'i' ? static_cast<double>(static_cast<int64_t>(v.bits))
+                                                           : static_cast<double>(v.bits));
+          }
+        }
+        b.types[c] = to;
+      } else if (b.types[c] == 'f' && v.type != 'f') {
+        v.bits = std::bit_cast<uint64_t>(static_cast<double>(v.bits));
+      }
+      // A new row at a new time, or when this field is already in the row (a repeated sample).
+      if (b.rows.empty() || b.times.back() != ts || b.rows.back().count(c)) {
+        b.rows.emplace_back();
+        b.times.push_back(ts);
+      }
+      b.rows.back()[c] = v.bits;
+    }
+  }
+  for (Building* b : order) {
+    SlurmDataset d;
+    d.job = b->job;
+    d.step = b->step;
+    d.node = d.node_name = b->host;
+    const bool numeric =
+        !b->task.empty() && std::all_of(b->task.begin(), b->task.end(), [](char c) { return c >= '0' && c <= '9'; });
+    d.kind = numeric ? "Tasks" : b->task;
+    d.task = numeric ? b->task : "";
+    d.path = fmt::format("job={},step={},task={},host={}", b->job, b->step, b->task, b->host);
+    d.fields.push_back({"EpochTime", 'u'});
+    for (size_t c = 0; c < b->fields.size(); ++c) d.fields.push_back({b->fields[c], b->types[c]});
+    d.rows = b->rows.size();
+    d.values.assign(d.rows * d.fields.size(), 0);
+    for (size_t r = 0; r < b->rows.size(); ++r) {
+      d.values[r * d.fields.size()] = static_cast<uint64_t>(b->times[r]);
+      for (const auto& [c, bits] : b->rows[r]) d.values[r * d.fields.size() + 1 + c] = bits;
+    }
+    out.datasets.push_back(std::move(d));
+  }
+  return out;
+}
+
+}  // namespace xtfq
