@@ -20,6 +20,7 @@
 #include "cli/heatmap_command.h"
 #include "cli/import_command.h"
 #include "cli/info_command.h"
+#include "cli/job_command.h"
 #include "cli/primitive_command.h"
 #include "cli/query_command.h"
 #include "cli/segments_command.h"
@@ -81,6 +82,7 @@ int RunCli(int argc, char** argv) {
   commands.push_back(std::make_unique<BenchCommand>());
   commands.push_back(std::make_unique<DumpCommand>());
   commands.push_back(std::make_unique<SignalsCommand>());
+  commands.push_back(std::make_unique<JobCommand>());
   commands.push_back(std::make_unique<HeatmapCommand>());
   commands.push_back(std::make_unique<GridCommand>());
   commands.push_back(std::make_unique<SegmentsCommand>());

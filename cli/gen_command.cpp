@@ -30,6 +30,10 @@ CLI::App* GenCommand::Register(CLI::App& parent) {
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   darshan_->add_option("--duration", darshan_opts_.duration, "run time in seconds")->check(CLI::Range(1.0, 1e8));
   darshan_->add_option("--seed", darshan_opts_.seed, "random seed");
+  darshan_->add_option("--job", darshan_opts_.job, "job id (default 4242000 + seed mod 1000)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 62));
+  darshan_->add_option("--start", darshan_opts_.start, "the job's start, epoch seconds (default 1795300000)")
+      ->check(CLI::Range(int64_t{1}, int64_t{253402300799}));
   jobstats_ = app->add_subcommand(
       "jobstats", "Lustre job_stats snapshots (lctl get_param framing) of a Puhti-like load, with ground truth");
   JobStatsGenOptions& j = jobstats_opts_;

@@ -304,9 +304,9 @@ Result<DarshanGenStats> DarshanGenerator::Write(const std::string& path, const D
   DarshanGenStats st;
   XTFQ_ASSIGN_OR_RETURN(auto w, DarshanLogWriter::Create(path));
   DarshanJob job;
-  job.job = 4242000 + static_cast<int64_t>(o.seed % 1000);
+  job.job = o.job.value_or(4242000 + static_cast<int64_t>(o.seed % 1000));
   job.uid = 21045;
-  job.start_sec = 1795300000;
+  job.start_sec = o.start;
   job.start_nsec = 125000000;
   job.end_sec = job.start_sec + static_cast<int64_t>(o.duration);
   job.end_nsec = 875000000;

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "store/result.h"
@@ -32,6 +33,8 @@ struct DarshanGenOptions {
   int64_t checkpoints = 8;
   double duration = 3600;  // seconds
   uint64_t seed = 1;
+  std::optional<int64_t> job;  // the job id (default 4242000 + seed mod 1000)
+  int64_t start = 1795300000;  // the job's start, epoch seconds
 };
 
 struct DarshanGenStats {

@@ -1,0 +1,174 @@
+#include "cli/job_report.h"
+
+#include <fmt/format.h>
+
+#include <ctime>
+#include <nlohmann/json.hpp>
+
+#include "cli/output.h"
+
+namespace xtfq::cli {
+
+namespace {
+
+std::string Utc(int64_t epoch) {
+  const std::time_t t = static_cast<std::time_t>(epoch);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string MiBs(std::optional<int64_t> bytes, const JobWindow& w) {
+  if (!bytes) return "NA";
+  return fmt::format("{:.2f}", static_cast<double>(*bytes) / 1048576.0 / static_cast<double>(w.t2 - w.t1));
+}
+
+// The job's job_stats bytes in a window (every target), and the target where it moved the most.
+struct JobStatsLine {
+  bool any = false;
+  double read = 0, write = 0;
+  const JobTargetLoad* top = nullptr;
+};
+JobStatsLine Sum(const JobWindow& w) {
+  JobStatsLine l;
+  for (const JobTargetLoad& t : w.targets) {
+    l.any = true;
+    l.read += t.job_read, l.write += t.job_write;
+    if (l.top == nullptr || t.job_read + t.job_write > l.top->job_read + l.top->job_write) l.top = &t;
+  }
+  return l;
+}
+
+std::string Rate(double bytes, const JobWindow& w) {
+  return fmt::format("{:.2f}", bytes / 1048576.0 / static_cast<double>(w.t2 - w.t1));
+}
+
+std::string Row(const std::string& label, const JobWindow& w) {
+  const JobStatsLine j = Sum(w);
+  std::string share = "NA", top = "-";
+  if (j.top != nullptr && j.top->job_read + j.top->job_write > 0) {
+    top = j.top->target;
+    if (auto s = j.top->Share()) share = fmt::format("{:.1f}%", 100 * *s);
+  }
+  return fmt::format("{:<21} {:>8} {:>8} {:>7} | {:>8} {:>8} {:<18} {:>6} | {:>8} {:>8} {:>7} {:>7}\n", label,
+                     MiBs(w.darshan_read, w), MiBs(w.darshan_write, w),
+                     w.darshan_ops ? std::to_string(*w.darshan_ops) : "NA", j.any ? Rate(j.read, w) : "NA",
+                     j.any ? Rate(j.write, w) : "NA", j.any ? top : "NA", j.any ? share : "NA", MiBs(w.slurm_read, w),
+                     MiBs(w.slurm_write, w), w.slurm_cpu ? fmt::format("{:.2f}", *w.slurm_cpu) : "NA",
+                     w.slurm_read ? std::to_string(w.slurm_rows) : "NA");
+}
+
+nlohmann::json WindowJson(const JobWindow& w) {
+  nlohmann::json j;
+  j["t1"] = w.t1, j["t2"] = w.t2;
+  if (w.darshan_read) {
+    j["darshan"] = {{"read_bytes", *w.darshan_read}, {"write_bytes", *w.darshan_write}};
+    j["darshan"]["ops"] = w.darshan_ops ? nlohmann::json(*w.darshan_ops) : nlohmann::json(nullptr);
+  } else {
+    j["darshan"] = nullptr;
+  }
+  j["jobstats"] = nlohmann::json::array();
+  for (const JobTargetLoad& t : w.targets) {
+    const auto share = t.Share();
+    j["jobstats"].push_back({{"store", t.store},
+                             {"target", t.target},
+                             {"job_read_bytes", t.job_read},
+                             {"job_write_bytes", t.job_write},
+                             {"target_read_bytes", t.target_read},
+                             {"target_write_bytes", t.target_write},
+                             {"share", share ? nlohmann::json(*share) : nlohmann::json(nullptr)}});
+  }
+  if (w.slurm_read) {
+    j["slurm"] = {{"read_bytes", *w.slurm_read},
+                  {"write_bytes", *w.slurm_write},
+                  {"cpu_s", *w.slurm_cpu},
+                  {"samples", w.slurm_rows}};
+  } else {
+    j["slurm"] = nullptr;
+  }
+  return j;
+}
+
+}  // namespace
+
+std::string JobReport::Text(const JobTimelineAnswer& a) {
+  std::string out = fmt::format("job {}: {} to {} ({} s) in {} window{} of {} s\n", a.job, Utc(a.t1), Utc(a.t2),
+                                a.t2 - a.t1, a.windows.size(), a.windows.size() == 1 ? "" : "s", a.window_s);
+  for (const JobSource& s : a.sources) {
+    out += fmt::format("{:<8} {}{}{}\n", s.kind, s.store, s.store.empty() ? "" : ": ", s.detail);
+  }
+  out += fmt::format("{:<21}{:<27}|{:<45}|{}\n", "", " darshan (DXT, POSIX)", " jobstats: the job, its top target",
+                     " slurm: tasks");
+  out += fmt::format("{:<21} {:>8} {:>8} {:>7} | {:>8} {:>8} {:<18} {:>6} | {:>8} {:>8} {:>7} {:>7}\n",
+                     "window start (UTC)", "R MiB/s", "W MiB/s", "ops", "R MiB/s", "W MiB/s", "", "", "R MiB/s",
+                     "W MiB/s", "CPU s", "samples");
+  for (const JobWindow& w : a.windows) out += Row(Utc(w.t1), w);
+  out += Row("whole span (mean)", a.totals);
+  const JobStatsLine j = Sum(a.totals);
+  out += fmt::format(
+      "totals: darshan read {} B, written {} B; jobstats read {} B, written {} B; slurm tasks read {} B, "
+      "written {} B, {} CPU s\n",
+      a.totals.darshan_read ? std::to_string(*a.totals.darshan_read) : "NA",
+      a.totals.darshan_write ? std::to_string(*a.totals.darshan_write) : "NA",
+      j.any ? fmt::format("{:.0f}", j.read) : "NA", j.any ? fmt::format("{:.0f}", j.write) : "NA",
+      a.totals.slurm_read ? std::to_string(*a.totals.slurm_read) : "NA",
+      a.totals.slurm_write ? std::to_string(*a.totals.slurm_write) : "NA",
+      a.totals.slurm_cpu ? fmt::format("{:.2f}", *a.totals.slurm_cpu) : "NA");
+  for (const std::string& n : a.notes) out += "# " + n + "\n";
+  return out;
+}
+
+std::string JobReport::Json(const JobTimelineAnswer& a) {
+  nlohmann::json j;
+  j["job"] = a.job;
+  j["span"] = {{"t1", a.t1}, {"t2", a.t2}};
+  j["window_s"] = a.window_s;
+  j["sources"] = nlohmann::json::array();
+  for (const JobSource& s : a.sources)
+    j["sources"].push_back({{"kind", s.kind}, {"store", s.store}, {"found", s.found}, {"detail", s.detail}});
+  j["windows"] = nlohmann::json::array();
+  for (const JobWindow& w : a.windows) j["windows"].push_back(WindowJson(w));
+  j["totals"] = WindowJson(a.totals);
+  j["notes"] = a.notes;
+  return j.dump(2) + "\n";
+}
+
+std::string JobReport::Csv(const JobTimelineAnswer& a) {
+  std::string out = "kind,t1,t2,source,store,entity,metric,value\n";
+  auto row = [&](const std::string& kind, const JobWindow& w, const std::string& source, const std::string& store,
+                 const std::string& entity, const std::string& metric, const std::string& value) {
+    out += fmt::format("{},{},{},{},{},{},{},{}\n", kind, w.t1, w.t2, source, CsvField(store), CsvField(entity), metric,
+                       value);
+  };
+  for (const JobSource& s : a.sources) {
+    if (!s.found) out += fmt::format("missing,,,{},{},,reason,{}\n", s.kind, CsvField(s.store), CsvField(s.detail));
+  }
+  auto emit = [&](const std::string& kind, const JobWindow& w) {
+    if (w.darshan_read) {
+      row(kind, w, "darshan", "", "job", "read_bytes", std::to_string(*w.darshan_read));
+      row(kind, w, "darshan", "", "job", "write_bytes", std::to_string(*w.darshan_write));
+      if (w.darshan_ops) row(kind, w, "darshan", "", "job", "ops", std::to_string(*w.darshan_ops));
+    }
+    for (const JobTargetLoad& t : w.targets) {
+      const std::string e = "target=" + t.target;
+      row(kind, w, "jobstats", t.store, e, "job_read_bytes", fmt::format("{:.17g}", t.job_read));
+      row(kind, w, "jobstats", t.store, e, "job_write_bytes", fmt::format("{:.17g}", t.job_write));
+      row(kind, w, "jobstats", t.store, e, "target_read_bytes", fmt::format("{:.17g}", t.target_read));
+      row(kind, w, "jobstats", t.store, e, "target_write_bytes", fmt::format("{:.17g}", t.target_write));
+      if (auto s = t.Share()) row(kind, w, "jobstats", t.store, e, "share", fmt::format("{:.17g}", *s));
+    }
+    if (w.slurm_read) {
+      row(kind, w, "slurm", "", "tasks", "read_bytes", std::to_string(*w.slurm_read));
+      row(kind, w, "slurm", "", "tasks", "write_bytes", std::to_string(*w.slurm_write));
+      row(kind, w, "slurm", "", "tasks", "cpu_s", fmt::format("{:.17g}", *w.slurm_cpu));
+      row(kind, w, "slurm", "", "tasks", "samples", std::to_string(w.slurm_rows));
+    }
+  };
+  for (const JobWindow& w : a.windows) emit("window", w);
+  emit("total", a.totals);
+  return out;
+}
+
+}  // namespace xtfq::cli

@@ -1,0 +1,264 @@
+#include "query/job_timeline.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "index/tn_tree.h"
+#include "layouts/slurm_layout.h"
+#include "query/darshan_logs.h"
+#include "query/darshan_window_query.h"
+#include "query/jobstats_view.h"
+#include "query/jobstats_window_query.h"
+#include "query/primitives.h"
+#include "store/endian.h"
+
+namespace xtfq {
+
+namespace {
+
+using L = SlurmLayout;
+
+// A Darshan log of the job in one store.
+struct DarshanPart {
+  StoreReader* reader;
+  DarshanLogInfo info;
+};
+
+// The job's job_stats in one store: the view, the filter that selects the job, its targets.
+struct JobStatsPart {
+  StoreReader* reader;
+  std::unique_ptr<JobStatsView> view;
+  JobStatsFilter job;      // the job's series
+  JobStatsFilter targets;  // every series on the job's targets
+};
+
+// The job's Slurm task series in one store.
+struct SlurmPart {
+  StoreReader* reader;
+  const ArrayDesc* tasks = nullptr;     // slurm/<job>/tasks (nullptr: none)
+  size_t cpu = 0, read = 0, write = 0;  // aggregate indexes in its summaries
+};
+
+size_t AggregateIndex(const Schema& s, std::string_view field) {
+  const auto& a = s.aggregates();
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (s.fields()[a[i]].name == field) return i;
+  }
+  return SIZE_MAX;
+}
+
+std::string StoreName(StoreReader& r) { return r.store().name(); }
+
+}  // namespace
+
+std::optional<double> JobTargetLoad::Share() const {
+  const double all = target_read + target_write;
+  if (all <= 0) return std::nullopt;
+  return (job_read + job_write) / all;
+}
+
+bool JobTimelineAnswer::any() const {
+  return std::any_of(sources.begin(), sources.end(), [](const JobSource& s) { return s.found; });
+}
+
+Result<JobTimelineAnswer> JobTimeline::Run(const std::vector<StoreReader*>& stores, const JobTimelineRequest& request) {
+  JobTimelineAnswer out;
+  out.job = request.job;
+  const std::string id = std::to_string(request.job);
+  std::vector<DarshanPart> darshan;
+  std::vector<JobStatsPart> jobstats;
+  std::vector<SlurmPart> slurm;
+  int64_t lo = INT64_MAX, hi = INT64_MIN;  // the span from Darshan and Slurm
+  auto widen = [&](int64_t a, int64_t b) { lo = std::min(lo, a), hi = std::max(hi, b); };
+  bool any_darshan = false, any_jobstats = false, any_slurm = false;
+  for (StoreReader* r : stores) {
+    const std::string name = StoreName(*r);
+    // Darshan logs.
+    XTFQ_ASSIGN_OR_RETURN(std::vector<DarshanLogInfo> logs, DarshanLogs::List(*r));
+    if (!logs.empty()) {
+      any_darshan = true;
+      std::vector<std::string> others;
+      size_t found = 0;
+      for (const DarshanLogInfo& l : logs) {
+        if (l.job != request.job) {
+          others.push_back(std::to_string(l.job));
+          continue;
+        }
+        XTFQ_ASSIGN_OR_RETURN(DarshanLogInfo info, DarshanLogs::Find(*r, l.log, std::nullopt));
+        const TimeFrame f = DarshanWindowQuery::Frame(info);
+        const int64_t end_ns = std::max<int64_t>(f.last, 0);
+        widen(info.start_sec, info.start_sec + (info.start_nsec + end_ns) / 1000000000 + 1);
+        out.sources.push_back({"darshan", name, true,
+                               fmt::format("log {} (job {}, {} processes, {}, started {})", info.log, info.job,
+                                           info.nprocs, info.file, info.start_sec)});
+        darshan.push_back({r, std::move(info)});
+        ++found;
+      }
+      if (found == 0) {
+        out.sources.push_back({"darshan", name, false,
+                               fmt::format("no log of job {} ({} log{}: jobs {})", request.job, logs.size(),
+                                           logs.size() == 1 ? "" : "s", fmt::join(others, ", "))});
+      }
+    }
+    // job_stats.
+    if (JobStatsView::Holds(r->store())) {
+      any_jobstats = true;
+      XTFQ_ASSIGN_OR_RETURN(std::unique_ptr<JobStatsView> view, JobStatsView::Open(*r));
+      JobStatsFilter f;
+      f.jobs = {id};
+      XTFQ_ASSIGN_OR_RETURN(std::vector<char> sel, view->SelectSeries(f));
+      const size_t n = static_cast<size_t>(std::count(sel.begin(), sel.end(), 1));
+      if (n == 0) {
+        out.sources.push_back(
+            {"jobstats", name, false,
+             fmt::format("no series of job {} among its {} series", request.job, view->series().size())});
+      } else {
+        XTFQ_ASSIGN_OR_RETURN(std::vector<uint32_t> targets, view->SelectTargets(f, sel));
+        JobStatsFilter on;
+        for (uint32_t t : targets) on.targets.push_back(view->targets()[t]);
+        out.sources.push_back({"jobstats", name, true,
+                               fmt::format("{} series of job {} on {} target{}: {}", n, request.job, targets.size(),
+                                           targets.size() == 1 ? "" : "s", fmt::join(on.targets, ", "))});
+        jobstats.push_back({r, std::move(view), std::move(f), std::move(on)});
+      }
+    }
+    // Slurm.
+    if (auto series = r->Array(L::kSeries); series.ok()) {
+      any_slurm = true;
+      TnTree t(r->cache(), **series);
+      size_t n = 0, rows = 0;
+      std::set<int64_t> steps;
+      int64_t first_start = INT64_MAX;
+      XTFQ_TRY(t.ForEach(0, t.size(), [&](const std::byte* p) -> Result<bool> {
+        if (LoadLe<int64_t>(p + L::kSerJob) != request.job) return true;
+        ++n;
+        rows += LoadLe<uint32_t>(p + L::kSerRows);
+        steps.insert(LoadLe<int64_t>(p + L::kSerStep));
+        const int64_t s = LoadLe<int64_t>(p + L::kSerStart);
+        if (s != INT64_MIN) first_start = std::min(first_start, s);
+        return true;
+      }));
+      SlurmPart part{r};
+      if (auto tasks = r->Array(L::JobArrayName(request.job, "tasks")); tasks.ok()) {
+        part.tasks = *tasks;
+        const Schema& s = part.tasks->schema;
+        part.cpu = AggregateIndex(s, "cpu_time"), part.read = AggregateIndex(s, "read_bytes");
+        part.write = AggregateIndex(s, "write_bytes");
+        XTFQ_ASSIGN_OR_RETURN(TimeFrame f, r->Frame(*part.tasks));
+        widen(std::min(first_start, f.first), f.last + 1);
+      }
+      if (n == 0) {
+        out.sources.push_back({"slurm", name, false, fmt::format("no series of job {}", request.job)});
+      } else {
+        out.sources.push_back({"slurm", name, part.tasks != nullptr,
+                               fmt::format("{} series of job {} ({} rows; step{} {}){}", n, request.job, rows,
+                                           steps.size() == 1 ? "" : "s", fmt::join(steps, ", "),
+                                           part.tasks == nullptr ? ": none of them a task series" : "")});
+        if (part.tasks != nullptr) slurm.push_back(part);
+      }
+    }
+  }
+  if (!any_darshan) out.sources.push_back({"darshan", "", false, "no store given holds Darshan logs"});
+  if (!any_jobstats) out.sources.push_back({"jobstats", "", false, "no store given holds job_stats"});
+  if (!any_slurm) out.sources.push_back({"slurm", "", false, "no store given holds Slurm profiles"});
+  if (!out.any()) {
+    std::string why;
+    for (const JobSource& s : out.sources)
+      why += fmt::format("; {}{}: {}", s.kind, s.store.empty() ? "" : " (" + s.store + ")", s.detail);
+    return Error(ErrorCode::kNotFound, fmt::format("no store holds anything of job {}{}", request.job, why));
+  }
+  // The span: Darshan's and Slurm's; else the job_stats collections of the stores that hold the job.
+  if (lo == INT64_MAX) {
+    for (JobStatsPart& j : jobstats) {
+      XTFQ_ASSIGN_OR_RETURN(auto span, j.view->Span());
+      if (span) widen(span->first, span->second);
+    }
+    out.notes.push_back("the span is that of the job_stats collections (no Darshan log or Slurm profile of the job)");
+  }
+  out.t1 = lo, out.t2 = std::max(hi, lo + 1);
+  const double span = static_cast<double>(out.t2 - out.t1);
+  out.window_s = request.window_s ? std::max(1.0, std::ceil(*request.window_s))
+                                  : std::max(1.0, std::ceil(span / std::max<uint32_t>(1, request.max_windows)));
+  const auto width = static_cast<int64_t>(out.window_s);
+  // Each window, then the span as one more (the totals).
+  std::vector<std::pair<int64_t, int64_t>> cuts;
+  for (int64_t a = out.t1; a < out.t2; a += width) cuts.emplace_back(a, std::min(out.t2, a + width));
+  cuts.emplace_back(out.t1, out.t2);
+  bool heatmap = false, estimated = false;
+  for (size_t k = 0; k < cuts.size(); ++k) {
+    JobWindow w;
+    w.t1 = cuts[k].first, w.t2 = cuts[k].second;
+    for (DarshanPart& d : darshan) {
+      DarshanWindowRequest q;
+      q.time = fmt::format("@{}:@{}", w.t1, w.t2);
+      q.log = d.info.log;
+      XTFQ_ASSIGN_OR_RETURN(DarshanWindowAnswer a, DarshanWindowQuery::Run(*d.reader, q));
+      w.darshan_read = w.darshan_read.value_or(0) + a.result.read.bytes;
+      w.darshan_write = w.darshan_write.value_or(0) + a.result.write.bytes;
+      heatmap = heatmap || a.result.heatmap;
+      estimated = estimated || a.result.estimated;
+      if (!a.result.heatmap && !a.result.estimated)
+        w.darshan_ops = w.darshan_ops.value_or(0) + a.result.read.ops + a.result.write.ops;
+    }
+    for (JobStatsPart& j : jobstats) {
+      XTFQ_ASSIGN_OR_RETURN(JobStatsWindow mine,
+                            JobStatsWindowQuery::Compute(*j.view, w.t1, w.t2, j.job, {JobStatsKey::kTarget}));
+      XTFQ_ASSIGN_OR_RETURN(JobStatsWindow all,
+                            JobStatsWindowQuery::Compute(*j.view, w.t1, w.t2, j.targets, {JobStatsKey::kTarget}));
+      auto bytes = [](const JobStatsGroup& g, const char* op) {
+        auto it = g.ops.find(op);
+        return it == g.ops.end() ? 0.0 : it->second.total;
+      };
+      for (const std::string& target : j.targets.targets) {
+        JobTargetLoad t;
+        t.store = StoreName(*j.reader), t.target = target;
+        for (const JobStatsGroup& g : mine.groups) {
+          if (!g.keys.empty() && g.keys[0] == target)
+            t.job_read = bytes(g, "read_bytes"), t.job_write = bytes(g, "write_bytes");
+        }
+        for (const JobStatsGroup& g : all.groups) {
+          if (!g.keys.empty() && g.keys[0] == target)
+            t.target_read = bytes(g, "read_bytes"), t.target_write = bytes(g, "write_bytes");
+        }
+        w.targets.push_back(std::move(t));
+      }
+    }
+    for (SlurmPart& s : slurm) {
+      Primitives p(s.reader->cache(), *s.tasks);
+      XTFQ_ASSIGN_OR_RETURN(Summary sum, p.Aggregate(w.t1, w.t2));
+      w.slurm_rows += sum.count;
+      w.slurm_read = w.slurm_read.value_or(0) + (sum.count ? sum.fields[s.read].i_sum : 0);
+      w.slurm_write = w.slurm_write.value_or(0) + (sum.count ? sum.fields[s.write].i_sum : 0);
+      w.slurm_cpu = w.slurm_cpu.value_or(0) + (sum.count ? sum.fields[s.cpu].f_sum : 0);
+    }
+    if (k + 1 == cuts.size()) {
+      out.totals = std::move(w);
+    } else {
+      out.windows.push_back(std::move(w));
+    }
+  }
+  if (!darshan.empty()) {
+    out.notes.push_back(
+        "darshan: DXT_POSIX segments (MPI-IO's are the same bytes seen one layer up); a segment counts in the window "
+        "that holds its start (the compute nodes' clock)");
+    if (heatmap) out.notes.push_back("darshan: a log without DXT gives bytes from its HEATMAP bins, no operations");
+    if (estimated) out.notes.push_back("darshan: a log with neither DXT nor HEATMAP gives estimates from its counters");
+  }
+  if (!jobstats.empty()) {
+    out.notes.push_back(
+        "jobstats: totals are the integral of the rate steps over each window (the collector's clock; steps are as "
+        "wide "
+        "as the collection interval); share = the job's bytes over every job's on the target");
+  }
+  if (!slurm.empty()) {
+    out.notes.push_back(
+        "slurm: a task sample counts in the window that holds its EpochTime (its deltas accrued in the interval before "
+        "it; the compute nodes' clock); bytes are ReadMB and WriteMB x 2^20");
+  }
+  return out;
+}
+
+}  // namespace xtfq

@@ -1,0 +1,81 @@
+// JobTimeline: what a set of stores knows of one job, on the wall clock (`xtfq job ID STORE...`):
+// its Darshan logs (what the application asked for), the job_stats rates of the same job id on
+// each target (what the file system saw, and the job's share of each target's load), and its
+// Slurm task series (what the node's counters saw), cut into the same windows of epoch seconds.
+//
+// Matching: a Darshan log whose header's job id is ID; a job_stats series whose job (the %j of
+// its jobid_name) is ID; Slurm series of job ID. The job's span is the union of its Darshan logs'
+// runs and its Slurm series' samples (from the first sample's start: EpochTime - ElapsedTime);
+// with neither, the span of the job_stats collections that hold the job. A source with nothing
+// for the job says so, with what the store does hold.
+//
+// Window rules (each source keeps its own, stated in the answer): a Darshan DXT segment counts in
+// the window holding its start; a job_stats total is the exact integral of the rate step
+// functions over the window (JobStatsWindowQuery); a Slurm row counts in the window holding its
+// EpochTime (its deltas accrued in the sampling interval before it). So each source's windows
+// partition its own totals over the span.
+//
+// Thread-safety: one thread at a time (shares the readers' caches).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "query/store_reader.h"
+
+namespace xtfq {
+
+struct JobTimelineRequest {
+  int64_t job = 0;
+  std::optional<double> window_s;  // window width in seconds (default: the span in at most max_windows)
+  uint32_t max_windows = 60;
+};
+
+// One job_stats target in one window: the job's bytes there and the target's (every job's).
+struct JobTargetLoad {
+  std::string store, target;
+  double job_read = 0, job_write = 0, target_read = 0, target_write = 0;
+  // The job's share of the target's bytes (read + written); nullopt when the target moved none.
+  std::optional<double> Share() const;
+};
+
+struct JobWindow {
+  int64_t t1 = 0, t2 = 0;  // epoch seconds, half-open
+  // Darshan (every matched log): DXT bytes and operations; nullopt without a log.
+  std::optional<int64_t> darshan_read, darshan_write;
+  std::optional<uint64_t> darshan_ops;
+  std::vector<JobTargetLoad> targets;  // job_stats: the targets the job touched
+  // Slurm task series: bytes (ReadMB/WriteMB x 2^20), CPU seconds, rows; nullopt without series.
+  std::optional<int64_t> slurm_read, slurm_write;
+  std::optional<double> slurm_cpu;
+  uint64_t slurm_rows = 0;
+};
+
+struct JobSource {
+  std::string kind;   // "darshan", "jobstats", "slurm"
+  std::string store;  // the store's path ("" when no store holds this kind)
+  bool found = false;
+  std::string detail;  // what was found, or why nothing was
+};
+
+struct JobTimelineAnswer {
+  int64_t job = 0;
+  int64_t t1 = 0, t2 = 0;  // the span, epoch seconds
+  double window_s = 0;
+  std::vector<JobSource> sources;
+  std::vector<JobWindow> windows;
+  JobWindow totals;                // over the span (t1, t2)
+  std::vector<std::string> notes;  // the window rules, and what the user should know
+  bool any() const;
+};
+
+class JobTimeline {
+ public:
+  // kNotFound when no store holds anything of the job (the answer's sources say why, in the error).
+  static Result<JobTimelineAnswer> Run(const std::vector<StoreReader*>& stores, const JobTimelineRequest& request);
+};
+
+}  // namespace xtfq

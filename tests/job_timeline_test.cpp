@@ -1,0 +1,146 @@
+// `xtfq job` (issue 18): one job id across a generated Darshan log, generated job_stats and a Slurm
+// profile (an influxdb capture written here). Its totals equal each source's own answer (`xtfq
+// query` of the log, `xtfq query --jobstats --job`, and the sum of the capture's lines computed
+// here), its windows partition those totals, shares lie in [0, 1], and a source with nothing for
+// the job says so.
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "tests/temp_dir.h"
+#include "tests/xtfq_cli.h"
+
+namespace xtfq::test {
+namespace {
+
+constexpr int64_t kJob = 4000035;  // gen jobstats: job 5 of --jobs 10 is 4000000 + 5 x 7, class ok
+constexpr int64_t kStart = 1795300000;
+
+bool Near(double a, double b) { return std::fabs(a - b) <= 1e-9 * std::max(1.0, std::fabs(b)); }
+
+TEST_CASE("job: one job across Darshan, job_stats and Slurm gives each source's own totals, split by windows") {
+  TempDir dir;
+  REQUIRE(
+      Xtfq(dir, fmt::format("gen darshan 20000 --ranks 4 --files 10 --job {} --start {} -o a.darshan", kJob, kStart))
+          .status == 0);
+  REQUIRE(Xtfq(dir, "import -q a.darshan -o d.xtfq").status == 0);
+  REQUIRE(
+      Xtfq(dir, fmt::format("gen jobstats -o js --targets 3 --jobs 10 --samples 31 --interval 120 --start {}", kStart))
+          .status == 0);
+  REQUIRE(Xtfq(dir, "import -q js -o j.xtfq").status == 0);
+  // A Slurm profile of the job: two tasks sampled every minute, and the truth summed here.
+  int64_t slurm_read = 0, slurm_write = 0;
+  double slurm_cpu = 0;
+  {
+    std::ofstream out(dir.File("s.txt"));
+    for (int k = 0; k < 60; ++k) {
+      const int64_t t = kStart + k * 60 + 5;
+      for (int task = 0; task < 2; ++task) {
+        const double r = (k % 7) * 0.5, w = (k % 5) * 0.25, c = (k % 9) / 10.0;
+        out << fmt::format(
+            "ReadMB,job={0},step=0,task={1},host=n{2} value={3:.2f} {6}\n"
+            "WriteMB,job={0},step=0,task={1},host=n{2} value={4:.2f} {6}\n"
+            "CPUTime,job={0},step=0,task={1},host=n{2} value={5:.2f} {6}\n",
+            kJob, task, task + 1, r, w, c, t);
+        slurm_read += static_cast<int64_t>(r * 1048576), slurm_write += static_cast<int64_t>(w * 1048576);
+        slurm_cpu += std::strtod(fmt::format("{:.2f}", c).c_str(), nullptr);
+      }
+    }
+  }
+  REQUIRE(Xtfq(dir, "import -q s.txt -o s.xtfq").status == 0);
+
+  const Run run = Xtfq(dir, fmt::format("job {} d.xtfq j.xtfq s.xtfq --windows 8 --format json", kJob));
+  REQUIRE_MESSAGE(run.status == 0, run.err);
+  const nlohmann::json a = nlohmann::json::parse(run.out);
+  CHECK(a["job"] == kJob);
+  const int64_t t1 = a["span"]["t1"], t2 = a["span"]["t2"];
+  CHECK(t1 == kStart);  // the Darshan log's start (Slurm's first sample is later)
+  const auto& windows = a["windows"];
+  CHECK(windows.size() == 8);
+  // Darshan: the log's own whole-run totals.
+  const nlohmann::json d = nlohmann::json::parse(Xtfq(dir, "query d.xtfq --format json").out);
+  const auto& tot = a["totals"];
+  CHECK(tot["darshan"]["read_bytes"] == d["read"]["bytes"]);
+  CHECK(tot["darshan"]["write_bytes"] == d["write"]["bytes"]);
+  CHECK(tot["darshan"]["ops"].get<uint64_t>() == d["read"]["ops"].get<uint64_t>() + d["write"]["ops"].get<uint64_t>());
+  // job_stats: the job's own query over the same span, per target.
+  const nlohmann::json js = nlohmann::json::parse(
+      Xtfq(dir, fmt::format("query j.xtfq --jobstats --job {} --by target --time @{}:@{} --format json", kJob, t1, t2))
+          .out);
+  REQUIRE(js["groups"].size() == tot["jobstats"].size());
+  for (const auto& g : js["groups"]) {
+    const std::string target = g["target"];
+    CAPTURE(target);
+    auto it = std::find_if(tot["jobstats"].begin(), tot["jobstats"].end(),
+                           [&](const nlohmann::json& x) { return x["target"] == target; });
+    REQUIRE(it != tot["jobstats"].end());
+    const double r = g["ops"].contains("read_bytes") ? g["ops"]["read_bytes"]["total"].get<double>() : 0.0;
+    const double w = g["ops"].contains("write_bytes") ? g["ops"]["write_bytes"]["total"].get<double>() : 0.0;
+    CHECK(Near((*it)["job_read_bytes"].get<double>(), r));
+    CHECK(Near((*it)["job_write_bytes"].get<double>(), w));
+  }
+  // Slurm: the capture's own sums.
+  CHECK(tot["slurm"]["read_bytes"] == slurm_read);
+  CHECK(tot["slurm"]["write_bytes"] == slurm_write);
+  CHECK(Near(tot["slurm"]["cpu_s"].get<double>(), slurm_cpu));
+  CHECK(tot["slurm"]["samples"] == 120);
+  // The windows tile the span and partition every source's totals.
+  int64_t dr = 0, dw = 0, sr = 0, sw = 0;
+  std::map<std::string, double> jr, jw;
+  int64_t at = t1;
+  for (const auto& w : windows) {
+    CHECK(w["t1"] == at);
+    at = w["t2"];
+    dr += w["darshan"]["read_bytes"].get<int64_t>(), dw += w["darshan"]["write_bytes"].get<int64_t>();
+    sr += w["slurm"]["read_bytes"].get<int64_t>(), sw += w["slurm"]["write_bytes"].get<int64_t>();
+    for (const auto& t : w["jobstats"]) {
+      jr[t["target"]] += t["job_read_bytes"].get<double>(), jw[t["target"]] += t["job_write_bytes"].get<double>();
+      CHECK(t["job_read_bytes"].get<double>() <= t["target_read_bytes"].get<double>() + 1e-6);
+      if (!t["share"].is_null()) {
+        CHECK(t["share"].get<double>() >= 0);
+        CHECK(t["share"].get<double>() <= 1 + 1e-12);
+      }
+    }
+  }
+  CHECK(at == t2);
+  CHECK(dr == tot["darshan"]["read_bytes"].get<int64_t>());
+  CHECK(dw == tot["darshan"]["write_bytes"].get<int64_t>());
+  CHECK(sr == slurm_read);
+  CHECK(sw == slurm_write);
+  for (const auto& t : tot["jobstats"]) {
+    CHECK(Near(jr[t["target"]], t["job_read_bytes"].get<double>()));
+    CHECK(Near(jw[t["target"]], t["job_write_bytes"].get<double>()));
+  }
+  // Text and CSV say the same totals.
+  const Run text = Xtfq(dir, fmt::format("job {} d.xtfq j.xtfq s.xtfq --windows 8", kJob));
+  CHECK_MESSAGE(text.out.find(fmt::format("darshan read {} B", d["read"]["bytes"].get<int64_t>())) != std::string::npos,
+                text.out);
+  CHECK(text.out.find(fmt::format("slurm tasks read {} B", slurm_read)) != std::string::npos);
+  const Run csv = Xtfq(dir, fmt::format("job {} d.xtfq j.xtfq s.xtfq --windows 8 --format csv", kJob));
+  CHECK(csv.out.find(fmt::format("total,{},{},slurm,,tasks,read_bytes,{}\n", t1, t2, slurm_read)) != std::string::npos);
+}
+
+TEST_CASE("job: a source without the job says so, and no source at all is an error") {
+  TempDir dir;
+  REQUIRE(Xtfq(dir, fmt::format("gen darshan 2000 --ranks 4 --files 10 --job {} -o a.darshan", kJob)).status == 0);
+  REQUIRE(Xtfq(dir, "import -q a.darshan -o d.xtfq").status == 0);
+  const Run one = Xtfq(dir, fmt::format("job {} d.xtfq", kJob));
+  REQUIRE_MESSAGE(one.status == 0, one.err);
+  CHECK(one.out.find("jobstats no store given holds job_stats") != std::string::npos);
+  CHECK(one.out.find("slurm    no store given holds Slurm profiles") != std::string::npos);
+  const Run none = Xtfq(dir, "job 77 d.xtfq");
+  CHECK(none.status == 1);
+  CHECK_MESSAGE(
+      none.err.find(fmt::format("xtfq job: no store holds anything of job 77; darshan (d.xtfq): no log of job 77 "
+                                "(1 log: jobs {})",
+                                kJob)) != std::string::npos,
+      none.err);
+  CHECK(Xtfq(dir, "job notanumber d.xtfq").status == 2);
+  CHECK(Xtfq(dir, "job 77 missing.xtfq").status == 1);
+}
+
+}  // namespace
+}  // namespace xtfq::test
