@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <ctime>
-#include <nlohmann/json.hpp>
 
 #include "cli/output.h"
+#include "query/result_json.h"
 
 namespace xtfq::cli {
 
@@ -60,37 +60,6 @@ std::string Row(const std::string& label, const JobWindow& w) {
                      w.slurm_read ? std::to_string(w.slurm_rows) : "NA");
 }
 
-nlohmann::json WindowJson(const JobWindow& w) {
-  nlohmann::json j;
-  j["t1"] = w.t1, j["t2"] = w.t2;
-  if (w.darshan_read) {
-    j["darshan"] = {{"read_bytes", *w.darshan_read}, {"write_bytes", *w.darshan_write}};
-    j["darshan"]["ops"] = w.darshan_ops ? nlohmann::json(*w.darshan_ops) : nlohmann::json(nullptr);
-  } else {
-    j["darshan"] = nullptr;
-  }
-  j["jobstats"] = nlohmann::json::array();
-  for (const JobTargetLoad& t : w.targets) {
-    const auto share = t.Share();
-    j["jobstats"].push_back({{"store", t.store},
-                             {"target", t.target},
-                             {"job_read_bytes", t.job_read},
-                             {"job_write_bytes", t.job_write},
-                             {"target_read_bytes", t.target_read},
-                             {"target_write_bytes", t.target_write},
-                             {"share", share ? nlohmann::json(*share) : nlohmann::json(nullptr)}});
-  }
-  if (w.slurm_read) {
-    j["slurm"] = {{"read_bytes", *w.slurm_read},
-                  {"write_bytes", *w.slurm_write},
-                  {"cpu_s", *w.slurm_cpu},
-                  {"samples", w.slurm_rows}};
-  } else {
-    j["slurm"] = nullptr;
-  }
-  return j;
-}
-
 }  // namespace
 
 std::string JobReport::Text(const JobTimelineAnswer& a) {
@@ -120,20 +89,7 @@ std::string JobReport::Text(const JobTimelineAnswer& a) {
   return out;
 }
 
-std::string JobReport::Json(const JobTimelineAnswer& a) {
-  nlohmann::json j;
-  j["job"] = a.job;
-  j["span"] = {{"t1", a.t1}, {"t2", a.t2}};
-  j["window_s"] = a.window_s;
-  j["sources"] = nlohmann::json::array();
-  for (const JobSource& s : a.sources)
-    j["sources"].push_back({{"kind", s.kind}, {"store", s.store}, {"found", s.found}, {"detail", s.detail}});
-  j["windows"] = nlohmann::json::array();
-  for (const JobWindow& w : a.windows) j["windows"].push_back(WindowJson(w));
-  j["totals"] = WindowJson(a.totals);
-  j["notes"] = a.notes;
-  return j.dump(2) + "\n";
-}
+std::string JobReport::Json(const JobTimelineAnswer& a) { return ResultJson::Of(a).dump(2) + "\n"; }
 
 std::string JobReport::Csv(const JobTimelineAnswer& a) {
   std::string out = "kind,t1,t2,source,store,entity,metric,value\n";

@@ -330,4 +330,54 @@ nlohmann::json ResultJson::Of(const DarshanSegmentsAnswer& a) {
   return j;
 }
 
+namespace {
+
+nlohmann::json JobWindowJson(const JobWindow& w) {
+  nlohmann::json j;
+  j["t1"] = w.t1, j["t2"] = w.t2;
+  if (w.darshan_read) {
+    j["darshan"] = {{"read_bytes", *w.darshan_read}, {"write_bytes", *w.darshan_write}};
+    j["darshan"]["ops"] = w.darshan_ops ? nlohmann::json(*w.darshan_ops) : nlohmann::json(nullptr);
+  } else {
+    j["darshan"] = nullptr;
+  }
+  j["jobstats"] = nlohmann::json::array();
+  for (const JobTargetLoad& t : w.targets) {
+    const auto share = t.Share();
+    j["jobstats"].push_back({{"store", t.store},
+                             {"target", t.target},
+                             {"job_read_bytes", t.job_read},
+                             {"job_write_bytes", t.job_write},
+                             {"target_read_bytes", t.target_read},
+                             {"target_write_bytes", t.target_write},
+                             {"share", share ? nlohmann::json(*share) : nlohmann::json(nullptr)}});
+  }
+  if (w.slurm_read) {
+    j["slurm"] = {{"read_bytes", *w.slurm_read},
+                  {"write_bytes", *w.slurm_write},
+                  {"cpu_s", *w.slurm_cpu},
+                  {"samples", w.slurm_rows}};
+  } else {
+    j["slurm"] = nullptr;
+  }
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json ResultJson::Of(const JobTimelineAnswer& a) {
+  nlohmann::json j;
+  j["job"] = a.job;
+  j["span"] = {{"t1", a.t1}, {"t2", a.t2}};
+  j["window_s"] = a.window_s;
+  j["sources"] = nlohmann::json::array();
+  for (const JobSource& s : a.sources)
+    j["sources"].push_back({{"kind", s.kind}, {"store", s.store}, {"found", s.found}, {"detail", s.detail}});
+  j["windows"] = nlohmann::json::array();
+  for (const JobWindow& w : a.windows) j["windows"].push_back(JobWindowJson(w));
+  j["totals"] = JobWindowJson(a.totals);
+  j["notes"] = a.notes;
+  return j;
+}
+
 }  // namespace xtfq

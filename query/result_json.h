@@ -10,6 +10,7 @@
 #include "query/darshan_segments_query.h"
 #include "query/darshan_window_query.h"
 #include "query/grid_answer.h"
+#include "query/job_timeline.h"
 #include "query/jobstats_heatmap_query.h"
 #include "query/jobstats_window_query.h"
 #include "query/store_summary.h"
@@ -27,6 +28,7 @@ class ResultJson {
   static nlohmann::json Of(const DarshanLogInfo& log);
   static nlohmann::json Of(const GridAnswer& grid);
   static nlohmann::json Of(const DarshanSegmentsAnswer& segments);
+  static nlohmann::json Of(const JobTimelineAnswer& job);
   // Seconds from the job's start of a window edge in ns ("-inf"/"+inf" for an open side).
   static std::string EdgeSeconds(int64_t ns, bool lo);
 };

@@ -12,6 +12,7 @@
 #include "query/darshan_segments_query.h"
 #include "query/darshan_window_query.h"
 #include "query/grid_answer.h"
+#include "query/job_timeline.h"
 #include "query/jobstats_heatmap_query.h"
 #include "query/jobstats_view.h"
 #include "query/jobstats_window_query.h"
@@ -159,6 +160,8 @@ HttpResponse ViewerApi::Answer(const HttpRequest& request) {
     body = Segments(request);
   } else if (request.path == "/api/heatmap") {
     body = Heatmap(request);
+  } else if (request.path == "/api/job") {
+    body = Job(request);
   }
   if (!body.ok()) return Failure(body.error());
   return HttpResponse{200, "application/json", std::move(*body)};
@@ -345,6 +348,30 @@ Result<std::string> ViewerApi::Segments(const HttpRequest& r) {
   XTFQ_ASSIGN_OR_RETURN(q.limit, Count(r, "limit", 100));
   std::lock_guard lock(s->mutex);
   XTFQ_ASSIGN_OR_RETURN(DarshanSegmentsAnswer a, DarshanSegmentsQuery::Run(*s->reader, q));
+  return Text(ResultJson::Of(a));
+}
+
+Result<std::string> ViewerApi::Job(const HttpRequest& r) {
+  XTFQ_TRY(OnlyParams(r, {"id", "windows", "window"}));
+  XTFQ_ASSIGN_OR_RETURN(std::optional<int64_t> id, Int(r, "id"));
+  if (!id || *id < 0) return Bad("give id=JOB (a job id, 0 or more)");
+  XTFQ_ASSIGN_OR_RETURN(std::optional<int64_t> windows, Int(r, "windows"));
+  XTFQ_ASSIGN_OR_RETURN(std::optional<int64_t> window, Int(r, "window"));
+  if (windows && (*windows < 1 || *windows > 100000)) return Bad(fmt::format("windows={}: give 1 to 100000", *windows));
+  if (window && (*window < 1 || *window > 1'000'000'000))
+    return Bad(fmt::format("window={}: give 1 or more seconds", *window));
+  JobTimelineRequest q;
+  q.job = *id;
+  if (windows) q.max_windows = static_cast<uint32_t>(*windows);
+  if (window) q.window_s = static_cast<double>(*window);
+  // Every store, each locked in the order served (one order for every request: no deadlock).
+  std::vector<std::unique_lock<std::mutex>> locks;
+  std::vector<StoreReader*> readers;
+  for (auto& s : stores_) {
+    locks.emplace_back(s->mutex);
+    readers.push_back(s->reader.get());
+  }
+  XTFQ_ASSIGN_OR_RETURN(JobTimelineAnswer a, JobTimeline::Run(readers, q));
   return Text(ResultJson::Of(a));
 }
 

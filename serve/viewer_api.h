@@ -9,6 +9,7 @@
 //   GET /api/segments?store=S&...    `xtfq segments` (time, ranks, op, module, log, job, offset,
 //                                    limit)
 //   GET /api/heatmap?store=S&...     `xtfq heatmap --jobstats` (time, op, base, cell, by, job)
+//   GET /api/job?id=ID&...           `xtfq job ID` over every store served (windows, window)
 // Every API request carries the server's token (`token=`) unless it runs without one (the app's
 // files need none: they are in the binary, and the page passes the token on). Errors are JSON
 // {"error": "..."}: 400 for parameters that do not parse or do not apply, 403 for a missing or wrong
@@ -54,6 +55,7 @@ class ViewerApi {
   Result<std::string> Query(const HttpRequest& r);
   Result<std::string> Segments(const HttpRequest& r);
   Result<std::string> Heatmap(const HttpRequest& r);
+  Result<std::string> Job(const HttpRequest& r);
   // A store of job_stats only (no Darshan log), and its view (opened at the first use).
   static bool IsJobStats(Served& s);
   static Result<JobStatsView*> JobStats(Served& s);

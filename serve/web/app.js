@@ -568,3 +568,5 @@ api('/api/stores', {}).then((j) => {
   setChoices();
   load();
 }).catch((e) => { $('error').textContent = e.message; });
+// The job view keeps the token.
+$('joblink').href = token ? `job.html?token=${encodeURIComponent(token)}` : 'job.html';

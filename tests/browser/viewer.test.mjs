@@ -335,3 +335,41 @@ test('the job_stats view: targets by time, and the top jobs of the window as xtf
   await page.screenshot({ path: join(artifacts, 'viewer-jobstats-empty.png') });
   assert.deepEqual(errors, []);
 });
+
+test('the job view: one job on one time axis, with the command line\'s totals', async () => {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 700 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  const want = JSON.parse(xtfq('job', '4242001', 'd.xtfq', 'js.xtfq', '--windows', '40', '--format', 'json'));
+  const u = new URL(url);
+  u.pathname = '/job.html';
+  u.searchParams.set('job', '4242001');
+  u.searchParams.set('windows', '40');
+  await page.goto(u.toString());
+  await page.waitForSelector('[data-testid=darshan-read]');
+  const cell = (id) => page.locator(`[data-testid=${id}]`).innerText();
+  assert.equal(await cell('darshan-read'), String(want.totals.darshan.read_bytes));
+  assert.equal(await cell('darshan-write'), String(want.totals.darshan.write_bytes));
+  assert.equal(await cell('darshan-ops'), String(want.totals.darshan.ops));
+  // The job_stats store holds no series of this job, and no store holds Slurm profiles: the page says so.
+  assert.equal(await cell('jobstats-read'), 'NA');
+  assert.equal(await cell('slurm-read'), 'NA');
+  const sources = await page.locator('#sources').innerText();
+  assert.match(sources, /jobstats js\.xtfq: no series of job 4242001/);
+  assert.match(sources, /slurm +no store given holds Slurm profiles/);
+  assert.match(await page.locator('#span').innerText(), new RegExp(`\\(${want.span.t2 - want.span.t1} s\\)`));
+  // Hovering a window of the Darshan lane gives that window's rates.
+  const box = await page.locator('#darshan').boundingBox();
+  await page.mouse.move(box.x + box.width * 0.5, box.y + 20);
+  const w = want.windows.find((v) => v.t1 <= (want.span.t1 + want.span.t2) / 2 && (want.span.t1 + want.span.t2) / 2 < v.t2);
+  const r = (w.darshan.read_bytes / 1048576 / (w.t2 - w.t1)).toFixed(2);
+  assert.match(await page.locator('#hover').innerText(), new RegExp(`darshan: read ${r.replace('.', '\\.')} MiB/s`));
+  await page.screenshot({ path: join(artifacts, 'viewer_job.png') });
+  // A job no store holds: the page shows the server's reason.
+  await page.fill('#job', '77');
+  await page.click('#show');
+  await page.waitForFunction(() => document.getElementById('error').textContent.length > 0);
+  assert.match(await page.locator('#error').innerText(), /no store holds anything of job 77/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
