@@ -75,6 +75,11 @@ Result<std::vector<std::pair<std::string, std::vector<std::string>>>> ImportComm
   if (jobstats && groups.size() > 1) {
     return Error(ErrorCode::kUsage, "import job_stats snapshots on their own, not mixed with other inputs");
   }
+  const auto slurm =
+      std::count_if(groups.begin(), groups.end(), [](const auto& g) { return g.first.starts_with("slurm-"); });
+  if (slurm > 1) {
+    return Error(ErrorCode::kUsage, "import Slurm HDF5 files and influxdb captures in separate runs");
+  }
   return groups;
 }
 

@@ -15,12 +15,7 @@ Result<ImportReport> SlurmInfluxImporter::Import(const std::vector<std::string>&
   XTFQ_ASSIGN_OR_RETURN(Inputs expanded, Expand(inputs, "slurm-influx"));
   ImportReport report;
   for (const std::string& x : expanded.skipped) report.warnings.push_back(fmt::format("{} (left out)", x));
-  uint32_t first_series = 0;
-  if (existing != nullptr) {
-    if (const ArrayDesc* a = existing->catalogue().Find(SlurmLayout::kSeries))
-      first_series = static_cast<uint32_t>(a->record_count());
-  }
-  SlurmSeriesWriter writer(sink, first_series);
+  SlurmSeriesWriter writer(sink, existing);
   std::vector<SlurmInfluxCapture> captures;
   captures.reserve(expanded.files.size());
   InputProgress progress(options_.progress, expanded.files);

@@ -80,6 +80,12 @@ uint64_t Scaled(double v, int shift, uint32_t& flags) {
 
 }  // namespace
 
+SlurmSeriesWriter::SlurmSeriesWriter(RecordSink& sink, RecordSource* existing) : sink_(sink), next_series_(0) {
+  if (existing == nullptr) return;
+  if (const ArrayDesc* a = existing->catalogue().Find(L::kSeries))
+    next_series_ = static_cast<uint32_t>(a->record_count());
+}
+
 Result<uint64_t> SlurmSeriesWriter::Str(std::string_view s) {
   if (s.empty()) return uint64_t{0};
   XTFQ_ASSIGN_OR_RETURN(StringRef ref, sink_.AddString(s));

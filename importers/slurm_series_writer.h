@@ -30,13 +30,16 @@
 #include "importers/slurm_dataset.h"
 #include "layouts/slurm_layout.h"
 #include "store/record_sink.h"
+#include "store/record_source.h"
 
 namespace xtfq {
 
 class SlurmSeriesWriter {
  public:
-  // Series ids start at `first_series` (the records slurm.series already holds).
-  SlurmSeriesWriter(RecordSink& sink, uint32_t first_series) : sink_(sink), next_series_(first_series) {}
+  // Series ids continue from the records slurm.series of `existing` holds (nullptr: a new store).
+  // One writer per import: two would hand out the same ids (ImportCommand refuses both Slurm
+  // formats in one run).
+  SlurmSeriesWriter(RecordSink& sink, RecordSource* existing);
 
   // The series of one input `path` (`source`: SlurmLayout::Source; `what` names it in the note:
   // "merged file"), each with its job and step set. REQUIRES: `datasets` outlive Finish.

@@ -6,7 +6,8 @@
 # and rank window from the index, writes the signal spec file, then verifies every page; then
 # generates Lustre job_stats snapshots, imports them, asks for the top writers of a window and
 # draws the rate heatmap; last, serves both stores with `xtfq serve` and photographs the viewer
-# (headless Chromium) into build/demo/viewer_*.png.
+# (headless Chromium) into build/demo/viewer_*.png, the job view of one job across a Darshan log,
+# the job_stats and a Slurm profile too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake --preset default >/dev/null
@@ -34,15 +35,26 @@ build/xtfq query "$out/jobstats.xtfq" --jobstats --time 2026-01-01T00:30:00Z:202
 build/xtfq heatmap "$out/jobstats.xtfq" --jobstats --op write_bytes --base 4 --format svg > "$out/jobstats_write_bytes.svg"
 echo "# heatmap of write_bytes rates: $out/jobstats_write_bytes.svg"
 build/xtfq check "$out/jobstats.xtfq"
-echo "# the viewer: xtfq serve on both stores, photographed in headless Chromium:"
-build/xtfq serve "$out/run.xtfq" "$out/jobstats.xtfq" --port 0 > "$out/serve.txt" &
+echo "# one job on the wall clock: job 4000035 of the job_stats, its Darshan log and its Slurm profile"
+echo "# (an influxdb capture of two tasks sampled every 30 s, written here) in one store, side by side:"
+build/xtfq gen darshan 2e5 --ranks 64 --files 200 --job 4000035 --start 1767228000 --duration 2400 -o "$out/job.darshan"
+awk 'BEGIN { for (k = 0; k < 80; ++k) for (task = 0; task < 2; ++task) {
+  t = 1767228000 + 30 * k + 1; h = "c" task; tag = ",job=4000035,step=0,task=" task ",host=" h
+  printf "CPUTime%s value=%.2f %d\nRSS%s value=%d %d\n", tag, 29 + (k % 3) * 0.3, t, tag, 900000 + 1000 * k, t
+  printf "ReadMB%s value=%.2f %d\nWriteMB%s value=%.2f %d\n", tag, (k % 10 < 2) ? 512 : 0.5, t, tag, (k % 8 == 7) ? 1024 : 2, t } }' \
+  > "$out/job_slurm_influx.txt"
+build/xtfq import "$out/job.darshan" "$out/job_slurm_influx.txt" -o "$out/job.xtfq"
+build/xtfq job 4000035 "$out/job.xtfq" "$out/jobstats.xtfq" --windows 12
+echo "# the viewer: xtfq serve on the stores, photographed in headless Chromium:"
+build/xtfq serve "$out/run.xtfq" "$out/jobstats.xtfq" "$out/job.xtfq" --port 0 > "$out/serve.txt" &
 serve=$!
 trap 'kill $serve 2>/dev/null' EXIT
 for _ in $(seq 100); do grep -q http "$out/serve.txt" && break; sleep 0.1; done
 url=$(grep -o 'http://[^ ]*' "$out/serve.txt")
 node scripts/viewer_screenshot.mjs "$url" "$out/viewer_darshan.png"
 node scripts/viewer_screenshot.mjs "$url" "$out/viewer_jobstats.png" 1
+node scripts/viewer_screenshot.mjs "$url" "$out/viewer_job.png" job=4000035
 kill $serve
-echo "# screenshots: $out/viewer_darshan.png, $out/viewer_jobstats.png"
-echo "# to look yourself: build/xtfq serve $out/run.xtfq $out/jobstats.xtfq, then open the URL it prints"
+echo "# screenshots: $out/viewer_darshan.png, $out/viewer_jobstats.png, $out/viewer_job.png"
+echo "# to look yourself: build/xtfq serve $out/run.xtfq $out/jobstats.xtfq $out/job.xtfq, then open the URL it prints"
 echo "# (on a remote machine: ssh -L 8765:127.0.0.1:8765 HOST first)"

@@ -13,6 +13,11 @@ pkgs=(
   doctest-dev libbenchmark-dev
   chromium fonts-dejavu-core              # the viewer's browser tests (tests/browser), headless
 )
+# --slurm: also Debian's Slurm (one-node cluster for tests/slurm_real_test.cpp) with its HDF5 profile
+# plugin and sh5util, and munge.
+if [ "${1:-}" = "--slurm" ]; then
+  pkgs+=(slurmctld slurmd slurm-client munge slurm-wlm-hdf5-plugin)
+fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

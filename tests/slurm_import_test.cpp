@@ -18,8 +18,8 @@
 #include "query/store_reader.h"
 #include "store/endian.h"
 #include "store/store_checker.h"
-#include "tests/h5dump_text.h"
 #include "tests/shared_data.h"
+#include "tests/slurm_stored.h"
 #include "tests/temp_dir.h"
 #include "tests/why.h"
 #include "tests/xtfq_cli.h"
@@ -29,112 +29,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using L = SlurmLayout;
-
-struct Series {
-  uint32_t id = 0;
-  int64_t job = 0, step = 0, task = 0, start = 0;
-  int32_t node_index = 0, ntasks = 0, cpus = 0, step_nodes = 0;
-  uint8_t kind = 0, source = 0;
-  uint16_t flags = 0;
-  uint32_t rows = 0;
-  std::string node, path, file, start_text;
-};
-
-// A store of Slurm profiles read back: its series, and every sample record by series, in row order.
-struct Stored {
-  std::vector<Series> series;
-  std::map<uint32_t, std::vector<std::vector<std::byte>>> rows;  // series id -> records
-
-  static Stored Read(const std::string& store) {
-    Stored s;
-    auto reader = StoreReader::Open(store);
-    REQUIRE_MESSAGE(reader.ok(), Why(reader));
-    StoreReader& r = **reader;
-    auto str = [&](uint64_t ref) { return ref == 0 ? std::string() : r.String(StringRef::Unpack(ref)).value(); };
-    const ArrayDesc* sa = r.Array(L::kSeries).value();
-    TnTree st(r.cache(), *sa);
-    REQUIRE(st.ForEach(0, st.size(), [&](const std::byte* p) -> Result<bool> {
-                Series x;
-                x.id = static_cast<uint32_t>(s.series.size());
-                x.job = LoadLe<int64_t>(p + L::kSerJob), x.step = LoadLe<int64_t>(p + L::kSerStep);
-                x.task = LoadLe<int64_t>(p + L::kSerTask), x.start = LoadLe<int64_t>(p + L::kSerStart);
-                x.node_index = LoadLe<int32_t>(p + L::kSerNodeIndex);
-                x.ntasks = LoadLe<int32_t>(p + L::kSerNtasks);
-                x.cpus = LoadLe<int32_t>(p + L::kSerCpusPerTask);
-                x.step_nodes = LoadLe<int32_t>(p + L::kSerStepNodes);
-                x.kind = LoadLe<uint8_t>(p + L::kSerKind), x.source = LoadLe<uint8_t>(p + L::kSerSource);
-                x.flags = LoadLe<uint16_t>(p + L::kSerFlags), x.rows = LoadLe<uint32_t>(p + L::kSerRows);
-                x.node = str(LoadLe<uint64_t>(p + L::kSerNode));
-                x.path = str(LoadLe<uint64_t>(p + L::kSerPath));
-                x.file = str(LoadLe<uint64_t>(p + L::kSerFile));
-                x.start_text = str(LoadLe<uint64_t>(p + L::kSerStartText));
-                s.series.push_back(std::move(x));
-                return true;
-              }).ok());
-    for (const ArrayDesc& a : r.store().catalogue().arrays) {
-      if (!a.name.starts_with(L::kJobPrefix) || a.per_process() || a.name.ends_with("/other")) continue;
-      if (a.name.find("#grid") != std::string::npos) continue;
-      TnTree t(r.cache(), a);
-      const uint32_t w = a.schema.record_width();
-      int64_t last = INT64_MIN;
-      REQUIRE(t.ForEach(0, t.size(), [&](const std::byte* p) -> Result<bool> {
-                 CHECK(LoadLe<int64_t>(p + L::kT) >= last);  // time order within the job
-                 last = LoadLe<int64_t>(p + L::kT);
-                 s.rows[LoadLe<uint32_t>(p + L::kSeriesId)].emplace_back(p, p + w);
-                 return true;
-               }).ok());
-    }
-    for (auto& [id, v] : s.rows) {
-      std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
-        return LoadLe<uint32_t>(a.data() + L::kRow) < LoadLe<uint32_t>(b.data() + L::kRow);
-      });
-    }
-    return s;
-  }
-
-  // The series that holds the rows of `x`: itself, or the one it duplicates.
-  const Series& Holder(const Series& x) const {
-    if (!(x.flags & L::kSerDuplicate)) return x;
-    for (const Series& o : series) {
-      if (!(o.flags & L::kSerDuplicate) && o.job == x.job && o.step == x.step && o.node == x.node && o.kind == x.kind &&
-          o.task == x.task)
-        return o;
-    }
-    FAIL("no series holds the rows of duplicate " << x.file << " " << x.path);
-    return x;
-  }
-};
-
-std::vector<std::string> SlurmFiles(const fs::path& root) {
-  std::vector<std::string> out;
-  for (const auto& e : fs::recursive_directory_iterator(root)) {
-    if (e.is_regular_file() && e.path().extension() == ".h5") out.push_back(e.path().string());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-// Where field `name` of a dataset of `kind` is stored, and as what ('u', 'i' or 'f').
-std::pair<uint32_t, char> Column(uint8_t kind, std::string_view name) {
-  if (name == "EpochTime") return {L::kT, 'i'};
-  if (name == "ElapsedTime") return {L::kElapsed, 'i'};
-  static const std::map<std::string_view, std::pair<uint32_t, char>> tasks = {
-      {"CPUFrequency", {L::kTaCpuFreq, 'u'}},   {"CPUTime", {L::kTaCpuTime, 'f'}},
-      {"CPUUtilization", {L::kTaCpuUtil, 'f'}}, {"RSS", {L::kTaRss, 'u'}},
-      {"VMSize", {L::kTaVmSize, 'u'}},          {"Pages", {L::kTaPages, 'u'}},
-      {"ReadMB", {L::kTaReadMb, 'f'}},          {"WriteMB", {L::kTaWriteMb, 'f'}}};
-  static const std::map<std::string_view, std::pair<uint32_t, char>> fsys = {{"Reads", {L::kFsReads, 'u'}},
-                                                                             {"ReadMB", {L::kFsReadMb, 'f'}},
-                                                                             {"Writes", {L::kFsWrites, 'u'}},
-                                                                             {"WriteMB", {L::kFsWriteMb, 'f'}}};
-  static const std::map<std::string_view, std::pair<uint32_t, char>> net = {{"PacketsIn", {L::kNetPacketsIn, 'u'}},
-                                                                            {"PacketsOut", {L::kNetPacketsOut, 'u'}},
-                                                                            {"InMB", {L::kNetInMb, 'f'}},
-                                                                            {"OutMB", {L::kNetOutMb, 'f'}}};
-  const auto& m = kind == L::kTasks ? tasks : kind == L::kFilesystem ? fsys : net;
-  auto it = m.find(name);
-  return it == m.end() ? std::pair<uint32_t, char>{0, 0} : it->second;
-}
 
 TEST_CASE("slurm: every shared HDF5 profile imports, and every value equals h5dump's") {
   const fs::path data = fs::path(XTFQ_SHARED_DIR) / "data" / "slurm";
@@ -151,63 +45,15 @@ TEST_CASE("slurm: every shared HDF5 profile imports, and every value equals h5du
   const Run imp = Xtfq(dir, args);
   REQUIRE_MESSAGE(imp.status == 0, imp.err);
   const Stored s = Stored::Read(dir.File("s.xtfq"));
-  size_t datasets = 0, rows = 0, values = 0, dups = 0;
+  size_t datasets = 0, rows = 0;
   for (const std::string& f : files) {
-    CAPTURE(f);
-    const H5DumpText dump = H5DumpText::Dump(f);
-    REQUIRE(dump.ok);
-    for (const H5DumpDataset& d : dump.datasets) {
-      CAPTURE(d.path);
-      ++datasets;
-      rows += d.rows.size();
-      auto it = std::find_if(s.series.begin(), s.series.end(),
-                             [&](const Series& x) { return x.file == f && x.path == d.path; });
-      REQUIRE(it != s.series.end());
-      CHECK(it->rows == d.rows.size());
-      const bool merged = d.path.starts_with("/Steps/");
-      CHECK(it->source == (merged ? L::kMerged : L::kNodeStep));
-      if (it->flags & L::kSerDuplicate) ++dups;
-      // The node group's attributes, as the series keeps them.
-      const size_t tasks = d.path.rfind("/Tasks/");
-      const std::string group = d.path.substr(0, tasks != std::string::npos ? tasks : d.path.rfind('/'));
-      const auto& attrs = dump.attributes.at(group);
-      CHECK(it->node_index == std::stoi(attrs.at("Node Index")));
-      CHECK(it->ntasks == std::stoi(attrs.at("Number of Tasks")));
-      CHECK(it->cpus == std::stoi(attrs.at("CPUs per Task")));
-      CHECK(it->node == attrs.at("Node Name"));
-      CHECK(it->start_text == attrs.at("Start Time"));
-      // Every row, every field.
-      const std::vector<std::vector<std::byte>>& got = s.rows.at(s.Holder(*it).id);
-      REQUIRE(got.size() == d.rows.size());
-      for (size_t r = 0; r < d.rows.size(); ++r) {
-        CAPTURE(r);
-        REQUIRE(d.rows[r].size() == d.fields.size());
-        const std::byte* p = got[r].data();
-        CHECK(LoadLe<uint32_t>(p + L::kRow) == r);
-        for (size_t c = 0; c < d.fields.size(); ++c) {
-          CAPTURE(d.fields[c]);
-          const auto [at, type] = Column(it->kind, d.fields[c]);
-          REQUIRE(type != 0);
-          const std::string& text = d.rows[r][c];
-          if (type == 'f') {
-            CHECK(LoadLe<double>(p + at) == std::strtod(text.c_str(), nullptr));
-          } else {
-            CHECK(LoadLe<uint64_t>(p + at) == std::stoull(text));
-          }
-          ++values;
-        }
-        // Bytes behind MB values: exact multiples of 2^20 (h5dump's %.17g is exact).
-        if (it->kind == L::kTasks) {
-          const size_t rc = std::find(d.fields.begin(), d.fields.end(), "ReadMB") - d.fields.begin();
-          CHECK(static_cast<double>(LoadLe<uint64_t>(p + L::kTaReadBytes)) ==
-                std::strtod(d.rows[r][rc].c_str(), nullptr) * 1048576.0);
-        }
-      }
-    }
+    const auto [d, r] = CompareWithH5Dump(s, f);
+    datasets += d, rows += r;
   }
+  const size_t dups = static_cast<size_t>(std::count_if(
+      s.series.begin(), s.series.end(), [](const Series& x) { return (x.flags & L::kSerDuplicate) != 0; }));
   CHECK(datasets == 52);
   CHECK(rows == 894);
-  CHECK(values > 5000);
   CHECK(dups == 26);  // each merged dataset repeats one of a node-step file: one of each pair is stored
   auto reader = StoreReader::Open(dir.File("s.xtfq"));
   REQUIRE(reader.ok());
@@ -298,6 +144,12 @@ TEST_CASE("slurm: a job already in the store, a misnamed file and a damaged file
   CHECK(again.status == 1);
   CHECK_MESSAGE(again.err.find("job 2: the store already holds its profile (slurm/2/tasks)") != std::string::npos,
                 again.err);
+  // Both Slurm formats in one run: refused (each numbers its series from the store's count).
+  Run mixed = Xtfq(dir, fmt::format("import -q -o v.xtfq '{}' '{}'", one,
+                                    (data / "c-influxdb" / "job200_line_protocol.txt").string()));
+  CHECK(mixed.status == 2);
+  CHECK_MESSAGE(mixed.err.find("import Slurm HDF5 files and influxdb captures in separate runs") != std::string::npos,
+                mixed.err);
   // A file whose name does not say its job.
   fs::copy_file(one, dir.File("profile.h5"));
   Run named = Xtfq(dir, "import -q -o t.xtfq profile.h5");

@@ -99,13 +99,14 @@ function show() {
   }
   let rows = '<table><caption>the job over its span (bytes)</caption><tr><th>source</th><th>read</th><th>written</th><th>ops / CPU s</th></tr>';
   rows += `<tr><td>Darshan</td>${cell('darshan-read', t.darshan && t.darshan.read_bytes)}${cell('darshan-write', t.darshan && t.darshan.write_bytes)}${cell('darshan-ops', t.darshan && t.darshan.ops)}</tr>`;
-  rows += `<tr><td>job_stats</td>${cell('jobstats-read', js && js.r)}${cell('jobstats-write', js && js.w)}<td></td></tr>`;
-  rows += `<tr><td>Slurm tasks</td>${cell('slurm-read', t.slurm && t.slurm.read_bytes)}${cell('slurm-write', t.slurm && t.slurm.write_bytes)}${cell('slurm-cpu', t.slurm && t.slurm.cpu_s)}</tr>`;
+  // job_stats totals are integrals of rates (fractions of bytes at window edges): shown rounded.
+  rows += `<tr><td>job_stats</td>${cell('jobstats-read', js && Math.round(js.r))}${cell('jobstats-write', js && Math.round(js.w))}<td></td></tr>`;
+  rows += `<tr><td>Slurm tasks</td>${cell('slurm-read', t.slurm && t.slurm.read_bytes)}${cell('slurm-write', t.slurm && t.slurm.write_bytes)}${cell('slurm-cpu', t.slurm && t.slurm.cpu_s.toFixed(2))}</tr>`;
   rows += '</table>';
   if (t.jobstats.length) {
     rows += '<table><caption>job_stats targets: the job\'s share of each one\'s bytes</caption><tr><th>target</th><th>job read</th><th>job written</th><th>share</th></tr>';
     for (const x of t.jobstats) {
-      rows += `<tr><td>${esc(x.target)}</td><td>${x.job_read_bytes}</td><td>${x.job_write_bytes}</td><td>${x.share === null ? 'NA' : (100 * x.share).toFixed(1) + '%'}</td></tr>`;
+      rows += `<tr><td>${esc(x.target)}</td><td>${Math.round(x.job_read_bytes)}</td><td>${Math.round(x.job_write_bytes)}</td><td>${x.share === null ? 'NA' : (100 * x.share).toFixed(1) + '%'}</td></tr>`;
     }
     rows += '</table>';
   }
