@@ -238,6 +238,13 @@ Status SlurmSeriesWriter::AddRows(const SlurmDataset& d, int64_t job, uint32_t s
       StoreLe<uint64_t>(q + L::kTaRss, AsU64(d, r, rss));
       StoreLe<uint64_t>(q + L::kTaVmSize, AsU64(d, r, vm));
       StoreLe<uint64_t>(q + L::kTaPages, AsU64(d, r, pages));
+      // A process exited since the row before (its memory and page faults left the sums): Slurm's
+      // delta of CPUTime, ReadMB and WriteMB falls back to the survivors' totals when negative.
+      if (r > 0 && !(f & L::kRowRepeat) &&
+          (AsU64(d, r, vm) < AsU64(d, r - 1, vm) || AsU64(d, r, pages) < AsU64(d, r - 1, pages))) {
+        f |= L::kRowProcExit;
+        ++counts_.exits;
+      }
       const double rm = AsF64(d, r, rmb), wm = AsF64(d, r, wmb);
       StoreLe<double>(q + L::kTaReadMb, rm);
       StoreLe<double>(q + L::kTaWriteMb, wm);
@@ -364,12 +371,13 @@ Status SlurmSeriesWriter::Finish(ImportReport& report) {
   }
   const Counts& c = counts_;
   report.totals = fmt::format(
-      "{} Slurm series ({} stored once as duplicates), {} rows; flagged: {} first rows, {} repeated times, {} "
+      "{} Slurm series ({} stored once as duplicates), {} rows; flagged: {} first rows, {} repeated times, {} rows "
+      "where a process exited (task CPU and I/O there may be totals, not deltas: a lower bound overall), {} "
       "running-total resets, {} inexact MB values; {} Network series with bytes under PacketsIn/Out (sysfs), {} "
       "Filesystem series of running totals, {} series of merged steps without 'Number of Nodes'; {} values of other "
       "fields",
-      c.series, c.duplicates, c.rows, c.first, c.repeats, c.resets, c.inexact, c.swapped, c.cumulative, c.no_step_nodes,
-      c.other_values);
+      c.series, c.duplicates, c.rows, c.first, c.repeats, c.exits, c.resets, c.inexact, c.swapped, c.cumulative,
+      c.no_step_nodes, c.other_values);
   return Ok();
 }
 

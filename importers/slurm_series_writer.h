@@ -71,7 +71,8 @@ class SlurmSeriesWriter {
   };
 
   struct Counts {
-    uint64_t series = 0, duplicates = 0, rows = 0, first = 0, repeats = 0, resets = 0, inexact = 0, other_values = 0;
+    uint64_t series = 0, duplicates = 0, rows = 0, first = 0, repeats = 0, resets = 0, inexact = 0, other_values = 0,
+             exits = 0;
     uint64_t swapped = 0, cumulative = 0, no_step_nodes = 0;
   };
 

@@ -65,7 +65,9 @@ class SlurmLayout {
   static constexpr uint32_t kRowFirst = 1,  // row 0: Slurm zeroes its deltas
       kRowRepeat = 2,                       // the same EpochTime as the row before it in its series
       kRowReset = 4,                        // a running total went down: its change is its value
-      kRowInexact = 8;                      // a MB value that is not a whole number of bytes (rounded)
+      kRowInexact = 8,                      // a MB value that is not a whole number of bytes (rounded)
+      kRowProcExit = 16;  // Tasks: VMSize or Pages fell (a process of the task exited), so Slurm's CPUTime,
+                          // ReadMB and WriteMB here may be the survivors' totals, not deltas
 
   // slurm/<job>/tasks: the head, cpu_freq u64, cpu_time f64*, cpu_util f64, rss u64*, vmsize u64*,
   // pages u64*, read_mb f64, write_mb f64 (as read), read_bytes u64*, write_bytes u64* (MB x 2^20),

@@ -126,6 +126,48 @@ TEST_CASE("slurm: the quirks are flagged and corrected on the rows where they sh
   CHECK(find("3_batch_vm.h5", "/vm/Tasks/0").step == L::kBatchStep);
   CHECK(find("101_0_n2.h5", "/n2/Tasks/3").task == 3);
   CHECK(find("101_0_n2.h5", "/n2/Tasks/3").node_index == 1);
+  // A process exited (VMSize or Pages fell since the row before, not a repeat): flagged, values kept
+  // (1_0_vm Tasks/0 row 8: dd exited, VMSize 11312 -> 7300, ReadMB 35.29 is the survivors' total).
+  // Against the rule applied to h5dump's rows of every node-step Tasks dataset.
+  const Series& t10 = find("1_0_vm.h5", "/vm/Tasks/0");
+  CHECK((flags(t10, 8) & L::kRowProcExit) != 0);
+  size_t want_exits = 0, got_exits = 0;
+  for (const std::string& dirname : {a + "/profile/root", b + "/profile/root"}) {
+    for (const std::string& f : SlurmFiles(dirname)) {
+      const H5DumpText dump = H5DumpText::Dump(f);
+      REQUIRE(dump.ok);
+      for (const H5DumpDataset& d : dump.datasets) {
+        if (d.path.find("/Tasks/") == std::string::npos) continue;
+        const auto col = [&](const char* n) {
+          return std::find(d.fields.begin(), d.fields.end(), n) - d.fields.begin();
+        };
+        const auto t = col("EpochTime"), vm = col("VMSize"), pg = col("Pages");
+        const Series& x = find(fs::path(f).filename().string(), d.path);
+        for (size_t r = 1; r < d.rows.size(); ++r) {
+          const bool repeat = d.rows[r][t] == d.rows[r - 1][t];
+          const bool fell = std::stoull(d.rows[r][vm]) < std::stoull(d.rows[r - 1][vm]) ||
+                            std::stoull(d.rows[r][pg]) < std::stoull(d.rows[r - 1][pg]);
+          const bool want = !repeat && fell;
+          CAPTURE(f);
+          CAPTURE(d.path);
+          CAPTURE(r);
+          CHECK(((flags(x, r) & L::kRowProcExit) != 0) == want);
+          want_exits += want;
+          got_exits += (flags(x, r) & L::kRowProcExit) != 0;
+        }
+      }
+    }
+  }
+  CHECK(want_exits > 10);
+  CHECK(got_exits == want_exits);
+  // The summary counts every stored row flagged (job 5's merged file's too).
+  size_t stored_exits = 0;
+  for (const auto& [id, rows] : s.rows) {
+    for (const auto& r : rows) stored_exits += (LoadLe<uint32_t>(r.data() + L::kFlags) & L::kRowProcExit) != 0;
+  }
+  CHECK(stored_exits >= want_exits);
+  CHECK_MESSAGE(imp.err.find(fmt::format("{} rows where a process exited", stored_exits)) != std::string::npos,
+                imp.err);
   // The summary says what was flagged.
   CHECK_MESSAGE(imp.err.find("3 Network series with bytes under PacketsIn/Out (sysfs)") != std::string::npos, imp.err);
   // 25: job 5's node-step file (under profile/nobody) is not among these inputs, its merged file is.
