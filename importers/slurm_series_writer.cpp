@@ -88,7 +88,10 @@ SlurmSeriesWriter::SlurmSeriesWriter(RecordSink& sink, RecordSource* existing) :
 
 Result<uint64_t> SlurmSeriesWriter::Str(std::string_view s) {
   if (s.empty()) return uint64_t{0};
+  auto it = strings_.find(std::string(s));
+  if (it != strings_.end()) return it->second;
   XTFQ_ASSIGN_OR_RETURN(StringRef ref, sink_.AddString(s));
+  strings_.emplace(std::string(s), ref.Pack());
   return ref.Pack();
 }
 
@@ -317,13 +320,13 @@ Status SlurmSeriesWriter::AddRows(const SlurmDataset& d, int64_t job, uint32_t s
   o.schema = &L::OtherSchema(), o.width = L::kOtWidth;
   for (size_t c = 0; c < d.fields.size(); ++c) {
     if (known[c]) continue;
-    XTFQ_ASSIGN_OR_RETURN(StringRef name, sink_.AddString(d.fields[c].name));
+    XTFQ_ASSIGN_OR_RETURN(uint64_t name, Str(d.fields[c].name));
     const uint8_t type = d.fields[c].type == 'f' ? L::kF64 : d.fields[c].type == 'i' ? L::kI64 : L::kU64;
     for (uint64_t r = 0; r < d.rows; ++r) {
       std::byte* q = o.Add();
       const uint32_t f =
           (r == 0 ? L::kRowFirst : 0) | (r > 0 && AsU64(d, r, epoch) == AsU64(d, r - 1, epoch) ? L::kRowRepeat : 0);
-      StoreLe<uint64_t>(q + L::kOtField, name.Pack());
+      StoreLe<uint64_t>(q + L::kOtField, name);
       StoreLe<uint8_t>(q + L::kOtType, type);
       StoreLe<uint64_t>(q + L::kOtValue, d.Bits(r, static_cast<int>(c)));
       Head(q, d, r, series, epoch, elapsed, f);

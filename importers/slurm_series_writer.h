@@ -76,7 +76,7 @@ class SlurmSeriesWriter {
     uint64_t swapped = 0, cumulative = 0, no_step_nodes = 0;
   };
 
-  // A string reference to `s` (0 for "").
+  // A string reference to `s` (0 for ""), each string stored once per import.
   Result<uint64_t> Str(std::string_view s);
   Status AddRows(const SlurmDataset& d, int64_t job, uint32_t series, uint8_t kind, uint16_t& series_flags);
   // The head of sample record `p`: row r of d, of series `series`.
@@ -90,6 +90,7 @@ class SlurmSeriesWriter {
   // Series read so far, by (job, step, node, kind, task): the file it came from and its rows.
   std::map<std::string, std::pair<std::string, const SlurmDataset*>> seen_;
   Counts counts_;
+  std::map<std::string, uint64_t> strings_;  // stored strings: their references
 };
 
 }  // namespace xtfq

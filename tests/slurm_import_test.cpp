@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -319,6 +320,30 @@ TEST_CASE("slurm: bad influxdb lines are refused, naming the file and line") {
   REQUIRE(s.rows.at(0).size() == 2);
   CHECK(LoadLe<int64_t>(s.rows.at(0)[1].data() + L::kT) == 1795319310);
   CHECK(LoadLe<uint64_t>(s.rows.at(0)[1].data() + L::kTaRss) == 200);
+  // Energy series and fields no schema has go to slurm/<job>/other, one record per (row, field).
+  {
+    std::ofstream out(dir.File("z.txt"));
+    out << "Power,job=9,step=0,task=Energy,host=n1 value=123 1795319309\n"
+           "RSS,job=9,step=0,task=0,host=n1 value=5 1795319309\n"
+           "NewField,job=9,step=0,task=0,host=n1 value=-2.5 1795319309\n";
+  }
+  Run z = Xtfq(dir, "import -q --format slurm-influx -o z.xtfq z.txt");
+  REQUIRE_MESSAGE(z.status == 0, z.err);
+  auto reader = StoreReader::Open(dir.File("z.xtfq"));
+  REQUIRE(reader.ok());
+  const ArrayDesc* other = (*reader)->Array(L::JobArrayName(9, "other")).value();
+  REQUIRE(other->record_count() == 2);
+  std::map<std::string, std::pair<uint8_t, uint64_t>> got;
+  TnTree t((*reader)->cache(), *other);
+  REQUIRE(t.ForEach(0, 2, [&](const std::byte* p) -> Result<bool> {
+             const std::string name = (*reader)->String(StringRef::Unpack(LoadLe<uint64_t>(p + L::kOtField))).value();
+             got[name] = {LoadLe<uint8_t>(p + L::kOtType), LoadLe<uint64_t>(p + L::kOtValue)};
+             return true;
+           }).ok());
+  CHECK(got.at("Power").first == L::kU64);
+  CHECK(got.at("Power").second == 123);
+  CHECK(got.at("NewField").first == L::kF64);
+  CHECK(std::bit_cast<double>(got.at("NewField").second) == -2.5);
 }
 
 }  // namespace
