@@ -25,6 +25,8 @@ using L = SlurmLayout;
 struct DarshanPart {
   StoreReader* reader;
   DarshanLogInfo info;
+  int64_t t1 = 0, t2 = 0;  // its run, epoch seconds
+  size_t source = 0;       // its line in the answer's sources
 };
 
 // The job's job_stats in one store: the view, the filter that selects the job, its targets.
@@ -90,11 +92,12 @@ Result<JobTimelineAnswer> JobTimeline::Run(const std::vector<StoreReader*>& stor
         XTFQ_ASSIGN_OR_RETURN(DarshanLogInfo info, DarshanLogs::Find(*r, l.log, std::nullopt));
         const TimeFrame f = DarshanWindowQuery::Frame(info);
         const int64_t end_ns = std::max<int64_t>(f.last, 0);
-        widen(info.start_sec, info.start_sec + (info.start_nsec + end_ns) / 1000000000 + 1);
+        const int64_t run_end = info.start_sec + (info.start_nsec + end_ns) / 1000000000 + 1;
         out.sources.push_back({"darshan", name, true,
                                fmt::format("log {} (job {}, {} processes, {}, started {})", info.log, info.job,
                                            info.nprocs, info.file, info.start_sec)});
-        darshan.push_back({r, std::move(info)});
+        darshan.push_back({r, std::move(info), 0, run_end, out.sources.size() - 1});
+        darshan.back().t1 = darshan.back().info.start_sec;
         ++found;
       }
       if (found == 0) {
@@ -161,6 +164,21 @@ Result<JobTimelineAnswer> JobTimeline::Run(const std::vector<StoreReader*>& stor
       }
     }
   }
+  // Job ids are reused: with a Slurm profile, a Darshan log that ran outside its span (a minute of
+  // slack for the clocks) is another job's, left out and named.
+  if (lo != INT64_MAX) {
+    std::erase_if(darshan, [&](const DarshanPart& d) {
+      if (d.t2 >= lo - 60 && d.t1 <= hi + 60) return false;
+      JobSource& s = out.sources[d.source];
+      s.found = false;
+      s.detail = fmt::format(
+          "log {} of job {} ran from {} to {}, outside the Slurm profile's span ({} to {}): another "
+          "job with the same id; left out",
+          d.info.log, request.job, d.t1, d.t2, lo, hi);
+      return true;
+    });
+  }
+  for (const DarshanPart& d : darshan) widen(d.t1, d.t2);
   if (!any_darshan) out.sources.push_back({"darshan", "", false, "no store given holds Darshan logs"});
   if (!any_jobstats) out.sources.push_back({"jobstats", "", false, "no store given holds job_stats"});
   if (!any_slurm) out.sources.push_back({"slurm", "", false, "no store given holds Slurm profiles"});
@@ -238,6 +256,28 @@ Result<JobTimelineAnswer> JobTimeline::Run(const std::vector<StoreReader*>& stor
       out.totals = std::move(w);
     } else {
       out.windows.push_back(std::move(w));
+    }
+  }
+  // job_stats of the job outside the span: its bytes over every collection against those shown.
+  for (JobStatsPart& j : jobstats) {
+    XTFQ_ASSIGN_OR_RETURN(auto all, j.view->Span());
+    if (!all) continue;
+    XTFQ_ASSIGN_OR_RETURN(JobStatsWindow whole,
+                          JobStatsWindowQuery::Compute(*j.view, all->first, all->second + 1, j.job, {}));
+    double everywhere = 0, shown = 0;
+    for (const JobStatsGroup& g : whole.groups) {
+      for (const char* op : {"read_bytes", "write_bytes"}) {
+        if (auto it = g.ops.find(op); it != g.ops.end()) everywhere += it->second.total;
+      }
+    }
+    for (const JobTargetLoad& t : out.totals.targets) {
+      if (t.store == StoreName(*j.reader)) shown += t.job_read + t.job_write;
+    }
+    if (everywhere > shown + 0.5) {
+      out.notes.push_back(
+          fmt::format("jobstats ({}): {:.0f} bytes of job {} lie outside the span shown (of {:.0f} "
+                      "in all its collections): a reused job id, or I/O after the job's last sample",
+                      StoreName(*j.reader), everywhere - shown, request.job, everywhere));
     }
   }
   if (!darshan.empty()) {

@@ -3,11 +3,13 @@
 // each target (what the file system saw, and the job's share of each target's load), and its
 // Slurm task series (what the node's counters saw), cut into the same windows of epoch seconds.
 //
-// Matching: a Darshan log whose header's job id is ID; a job_stats series whose job (the %j of
-// its jobid_name) is ID; Slurm series of job ID. The job's span is the union of its Darshan logs'
-// runs and its Slurm series' samples (from the first sample's start: EpochTime - ElapsedTime);
-// with neither, the span of the job_stats collections that hold the job. A source with nothing
-// for the job says so, with what the store does hold.
+// Matching, by job id and time (ids are reused): Slurm series of job ID anchor the span (from the
+// first sample's start, EpochTime - ElapsedTime, to the last sample); a Darshan log whose header's
+// job id is ID counts when its run overlaps that span (a minute of slack), else it is left out and
+// named; a job_stats series whose job (the %j of its jobid_name) is ID counts within the span, and
+// a note gives its bytes outside it. Without Slurm, the Darshan logs' runs make the span; with
+// neither, the job_stats collections. A source with nothing for the job says so, with what the
+// store does hold.
 //
 // Window rules (each source keeps its own, stated in the answer): a Darshan DXT segment counts in
 // the window holding its start; a job_stats total is the exact integral of the rate step

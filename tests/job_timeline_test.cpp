@@ -121,6 +121,41 @@ TEST_CASE("job: one job across Darshan, job_stats and Slurm gives each source's 
   CHECK(text.out.find(fmt::format("slurm tasks read {} B", slurm_read)) != std::string::npos);
   const Run csv = Xtfq(dir, fmt::format("job {} d.xtfq j.xtfq s.xtfq --windows 8 --format csv", kJob));
   CHECK(csv.out.find(fmt::format("total,{},{},slurm,,tasks,read_bytes,{}\n", t1, t2, slurm_read)) != std::string::npos);
+
+  // A Slurm profile of the first ten minutes only: the job's job_stats bytes after them are not
+  // shown, and a note says how many, as the job's own query over every collection and over the span
+  // differ.
+  {
+    std::ofstream out(dir.File("s2.txt"));
+    for (int k = 0; k < 20; ++k)
+      out << fmt::format("ReadMB,job={},step=0,task=0,host=n1 value=1.00 {}\n", kJob, kStart + k * 30);
+  }
+  REQUIRE(Xtfq(dir, "import -q s2.txt -o s2.xtfq").status == 0);
+  const nlohmann::json short_span =
+      nlohmann::json::parse(Xtfq(dir, fmt::format("job {} j.xtfq s2.xtfq --format json", kJob)).out);
+  const int64_t s1 = short_span["span"]["t1"], s2 = short_span["span"]["t2"];
+  auto bytes_of = [&](const std::string& time) {
+    const nlohmann::json q = nlohmann::json::parse(
+        Xtfq(dir, fmt::format("query j.xtfq --jobstats --job {} --by target {} --format json", kJob, time)).out);
+    double b = 0;
+    for (const auto& g : q["groups"]) {
+      for (const char* op : {"read_bytes", "write_bytes"}) {
+        if (g["ops"].contains(op)) b += g["ops"][op]["total"].get<double>();
+      }
+    }
+    return b;
+  };
+  const double everywhere = bytes_of(""), inside = bytes_of(fmt::format("--time @{}:@{}", s1, s2));
+  std::string notes;
+  for (const auto& n : short_span["notes"]) notes += n.get<std::string>() + "\n";
+  if (everywhere > inside + 0.5) {
+    CHECK_MESSAGE(notes.find(fmt::format("{:.0f} bytes of job {} lie outside the span shown", everywhere - inside,
+                                         kJob)) != std::string::npos,
+                  notes);
+  } else {
+    CHECK(notes.find("lie outside the span shown") == std::string::npos);
+  }
+  CHECK(everywhere > inside);  // the job wrote after its first ten minutes
 }
 
 TEST_CASE("job: a source without the job says so, and no source at all is an error") {
@@ -139,6 +174,28 @@ TEST_CASE("job: a source without the job says so, and no source at all is an err
                                 kJob)) != std::string::npos,
       none.err);
   CHECK(Xtfq(dir, "job notanumber d.xtfq").status == 2);
+  // Job ids are reused: with a Slurm profile of the job a week later, the log is another job's.
+  {
+    std::ofstream out(dir.File("s.txt"));
+    for (int k = 0; k < 10; ++k) {
+      out << fmt::format("ReadMB,job={},step=0,task=0,host=n1 value=1.00 {}\n", kJob, kStart + 7 * 86400 + k * 30);
+    }
+  }
+  REQUIRE(Xtfq(dir, "import -q s.txt -o s.xtfq").status == 0);
+  const Run reused = Xtfq(dir, fmt::format("job {} d.xtfq s.xtfq --format json", kJob));
+  REQUIRE_MESSAGE(reused.status == 0, reused.err);
+  const nlohmann::json r = nlohmann::json::parse(reused.out);
+  CHECK(r["span"]["t1"].get<int64_t>() >= kStart + 7 * 86400 - 1);
+  CHECK(r["totals"]["darshan"].is_null());
+  bool named = false;
+  for (const auto& src : r["sources"]) {
+    if (src["kind"] == "darshan") {
+      CHECK_FALSE(src["found"].get<bool>());
+      named = src["detail"].get<std::string>().find("another job with the same id; left out") != std::string::npos;
+    }
+  }
+  CHECK(named);
+  CHECK(r["totals"]["slurm"]["read_bytes"] == 10 * 1048576);
   CHECK(Xtfq(dir, "job 77 missing.xtfq").status == 1);
 }
 
