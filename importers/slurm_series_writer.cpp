@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <ctime>
 #include <numeric>
 #include <set>
 #include <tuple>
@@ -204,6 +205,21 @@ Status SlurmSeriesWriter::Add(const std::string& path, uint8_t source, std::stri
                                  fmt::join(jobs, ", "), datasets.size(), rows);
   if (dups > 0)
     note += fmt::format("; {} of them the same as read from {}: stored once", dups, fmt::join(dup_of, ", "));
+  // The node group's "Start Time" is the writer's local time without a zone: against the first
+  // sample's start (EpochTime - ElapsedTime, UTC) it gives the writer's UTC offset.
+  for (const SlurmDataset& d : datasets) {
+    const int epoch = d.Column("EpochTime"), elapsed = d.Column("ElapsedTime");
+    if (d.start_time.empty() || d.rows == 0 || epoch < 0 || elapsed < 0) continue;
+    std::tm tm{};
+    const char* end = strptime(d.start_time.c_str(), "%a %b %d %H:%M:%S %Y", &tm);
+    if (end == nullptr || *end != '\0') break;
+    const int64_t local = static_cast<int64_t>(timegm(&tm));
+    const int64_t start = static_cast<int64_t>(AsU64(d, 0, epoch)) - static_cast<int64_t>(AsU64(d, 0, elapsed));
+    const int64_t offset = (local - start) / 60;
+    note += fmt::format("; Start Time \"{}\" is UTC{}{:02}:{:02} of the samples' clock", d.start_time,
+                        offset < 0 ? "-" : "+", std::abs(offset) / 60, std::abs(offset) % 60);
+    break;
+  }
   report.notes.push_back(std::move(note));
   return Ok();
 }

@@ -169,6 +169,10 @@ TEST_CASE("slurm: the quirks are flagged and corrected on the rows where they sh
   CHECK(stored_exits >= want_exits);
   CHECK_MESSAGE(imp.err.find(fmt::format("{} rows where a process exited", stored_exits)) != std::string::npos,
                 imp.err);
+  // Start Time (local, no zone) against the samples' UTC: the writer ran at UTC+00:00 (the README).
+  CHECK_MESSAGE(imp.err.find("1_0_vm.h5: node-step file (step 0 on vm) of job 1: 2 series, 61 rows; Start Time \"Sun "
+                             "Nov 22 03:34:27 2026\" is UTC+00:00 of the samples' clock") != std::string::npos,
+                imp.err);
   // The summary says what was flagged.
   CHECK_MESSAGE(imp.err.find("3 Network series with bytes under PacketsIn/Out (sysfs)") != std::string::npos, imp.err);
   // 25: job 5's node-step file (under profile/nobody) is not among these inputs, its merged file is.
