@@ -103,6 +103,26 @@ std::string JobStats(const StoreSummary& s) {
   return out;
 }
 
+// Epoch seconds as UTC ("-" for `none`).
+std::string Utc(int64_t t, int64_t none) {
+  if (t == none) return "-";
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", std::chrono::sys_time<std::chrono::seconds>(std::chrono::seconds(t)));
+}
+
+std::string SlurmJobs(const StoreSummary& s) {
+  if (s.slurm_jobs.empty()) return "";
+  uint64_t series = 0, rows = 0;
+  for (const auto& j : s.slurm_jobs) series += j.series, rows += j.rows;
+  std::string out = fmt::format("slurm:       {} job{}, {} series, {} rows\n", s.slurm_jobs.size(),
+                                s.slurm_jobs.size() == 1 ? "" : "s", series, rows);
+  for (const auto& j : s.slurm_jobs) {
+    out += fmt::format("  job {}: {} series ({} duplicates), {} rows, steps {}, nodes {}, from {}; {} to {}\n", j.job,
+                       j.series, j.duplicates, j.rows, fmt::join(j.steps, ","), fmt::join(j.nodes, ","),
+                       fmt::join(j.sources, " and "), Utc(j.first, INT64_MAX), Utc(j.last, INT64_MIN));
+  }
+  return out;
+}
+
 }  // namespace
 
 int InfoCommand::Run() {
@@ -114,7 +134,8 @@ int InfoCommand::Run() {
     fmt::print("{}\n", ResultJson::Of(*summary).dump(2));
     return kExitOk;
   }
-  fmt::print("{}{}{}{}", Header(*summary), Arrays(*summary), DarshanLogs(*summary), JobStats(*summary));
+  fmt::print("{}{}{}{}{}", Header(*summary), Arrays(*summary), DarshanLogs(*summary), JobStats(*summary),
+             SlurmJobs(*summary));
   return kExitOk;
 }
 

@@ -271,6 +271,18 @@ nlohmann::json ResultJson::Of(const StoreSummary& s) {
                 {"entries", js->entries}, {"series", js->series}, {"classes", classes},
                 {"first", js->first},     {"last", js->last}};
   }
+  nlohmann::json slurm = nlohmann::json::array();
+  for (const auto& j : s.slurm_jobs) {
+    slurm.push_back({{"job", j.job},
+                     {"series", j.series},
+                     {"duplicates", j.duplicates},
+                     {"rows", j.rows},
+                     {"steps", j.steps},
+                     {"nodes", j.nodes},
+                     {"sources", j.sources},
+                     {"first", j.first == INT64_MAX ? nlohmann::json(nullptr) : nlohmann::json(j.first)},
+                     {"last", j.last == INT64_MIN ? nlohmann::json(nullptr) : nlohmann::json(j.last)}});
+  }
   const StoreSummary::Pages& p = s.pages;
   return {{"store", s.store},
           {"format_version", s.format_version},
@@ -296,7 +308,8 @@ nlohmann::json ResultJson::Of(const StoreSummary& s) {
           {"catalogue_bytes", s.catalogue_bytes},
           {"arrays", arrays},
           {"darshan_logs", darshan},
-          {"jobstats", jobstats}};
+          {"jobstats", jobstats},
+          {"slurm_jobs", slurm}};
 }
 
 nlohmann::json ResultJson::Of(const DarshanSegmentsAnswer& a) {

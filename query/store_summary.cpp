@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include "index/tn_tree.h"
 #include "layouts/darshan_layout.h"
+#include "layouts/slurm_layout.h"
 #include "query/jobstats_view.h"
+#include "store/endian.h"
 #include "store/format.h"
 #include "store/index_entry.h"
 
@@ -111,6 +114,34 @@ Result<StoreSummary> StoreSummary::Of(StoreReader& reader) {
     for (const JobStatsSeriesInfo& x : js->series()) ++j.classes[std::string(JobIdClassName(x.cls))];
     if (span) j.first = span->first, j.last = span->second;
     out.jobstats = std::move(j);
+  }
+  if (auto series = reader.Array(SlurmLayout::kSeries); series.ok()) {
+    using L = SlurmLayout;
+    std::map<int64_t, SlurmJob> jobs;
+    TnTree t(reader.cache(), **series);
+    XTFQ_TRY(t.ForEach(0, t.size(), [&](const std::byte* p) -> Result<bool> {
+      SlurmJob& j = jobs[LoadLe<int64_t>(p + L::kSerJob)];
+      j.job = LoadLe<int64_t>(p + L::kSerJob);
+      ++j.series;
+      const bool dup = (LoadLe<uint16_t>(p + L::kSerFlags) & L::kSerDuplicate) != 0;
+      j.duplicates += dup;
+      if (!dup) j.rows += LoadLe<uint32_t>(p + L::kSerRows);
+      j.steps.insert(LoadLe<int64_t>(p + L::kSerStep));
+      XTFQ_ASSIGN_OR_RETURN(std::string node, reader.String(StringRef::Unpack(LoadLe<uint64_t>(p + L::kSerNode))));
+      j.nodes.insert(std::move(node));
+      j.sources.insert(std::string(L::SourceName(LoadLe<uint8_t>(p + L::kSerSource))));
+      if (const int64_t s = LoadLe<int64_t>(p + L::kSerStart); s != INT64_MIN) j.first = std::min(j.first, s);
+      return true;
+    }));
+    for (auto& [id, j] : jobs) {
+      for (const char* kind : {"tasks", "fs", "net", "other"}) {
+        auto a = reader.Array(L::JobArrayName(id, kind));
+        if (!a.ok() || (*a)->record_count() == 0) continue;
+        XTFQ_ASSIGN_OR_RETURN(TimeFrame f, reader.Frame(**a));
+        j.first = std::min(j.first, f.first), j.last = std::max(j.last, f.last);
+      }
+      out.slurm_jobs.push_back(std::move(j));
+    }
   }
   return out;
 }

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,15 @@ struct StoreSummary {
   std::vector<Array> arrays;  // arrays of their own (per-process arrays are counted in theirs)
   std::vector<DarshanLogInfo> darshan_logs;
   std::optional<JobStats> jobstats;
+  // Slurm profiles (slurm.series), per job.
+  struct SlurmJob {
+    int64_t job = 0;
+    uint64_t series = 0, duplicates = 0, rows = 0;  // rows stored (duplicates' not again)
+    std::set<int64_t> steps;
+    std::set<std::string> nodes, sources;         // sources: "node-step file", "merged file", "influxdb"
+    int64_t first = INT64_MAX, last = INT64_MIN;  // first sample's start, last sample (epoch seconds)
+  };
+  std::vector<SlurmJob> slurm_jobs;
 
   static Result<StoreSummary> Of(StoreReader& reader);
   // The modules of a log whose partial flag is set ("slot N" for an unnamed one).

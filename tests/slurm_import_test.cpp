@@ -55,7 +55,14 @@ TEST_CASE("slurm: every shared HDF5 profile imports, and every value equals h5du
       s.series.begin(), s.series.end(), [](const Series& x) { return (x.flags & L::kSerDuplicate) != 0; }));
   CHECK(datasets == 52);
   CHECK(rows == 894);
-  CHECK(dups == 26);  // each merged dataset repeats one of a node-step file: one of each pair is stored
+  CHECK(dups == 26);
+  // xtfq info: the jobs, each dataset's rows stored once (every merged dataset repeats one).
+  const Run info = Xtfq(dir, "info s.xtfq");
+  CHECK_MESSAGE(
+      info.out.find(fmt::format("slurm:       9 jobs, {} series, {} rows", datasets, rows / 2)) != std::string::npos,
+      info.out);
+  CHECK(info.out.find("  job 3: 8 series (4 duplicates), 30 rows, steps -5,0,1, nodes vm") !=
+        std::string::npos);  // each merged dataset repeats one of a node-step file: one of each pair is stored
   auto reader = StoreReader::Open(dir.File("s.xtfq"));
   REQUIRE(reader.ok());
   StoreChecker::Report rep = StoreChecker((*reader)->store()).Run();
