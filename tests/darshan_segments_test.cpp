@@ -149,7 +149,7 @@ TEST_CASE("segments: bad pages, logs without DXT, and the command line") {
   CHECK(test::Xtfq(f.dir, "segments g.xtfq --op both").status == 2);
 }
 
-TEST_CASE("segments: per-file rows read the window's segments and equal the scan; the top files by bytes") {
+TEST_CASE("segments: per-file rows read the window's segments and equal the scan, and the top files by bytes") {
   Log f;
   auto reader = StoreReader::Open(f.store);
   REQUIRE(reader.ok());

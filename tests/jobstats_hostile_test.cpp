@@ -93,7 +93,7 @@ namespace {
 
 // Issue 14, defect 7: every distinct op name used to become its own P-indexed step array (30,000
 // names: 626 MB, 18 s).
-TEST_CASE("jobstats hostile: 30,000 distinct op names cost bounded arrays; their counters are all kept") {
+TEST_CASE("jobstats hostile: 30,000 distinct op names cost bounded arrays, and their counters are all kept") {
   test::TempDir dir;
   const int names = 30000;
   auto snapshot = [&](int round) {

@@ -50,7 +50,7 @@ struct Daemons {
   }
 };
 
-TEST_CASE("slurm: a real one-node Slurm profiles a two-task job; both forms import with h5dump's values") {
+TEST_CASE("slurm: a real one-node Slurm profiles a two-task job, and both forms import with h5dump's values") {
   for (const char* bin : {"/usr/sbin/slurmctld", "/usr/sbin/slurmd", "/usr/sbin/munged", "/usr/bin/srun",
                           "/usr/bin/sh5util", "/usr/bin/sinfo"}) {
     if (!fs::exists(bin)) {

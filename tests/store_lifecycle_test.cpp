@@ -91,7 +91,7 @@ TEST_CASE("lifecycle: a store appears at its name only once its first generation
   CHECK_MESSAGE(again.error().message().find("exists") != std::string::npos, again.error().message());
 }
 
-TEST_CASE("lifecycle: what an interrupted creation left is created anew by import; anything else is refused") {
+TEST_CASE("lifecycle: what an interrupted creation left is created anew by import, and anything else is refused") {
   TempDir dir;
   REQUIRE(Xtfq(dir, "gen events 5000 -o e.bin").status == 0);
   SUBCASE("an empty file") { std::ofstream(dir.File("s.xtfq")).flush(); }
