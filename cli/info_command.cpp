@@ -3,6 +3,7 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include "cli/output.h"
 #include "query/result_json.h"
 #include "query/store_summary.h"
 
@@ -103,12 +104,6 @@ std::string JobStats(const StoreSummary& s) {
   return out;
 }
 
-// Epoch seconds as UTC ("-" for `none`).
-std::string Utc(int64_t t, int64_t none) {
-  if (t == none) return "-";
-  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", std::chrono::sys_time<std::chrono::seconds>(std::chrono::seconds(t)));
-}
-
 std::string SlurmJobs(const StoreSummary& s) {
   if (s.slurm_jobs.empty()) return "";
   uint64_t series = 0, rows = 0;
@@ -118,7 +113,8 @@ std::string SlurmJobs(const StoreSummary& s) {
   for (const auto& j : s.slurm_jobs) {
     out += fmt::format("  job {}: {} series ({} duplicates), {} rows, steps {}, nodes {}, from {}; {} to {}\n", j.job,
                        j.series, j.duplicates, j.rows, fmt::join(j.steps, ","), fmt::join(j.nodes, ","),
-                       fmt::join(j.sources, " and "), Utc(j.first, INT64_MAX), Utc(j.last, INT64_MIN));
+                       fmt::join(j.sources, " and "), j.first == INT64_MAX ? "-" : UtcText(j.first),
+                       j.last == INT64_MIN ? "-" : UtcText(j.last));
   }
   return out;
 }

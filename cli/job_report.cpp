@@ -2,23 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <ctime>
-
 #include "cli/output.h"
 #include "query/result_json.h"
 
 namespace xtfq::cli {
 
 namespace {
-
-std::string Utc(int64_t epoch) {
-  const std::time_t t = static_cast<std::time_t>(epoch);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 std::string MiBs(std::optional<int64_t> bytes, const JobWindow& w) {
   if (!bytes) return "NA";
@@ -63,7 +52,7 @@ std::string Row(const std::string& label, const JobWindow& w) {
 }  // namespace
 
 std::string JobReport::Text(const JobTimelineAnswer& a) {
-  std::string out = fmt::format("job {}: {} to {} ({} s) in {} window{} of {} s\n", a.job, Utc(a.t1), Utc(a.t2),
+  std::string out = fmt::format("job {}: {} to {} ({} s) in {} window{} of {} s\n", a.job, UtcText(a.t1), UtcText(a.t2),
                                 a.t2 - a.t1, a.windows.size(), a.windows.size() == 1 ? "" : "s", a.window_s);
   for (const JobSource& s : a.sources) {
     out += fmt::format("{:<8} {}{}{}\n", s.kind, s.store, s.store.empty() ? "" : ": ", s.detail);
@@ -73,7 +62,7 @@ std::string JobReport::Text(const JobTimelineAnswer& a) {
   out += fmt::format("{:<21} {:>8} {:>8} {:>7} | {:>8} {:>8} {:<18} {:>6} | {:>8} {:>8} {:>7} {:>7}\n",
                      "window start (UTC)", "R MiB/s", "W MiB/s", "ops", "R MiB/s", "W MiB/s", "", "", "R MiB/s",
                      "W MiB/s", "CPU s", "samples");
-  for (const JobWindow& w : a.windows) out += Row(Utc(w.t1), w);
+  for (const JobWindow& w : a.windows) out += Row(UtcText(w.t1), w);
   out += Row("whole span (mean)", a.totals);
   const JobStatsLine j = Sum(a.totals);
   out += fmt::format(

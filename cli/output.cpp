@@ -1,7 +1,9 @@
 #include "cli/output.h"
 
+#include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cmath>
 
 namespace xtfq::cli {
@@ -104,6 +106,11 @@ std::string CsvField(const std::string& s) {
   std::string out = "\"";
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
+}
+
+std::string UtcText(int64_t epoch_s) {
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
+                     std::chrono::sys_time<std::chrono::seconds>(std::chrono::seconds(epoch_s)));
 }
 
 }  // namespace xtfq::cli

@@ -21,6 +21,8 @@ std::string RecordText(const Schema& schema, const std::byte* record);
 using Percentiles = std::map<size_t, std::vector<WindowPercentile>>;
 nlohmann::json SummaryJson(const Schema& schema, const Summary& s, const Percentiles& percentiles = {});
 std::string SummaryText(const Schema& schema, const Summary& s, const Percentiles& percentiles = {});
+// Epoch seconds as UTC, ISO 8601 ("2026-01-01T00:00:00Z").
+std::string UtcText(int64_t epoch_s);
 // A CSV field, quoted when it holds a comma, a quote or a line break.
 std::string CsvField(const std::string& s);
 

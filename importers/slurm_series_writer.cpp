@@ -66,6 +66,13 @@ double AsF64(const SlurmDataset& d, uint64_t r, int c) {
   }
 }
 
+// The flags row r of d has by its place: row 0 (Slurm zeroes its deltas), or a repeat of the row
+// before it (the same EpochTime).
+uint32_t Place(const SlurmDataset& d, uint64_t r, int epoch) {
+  if (r == 0) return L::kRowFirst;
+  return AsU64(d, r, epoch) == AsU64(d, r - 1, epoch) ? L::kRowRepeat : 0;
+}
+
 // Bytes from a value Slurm divided by 2^shift: exact when it is a whole number, else rounded with
 // kRowInexact set in `flags`.
 uint64_t Scaled(double v, int shift, uint32_t& flags) {
@@ -229,10 +236,10 @@ Status SlurmSeriesWriter::AddRows(const SlurmDataset& d, int64_t job, uint32_t s
   JobArrays& j = jobs_[job];
   const int epoch = d.Column("EpochTime"), elapsed = d.Column("ElapsedTime");
   // The flags every row of the series gets from its place: row 0, or a repeat of the row before.
+  // Counted once per series row (a row's values of other fields in `other` share its flags).
   auto row_flags = [&](uint64_t r) -> uint32_t {
-    uint32_t f = 0;
-    if (r == 0) f |= L::kRowFirst, ++counts_.first;
-    if (r > 0 && AsU64(d, r, epoch) == AsU64(d, r - 1, epoch)) f |= L::kRowRepeat, ++counts_.repeats;
+    const uint32_t f = Place(d, r, epoch);
+    counts_.first += (f & L::kRowFirst) != 0, counts_.repeats += (f & L::kRowRepeat) != 0;
     return f;
   };
   std::vector<bool> known(d.fields.size(), false);
@@ -340,8 +347,7 @@ Status SlurmSeriesWriter::AddRows(const SlurmDataset& d, int64_t job, uint32_t s
     const uint8_t type = d.fields[c].type == 'f' ? L::kF64 : d.fields[c].type == 'i' ? L::kI64 : L::kU64;
     for (uint64_t r = 0; r < d.rows; ++r) {
       std::byte* q = o.Add();
-      const uint32_t f =
-          (r == 0 ? L::kRowFirst : 0) | (r > 0 && AsU64(d, r, epoch) == AsU64(d, r - 1, epoch) ? L::kRowRepeat : 0);
+      const uint32_t f = Place(d, r, epoch);
       StoreLe<uint64_t>(q + L::kOtField, name);
       StoreLe<uint8_t>(q + L::kOtType, type);
       StoreLe<uint64_t>(q + L::kOtValue, d.Bits(r, static_cast<int>(c)));
