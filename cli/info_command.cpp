@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "cli/output.h"
+#include "layouts/slurm_layout.h"
 #include "query/result_json.h"
 #include "query/store_summary.h"
 
@@ -111,10 +112,12 @@ std::string SlurmJobs(const StoreSummary& s) {
   std::string out = fmt::format("slurm:       {} job{}, {} series, {} rows\n", s.slurm_jobs.size(),
                                 s.slurm_jobs.size() == 1 ? "" : "s", series, rows);
   for (const auto& j : s.slurm_jobs) {
-    out += fmt::format("  job {}: {} series ({} duplicates), {} rows, steps {}, nodes {}, from {}; {} to {}\n", j.job,
-                       j.series, j.duplicates, j.rows, fmt::join(j.steps, ","), fmt::join(j.nodes, ","),
-                       fmt::join(j.sources, " and "), j.first == INT64_MAX ? "-" : UtcText(j.first),
-                       j.last == INT64_MIN ? "-" : UtcText(j.last));
+    std::vector<std::string> steps;
+    for (int64_t st : j.steps) steps.push_back(SlurmLayout::StepName(st));
+    out += fmt::format("  job {}: {} series ({} duplicate{}), {} rows, steps {}, nodes {}, from {}; {} to {}\n", j.job,
+                       j.series, j.duplicates, j.duplicates == 1 ? "" : "s", j.rows, fmt::join(steps, ","),
+                       fmt::join(j.nodes, ","), fmt::join(j.sources, " and "),
+                       j.first == INT64_MAX ? "-" : UtcText(j.first), j.last == INT64_MIN ? "-" : UtcText(j.last));
   }
   return out;
 }

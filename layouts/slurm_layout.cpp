@@ -25,6 +25,13 @@ std::string SlurmLayout::JobArrayName(int64_t job, std::string_view kind) {
   return fmt::format("{}{}/{}", kJobPrefix, job, kind);
 }
 
+std::string SlurmLayout::StepName(int64_t step) {
+  if (step == kBatchStep) return "batch";
+  if (step == -4) return "extern";
+  if (step == -6) return "interactive";
+  return std::to_string(step);
+}
+
 std::string_view SlurmLayout::KindName(uint8_t kind) {
   static constexpr std::string_view kNames[] = {"Tasks", "Network", "Filesystem", "Energy", "other"};
   return kind < std::size(kNames) ? kNames[kind] : "unknown";

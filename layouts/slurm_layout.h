@@ -42,6 +42,8 @@ class SlurmLayout {
   static std::string_view SourceName(uint8_t source);
   // The step id Slurm's influxdb plugin and this layout give a batch script.
   static constexpr int64_t kBatchStep = -5;
+  // A step's name as Slurm prints it: "batch" (-5), "extern" (-4), "interactive" (-6), or its number.
+  static std::string StepName(int64_t step);
 
   // slurm.series: job i64, step i64 (batch -5), task i64 (the global task id; -1 for a node
   // series), start i64 (EpochTime - ElapsedTime of its first row; INT64_MIN with no rows),

@@ -133,13 +133,15 @@ Result<JobTimelineAnswer> JobTimeline::Run(const std::vector<StoreReader*>& stor
       any_slurm = true;
       TnTree t(r->cache(), **series);
       size_t n = 0, rows = 0;
-      std::set<int64_t> steps;
+      std::set<std::string> steps;
       int64_t first_start = INT64_MAX;
       XTFQ_TRY(t.ForEach(0, t.size(), [&](const std::byte* p) -> Result<bool> {
         if (LoadLe<int64_t>(p + L::kSerJob) != request.job) return true;
+        // A merged file's copy of a series read before holds no rows of its own: counted once.
+        if (LoadLe<uint16_t>(p + L::kSerFlags) & L::kSerDuplicate) return true;
         ++n;
         rows += LoadLe<uint32_t>(p + L::kSerRows);
-        steps.insert(LoadLe<int64_t>(p + L::kSerStep));
+        steps.insert(L::StepName(LoadLe<int64_t>(p + L::kSerStep)));
         const int64_t s = LoadLe<int64_t>(p + L::kSerStart);
         if (s != INT64_MIN) first_start = std::min(first_start, s);
         return true;

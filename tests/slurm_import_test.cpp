@@ -61,7 +61,7 @@ TEST_CASE("slurm: every shared HDF5 profile imports, and every value equals h5du
   CHECK_MESSAGE(
       info.out.find(fmt::format("slurm:       9 jobs, {} series, {} rows", datasets, rows / 2)) != std::string::npos,
       info.out);
-  CHECK(info.out.find("  job 3: 8 series (4 duplicates), 30 rows, steps -5,0,1, nodes vm") !=
+  CHECK(info.out.find("  job 3: 8 series (4 duplicates), 30 rows, steps batch,0,1, nodes vm") !=
         std::string::npos);  // each merged dataset repeats one of a node-step file: one of each pair is stored
   auto reader = StoreReader::Open(dir.File("s.xtfq"));
   REQUIRE(reader.ok());
