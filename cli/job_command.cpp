@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/job_report.h"
+#include "cli/output.h"
 #include "query/job_timeline.h"
 #include "query/store_reader.h"
 
@@ -13,9 +14,7 @@ CLI::App* JobCommand::Register(CLI::App& parent) {
       "job",
       "One job on the wall clock: its Darshan windows, its job_stats rates and share of each target, its Slurm "
       "task series");
-  app->add_option("ID", job_, "the job id (Slurm's, as Darshan logs and job_stats %j carry it)")
-      ->required()
-      ->check(CLI::Range(int64_t{0}, int64_t{1} << 62));
+  app->add_option("ID", job_, "the job id (Slurm's, as Darshan logs and job_stats %j carry it)")->required();
   app->add_option("STORE", stores_, "stores holding Darshan logs, job_stats or Slurm profiles")->required();
   auto* w = app->add_option("--window", window_,
                             "window width in seconds (default: the job's span in at most "
@@ -29,6 +28,8 @@ CLI::App* JobCommand::Register(CLI::App& parent) {
 }
 
 int JobCommand::Run() {
+  const Result<int64_t> id = ParseJobId(job_, "ID");
+  if (!id.ok()) return Fail("job", id.error());
   std::vector<std::unique_ptr<StoreReader>> readers;
   std::vector<StoreReader*> ptrs;
   for (const std::string& s : stores_) {
@@ -38,9 +39,14 @@ int JobCommand::Run() {
     readers.push_back(std::move(*r));
   }
   JobTimelineRequest req;
-  req.job = job_, req.window_s = window_, req.max_windows = windows_;
+  req.job = *id, req.window_s = window_, req.max_windows = windows_;
   Result<JobTimelineAnswer> a = JobTimeline::Run(ptrs, req);
   if (!a.ok()) return Fail("job", a.error());
+  if (!a->any()) {
+    // JSON readers get the answer (found false, each source's reason) on stdout too.
+    if (format_ == "json") fmt::print("{}", JobReport::Json(*a));
+    return Fail("job", Error(ErrorCode::kNotFound, a->NotFound()));
+  }
   const std::string out = format_ == "json"  ? JobReport::Json(*a)
                           : format_ == "csv" ? JobReport::Csv(*a)
                                              : JobReport::Text(*a);

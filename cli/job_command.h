@@ -18,7 +18,7 @@ class JobCommand final : public Command {
   int Run() override;
 
  private:
-  int64_t job_ = 0;
+  std::string job_;  // parsed by ParseJobId, so a bad id gets its own message
   std::vector<std::string> stores_;
   std::optional<double> window_;
   uint32_t windows_ = 60;

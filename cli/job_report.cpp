@@ -3,16 +3,25 @@
 #include <fmt/format.h>
 
 #include "cli/output.h"
+#include "layouts/slurm_layout.h"
 #include "query/result_json.h"
 
 namespace xtfq::cli {
 
 namespace {
 
-std::string MiBs(std::optional<int64_t> bytes, const JobWindow& w) {
+std::string MiBs(std::optional<double> bytes, const JobWindow& w) {
   if (!bytes) return "NA";
-  return fmt::format("{:.2f}", static_cast<double>(*bytes) / 1048576.0 / static_cast<double>(w.t2 - w.t1));
+  return fmt::format("{:.2f}", *bytes / 1048576.0 / static_cast<double>(w.t2 - w.t1));
 }
+
+// A node-wide Slurm series' metric m (its bytes), in MiB/s.
+std::string NodeMiBs(const std::optional<std::vector<double>>& v, size_t m, const JobWindow& w) {
+  return v ? MiBs((*v)[m], w) : "NA";
+}
+
+// Whether the answer has Slurm Filesystem or Network series (their columns are shown).
+bool NodeWide(const JobTimelineAnswer& a) { return a.totals.slurm_fs.has_value() || a.totals.slurm_net.has_value(); }
 
 // The job's job_stats bytes in a window (every target), and the target where it moved the most.
 struct JobStatsLine {
@@ -34,19 +43,24 @@ std::string Rate(double bytes, const JobWindow& w) {
   return fmt::format("{:.2f}", bytes / 1048576.0 / static_cast<double>(w.t2 - w.t1));
 }
 
-std::string Row(const std::string& label, const JobWindow& w) {
+std::string Row(const std::string& label, const JobWindow& w, bool node_wide) {
   const JobStatsLine j = Sum(w);
   std::string share = "NA", top = "-";
   if (j.top != nullptr && j.top->job_read + j.top->job_write > 0) {
     top = j.top->target;
     if (auto s = j.top->Share()) share = fmt::format("{:.1f}%", 100 * *s);
   }
-  return fmt::format("{:<21} {:>8} {:>8} {:>7} | {:>8} {:>8} {:<18} {:>6} | {:>8} {:>8} {:>7} {:>7}\n", label,
-                     MiBs(w.darshan_read, w), MiBs(w.darshan_write, w),
-                     w.darshan_ops ? std::to_string(*w.darshan_ops) : "NA", j.any ? Rate(j.read, w) : "NA",
-                     j.any ? Rate(j.write, w) : "NA", j.any ? top : "NA", j.any ? share : "NA", MiBs(w.slurm_read, w),
-                     MiBs(w.slurm_write, w), w.slurm_cpu ? fmt::format("{:.2f}", *w.slurm_cpu) : "NA",
-                     w.slurm_read ? std::to_string(w.slurm_rows) : "NA");
+  std::string line = fmt::format(
+      "{:<21} {:>8} {:>8} {:>7} | {:>8} {:>8} {:<18} {:>6} | {:>8} {:>8} {:>7} {:>7}", label, MiBs(w.darshan_read, w),
+      MiBs(w.darshan_write, w), w.darshan_ops ? std::to_string(*w.darshan_ops) : "NA", j.any ? Rate(j.read, w) : "NA",
+      j.any ? Rate(j.write, w) : "NA", j.any ? top : "NA", j.any ? share : "NA", MiBs(w.slurm_read, w),
+      MiBs(w.slurm_write, w), w.slurm_cpu ? fmt::format("{:.2f}", *w.slurm_cpu) : "NA",
+      w.slurm_read ? std::to_string(w.slurm_rows) : "NA");
+  if (node_wide) {
+    line += fmt::format(" | {:>8} {:>8} {:>8} {:>8}", NodeMiBs(w.slurm_fs, 0, w), NodeMiBs(w.slurm_fs, 1, w),
+                        NodeMiBs(w.slurm_net, 0, w), NodeMiBs(w.slurm_net, 1, w));
+  }
+  return line + "\n";
 }
 
 }  // namespace
@@ -57,13 +71,16 @@ std::string JobReport::Text(const JobTimelineAnswer& a) {
   for (const JobSource& s : a.sources) {
     out += fmt::format("{:<8} {}{}{}\n", s.kind, s.store, s.store.empty() ? "" : ": ", s.detail);
   }
-  out += fmt::format("{:<21}{:<27}|{:<45}|{}\n", "", " darshan (DXT, POSIX)", " jobstats: the job, its top target",
-                     " slurm: tasks");
-  out += fmt::format("{:<21} {:>8} {:>8} {:>7} | {:>8} {:>8} {:<18} {:>6} | {:>8} {:>8} {:>7} {:>7}\n",
-                     "window start (UTC)", "R MiB/s", "W MiB/s", "ops", "R MiB/s", "W MiB/s", "", "", "R MiB/s",
-                     "W MiB/s", "CPU s", "samples");
-  for (const JobWindow& w : a.windows) out += Row(UtcText(w.t1), w);
-  out += Row("whole span (mean)", a.totals);
+  const bool node_wide = NodeWide(a);
+  out +=
+      fmt::format("{:<21}{:<27}|{:<45}|{:<36}{}\n", "", " darshan (DXT, POSIX)", " jobstats: the job, its top target",
+                  " slurm: tasks", node_wide ? "| slurm node-wide: file system, network" : "");
+  out += fmt::format(
+      "{:<21} {:>8} {:>8} {:>7} | {:>8} {:>8} {:<18} {:>6} | {:>8} {:>8} {:>7} {:>7}{}\n", "window start (UTC)",
+      "R MiB/s", "W MiB/s", "ops", "R MiB/s", "W MiB/s", "", "", "R MiB/s", "W MiB/s", "CPU s", "samples",
+      node_wide ? fmt::format(" | {:>8} {:>8} {:>8} {:>8}", "R MiB/s", "W MiB/s", "in MiB/s", "out MiB/s") : "");
+  for (const JobWindow& w : a.windows) out += Row(UtcText(w.t1), w, node_wide);
+  out += Row("whole span", a.totals, node_wide);
   const JobStatsLine j = Sum(a.totals);
   out += fmt::format(
       "totals: darshan read {} B, written {} B; jobstats read {} B, written {} B; slurm tasks read {} B, "
@@ -71,9 +88,12 @@ std::string JobReport::Text(const JobTimelineAnswer& a) {
       a.totals.darshan_read ? std::to_string(*a.totals.darshan_read) : "NA",
       a.totals.darshan_write ? std::to_string(*a.totals.darshan_write) : "NA",
       j.any ? fmt::format("{:.0f}", j.read) : "NA", j.any ? fmt::format("{:.0f}", j.write) : "NA",
-      a.totals.slurm_read ? std::to_string(*a.totals.slurm_read) : "NA",
-      a.totals.slurm_write ? std::to_string(*a.totals.slurm_write) : "NA",
+      a.totals.slurm_read ? NumText(*a.totals.slurm_read) : "NA",
+      a.totals.slurm_write ? NumText(*a.totals.slurm_write) : "NA",
       a.totals.slurm_cpu ? fmt::format("{:.2f}", *a.totals.slurm_cpu) : "NA");
+  out +=
+      "# MiB/s are means over each row's window (the whole span's over the span); ops, CPU s and samples are the "
+      "row's totals\n";
   for (const std::string& n : a.notes) out += "# " + n + "\n";
   return out;
 }
@@ -105,10 +125,17 @@ std::string JobReport::Csv(const JobTimelineAnswer& a) {
       if (auto s = t.Share()) row(kind, w, "jobstats", t.store, e, "share", fmt::format("{:.17g}", *s));
     }
     if (w.slurm_read) {
-      row(kind, w, "slurm", "", "tasks", "read_bytes", std::to_string(*w.slurm_read));
-      row(kind, w, "slurm", "", "tasks", "write_bytes", std::to_string(*w.slurm_write));
+      row(kind, w, "slurm", "", "tasks", "read_bytes", fmt::format("{:.17g}", *w.slurm_read));
+      row(kind, w, "slurm", "", "tasks", "write_bytes", fmt::format("{:.17g}", *w.slurm_write));
       row(kind, w, "slurm", "", "tasks", "cpu_s", fmt::format("{:.17g}", *w.slurm_cpu));
       row(kind, w, "slurm", "", "tasks", "samples", std::to_string(w.slurm_rows));
+    }
+    for (const auto& [v, kind_id, entity] : {std::tuple{&w.slurm_fs, SlurmLayout::kFilesystem, "filesystem"},
+                                             std::tuple{&w.slurm_net, SlurmLayout::kNetwork, "network"}}) {
+      if (!*v) continue;
+      const auto& names = SlurmWindowQuery::Metrics(kind_id);
+      for (size_t m = 0; m < names.size(); ++m)
+        row(kind, w, "slurm", "", entity, std::string(names[m]), fmt::format("{:.17g}", (**v)[m]));
     }
   };
   for (const JobWindow& w : a.windows) emit("window", w);

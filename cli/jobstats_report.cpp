@@ -5,21 +5,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cli/output.h"
 #include "query/result_json.h"
 
 namespace xtfq::cli {
 
 namespace {
-std::string Csv(std::string_view s) {
-  if (s.find_first_of(",\"\n") == std::string_view::npos) return std::string(s);
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-std::string Num(double v) {
-  return v == std::floor(v) && std::fabs(v) < 1e18 ? fmt::format("{:.0f}", v) : fmt::format("{}", v);
-}
-
 std::string Svg(const JobStatsHeatmap& h) {
   int kmin = 0, kmax = 0;
   uint64_t cmax = 1;
@@ -78,12 +69,14 @@ std::string JobStatsReport::Window(const JobStatsWindowAnswer& a, const std::str
     std::vector<std::string> row = g.keys;
     for (const std::string& c : a.columns) {
       const JobStatsOpResult* o = JobStatsWindowAnswer::Column(g, c);
-      const std::optional<double> mean = o                           ? a.RateMean(*o)
-                                         : a.window.t2 > a.window.t1 ? std::optional<double>(0)
-                                                                     : std::nullopt;
-      row.push_back(Num(o ? o->total : 0)), row.push_back(mean ? Num(*mean) : "NA"),
-          row.push_back(Num(o ? o->rate_max : 0));
-      row.push_back(Num(o ? o->series_rate_max : 0));
+      // The mean rate: none for the empty window; 0 for a group without a step of this op.
+      std::string mean = a.window.t2 > a.window.t1 ? "0" : "NA";
+      if (o != nullptr) {
+        const std::optional<double> m = a.RateMean(*o);
+        mean = m ? NumText(*m) : "NA";
+      }
+      row.push_back(NumText(o ? o->total : 0)), row.push_back(mean), row.push_back(NumText(o ? o->rate_max : 0));
+      row.push_back(NumText(o ? o->series_rate_max : 0));
     }
     rows.push_back(std::move(row));
   }
@@ -92,7 +85,8 @@ std::string JobStatsReport::Window(const JobStatsWindowAnswer& a, const std::str
     auto line = [&](const std::vector<std::string>& v) {
       std::vector<std::string> c;
       // A value column without a value (NA) is an empty cell; key columns are printed as they are.
-      for (size_t i = 0; i < v.size(); ++i) c.push_back(i >= a.by.size() && v[i] == "NA" ? std::string() : Csv(v[i]));
+      for (size_t i = 0; i < v.size(); ++i)
+        c.push_back(i >= a.by.size() && v[i] == "NA" ? std::string() : CsvField(v[i]));
       return fmt::format("{}\n", fmt::join(c, ","));
     };
     out += line(header);
@@ -146,8 +140,8 @@ std::string JobStatsReport::Heatmap(const JobStatsHeatmap& h, const std::string&
   if (format == "svg") return Svg(h);
   std::string out = "t,k,lo,hi,count\n";
   for (const auto& c : h.cells)
-    out +=
-        fmt::format("{},{},{},{},{}\n", c.t, c.k, Num(std::pow(h.base, c.k)), Num(std::pow(h.base, c.k + 1)), c.count);
+    out += fmt::format("{},{},{},{},{}\n", c.t, c.k, NumText(std::pow(h.base, c.k)), NumText(std::pow(h.base, c.k + 1)),
+                       c.count);
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include <charconv>
 #include <chrono>
 #include <cmath>
 
@@ -106,6 +107,21 @@ std::string CsvField(const std::string& s) {
   std::string out = "\"";
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
+}
+
+Result<int64_t> ParseJobId(const std::string& text, std::string_view what) {
+  int64_t v = 0;
+  const char* end = text.data() + text.size();
+  const auto [p, ec] = std::from_chars(text.data(), end, v);
+  if (text.empty() || ec != std::errc() || p != end || v < 0 || v > (int64_t{1} << 62)) {
+    return Error(ErrorCode::kUsage,
+                 fmt::format("{} '{}' is not a job id (a whole number, as Slurm gives it)", what, text));
+  }
+  return v;
+}
+
+std::string NumText(double v) {
+  return v == std::floor(v) && std::fabs(v) < 1e18 ? fmt::format("{:.0f}", v) : fmt::format("{}", v);
 }
 
 std::string UtcText(int64_t epoch_s) {

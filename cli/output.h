@@ -21,9 +21,13 @@ std::string RecordText(const Schema& schema, const std::byte* record);
 using Percentiles = std::map<size_t, std::vector<WindowPercentile>>;
 nlohmann::json SummaryJson(const Schema& schema, const Summary& s, const Percentiles& percentiles = {});
 std::string SummaryText(const Schema& schema, const Summary& s, const Percentiles& percentiles = {});
+// A job id as Slurm gives it (a whole number, 0 to 2^62), or kUsage naming `what` ("--job", "ID").
+Result<int64_t> ParseJobId(const std::string& text, std::string_view what);
 // Epoch seconds as UTC, ISO 8601 ("2026-01-01T00:00:00Z").
 std::string UtcText(int64_t epoch_s);
 // A CSV field, quoted when it holds a comma, a quote or a line break.
 std::string CsvField(const std::string& s);
+// A number as a user reads it: whole numbers without a fraction, others with the shortest exact form.
+std::string NumText(double v);
 
 }  // namespace xtfq::cli

@@ -5,6 +5,7 @@
 #include "cli/darshan_window_report.h"
 #include "cli/jobstats_report.h"
 #include "cli/output.h"
+#include "cli/slurm_report.h"
 #include "layouts/darshan_layout.h"
 #include "layouts/grid_layout.h"
 #include "query/jobstats_view.h"
@@ -13,15 +14,15 @@
 namespace xtfq::cli {
 
 namespace {
-constexpr std::string_view kKindNames[] = {"a raw array", "Darshan logs", "job_stats"};
+constexpr std::string_view kKindNames[] = {"a raw array", "Darshan logs", "job_stats", "Slurm profiles"};
 }  // namespace
 
 CLI::App* QueryCommand::Register(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand(
-      "query", "Statistics of a time and rank window: of an array, of Darshan logs, of job_stats");
+      "query", "Statistics of a time and rank window: of an array, of Darshan logs, of job_stats, of Slurm profiles");
   opts_.Register(app);
   app->add_option("--time", time_,
-                  "window T1:T2, half-open: s from the job start (Darshan), epoch s (job_stats), ns (arrays); "
+                  "window T1:T2, half-open: s from the job start (Darshan), epoch s (job_stats, Slurm), ns (arrays); "
                   "also 90s/15m/2h, 33%, @EPOCH, ISO 8601 (docs/cli.md, Windows)");
   flags_["--ranks"] = app->add_option("--ranks", ranks_, "arrays, Darshan: process window R1:R2 (half-open)");
   flags_["--buckets"] =
@@ -31,20 +32,31 @@ CLI::App* QueryCommand::Register(CLI::App& parent) {
       app->add_option("--module", darshan_.module, "Darshan: POSIX or MPI-IO (DXT, or heatmaps), STDIO (heatmaps)")
           ->check(CLI::IsMember({"POSIX", "MPI-IO", "STDIO"}));
   flags_["--file"] = app->add_option("--file", darshan_.file_glob, "Darshan: only files whose name matches this glob");
-  flags_["--job"] =
-      app->add_option("--job", jobs_, "Darshan: the log of this job id; job_stats: only these jobs (repeatable)");
+  flags_["--job"] = app->add_option("--job", jobs_,
+                                    "Darshan: the log of this job id; job_stats, Slurm: only these jobs (repeatable)");
   flags_["--log"] = app->add_option("--log", darshan_.log, "Darshan: the log number");
   flags_["--per-rank"] = app->add_flag("--per-rank", darshan_.per_rank, "Darshan: a row per rank");
   flags_["--per-file"] =
       app->add_flag("--per-file", darshan_.per_file, "Darshan: a row per file (reads the window's segments)");
   flags_["--jobstats"] = app->add_flag("--jobstats", jobstats_,
                                        "job_stats: read the store's job_stats (the default when it holds only those)");
-  flags_["--by"] =
-      app->add_option("--by", js_.by,
-                      "job_stats: group by job, uid, node, target, op, class, id (repeatable, or comma-separated)")
-          ->delimiter(',');
+  flags_["--by"] = app->add_option("--by", js_.by,
+                                   "job_stats: group by job, uid, node, target, op, class, id; Slurm: by job, step, "
+                                   "node, task (repeatable, or comma-separated)")
+                       ->delimiter(',');
   flags_["--uid"] = app->add_option("--uid", uids_, "job_stats: only these uids");
-  flags_["--node"] = app->add_option("--node", js_.filter.nodes, "job_stats: only these nodes (short names)");
+  flags_["--node"] = app->add_option("--node", js_.filter.nodes, "job_stats, Slurm: only these nodes (short names)");
+  flags_["--slurm"] =
+      app->add_flag("--slurm", slurm_, "Slurm: read the store's Slurm profiles (the default when it holds only those)");
+  flags_["--step"] =
+      app->add_option("--step", slurm_req_.filter.steps, "Slurm: only these steps (0, 1, batch, extern)");
+  flags_["--task"] = app->add_option("--task", slurm_req_.filter.tasks, "Slurm: only these tasks (global task ids)");
+  flags_["--kind"] = app->add_option("--kind", slurm_req_.filter.kinds, "Slurm: only these series: tasks, fs, net")
+                         ->check(CLI::IsMember({"tasks", "fs", "net"}));
+  flags_["--edges"] = app->add_option("--edges", edges_,
+                                      "Slurm: prorate (a sample's deltas spread over its interval, the default) or "
+                                      "sample (a sample counts whole where its EpochTime falls)")
+                          ->check(CLI::IsMember({"prorate", "sample"}));
   flags_["--target"] = app->add_option("--target", js_.filter.targets, "job_stats: only these targets");
   flags_["--op"] = app->add_option("--op", js_.filter.ops, "job_stats: only these ops");
   flags_["--class"] = app->add_option("--class", js_.filter.classes, "job_stats: only these job id classes");
@@ -60,12 +72,19 @@ CLI::App* QueryCommand::Register(CLI::App& parent) {
 
 Result<QueryCommand::Kind> QueryCommand::KindOfStore() {
   if (opts_.array_given()) {
-    if (jobstats_) return Error(ErrorCode::kUsage, "--jobstats and --array: give one");
+    if (jobstats_ || slurm_)
+      return Error(ErrorCode::kUsage, "--array reads one array: leave out --jobstats and --slurm");
     return Kind::kRaw;
   }
   XTFQ_TRY(opts_.OpenReader());
   const Store& store = opts_.reader().store();
   const bool darshan = store.catalogue().Find(DarshanLayout::kLogs) != nullptr;
+  if (jobstats_ && slurm_) return Error(ErrorCode::kUsage, "--jobstats and --slurm: give one");
+  if (slurm_) {
+    if (!SlurmView::Holds(store))
+      return Error(ErrorCode::kUsage, fmt::format("--slurm: {} holds no Slurm profiles", store.name()));
+    return Kind::kSlurm;
+  }
   if (jobstats_) {
     if (!JobStatsView::Holds(store)) {
       return Error(ErrorCode::kUsage, fmt::format("--jobstats: {} holds no job_stats{}", store.name(),
@@ -75,6 +94,7 @@ Result<QueryCommand::Kind> QueryCommand::KindOfStore() {
   }
   if (darshan) return Kind::kDarshan;
   if (JobStatsView::Holds(store)) return Kind::kJobStats;
+  if (SlurmView::Holds(store)) return Kind::kSlurm;
   return Kind::kRaw;
 }
 
@@ -101,6 +121,9 @@ Result<std::string> QueryCommand::Answer() {
       XTFQ_TRY(
           OnlyFlags(kind, {"--ranks", "--module", "--file", "--job", "--log", "--per-rank", "--per-file", "--top"}));
       return Darshan();
+    case Kind::kSlurm:
+      XTFQ_TRY(OnlyFlags(kind, {"--slurm", "--by", "--job", "--node", "--step", "--task", "--kind", "--edges"}));
+      return Slurm();
     case Kind::kRaw:
       XTFQ_TRY(OnlyFlags(kind, {"--ranks", "--buckets"}));
       return Raw();
@@ -116,14 +139,24 @@ Result<std::string> QueryCommand::JobStats() {
   return JobStatsReport::Window(a, opts_.format());
 }
 
+Result<std::string> QueryCommand::Slurm() {
+  for (const std::string& j : jobs_) {
+    XTFQ_ASSIGN_OR_RETURN(int64_t id, ParseJobId(j, "--job"));
+    slurm_req_.filter.jobs.push_back(id);
+  }
+  slurm_req_.filter.nodes = js_.filter.nodes;
+  slurm_req_.by = js_.by;
+  slurm_req_.time = time_, slurm_req_.scan = opts_.scan(), slurm_req_.prorate = edges_ != "sample";
+  XTFQ_ASSIGN_OR_RETURN(std::vector<SlurmKey> by, SlurmWindowQuery::ParseKeys(slurm_req_.by));
+  XTFQ_ASSIGN_OR_RETURN(auto view, SlurmView::Open(opts_.reader()));
+  XTFQ_ASSIGN_OR_RETURN(SlurmWindow w, SlurmWindowQuery::Run(*view, slurm_req_));
+  return SlurmReport::Window(w, by, opts_.format());
+}
+
 Result<std::string> QueryCommand::Darshan() {
   if (jobs_.size() > 1) return Error(ErrorCode::kUsage, "--job: one Darshan job id");
   if (jobs_.size() == 1) {
-    char* end = nullptr;
-    const long long v = std::strtoll(jobs_[0].c_str(), &end, 10);
-    if (jobs_[0].empty() || *end != '\0')
-      return Error(ErrorCode::kUsage, fmt::format("--job '{}' is not a Darshan job id", jobs_[0]));
-    darshan_.job = v;
+    XTFQ_ASSIGN_OR_RETURN(darshan_.job, ParseJobId(jobs_[0], "--job"));
   }
   if (flags_["--top"]->count() > 0) {
     if (!darshan_.per_file) return Error(ErrorCode::kUsage, "--top on Darshan logs lists files: give --per-file");

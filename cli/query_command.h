@@ -5,7 +5,9 @@
 //     with --buckets, the same for each of B equal time buckets (a histogram);
 //   - a store of Darshan logs: Darshan's signals inside the window (query/DarshanWindowQuery);
 //   - a store of job_stats (or --jobstats): totals and rates of a window, grouped and filtered
-//     (query/JobStatsWindowQuery).
+//     (query/JobStatsWindowQuery);
+//   - a store of Slurm profiles (or --slurm): task, file-system and network totals of a window,
+//     grouped and filtered by job, step, node and task (query/SlurmWindowQuery).
 // A flag that does not apply to the kind being read is a usage error (exit 2) that says which
 // kind the store holds, never silently ignored.
 //
@@ -20,6 +22,7 @@
 #include "cli/command.h"
 #include "query/darshan_window_query.h"
 #include "query/jobstats_window_query.h"
+#include "query/slurm_window_query.h"
 
 namespace xtfq::cli {
 
@@ -29,7 +32,7 @@ class QueryCommand final : public Command {
   int Run() override;
 
  private:
-  enum class Kind { kRaw, kDarshan, kJobStats };
+  enum class Kind { kRaw, kDarshan, kJobStats, kSlurm };
   Result<Kind> KindOfStore();
   // kUsage when a flag given is not one of `allowed` (names as registered, e.g. "--by").
   Status OnlyFlags(Kind kind, const std::vector<std::string>& allowed) const;
@@ -37,6 +40,7 @@ class QueryCommand final : public Command {
   Result<std::string> Raw();
   Result<std::string> Darshan();
   Result<std::string> JobStats();
+  Result<std::string> Slurm();
 
   ArrayOptions opts_;
   std::map<std::string, CLI::Option*> flags_;  // the kind-specific flags, by name
@@ -47,7 +51,10 @@ class QueryCommand final : public Command {
   bool jobstats_ = false;
   JobStatsWindowRequest js_;
   std::vector<std::string> uids_;
-  std::vector<std::string> jobs_;  // --job: a Darshan job id, or job_stats jobs
+  std::vector<std::string> jobs_;  // --job: a Darshan job id, or job_stats or Slurm jobs
+  bool slurm_ = false;
+  SlurmWindowRequest slurm_req_;
+  std::string edges_ = "prorate";
 };
 
 }  // namespace xtfq::cli

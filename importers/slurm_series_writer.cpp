@@ -110,6 +110,11 @@ void SlurmSeriesWriter::Head(std::byte* p, const SlurmDataset& d, uint64_t r, ui
   StoreLe<uint32_t>(p + L::kRow, static_cast<uint32_t>(r));
   StoreLe<int64_t>(p + L::kElapsed, elapsed < 0 ? INT64_MIN : static_cast<int64_t>(AsU64(d, r, elapsed)));
   StoreLe<uint32_t>(p + L::kFlags, flags);
+  // The seconds its deltas accrued over: since the row before it (0 for row 0, a repeat, or a
+  // time that went back).
+  const uint64_t t = AsU64(d, r, epoch), before = r == 0 ? t : AsU64(d, r - 1, epoch);
+  StoreLe<uint32_t>(p + L::kInterval,
+                    t > before ? static_cast<uint32_t>(std::min<uint64_t>(t - before, UINT32_MAX)) : 0);
 }
 
 std::optional<int64_t> SlurmSeriesWriter::Number(std::string_view s) {

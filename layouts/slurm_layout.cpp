@@ -14,7 +14,7 @@ using Fields = std::vector<std::pair<std::string, FieldType>>;
 // The head of every sample record, then `rest`.
 Fields WithHead(const Fields& rest) {
   Fields f = {{"t", FieldType::kI64},       {"series", FieldType::kU32}, {"row", FieldType::kU32},
-              {"elapsed", FieldType::kI64}, {"flags", FieldType::kU32},  {"pad", FieldType::kU32}};
+              {"elapsed", FieldType::kI64}, {"flags", FieldType::kU32},  {"interval", FieldType::kU32}};
   f.insert(f.end(), rest.begin(), rest.end());
   return f;
 }
@@ -77,33 +77,35 @@ const Schema& SlurmLayout::TasksSchema() {
                               {"write_bytes", FieldType::kU64},
                               {"gpu_mem_mb", FieldType::kU64},
                               {"gpu_util", FieldType::kF64}}),
-                    {"cpu_time", "rss", "vmsize", "pages", "read_bytes", "write_bytes"}, "t", "series");
+                    {"interval", "cpu_time", "rss", "vmsize", "pages", "read_bytes", "write_bytes"}, "t", "series");
   return s;
 }
 
 const Schema& SlurmLayout::FilesystemSchema() {
-  static const Schema s = Schema::Fixed(WithHead({{"reads", FieldType::kU64},
-                                                  {"read_mb", FieldType::kF64},
-                                                  {"writes", FieldType::kU64},
-                                                  {"write_mb", FieldType::kF64},
-                                                  {"d_reads", FieldType::kU64},
-                                                  {"d_read_bytes", FieldType::kU64},
-                                                  {"d_writes", FieldType::kU64},
-                                                  {"d_write_bytes", FieldType::kU64}}),
-                                        {"d_reads", "d_read_bytes", "d_writes", "d_write_bytes"}, "t", "series");
+  static const Schema s =
+      Schema::Fixed(WithHead({{"reads", FieldType::kU64},
+                              {"read_mb", FieldType::kF64},
+                              {"writes", FieldType::kU64},
+                              {"write_mb", FieldType::kF64},
+                              {"d_reads", FieldType::kU64},
+                              {"d_read_bytes", FieldType::kU64},
+                              {"d_writes", FieldType::kU64},
+                              {"d_write_bytes", FieldType::kU64}}),
+                    {"interval", "d_reads", "d_read_bytes", "d_writes", "d_write_bytes"}, "t", "series");
   return s;
 }
 
 const Schema& SlurmLayout::NetworkSchema() {
-  static const Schema s = Schema::Fixed(WithHead({{"packets_in", FieldType::kU64},
-                                                  {"packets_out", FieldType::kU64},
-                                                  {"in_mb", FieldType::kF64},
-                                                  {"out_mb", FieldType::kF64},
-                                                  {"in_bytes", FieldType::kU64},
-                                                  {"out_bytes", FieldType::kU64},
-                                                  {"in_packets", FieldType::kU64},
-                                                  {"out_packets", FieldType::kU64}}),
-                                        {"in_bytes", "out_bytes", "in_packets", "out_packets"}, "t", "series");
+  static const Schema s =
+      Schema::Fixed(WithHead({{"packets_in", FieldType::kU64},
+                              {"packets_out", FieldType::kU64},
+                              {"in_mb", FieldType::kF64},
+                              {"out_mb", FieldType::kF64},
+                              {"in_bytes", FieldType::kU64},
+                              {"out_bytes", FieldType::kU64},
+                              {"in_packets", FieldType::kU64},
+                              {"out_packets", FieldType::kU64}}),
+                    {"interval", "in_bytes", "out_bytes", "in_packets", "out_packets"}, "t", "series");
   return s;
 }
 

@@ -62,8 +62,12 @@ class SlurmLayout {
       kSerNoStepNodes = 8;                      // a merged step without its "Number of Nodes"
 
   // The head every sample record starts with: t i64 (EpochTime; time), series u32 (process),
-  // row u32 (in its dataset), elapsed i64 (ElapsedTime), flags u32 (kRow*), pad u32. 32 bytes.
-  static constexpr uint32_t kT = 0, kSeriesId = 8, kRow = 12, kElapsed = 16, kFlags = 24, kHeadWidth = 32;
+  // row u32 (in its dataset), elapsed i64 (ElapsedTime), flags u32 (kRow*), interval u32 (seconds
+  // since the row before it in its series: the deltas of the row accrued over [t - interval, t); 0
+  // for row 0, a repeat, or a time that went back). 32 bytes. `interval` is aggregated in the
+  // tasks, fs and net arrays: its maximum bounds how far a window's edge reaches (SlurmWindowQuery).
+  static constexpr uint32_t kT = 0, kSeriesId = 8, kRow = 12, kElapsed = 16, kFlags = 24, kInterval = 28,
+                            kHeadWidth = 32;
   static constexpr uint32_t kRowFirst = 1,  // row 0: Slurm zeroes its deltas
       kRowRepeat = 2,                       // the same EpochTime as the row before it in its series
       kRowReset = 4,                        // a running total went down: its change is its value

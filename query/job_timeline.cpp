@@ -4,16 +4,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
-#include "index/tn_tree.h"
 #include "layouts/slurm_layout.h"
 #include "query/darshan_logs.h"
 #include "query/darshan_window_query.h"
 #include "query/jobstats_view.h"
 #include "query/jobstats_window_query.h"
-#include "query/primitives.h"
-#include "store/endian.h"
+#include "query/slurm_window_query.h"
 
 namespace xtfq {
 
@@ -37,22 +36,27 @@ struct JobStatsPart {
   JobStatsFilter targets;  // every series on the job's targets
 };
 
-// The job's Slurm task series in one store.
+// The job's Slurm series in one store.
 struct SlurmPart {
   StoreReader* reader;
-  const ArrayDesc* tasks = nullptr;     // slurm/<job>/tasks (nullptr: none)
-  size_t cpu = 0, read = 0, write = 0;  // aggregate indexes in its summaries
+  std::unique_ptr<SlurmView> view;
+  std::vector<char> selected;  // the job's series
 };
 
-size_t AggregateIndex(const Schema& s, std::string_view field) {
-  const auto& a = s.aggregates();
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (s.fields()[a[i]].name == field) return i;
-  }
-  return SIZE_MAX;
-}
-
 std::string StoreName(StoreReader& r) { return r.store().name(); }
+
+// The jobs a Slurm store holds, for a message ("1, 2, 3 and 4 more").
+std::string SlurmJobs(const SlurmView& v) {
+  std::set<int64_t> jobs;
+  for (const SlurmSeries& s : v.series()) jobs.insert(s.job);
+  std::vector<std::string> first;
+  for (int64_t j : jobs) {
+    if (first.size() == 8) break;
+    first.push_back(std::to_string(j));
+  }
+  return fmt::format("{}{}", fmt::join(first, ", "),
+                     jobs.size() > first.size() ? fmt::format(" and {} more", jobs.size() - first.size()) : "");
+}
 
 }  // namespace
 
@@ -64,6 +68,13 @@ std::optional<double> JobTargetLoad::Share() const {
 
 bool JobTimelineAnswer::any() const {
   return std::any_of(sources.begin(), sources.end(), [](const JobSource& s) { return s.found; });
+}
+
+std::string JobTimelineAnswer::NotFound() const {
+  std::string why;
+  for (const JobSource& s : sources)
+    why += fmt::format("; {}{}: {}", s.kind, s.store.empty() ? "" : " (" + s.store + ")", s.detail);
+  return fmt::format("no store holds anything of job {}{}", job, why);
 }
 
 Result<JobTimelineAnswer> JobTimeline::Run(const std::vector<StoreReader*>& stores, const JobTimelineRequest& request) {
@@ -129,40 +140,36 @@ Result<JobTimelineAnswer> JobTimeline::Run(const std::vector<StoreReader*>& stor
       }
     }
     // Slurm.
-    if (auto series = r->Array(L::kSeries); series.ok()) {
+    if (SlurmView::Holds(r->store())) {
       any_slurm = true;
-      TnTree t(r->cache(), **series);
+      XTFQ_ASSIGN_OR_RETURN(std::unique_ptr<SlurmView> view, SlurmView::Open(*r));
       size_t n = 0, rows = 0;
       std::set<std::string> steps;
-      int64_t first_start = INT64_MAX;
-      XTFQ_TRY(t.ForEach(0, t.size(), [&](const std::byte* p) -> Result<bool> {
-        if (LoadLe<int64_t>(p + L::kSerJob) != request.job) return true;
+      std::map<std::string, size_t> kinds;
+      for (const SlurmSeries& s : view->series()) {
         // A merged file's copy of a series read before holds no rows of its own: counted once.
-        if (LoadLe<uint16_t>(p + L::kSerFlags) & L::kSerDuplicate) return true;
-        ++n;
-        rows += LoadLe<uint32_t>(p + L::kSerRows);
-        steps.insert(L::StepName(LoadLe<int64_t>(p + L::kSerStep)));
-        const int64_t s = LoadLe<int64_t>(p + L::kSerStart);
-        if (s != INT64_MIN) first_start = std::min(first_start, s);
-        return true;
-      }));
-      SlurmPart part{r};
-      if (auto tasks = r->Array(L::JobArrayName(request.job, "tasks")); tasks.ok()) {
-        part.tasks = *tasks;
-        const Schema& s = part.tasks->schema;
-        part.cpu = AggregateIndex(s, "cpu_time"), part.read = AggregateIndex(s, "read_bytes");
-        part.write = AggregateIndex(s, "write_bytes");
-        XTFQ_ASSIGN_OR_RETURN(TimeFrame f, r->Frame(*part.tasks));
-        widen(std::min(first_start, f.first), f.last + 1);
+        if (s.job != request.job || s.duplicate()) continue;
+        ++n, rows += s.rows, ++kinds[std::string(L::KindName(s.kind))];
+        steps.insert(L::StepName(s.step));
       }
+      SlurmFilter f;
+      f.jobs = {request.job};
+      XTFQ_ASSIGN_OR_RETURN(std::vector<char> sel, view->Select(f));
+      XTFQ_ASSIGN_OR_RETURN(auto span, view->Span(sel));
       if (n == 0) {
-        out.sources.push_back({"slurm", name, false, fmt::format("no series of job {}", request.job)});
+        out.sources.push_back(
+            {"slurm", name, false, fmt::format("no series of job {} (jobs held: {})", request.job, SlurmJobs(*view))});
       } else {
-        out.sources.push_back({"slurm", name, part.tasks != nullptr,
-                               fmt::format("{} series of job {} ({} rows; step{} {}){}", n, request.job, rows,
-                                           steps.size() == 1 ? "" : "s", fmt::join(steps, ", "),
-                                           part.tasks == nullptr ? ": none of them a task series" : "")});
-        if (part.tasks != nullptr) slurm.push_back(part);
+        std::vector<std::string> k;
+        for (const auto& [kind, count] : kinds) k.push_back(fmt::format("{} {}", count, kind));
+        out.sources.push_back({"slurm", name, span.has_value(),
+                               fmt::format("{} series of job {} ({}; {} rows; step{} {}){}", n, request.job,
+                                           fmt::join(k, ", "), rows, steps.size() == 1 ? "" : "s",
+                                           fmt::join(steps, ", "), span ? "" : ": none of them with samples")});
+        if (span) {
+          widen(span->first, span->second + 1);
+          slurm.push_back({r, std::move(view), std::move(sel)});
+        }
       }
     }
   }
@@ -184,12 +191,7 @@ Result<JobTimelineAnswer> JobTimeline::Run(const std::vector<StoreReader*>& stor
   if (!any_darshan) out.sources.push_back({"darshan", "", false, "no store given holds Darshan logs"});
   if (!any_jobstats) out.sources.push_back({"jobstats", "", false, "no store given holds job_stats"});
   if (!any_slurm) out.sources.push_back({"slurm", "", false, "no store given holds Slurm profiles"});
-  if (!out.any()) {
-    std::string why;
-    for (const JobSource& s : out.sources)
-      why += fmt::format("; {}{}: {}", s.kind, s.store.empty() ? "" : " (" + s.store + ")", s.detail);
-    return Error(ErrorCode::kNotFound, fmt::format("no store holds anything of job {}{}", request.job, why));
-  }
+  if (!out.any()) return out;
   // The span: Darshan's and Slurm's; else the job_stats collections of the stores that hold the job.
   if (lo == INT64_MAX) {
     for (JobStatsPart& j : jobstats) {
@@ -247,12 +249,22 @@ Result<JobTimelineAnswer> JobTimeline::Run(const std::vector<StoreReader*>& stor
       }
     }
     for (SlurmPart& s : slurm) {
-      Primitives p(s.reader->cache(), *s.tasks);
-      XTFQ_ASSIGN_OR_RETURN(Summary sum, p.Aggregate(w.t1, w.t2));
-      w.slurm_rows += sum.count;
-      w.slurm_read = w.slurm_read.value_or(0) + (sum.count ? sum.fields[s.read].i_sum : 0);
-      w.slurm_write = w.slurm_write.value_or(0) + (sum.count ? sum.fields[s.write].i_sum : 0);
-      w.slurm_cpu = w.slurm_cpu.value_or(0) + (sum.count ? sum.fields[s.cpu].f_sum : 0);
+      XTFQ_ASSIGN_OR_RETURN(SlurmWindow sw, SlurmWindowQuery::Compute(*s.view, w.t1, w.t2, s.selected, {}));
+      for (const SlurmGroup& g : sw.groups) {
+        if (g.kind == L::kTasks) {
+          w.slurm_rows += g.rows;
+          w.slurm_read = w.slurm_read.value_or(0) + g.totals[0];
+          w.slurm_write = w.slurm_write.value_or(0) + g.totals[1];
+          w.slurm_cpu = w.slurm_cpu.value_or(0) + g.totals[2];
+          continue;
+        }
+        std::optional<std::vector<double>>& into = g.kind == L::kFilesystem ? w.slurm_fs : w.slurm_net;
+        if (!into) into.emplace(g.totals.size(), 0.0);
+        for (size_t m = 0; m < g.totals.size(); ++m) (*into)[m] += g.totals[m];
+      }
+      if (k + 1 == cuts.size()) {
+        for (const std::string& n : sw.notes) out.notes.push_back("slurm: " + n);
+      }
     }
     if (k + 1 == cuts.size()) {
       out.totals = std::move(w);
@@ -297,8 +309,14 @@ Result<JobTimelineAnswer> JobTimeline::Run(const std::vector<StoreReader*>& stor
   }
   if (!slurm.empty()) {
     out.notes.push_back(
-        "slurm: a task sample counts in the window that holds its EpochTime (its deltas accrued in the interval before "
-        "it; the compute nodes' clock); bytes are ReadMB and WriteMB x 2^20");
+        "slurm: a sample's deltas accrued over the interval since the sample before it, and a window takes the share "
+        "of that interval it covers (the compute nodes' clock); task bytes are ReadMB and WriteMB x 2^20, the I/O of "
+        "the task's processes (a process that exits between samples takes its last interval's I/O with it)");
+    if (out.totals.slurm_fs || out.totals.slurm_net) {
+      out.notes.push_back(
+          "slurm: Filesystem and Network series are node-wide: every process on the job's nodes, not the job's "
+          "alone");
+    }
   }
   return out;
 }

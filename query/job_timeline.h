@@ -13,9 +13,9 @@
 //
 // Window rules (each source keeps its own, stated in the answer): a Darshan DXT segment counts in
 // the window holding its start; a job_stats total is the exact integral of the rate step
-// functions over the window (JobStatsWindowQuery); a Slurm row counts in the window holding its
-// EpochTime (its deltas accrued in the sampling interval before it). So each source's windows
-// partition its own totals over the span.
+// functions over the window (JobStatsWindowQuery); a Slurm row's deltas, accrued over the interval
+// since the row before it, count in proportion to the part of that interval a window covers
+// (SlurmWindowQuery). So each source's windows partition its own totals over the span.
 //
 // Thread-safety: one thread at a time (shares the readers' caches).
 #pragma once
@@ -51,9 +51,12 @@ struct JobWindow {
   std::optional<uint64_t> darshan_ops;
   std::vector<JobTargetLoad> targets;  // job_stats: the targets the job touched
   // Slurm task series: bytes (ReadMB/WriteMB x 2^20), CPU seconds, rows; nullopt without series.
-  std::optional<int64_t> slurm_read, slurm_write;
+  std::optional<double> slurm_read, slurm_write;
   std::optional<double> slurm_cpu;
   uint64_t slurm_rows = 0;
+  // Slurm Filesystem and Network series (node-wide: every process on the job's nodes), the
+  // metrics of SlurmWindowQuery::Metrics(kFilesystem / kNetwork); nullopt without such series.
+  std::optional<std::vector<double>> slurm_fs, slurm_net;
 };
 
 struct JobSource {
@@ -71,12 +74,15 @@ struct JobTimelineAnswer {
   std::vector<JobWindow> windows;
   JobWindow totals;                // over the span (t1, t2)
   std::vector<std::string> notes;  // the window rules, and what the user should know
+  // Whether some store holds something of the job; when none does, why, per source.
   bool any() const;
+  std::string NotFound() const;
 };
 
 class JobTimeline {
  public:
-  // kNotFound when no store holds anything of the job (the answer's sources say why, in the error).
+  // When no store holds anything of the job, an answer with no windows whose sources say why
+  // (any() is false).
   static Result<JobTimelineAnswer> Run(const std::vector<StoreReader*>& stores, const JobTimelineRequest& request);
 };
 

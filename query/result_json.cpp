@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "layouts/slurm_layout.h"
+
 namespace xtfq {
 
 namespace {
@@ -373,6 +375,15 @@ nlohmann::json JobWindowJson(const JobWindow& w) {
   } else {
     j["slurm"] = nullptr;
   }
+  auto node_wide = [](const std::optional<std::vector<double>>& v, uint8_t kind) {
+    if (!v) return nlohmann::json(nullptr);
+    nlohmann::json o;
+    const auto& names = SlurmWindowQuery::Metrics(kind);
+    for (size_t m = 0; m < names.size() && m < v->size(); ++m) o[std::string(names[m])] = (*v)[m];
+    return o;
+  };
+  j["slurm_fs"] = node_wide(w.slurm_fs, SlurmLayout::kFilesystem);
+  j["slurm_net"] = node_wide(w.slurm_net, SlurmLayout::kNetwork);
   return j;
 }
 
@@ -381,6 +392,8 @@ nlohmann::json JobWindowJson(const JobWindow& w) {
 nlohmann::json ResultJson::Of(const JobTimelineAnswer& a) {
   nlohmann::json j;
   j["job"] = a.job;
+  j["found"] = a.any();
+  if (!a.any()) j["error"] = a.NotFound();
   j["span"] = {{"t1", a.t1}, {"t2", a.t2}};
   j["window_s"] = a.window_s;
   j["sources"] = nlohmann::json::array();
@@ -390,6 +403,30 @@ nlohmann::json ResultJson::Of(const JobTimelineAnswer& a) {
   for (const JobWindow& w : a.windows) j["windows"].push_back(JobWindowJson(w));
   j["totals"] = JobWindowJson(a.totals);
   j["notes"] = a.notes;
+  return j;
+}
+
+nlohmann::json ResultJson::Of(const SlurmWindow& w, const std::vector<SlurmKey>& by) {
+  nlohmann::json j;
+  j["window"] = {{"t1", w.t1}, {"t2", w.t2}};
+  j["rule"] = w.prorate ? "prorate" : "sample";
+  j["by"] = nlohmann::json::array();
+  for (SlurmKey k : by) j["by"].push_back(SlurmWindowQuery::KeyName(k));
+  j["groups"] = nlohmann::json::array();
+  for (const SlurmGroup& g : w.groups) {
+    nlohmann::json o;
+    o["kind"] = std::string(SlurmLayout::KindName(g.kind));
+    for (size_t k = 0; k < by.size() && k < g.keys.size(); ++k)
+      o[std::string(SlurmWindowQuery::KeyName(by[k]))] = g.keys[k];
+    o["series"] = g.series;
+    o["rows"] = g.rows;
+    const auto& m = SlurmWindowQuery::Metrics(g.kind);
+    for (size_t k = 0; k < m.size(); ++k) o[std::string(m[k])] = g.totals[k];
+    if (g.kind == SlurmLayout::kTasks) o["rss_max_kib"] = g.rss_max, o["vmsize_max_kib"] = g.vmsize_max;
+    j["groups"].push_back(std::move(o));
+  }
+  j["notes"] = w.notes;
+  j["edge_rows"] = w.edge_rows;
   return j;
 }
 

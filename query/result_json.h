@@ -13,6 +13,7 @@
 #include "query/job_timeline.h"
 #include "query/jobstats_heatmap_query.h"
 #include "query/jobstats_window_query.h"
+#include "query/slurm_window_query.h"
 #include "query/store_summary.h"
 
 namespace xtfq {
@@ -29,6 +30,7 @@ class ResultJson {
   static nlohmann::json Of(const GridAnswer& grid);
   static nlohmann::json Of(const DarshanSegmentsAnswer& segments);
   static nlohmann::json Of(const JobTimelineAnswer& job);
+  static nlohmann::json Of(const SlurmWindow& window, const std::vector<SlurmKey>& by);
   // Seconds from the job's start of a window edge in ns ("-inf"/"+inf" for an open side).
   static std::string EdgeSeconds(int64_t ns, bool lo);
 };

@@ -372,6 +372,7 @@ Result<std::string> ViewerApi::Job(const HttpRequest& r) {
     readers.push_back(s->reader.get());
   }
   XTFQ_ASSIGN_OR_RETURN(JobTimelineAnswer a, JobTimeline::Run(readers, q));
+  if (!a.any()) return Error(ErrorCode::kNotFound, a.NotFound());
   return Text(ResultJson::Of(a));
 }
 

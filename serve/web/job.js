@@ -1,21 +1,55 @@
 // The job view (docs/viewer.md): one job's Darshan windows, job_stats rates with its share of its
 // top target, and Slurm task series on one time axis, from /api/job (the JSON of `xtfq job
-// --format json`). Read bars above the axis of each lane, write bars below.
+// --format json`), and, when the answer has them, the node-wide Slurm file system and network
+// series (every process on the node, not only the job's). Read (in) bars above the axis of each
+// lane, write (out) bars below; each lane's label sits in a strip above its plot, never over a bar.
 'use strict';
 const params = new URLSearchParams(location.search);
 const token = params.get('token') || '';
 const $ = (id) => document.getElementById(id);
 const MiB = 1048576;
 let answer = null;
+let asked = 0;  // the latest request: an older answer arriving after it is dropped
 
 const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
 const utc = (t) => new Date(t * 1000).toISOString().replace('.000Z', 'Z').replace('T', ' ');
 const rate = (bytes, w) => bytes / MiB / (w.t2 - w.t1);
+const mibs = (v) => (v === 0 ? '0' : v >= 1000 ? v.toFixed(0) : v >= 1 ? v.toPrecision(4) : v.toPrecision(2));
+const round = (v) => (v === null || v === undefined ? v : Math.round(v));
 
-// Per window: [read, write] MiB/s of a lane, or null when its source has nothing.
+// The lanes, top to bottom: the canvas's id, its label cell, what its bars above and below are,
+// and whether it is shown only when some window has its series (the node-wide Slurm ones).
+const LANES = [
+  { id: 'darshan', label: 'l0', up: 'read', down: 'write' },
+  { id: 'jobstats', label: 'l1', up: 'read', down: 'write' },
+  { id: 'slurm', label: 'l2', up: 'read', down: 'write' },
+  { id: 'slurm_fs', label: 'l3', up: 'read', down: 'write', optional: true },
+  { id: 'slurm_net', label: 'l4', up: 'in', down: 'out', optional: true },
+];
+const laneOf = (id) => LANES.find((l) => l.id === id);
+
+// Each lane canvas: a strip of HEAD pixels on top for its label and scale, then the plot.
+const HEAD = 16;
+
+// The scale. Each lane scales to its own maximum (the lanes measure different things), but not
+// below a floor shared by every lane: 1% of the largest lane maximum, and at least 1 MiB/s. A lane
+// whose maximum is under the floor (a 10 KB read in one window) draws at the floor's scale, small,
+// instead of filling its height like a heavy lane; its label says so. A bar that is not zero is
+// at least 1 pixel tall, so that little traffic still shows.
+const FLOOR_SHARE = 0.01, FLOOR_MIBS = 1;
+
+// Per window: [read, write] (network: [in, out]) MiB/s of a lane, or null when its source has nothing.
 function laneValues(w, lane) {
   if (lane === 'darshan') return w.darshan ? [rate(w.darshan.read_bytes, w), rate(w.darshan.write_bytes, w)] : null;
   if (lane === 'slurm') return w.slurm ? [rate(w.slurm.read_bytes, w), rate(w.slurm.write_bytes, w)] : null;
+  if (lane === 'slurm_fs') {
+    const f = w.slurm_fs;
+    return f ? [rate(f.read_bytes || 0, w), rate(f.write_bytes || 0, w)] : null;
+  }
+  if (lane === 'slurm_net') {
+    const n = w.slurm_net;
+    return n ? [rate(n.in_bytes || 0, w), rate(n.out_bytes || 0, w)] : null;
+  }
   if (!w.jobstats.length) return null;
   let r = 0, wr = 0;
   for (const t of w.jobstats) r += t.job_read_bytes, wr += t.job_write_bytes;
@@ -31,32 +65,47 @@ function topTarget(w) {
   return top && top.job_read_bytes + top.job_write_bytes > 0 ? top : null;
 }
 
-function drawLane(lane) {
-  const c = $(lane), g = c.getContext('2d'), W = c.width, H = c.height, mid = H / 2;
+// Whether a lane is drawn: the job's own lanes always (saying when they have nothing of the job),
+// the node-wide ones only when some window has their series.
+const shown = (lane) => !lane.optional || answer.windows.some((w) => laneValues(w, lane.id) !== null);
+
+// Draws a lane with `scale` MiB/s at full half-height; `max` is its own maximum, `floor` the shared one.
+function drawLane(lane, vals, max, floor) {
+  const c = $(lane.id), g = c.getContext('2d'), W = c.width, H = c.height;
+  const mid = HEAD + (H - HEAD) / 2, half = (H - HEAD) / 2 - 2, scale = Math.max(max, floor);
+  c.dataset.plotTop = HEAD;
   g.clearRect(0, 0, W, H);
+  g.fillStyle = '#f0f0f0';
+  g.fillRect(0, 0, W, HEAD);
   g.fillStyle = '#fafafa';
-  g.fillRect(0, 0, W, H);
+  g.fillRect(0, HEAD, W, H - HEAD);
+  g.strokeStyle = '#ccc';
+  g.beginPath();
+  g.moveTo(0, HEAD - 0.5);
+  g.lineTo(W, HEAD - 0.5);
+  g.stroke();
+  g.font = '10px system-ui, sans-serif';
+  g.textBaseline = 'middle';
   const a = answer, span = a.span.t2 - a.span.t1;
-  const vals = a.windows.map((w) => laneValues(w, lane));
   if (vals.every((v) => v === null)) {
     g.fillStyle = '#888';
-    g.fillText('nothing of this job', 8, mid + 4);
+    g.fillText('nothing of this job', 8, mid);
     return;
   }
-  const max = Math.max(1e-9, ...vals.filter((v) => v).flat());
+  const bar = (v) => (v > 0 ? Math.max(1, v / scale * half) : 0);
   a.windows.forEach((w, i) => {
     const v = vals[i];
     if (!v) return;
-    const x0 = (w.t1 - a.span.t1) / span * W, x1 = (w.t2 - a.span.t1) / span * W;
+    const x0 = (w.t1 - a.span.t1) / span * W, x1 = (w.t2 - a.span.t1) / span * W, bw = Math.max(1, x1 - x0 - 1);
     g.fillStyle = '#1f77b4';
-    g.fillRect(x0, mid - v[0] / max * (mid - 2), Math.max(1, x1 - x0 - 1), v[0] / max * (mid - 2));
+    g.fillRect(x0, mid - bar(v[0]), bw, bar(v[0]));
     g.fillStyle = '#ff7f0e';
-    g.fillRect(x0, mid, Math.max(1, x1 - x0 - 1), v[1] / max * (mid - 2));
-    if (lane === 'jobstats') {
+    g.fillRect(x0, mid, bw, bar(v[1]));
+    if (lane.id === 'jobstats') {
       const top = topTarget(w), s = top && top.share;
       if (s !== null && s !== undefined) {
         g.fillStyle = '#2ca02c';
-        g.fillRect(x0, H - 3 - s * (H - 6), Math.max(1, x1 - x0 - 1), 2);
+        g.fillRect(x0, H - 3 - s * (H - HEAD - 6), bw, 2);
       }
     }
   });
@@ -66,8 +115,21 @@ function drawLane(lane) {
   g.lineTo(W, mid + 0.5);
   g.stroke();
   g.fillStyle = '#333';
-  g.fillText(`read ↑ max ${max.toPrecision(4)} MiB/s`, 4, 11);
-  g.fillText('write ↓', 4, H - 4);
+  const what = `${lane.up} ↑ ${lane.down} ↓ · scale: half-height = ${mibs(scale)} MiB/s`;
+  let label = max >= floor ? `${what}, this lane's max` : `${what}, the shared floor (1% of the top lane's max, ` +
+    `at least ${FLOOR_MIBS} MiB/s); this lane's max is ${mibs(max)} MiB/s`;
+  if (g.measureText(label).width > W - 8) label = max >= floor ? what : `${what} (floor); this lane's max ${mibs(max)}`;
+  g.fillText(label, 4, HEAD / 2);
+}
+
+function drawLanes() {
+  const drawn = LANES.filter(shown);
+  for (const lane of LANES) $(lane.id).hidden = $(lane.label).hidden = !drawn.includes(lane);
+  const vals = new Map(drawn.map((l) => [l.id, answer.windows.map((w) => laneValues(w, l.id))]));
+  const top = (xs) => xs.reduce((m, x) => Math.max(m, x), 0);
+  const max = new Map(drawn.map((l) => [l.id, top(vals.get(l.id).filter((v) => v).flat())]));
+  const floor = Math.max(FLOOR_MIBS, FLOOR_SHARE * top([...max.values()]));
+  for (const lane of drawn) drawLane(lane, vals.get(lane.id), max.get(lane.id), floor);
 }
 
 function drawAxis() {
@@ -97,11 +159,25 @@ function show() {
     js = { r: 0, w: 0 };
     for (const x of t.jobstats) js.r += x.job_read_bytes, js.w += x.job_write_bytes;
   }
+  const fs = t.slurm_fs, net = t.slurm_net;
   let rows = '<table><caption>the job over its span (bytes)</caption><tr><th>source</th><th>read</th><th>written</th><th>ops / CPU s</th></tr>';
   rows += `<tr><td>Darshan</td>${cell('darshan-read', t.darshan && t.darshan.read_bytes)}${cell('darshan-write', t.darshan && t.darshan.write_bytes)}${cell('darshan-ops', t.darshan && t.darshan.ops)}</tr>`;
-  // job_stats totals are integrals of rates (fractions of bytes at window edges): shown rounded.
+  // job_stats totals are integrals of rates (fractions of bytes at window edges): shown rounded; so
+  // are Slurm's (a sample that straddles a window edge counts in proportion).
   rows += `<tr><td>job_stats</td>${cell('jobstats-read', js && Math.round(js.r))}${cell('jobstats-write', js && Math.round(js.w))}<td></td></tr>`;
-  rows += `<tr><td>Slurm tasks</td>${cell('slurm-read', t.slurm && t.slurm.read_bytes)}${cell('slurm-write', t.slurm && t.slurm.write_bytes)}${cell('slurm-cpu', t.slurm && t.slurm.cpu_s.toFixed(2))}</tr>`;
+  rows += `<tr><td>Slurm tasks</td>${cell('slurm-read', t.slurm && round(t.slurm.read_bytes))}` +
+    `${cell('slurm-write', t.slurm && round(t.slurm.write_bytes))}` +
+    `${cell('slurm-cpu', t.slurm && t.slurm.cpu_s.toFixed(2))}</tr>`;
+  rows += '</table>';
+  // The node-wide Slurm series, apart: every process on the node, not only the job's (NA without them).
+  const sum = (x, k1, k2) => (x && x[k1] !== null && x[k1] !== undefined ? Math.round(x[k1] + x[k2]) : null);
+  rows += '<table><caption>node-wide Slurm: every process on the node (bytes)</caption>' +
+    '<tr><th>series</th><th>read / in</th><th>written / out</th><th>ops / packets</th></tr>';
+  rows += `<tr><td>file system</td>${cell('slurm-fs-read', fs && round(fs.read_bytes))}` +
+    `${cell('slurm-fs-write', fs && round(fs.write_bytes))}${cell('slurm-fs-ops', sum(fs, 'reads', 'writes'))}</tr>`;
+  rows += `<tr><td>network</td>${cell('slurm-net-in', net && round(net.in_bytes))}` +
+    `${cell('slurm-net-out', net && round(net.out_bytes))}` +
+    `${cell('slurm-net-packets', sum(net, 'in_packets', 'out_packets'))}</tr>`;
   rows += '</table>';
   if (t.jobstats.length) {
     rows += '<table><caption>job_stats targets: the job\'s share of each one\'s bytes</caption><tr><th>target</th><th>job read</th><th>job written</th><th>share</th></tr>';
@@ -112,26 +188,40 @@ function show() {
   }
   $('totals').innerHTML = rows;
   $('notes').textContent = a.notes.map((n) => '# ' + n).join('\n');
-  for (const lane of ['darshan', 'jobstats', 'slurm']) drawLane(lane);
+  $('lanes').hidden = false;
+  drawLanes();
   drawAxis();
 }
 
+// Nothing of a job on the page: no lanes, no axis, no numbers; only `why` (the server's reason).
+function fail(why) {
+  answer = null;
+  $('lanes').hidden = true;
+  $('error').textContent = why;
+  for (const id of ['span', 'hover', 'sources', 'totals', 'notes']) $(id).textContent = '';
+}
+
 async function load() {
-  const id = $('job').value.trim();
+  const id = $('job').value.trim(), mine = ++asked;
   $('error').textContent = '';
   if (!/^[0-9]+$/.test(id)) {
-    $('error').textContent = 'give a job id (digits)';
+    fail('give a job id (digits)');
     return;
   }
   const q = new URLSearchParams({ id, windows: $('windows').value.trim() || '60' });
   if (token) q.set('token', token);
   history.replaceState(null, '', `?${new URLSearchParams({ job: id, windows: q.get('windows'), ...(token ? { token } : {}) })}`);
-  const r = await fetch(`/api/job?${q}`);
-  const body = await r.json();
+  let r, body;
+  try {
+    r = await fetch(`/api/job?${q}`);
+    body = await r.json();
+  } catch (e) {
+    if (mine === asked) fail(`/api/job: ${r ? `${r.status} ${r.statusText}, not JSON` : e.message}`);
+    return;
+  }
+  if (mine !== asked) return;
   if (!r.ok) {
-    answer = null;
-    $('error').textContent = body.error;
-    $('sources').textContent = $('totals').textContent = $('notes').textContent = '';
+    fail(body.error || `/api/job: ${r.status} ${r.statusText}`);
     return;
   }
   answer = body;
@@ -139,7 +229,7 @@ async function load() {
 }
 
 // The hovered window's numbers, lane by lane.
-for (const lane of ['darshan', 'jobstats', 'slurm']) {
+for (const { id: lane, up, down } of LANES) {
   $(lane).addEventListener('mousemove', (e) => {
     if (!answer) return;
     const c = $(lane), x = (e.offsetX - c.clientLeft) / c.clientWidth;
@@ -147,8 +237,8 @@ for (const lane of ['darshan', 'jobstats', 'slurm']) {
     const w = answer.windows.find((v) => v.t1 <= t && t < v.t2);
     if (!w) return;
     const v = laneValues(w, lane), top = lane === 'jobstats' ? topTarget(w) : null;
-    $('hover').textContent = `${utc(w.t1)} to ${utc(w.t2)}\n${lane}: ` +
-      (v ? `read ${v[0].toFixed(2)} MiB/s, write ${v[1].toFixed(2)} MiB/s` : 'nothing') +
+    $('hover').textContent = `${utc(w.t1)} to ${utc(w.t2)}\n${lane}${laneOf(lane).optional ? ' (node-wide)' : ''}: ` +
+      (v ? `${up} ${v[0].toFixed(2)} MiB/s, ${down} ${v[1].toFixed(2)} MiB/s` : 'nothing') +
       (top ? `\ntop target ${top.target}: share ${top.share === null ? 'NA' : (100 * top.share).toFixed(1) + '%'}` : '');
   });
   $(lane).addEventListener('mouseleave', () => { $('hover').textContent = ''; });

@@ -336,10 +336,39 @@ test('the job_stats view: targets by time, and the top jobs of the window as xtf
   assert.deepEqual(errors, []);
 });
 
+// What a lane canvas of the job view holds: the top of its plot (below the strip of its label), the
+// pixels in a bar's colour (read blue, write orange) in that strip and in the plot, the rows of the
+// plot holding any, and the dark (text) pixels of the strip.
+function laneInk(page, id) {
+  return page.evaluate((id) => {
+    const c = document.getElementById(id), top = Number(c.dataset.plotTop);
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    const out = { top, head: 0, plot: 0, rows: 0, text: 0 };
+    for (let y = 0; y < c.height; ++y) {
+      let inRow = 0;
+      for (let x = 0; x < c.width; ++x) {
+        const i = 4 * (y * c.width + x), near = (r, g, b) => Math.abs(d[i] - r) + Math.abs(d[i + 1] - g) +
+          Math.abs(d[i + 2] - b) < 60;
+        if (near(0x1f, 0x77, 0xb4) || near(0xff, 0x7f, 0x0e)) ++inRow;
+        else if (y < top && d[i] + d[i + 1] + d[i + 2] < 300) ++out.text;
+      }
+      if (y < top) out.head += inRow;
+      else out.plot += inRow, out.rows += inRow > 0;
+    }
+    return out;
+  }, id);
+}
+
 test('the job view: one job on one time axis, with the command line\'s totals', async () => {
   const page = await browser.newPage({ viewport: { width: 1400, height: 700 } });
-  const errors = [];
+  const errors = [], consoleErrors = [], failed = [];
   page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error') consoleErrors.push(`${m.text()} (${m.location().url})`);
+  });
+  page.on('response', (r) => {
+    if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`);
+  });
   const want = JSON.parse(xtfq('job', '4242001', 'd.xtfq', 'js.xtfq', '--windows', '40', '--format', 'json'));
   const u = new URL(url);
   u.pathname = '/job.html';
@@ -354,10 +383,21 @@ test('the job view: one job on one time axis, with the command line\'s totals', 
   // The job_stats store holds no series of this job, and no store holds Slurm profiles: the page says so.
   assert.equal(await cell('jobstats-read'), 'NA');
   assert.equal(await cell('slurm-read'), 'NA');
+  assert.equal(await cell('slurm-fs-read'), 'NA');
+  assert.equal(await cell('slurm-net-in'), 'NA');
   const sources = await page.locator('#sources').innerText();
   assert.match(sources, /jobstats js\.xtfq: no series of job 4242001/);
   assert.match(sources, /slurm +no store given holds Slurm profiles/);
   assert.match(await page.locator('#span').innerText(), new RegExp(`\\(${want.span.t2 - want.span.t1} s\\)`));
+  // The job's own lanes are drawn (saying when they hold nothing of it); the node-wide Slurm ones only
+  // when some window has their series, which no store here holds.
+  for (const id of ['darshan', 'jobstats', 'slurm', 'xaxis']) assert.ok(await page.locator(`#${id}`).isVisible(), id);
+  for (const k of ['slurm_fs', 'slurm_net']) {
+    assert.equal(await page.locator(`#${k}`).isVisible(), want.windows.some((w) => w[k]), `the ${k} lane`);
+  }
+  // Each lane's label has a strip of its own above the plot: no bar is drawn in it.
+  const ink = await laneInk(page, 'darshan');
+  assert.ok(ink.top > 0 && ink.text > 0 && ink.head === 0 && ink.plot > 0, JSON.stringify(ink));
   // Hovering a window of the Darshan lane gives that window's rates.
   const box = await page.locator('#darshan').boundingBox();
   await page.mouse.move(box.x + box.width * 0.5, box.y + 20);
@@ -365,11 +405,76 @@ test('the job view: one job on one time axis, with the command line\'s totals', 
   const r = (w.darshan.read_bytes / 1048576 / (w.t2 - w.t1)).toFixed(2);
   assert.match(await page.locator('#hover').innerText(), new RegExp(`darshan: read ${r.replace('.', '\\.')} MiB/s`));
   await page.screenshot({ path: join(artifacts, 'viewer_job.png') });
-  // A job no store holds: the page shows the server's reason.
+  // Loading the page asked nothing that failed (no 404: favicon, asset or API), and logged no error.
+  await page.waitForLoadState('networkidle');
+  assert.deepEqual(failed, []);
+  assert.deepEqual(consoleErrors, []);
+
+  // The node-wide Slurm series, and a lane of little traffic, as the page draws them: no store here holds
+  // Slurm profiles, so the server's answer for the job is served with a made-up Slurm part. Window 0's
+  // Darshan read is the lane's max (its bar reaches the strip of the label); Slurm tasks moved 10 KiB
+  // in one window, under the shared floor: that lane's one bar is a pixel or two tall, not its height.
+  const fake = structuredClone(want);
+  fake.windows[0].darshan.read_bytes = 2 * Math.max(...want.windows.flatMap((v) => v.darshan ?
+    [v.darshan.read_bytes, v.darshan.write_bytes] : []));
+  const sum = (k, f) => fake.windows.reduce((s, v) => s + (v[k] ? v[k][f] : 0), 0);
+  fake.windows.forEach((v, i) => {
+    const d = v.t2 - v.t1;
+    v.slurm = i === 3 ? { read_bytes: 10240, write_bytes: 0, cpu_s: 1.5, samples: 3 } : null;
+    v.slurm_fs = i % 2 ? null : { read_bytes: 3e6 * d + 0.4, write_bytes: 1e6 * d * (i % 5), reads: 10.5, writes: 3 };
+    v.slurm_net = { in_bytes: 2e6 * d * (1 + i % 3), out_bytes: 5e5 * d, in_packets: 100.25, out_packets: 50 };
+  });
+  fake.totals.slurm = { read_bytes: 10240, write_bytes: 0, cpu_s: 1.5, samples: 3 };
+  fake.totals.slurm_fs = { read_bytes: sum('slurm_fs', 'read_bytes'), write_bytes: sum('slurm_fs', 'write_bytes'),
+    reads: sum('slurm_fs', 'reads'), writes: sum('slurm_fs', 'writes') };
+  fake.totals.slurm_net = { in_bytes: sum('slurm_net', 'in_bytes'), out_bytes: sum('slurm_net', 'out_bytes'),
+    in_packets: sum('slurm_net', 'in_packets'), out_packets: sum('slurm_net', 'out_packets') };
+  await page.route(/\/api\/job\?/, (route) => route.fulfill({ json: fake }));
+  await page.click('#show');
+  await page.waitForSelector('#slurm_net', { state: 'visible' });
+  for (const id of ['slurm_fs', 'slurm_net', 'l3', 'l4']) assert.ok(await page.locator(`#${id}`).isVisible(), id);
+  assert.match(await page.locator('#l3').innerText(), /Slurm file system \(node-wide\)/);
+  assert.match(await page.locator('#l4').innerText(), /Slurm network \(node-wide\)/);
+  const t = fake.totals;
+  assert.equal(await cell('slurm-read'), '10240');
+  assert.equal(await cell('slurm-fs-read'), String(Math.round(t.slurm_fs.read_bytes)));
+  assert.equal(await cell('slurm-fs-write'), String(Math.round(t.slurm_fs.write_bytes)));
+  assert.equal(await cell('slurm-fs-ops'), String(Math.round(t.slurm_fs.reads + t.slurm_fs.writes)));
+  assert.equal(await cell('slurm-net-in'), String(Math.round(t.slurm_net.in_bytes)));
+  assert.equal(await cell('slurm-net-out'), String(Math.round(t.slurm_net.out_bytes)));
+  assert.equal(await cell('slurm-net-packets'), String(Math.round(t.slurm_net.in_packets + t.slurm_net.out_packets)));
+  for (const id of ['darshan', 'jobstats', 'slurm', 'slurm_fs', 'slurm_net']) {
+    const k = await laneInk(page, id);
+    assert.equal(k.head, 0, `no bar in the label strip of ${id}: ${JSON.stringify(k)}`);
+  }
+  const full = await laneInk(page, 'darshan'), tiny = await laneInk(page, 'slurm');
+  assert.ok(full.rows > 60, `the heavy lane's bars span its height: ${JSON.stringify(full)}`);
+  assert.ok(tiny.rows > 0 && tiny.rows <= 2, `10 KiB in a window draws small: ${JSON.stringify(tiny)}`);
+  // Hovering the network lane gives its window's in and out rates.
+  const nbox = await page.locator('#slurm_net').boundingBox();
+  await page.mouse.move(nbox.x + nbox.width * 0.5, nbox.y + 40);
+  const nw = fake.windows.find((v) => v.t1 === w.t1);
+  const nin = (nw.slurm_net.in_bytes / 1048576 / (nw.t2 - nw.t1)).toFixed(2).replace('.', '\\.');
+  assert.match(await page.locator('#hover').innerText(), new RegExp(`slurm_net \\(node-wide\\): in ${nin} MiB/s`));
+  await page.screenshot({ path: join(artifacts, 'viewer_job_slurm.png') });
+  await page.unroute(/\/api\/job\?/);
+
+  // A job no store holds: the page shows the server's reason, and nothing else of a job (no lane, no axis,
+  // no totals). The server's 404 for it (docs/viewer.md) is the one failed request, and the console's one error.
   await page.fill('#job', '77');
   await page.click('#show');
   await page.waitForFunction(() => document.getElementById('error').textContent.length > 0);
   assert.match(await page.locator('#error').innerText(), /no store holds anything of job 77/);
+  for (const id of ['darshan', 'jobstats', 'slurm', 'slurm_fs', 'slurm_net', 'xaxis', 'l0']) {
+    assert.equal(await page.locator(`#${id}`).isVisible(), false, `${id} hidden`);
+  }
+  for (const id of ['span', 'sources', 'totals', 'notes']) {
+    assert.equal(await page.locator(`#${id}`).innerText(), '', `${id} empty`);
+  }
+  await page.screenshot({ path: join(artifacts, 'viewer_job_unknown.png') });
+  assert.equal(failed.length, 1, failed.join('\n'));
+  assert.match(failed[0], /^404 .*\/api\/job\?id=77&/);
+  assert.ok(consoleErrors.every((e) => e.includes('/api/job?id=77&')), consoleErrors.join('\n'));
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -1,0 +1,290 @@
+// Windowed queries over Slurm profiles (issue 18, `xtfq query --slurm`): every window's totals
+// equal a model built from h5dump's text of the same files, independent of the store: each row's
+// deltas spread over the interval since the row before it in its dataset (prorate), or counted
+// whole where its EpochTime falls (sample rule). The model computes Slurm's derived values its own
+// way (bytes = MB x 2^20, running totals differenced, sysfs units swapped).
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "layouts/slurm_layout.h"
+#include "query/slurm_view.h"
+#include "query/slurm_window_query.h"
+#include "query/store_reader.h"
+#include "tests/h5dump_text.h"
+#include "tests/shared_data.h"
+#include "tests/temp_dir.h"
+#include "tests/why.h"
+#include "tests/xtfq_cli.h"
+
+namespace xtfq::test {
+namespace {
+
+namespace fs = std::filesystem;
+using L = SlurmLayout;
+
+// One row of the model: its time, interval and the metrics of SlurmWindowQuery::Metrics(kind).
+struct ModelRow {
+  int64_t t = 0, interval = 0;
+  std::vector<double> v;
+};
+
+// One dataset of a node-step file, as the model reads h5dump's text.
+struct ModelSeries {
+  std::string step, node, task;  // task "node" for a node series
+  uint8_t kind = 0;
+  std::vector<ModelRow> rows;
+};
+
+double Num(const std::string& s) { return std::strtod(s.c_str(), nullptr); }
+
+// The datasets of node-step file `path` (<job>_<step>_<node>.h5).
+std::vector<ModelSeries> Model(const std::string& path) {
+  const H5DumpText d = H5DumpText::Dump(path);
+  REQUIRE_MESSAGE(d.ok, path);
+  const std::string name = fs::path(path).stem().string();
+  const std::string step = name.substr(name.find('_') + 1, name.rfind('_') - name.find('_') - 1);
+  std::vector<ModelSeries> out;
+  for (const H5DumpDataset& ds : d.datasets) {
+    ModelSeries m;
+    m.step = step;
+    m.node = ds.path.substr(1, ds.path.find('/', 1) - 1);
+    auto col = [&](const std::string& f) {
+      for (size_t i = 0; i < ds.fields.size(); ++i) {
+        if (ds.fields[i] == f) return i;
+      }
+      FAIL("no field ", f, " in ", ds.path);
+      return size_t{0};
+    };
+    const size_t epoch = col("EpochTime");
+    std::vector<std::vector<double>> raw;  // the metrics before units and differencing
+    if (ds.path.find("/Tasks/") != std::string::npos) {
+      m.kind = L::kTasks, m.task = ds.path.substr(ds.path.rfind('/') + 1);
+      for (const auto& r : ds.rows)
+        raw.push_back({Num(r[col("ReadMB")]) * 1048576.0, Num(r[col("WriteMB")]) * 1048576.0, Num(r[col("CPUTime")])});
+    } else if (ds.path.ends_with("/Filesystem")) {
+      // Running totals (lustre before 25.11): each row's change; a fall takes the new value.
+      m.kind = L::kFilesystem, m.task = "node";
+      std::vector<double> prev(4, 0.0);
+      for (const auto& r : ds.rows) {
+        const std::vector<double> now = {Num(r[col("ReadMB")]) * 1048576.0, Num(r[col("WriteMB")]) * 1048576.0,
+                                         Num(r[col("Reads")]), Num(r[col("Writes")])};
+        std::vector<double> change(4);
+        for (size_t k = 0; k < 4; ++k) change[k] = now[k] >= prev[k] ? now[k] - prev[k] : now[k];
+        raw.push_back(change), prev = now;
+      }
+    } else if (ds.path.ends_with("/Network")) {
+      // sysfs: bytes under PacketsIn/Out and packets / 2^16 under InMB/OutMB, when bytes exceed the MB.
+      m.kind = L::kNetwork, m.task = "node";
+      bool swapped = false;
+      for (const auto& r : ds.rows) {
+        swapped = swapped || Num(r[col("PacketsIn")]) > Num(r[col("InMB")]) * 1048576.0 ||
+                  Num(r[col("PacketsOut")]) > Num(r[col("OutMB")]) * 1048576.0;
+      }
+      for (const auto& r : ds.rows) {
+        const double pi = Num(r[col("PacketsIn")]), po = Num(r[col("PacketsOut")]);
+        const double im = Num(r[col("InMB")]), om = Num(r[col("OutMB")]);
+        raw.push_back(swapped ? std::vector<double>{pi, po, im * 65536.0, om * 65536.0}
+                              : std::vector<double>{im * 1048576.0, om * 1048576.0, pi, po});
+      }
+    } else {
+      continue;
+    }
+    for (size_t i = 0; i < ds.rows.size(); ++i) {
+      ModelRow row;
+      row.t = static_cast<int64_t>(Num(ds.rows[i][epoch]));
+      const int64_t before = i == 0 ? row.t : static_cast<int64_t>(Num(ds.rows[i - 1][epoch]));
+      row.interval = row.t > before ? row.t - before : 0;
+      row.v = raw[i];
+      m.rows.push_back(row);
+    }
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+// The model's share of a row in [t1, t2): of [t - interval, t), or the point t.
+double Share(const ModelRow& r, int64_t t1, int64_t t2, bool prorate) {
+  if (!prorate || r.interval == 0) return r.t >= t1 && r.t < t2 ? 1.0 : 0.0;
+  const int64_t lo = std::max(r.t - r.interval, t1), hi = std::min(r.t, t2);
+  return hi > lo ? static_cast<double>(hi - lo) / static_cast<double>(r.interval) : 0.0;
+}
+
+bool Near(double a, double b) { return std::fabs(a - b) <= 1e-9 * std::max(1.0, std::fabs(b)); }
+
+// The job-100 files of the two-node run (node-step files only).
+std::vector<std::string> Job100(const fs::path& data) {
+  std::vector<std::string> files;
+  for (const char* f : {"100_0_n1.h5", "100_0_n2.h5", "100_batch_n1.h5"})
+    files.push_back((data / "b-two-nodes" / "profile" / "root" / f).string());
+  return files;
+}
+
+TEST_CASE("slurm query: every window's totals equal the model of h5dump's rows, prorated or by sample") {
+  const fs::path data = fs::path(XTFQ_SHARED_DIR) / "data" / "slurm";
+  if (SharedMissing(data)) return;
+  if (std::system("h5dump --version > /dev/null 2>&1") != 0) {
+    SharedAbsent("h5dump (hdf5-tools, installed by scripts/setup.sh) is not on PATH");
+    return;
+  }
+  TempDir dir;
+  const std::vector<std::string> files = Job100(data);
+  std::vector<ModelSeries> model;
+  for (const std::string& f : files) {
+    for (ModelSeries& m : Model(f)) model.push_back(std::move(m));
+  }
+  REQUIRE(model.size() == 9);  // 3 Tasks, 3 Filesystem, 3 Network
+  const Run imp = Xtfq(dir, fmt::format("import -q -o s.xtfq '{}' '{}' '{}'", files[0], files[1], files[2]));
+  REQUIRE_MESSAGE(imp.status == 0, imp.err);
+  auto reader = StoreReader::Open(dir.File("s.xtfq"));
+  REQUIRE_MESSAGE(reader.ok(), Why(reader));
+  auto view = SlurmView::Open(**reader);
+  REQUIRE_MESSAGE(view.ok(), Why(view));
+  auto span = (*view)->Span();
+  REQUIRE(span.ok());
+  REQUIRE(span->has_value());
+  const int64_t first = (*span)->first, last = (*span)->second;
+  std::map<uint8_t, int64_t> reach;  // per kind, the widest interval of a row: how far past an edge a query reads
+  for (const ModelSeries& m : model) {
+    for (const ModelRow& r : m.rows) {
+      CHECK(r.t >= first);
+      CHECK(r.t <= last);
+      reach[m.kind] = std::max(reach[m.kind], r.interval);
+    }
+  }
+  CHECK(reach[L::kTasks] >= 1);
+  std::vector<char> all((*view)->series().size(), 1);
+  const std::vector<SlurmKey> by = {SlurmKey::kStep, SlurmKey::kNode, SlurmKey::kTask};
+  std::mt19937_64 rng(18);
+  std::uniform_int_distribution<int64_t> at(first - 3, last + 3);
+  int windows = 0;
+  for (int i = 0; i < 60; ++i) {
+    int64_t t1 = at(rng), t2 = at(rng);
+    if (t1 > t2) std::swap(t1, t2);
+    for (const bool prorate : {true, false}) {
+      for (const bool scan : {false, true}) {
+        auto w = SlurmWindowQuery::Compute(**view, t1, t2, all, by, prorate, scan);
+        REQUIRE_MESSAGE(w.ok(), Why(w));
+        for (const ModelSeries& m : model) {
+          std::vector<double> want(m.rows.front().v.size(), 0.0);
+          uint64_t rows = 0;
+          for (const ModelRow& r : m.rows) {
+            for (size_t k = 0; k < want.size(); ++k) want[k] += Share(r, t1, t2, prorate) * r.v[k];
+            rows += r.t >= t1 && r.t < t2;
+          }
+          const SlurmGroup* g = nullptr;
+          for (const SlurmGroup& x : w->groups) {
+            if (x.kind == m.kind && x.keys == std::vector<std::string>{m.step, m.node, m.task}) g = &x;
+          }
+          if (rows == 0 && g == nullptr) continue;
+          REQUIRE_MESSAGE(g != nullptr, fmt::format("{} {} {} {} in [{}, {})", m.kind, m.step, m.node, m.task, t1, t2));
+          CHECK(g->rows == rows);
+          for (size_t k = 0; k < want.size(); ++k) {
+            CHECK_MESSAGE(
+                Near(g->totals[k], want[k]),
+                fmt::format("kind {} step {} node {} task {} metric {} in [{}, {}) prorate {} scan {}: {} vs {}",
+                            m.kind, m.step, m.node, m.task, k, t1, t2, prorate, scan, g->totals[k], want[k]));
+          }
+        }
+        // The indexed prorated path reads only the rows within its array's `reach` after each edge:
+        // a deterministic count, from the model (every array of the job is read at its edges).
+        if (prorate && !scan && t1 < t2) {
+          uint64_t edge_rows = 0;
+          for (const ModelSeries& m : model) {
+            for (const ModelRow& r : m.rows) {
+              const int64_t k = reach[m.kind];
+              edge_rows += (r.t >= t1 && r.t < std::min(t2, t1 + k)) || (r.t >= t2 && r.t < t2 + k);
+            }
+          }
+          CHECK(w->edge_rows == edge_rows);
+        }
+      }
+    }
+    ++windows;
+  }
+  CHECK(windows == 60);
+}
+
+TEST_CASE("slurm query: windows that tile a job's span partition its totals, and node-wide series count once a node") {
+  const fs::path data = fs::path(XTFQ_SHARED_DIR) / "data" / "slurm";
+  if (SharedMissing(data)) return;
+  TempDir dir;
+  const std::vector<std::string> files = Job100(data);
+  const Run imp = Xtfq(dir, fmt::format("import -q -o s.xtfq '{}' '{}' '{}'", files[0], files[1], files[2]));
+  REQUIRE_MESSAGE(imp.status == 0, imp.err);
+  const Run whole = Xtfq(dir, "query s.xtfq --job 100 --by job --format json");
+  REQUIRE_MESSAGE(whole.status == 0, whole.err);
+  const nlohmann::json j = nlohmann::json::parse(whole.out);
+  const int64_t t1 = j["window"]["t1"], t2 = j["window"]["t2"];
+  std::map<std::string, nlohmann::json> total;  // by kind
+  for (const auto& g : j["groups"]) total[g["kind"]] = g;
+  REQUIRE(total.size() == 3);
+  // Read by hand from h5dump: the lustre counters reach 160 MiB read and 80 MiB written on each
+  // node (synthetic 16 and 8 MiB/s for 10 s); the batch step's series on n1 are the same counters
+  // as step 0's, so the job counts n1 and n2 once each.
+  CHECK(total["Filesystem"]["read_bytes"] == 2 * 160.0 * 1048576);
+  CHECK(total["Filesystem"]["write_bytes"] == 2 * 80.0 * 1048576);
+  CHECK(total["Filesystem"]["series"] == 2);
+  CHECK(total["Network"]["series"] == 2);
+  CHECK(total["Tasks"]["series"] == 3);
+  CHECK(j["notes"].size() == 2);
+  CHECK(j["notes"][0].get<std::string>().find("steps batch hold the same counters as step 0") != std::string::npos);
+  // 7-second windows from t1: their sums are the whole span's.
+  std::map<std::string, std::map<std::string, double>> sum;
+  for (int64_t a = t1; a < t2; a += 7) {
+    const Run w =
+        Xtfq(dir, fmt::format("query s.xtfq --job 100 --by job --time {}:{} --format json", a, std::min(t2, a + 7)));
+    REQUIRE_MESSAGE(w.status == 0, w.err);
+    for (const auto& g : nlohmann::json::parse(w.out)["groups"]) {
+      for (const auto& [k, v] : g.items()) {
+        if (v.is_number() && k != "rss_max_kib" && k != "vmsize_max_kib" && k != "series")
+          sum[g["kind"]][k] += v.get<double>();
+      }
+    }
+  }
+  for (const auto& [kind, metrics] : sum) {
+    for (const auto& [k, v] : metrics) CHECK_MESSAGE(Near(v, total[kind][k].get<double>()), kind, " ", k);
+  }
+  // Text and CSV give the same totals; the sample rule gives whole rows.
+  const Run text = Xtfq(dir, "query s.xtfq --job 100 --by job");
+  CHECK(text.out.find(fmt::format("{}", 2 * 160 * 1048576)) != std::string::npos);
+  CHECK(text.out.find("Filesystem (node-wide") != std::string::npos);
+  const Run csv = Xtfq(dir, "query s.xtfq --job 100 --by job,step --format csv --edges sample");
+  CHECK_MESSAGE(csv.out.find("Filesystem,100,batch,1,24,,,,167772160,83886080,160,80") != std::string::npos, csv.out);
+}
+
+TEST_CASE("slurm query: flags that do not apply, unknown kinds and bad ids are usage errors") {
+  const fs::path data = fs::path(XTFQ_SHARED_DIR) / "data" / "slurm";
+  if (SharedMissing(data)) return;
+  TempDir dir;
+  const std::vector<std::string> files = Job100(data);
+  REQUIRE(Xtfq(dir, fmt::format("import -q -o s.xtfq '{}'", files[0])).status == 0);
+  const Run rank = Xtfq(dir, "query s.xtfq --per-rank");
+  CHECK(rank.status == 2);
+  CHECK_MESSAGE(rank.err.find("--per-rank does not apply to Slurm profiles") != std::string::npos, rank.err);
+  const Run kind = Xtfq(dir, "query s.xtfq --kind disk");
+  CHECK(kind.status == 2);
+  const Run step = Xtfq(dir, "query s.xtfq --step first");
+  CHECK(step.status == 2);
+  CHECK(step.err.find("--step 'first'") != std::string::npos);
+  const Run job = Xtfq(dir, "query s.xtfq --job 10x");
+  CHECK(job.status == 2);
+  CHECK(job.err.find("--job '10x' is not a job id") != std::string::npos);
+  const Run by = Xtfq(dir, "query s.xtfq --by target");
+  CHECK(by.status == 2);
+  CHECK(by.err.find("--by 'target': give job, step, node or task") != std::string::npos);
+  const Run both = Xtfq(dir, "query s.xtfq --slurm --jobstats");
+  CHECK(both.status == 2);
+  // A job the store does not hold: nothing selected, said so.
+  const Run none = Xtfq(dir, "query s.xtfq --job 7");
+  CHECK(none.status != 0);
+  CHECK(none.err.find("no Slurm sample") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace xtfq::test
