@@ -44,11 +44,23 @@ Result<Importer::Inputs> Importer::Expand(const std::vector<std::string>& inputs
       out.files.push_back(in);
       continue;
     }
+    // The directory and its subdirectories (Slurm writes profile/<user>/<job>_<step>_<node>.h5),
+    // without following links to directories; hidden ones are skipped and named.
     std::vector<std::string> files;
-    for (const auto& e : fs::directory_iterator(in, ec)) {
-      // Temporary files of `xtfq collect`'s atomic writes and its lock files are never inputs.
+    fs::recursive_directory_iterator it(in, ec), end;
+    for (; !ec && it != end; it.increment(ec)) {
+      const fs::directory_entry& e = *it;
       const std::string name = e.path().filename().string();
-      if (e.is_regular_file() && name.find(".tmp-") == std::string::npos && !name.ends_with(".collect.lock"))
+      std::error_code dec;
+      if (e.is_directory(dec)) {
+        if (name.starts_with(".")) {
+          out.skipped.push_back(fmt::format("{}: a hidden directory, not read", e.path().string()));
+          it.disable_recursion_pending();
+        }
+        continue;
+      }
+      // Temporary files of `xtfq collect`'s atomic writes and its lock files are never inputs.
+      if (e.is_regular_file(dec) && name.find(".tmp-") == std::string::npos && !name.ends_with(".collect.lock"))
         files.push_back(e.path().string());
     }
     if (ec) return Error(ErrorCode::kIo, fmt::format("{}: cannot list: {}", in, ec.message()));

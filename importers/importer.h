@@ -54,7 +54,8 @@ class Importer {
 
   // kUsage for an unknown format.
   static Result<std::unique_ptr<Importer>> Make(std::string_view format, const ImportOptions& options);
-  // The files of `inputs`: a file as it is; a directory's regular files by name, each sniffed, and
+  // The files of `inputs`: a file as it is; a directory's regular files by name, its
+  // subdirectories' too (hidden ones are left out and listed in `skipped`), each sniffed, and
   // those that are not inputs (of `format`, unless "auto") left out and listed in `skipped` with
   // the reason ("DIR/README.md: not ..."), so that a README beside the snapshots or the logs
   // neither aborts the import nor is lost silently.

@@ -222,6 +222,28 @@ TEST_CASE("slurm: a job already in the store, a misnamed file and a damaged file
   CHECK_FALSE(fs::exists(dir.File("u.xtfq")));
 }
 
+TEST_CASE("slurm: a profile directory imports with its users' subdirectories, and hidden ones are named") {
+  const fs::path data = fs::path(XTFQ_SHARED_DIR) / "data" / "slurm" / "a-one-node" / "profile";
+  if (SharedMissing(data)) return;
+  TempDir dir;
+  // ProfileHDF5Dir/<user>/<job>_<step>_<node>.h5: root/ holds jobs 1-4 (7 files), nobody/ job 5.
+  Run imp = Xtfq(dir, fmt::format("import -o s.xtfq '{}'", data.string()));
+  REQUIRE_MESSAGE(imp.status == 0, imp.err);
+  // 8 files: 11 Tasks datasets of 61 + 9 + 11 + 7 + 12 + 61 + 30 + 4 rows (docs/plan-slurm.md, 1.1).
+  CHECK_MESSAGE(imp.err.find("import: 11 Slurm series (0 stored once as duplicates), 195 rows") != std::string::npos,
+                imp.err);
+  const Run info = Xtfq(dir, "info s.xtfq");
+  CHECK_MESSAGE(info.out.find("  job 5: ") != std::string::npos, info.out);
+  // A hidden subdirectory (a snapshot, an editor's) is left out and named, never read silently.
+  fs::create_directories(dir.File("p/u")), fs::create_directories(dir.File("p/.old"));
+  fs::copy_file(data / "root" / "2_0_vm.h5", dir.File("p/u/2_0_vm.h5"));
+  fs::copy_file(data / "root" / "1_0_vm.h5", dir.File("p/.old/1_0_vm.h5"));
+  Run hidden = Xtfq(dir, "import -o h.xtfq p");
+  REQUIRE_MESSAGE(hidden.status == 0, hidden.err);
+  CHECK_MESSAGE(hidden.err.find("p/.old: a hidden directory, not read") != std::string::npos, hidden.err);
+  CHECK(hidden.err.find("import: 1 Slurm series") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace xtfq::test
 
