@@ -2,7 +2,8 @@
 // (format "slurm-influx"): InfluxDB line protocol, as request bodies or whole logged requests
 // (SlurmInfluxParser). Its series are laid out like the HDF5 files' (SlurmSeriesWriter,
 // docs/format.md "Slurm layout"), with source influxdb: no ElapsedTime and no node attributes
-// (the plugin sends neither), and doubles as the plugin printed them (%.2f).
+// (the plugin sends neither), and doubles as the plugin printed them (%.2f, or %.9g in 26.05's
+// grouped form).
 //
 // Thread-safety: one import at a time.
 #pragma once

@@ -45,28 +45,83 @@ struct Value {
   uint64_t bits = 0;
 };
 
-bool ParseValue(std::string_view v, Value& out) {
-  if (!v.empty() && (v.back() == 'i' || v.back() == 'u')) v.remove_suffix(1);  // 26.05's typed integers
-  if (v.empty()) return false;
-  if (v.find_first_of(".eEnN") != std::string_view::npos) {
+// Why value `v` does not parse.
+std::string NotNumber(std::string_view v) {
+  if (!v.empty() && (v.back() == 'i' || v.back() == 'u'))
+    return fmt::format("'{}' is not an integer (its '{}' suffix marks one)", v, v.back());
+  return fmt::format("'{}' is not a number", v);
+}
+
+// Parses field value `v` into `out`, or says why it is not one. An 'i' (or 'u') suffix marks an
+// integer: the grouped form sends u64 fields as %PRIu64 "i", so one above INT64_MAX is kept as u64.
+// Without a suffix a number is a float in the grouped form (%.9g prints 12.0 as "12"); in the
+// per-field form it is an integer unless it has a point or an exponent (u64 as %PRIu64, doubles as
+// %.2f).
+bool ParseValue(std::string_view v, bool grouped, Value& out, std::string& why) {
+  if (v.empty()) {
+    why = "no value";
+    return false;
+  }
+  const bool suffixed = v.back() == 'i' || v.back() == 'u';
+  std::string_view n = suffixed ? v.substr(0, v.size() - 1) : v;
+  auto whole = [&](auto& x) {
+    auto [p, ec] = std::from_chars(n.data(), n.data() + n.size(), x);
+    return ec == std::errc() && p == n.data() + n.size();
+  };
+  if (!suffixed && (grouped || n.find_first_of(".eEnN") != std::string_view::npos)) {
     double d = 0;
-    auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), d);
-    if (ec != std::errc() || p != v.data() + v.size()) return false;
+    if (!whole(d)) {
+      why = NotNumber(v);
+      return false;
+    }
     out = Value{'f', std::bit_cast<uint64_t>(d)};
     return true;
   }
-  if (v.front() == '-') {
+  if (!n.empty() && n.front() == '-' && v.back() != 'u') {
     int64_t i = 0;
-    auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), i);
-    if (ec != std::errc() || p != v.data() + v.size()) return false;
+    if (!whole(i)) {
+      why = NotNumber(v);
+      return false;
+    }
     out = Value{'i', static_cast<uint64_t>(i)};
     return true;
   }
   uint64_t u = 0;
-  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), u);
-  if (ec != std::errc() || p != v.data() + v.size()) return false;
+  if (!whole(u)) {
+    why = NotNumber(v);
+    return false;
+  }
   out = Value{'u', u};
   return true;
+}
+
+// The step tag as the store names it: the plugin sends the batch, extern and interactive steps as
+// -5/-4/-6 (%d, up to 25.11), 4294967291/4294967292/4294967290 (%u, 26.05's per-field form) or by
+// name (26.05's grouped form, log_build_step_id_str); other steps as their number.
+std::string StepName(const std::string& s) {
+  if (s == "-5" || s == "4294967291") return "batch";
+  if (s == "-4" || s == "4294967292") return "extern";
+  if (s == "-6" || s == "4294967290") return "interactive";
+  return s;
+}
+
+// The series kind of a grouped line's measurement (26.05 lowercases the dataset's name), or "".
+std::string_view KindOfMeasurement(std::string_view m) {
+  if (m == "network") return "Network";
+  if (m == "filesystem") return "Filesystem";
+  if (m == "energy") return "Energy";
+  return {};
+}
+
+// The series kind of a per-field line without a task tag (26.05 sends none for a node's series)
+// from its measurement, the field's name: the interconnect plugins' PacketsIn/PacketsOut/InMB/
+// OutMB, the filesystem plugin's Reads/ReadMB/Writes/WriteMB, the energy plugins' Power,
+// GPU<n>Power, <label>Power, Energy, Max/Min/Avg/CurrPower. "" for another name (a task's field).
+std::string_view KindOfField(std::string_view m) {
+  if (m == "PacketsIn" || m == "PacketsOut" || m == "InMB" || m == "OutMB") return "Network";
+  if (m == "Reads" || m == "ReadMB" || m == "Writes" || m == "WriteMB") return "Filesystem";
+  if (m == "Energy" || m.ends_with("Power")) return "Energy";
+  return {};
 }
 
 // Seconds per unit of a precision name; 0 when unknown.
@@ -81,7 +136,7 @@ int64_t Divisor(std::string_view precision) {
 // One (job, step, task, host) being rebuilt.
 struct Building {
   int64_t job = 0;
-  std::string step, task, host;
+  std::string step, step_text, task, host;       // step as named here and as the first line sent it
   std::vector<std::string> fields;               // in first-seen order
   std::vector<char> types;                       // 'u', 'i', 'f' (widened as values are seen)
   std::vector<int64_t> times;                    // per row
@@ -94,8 +149,10 @@ bool SlurmInfluxParser::LooksLikeInflux(std::string_view head) {
   if (head.starts_with("### ") && head.substr(0, head.find('\n')).find("/write?") != std::string_view::npos)
     return true;
   const std::string_view line = head.substr(0, head.find('\n'));
-  return line.find(",job=") != std::string_view::npos && line.find(",step=") != std::string_view::npos &&
-         line.find(",task=") != std::string_view::npos && line.find(' ') != std::string_view::npos;
+  const std::string_view key = line.substr(0, line.find(' '));
+  return key.find(",job=") != std::string_view::npos && key.find(",step=") != std::string_view::npos &&
+         (key.find(",task=") != std::string_view::npos || key.find(",host=") != std::string_view::npos) &&
+         line.find(' ') != std::string_view::npos;
 }
 
 Result<SlurmInfluxCapture> SlurmInfluxParser::Parse(std::string_view text, std::string_view file) {
@@ -151,9 +208,10 @@ Result<SlurmInfluxCapture> SlurmInfluxParser::Parse(std::string_view text, std::
       if (eq == std::string::npos) return bad(fmt::format("tag '{}' has no '='", parts[i]));
       tags[parts[i].substr(0, eq)] = parts[i].substr(eq + 1);
     }
-    for (const char* t : {"job", "step", "task", "host"}) {
+    for (const char* t : {"job", "step", "host"}) {
       if (!tags.count(t))
-        return bad(fmt::format("no '{}' tag (the influxdb plugin sends job, step, task and host)", t));
+        return bad(
+            fmt::format("no '{}' tag (the influxdb plugin sends job, step and host, and task for a task's series)", t));
     }
     int64_t job = 0;
     {
@@ -171,21 +229,47 @@ Result<SlurmInfluxCapture> SlurmInfluxParser::Parse(std::string_view text, std::
     }
     if (ts % divisor != 0) ++out.subsecond;
     ts /= divisor;
-    auto k = std::make_tuple(job, tags["step"], tags["task"], tags["host"]);
+    // The per-field form has one field, "value", named by the measurement; the grouped form (26.05,
+    // ProfileInfluxDBFlags=grouped_fields) names its series' kind by the measurement and has a field
+    // per column.
+    const std::vector<std::string> fieldset = SplitEscaped(fields, ',');
+    const bool grouped = !(fieldset.size() == 1 && fieldset[0].substr(0, fieldset[0].find('=')) == "value");
+    // The task tag, or the kind of a node's series (26.05 sends no task tag for them).
+    const auto task_tag = tags.find("task");
+    std::string task;
+    if (grouped && measurement == "task") {
+      if (task_tag == tags.end()) return bad("measurement 'task' has no 'task' tag");
+      task = task_tag->second;
+    } else if (grouped && !KindOfMeasurement(measurement).empty()) {
+      task = KindOfMeasurement(measurement);
+    } else if (task_tag != tags.end()) {
+      task = task_tag->second;
+    } else if (grouped) {
+      task = measurement;  // a series kind not known here: kept by its name (stored as other)
+    } else if (!KindOfField(measurement).empty()) {
+      task = KindOfField(measurement);
+    } else {
+      return bad(fmt::format("no 'task' tag, and '{}' is not a field of a node's Network, Filesystem or Energy series",
+                             measurement));
+    }
+    const std::string step = StepName(tags["step"]);
+    auto k = std::make_tuple(job, step, task, tags["host"]);
     auto [it, fresh] = series.try_emplace(k);
     Building& b = it->second;
     if (fresh) {
-      b.job = job, b.step = tags["step"], b.task = tags["task"], b.host = tags["host"];
+      b.job = job, b.step = step, b.step_text = tags["step"], b.task = task, b.host = tags["host"];
       order.push_back(&b);
     }
-    for (const std::string& f : SplitEscaped(fields, ',')) {
+    for (const std::string& f : fieldset) {
       const size_t eq = f.find('=');
       if (eq == std::string::npos) return bad(fmt::format("field '{}' has no '='", f));
+      if (eq == 0) return bad(fmt::format("field '{}' has no name", f));
       Value v;
-      if (!ParseValue(std::string_view(f).substr(eq + 1), v))
-        return bad(fmt::format("field '{}': '{}' is not a number", f.substr(0, eq), f.substr(eq + 1)));
-      // The column: the measurement for the plugin's single "value" field, else the field's name.
-      const std::string name = f.substr(0, eq) == "value" ? measurement : f.substr(0, eq);
+      std::string why;
+      if (!ParseValue(std::string_view(f).substr(eq + 1), grouped, v, why))
+        return bad(fmt::format("field '{}': {}", f.substr(0, eq), why));
+      // The column: the measurement for the per-field form's "value", else the field's name.
+      const std::string name = grouped ? f.substr(0, eq) : measurement;
       auto col = std::find(b.fields.begin(), b.fields.end(), name);
       size_t c = static_cast<size_t>(col - b.fields.begin());
       if (col == b.fields.end()) {
@@ -228,7 +312,7 @@ Result<SlurmInfluxCapture> SlurmInfluxParser::Parse(std::string_view text, std::
         !b->task.empty() && std::all_of(b->task.begin(), b->task.end(), [](char c) { return c >= '0' && c <= '9'; });
     d.kind = numeric ? "Tasks" : b->task;
     d.task = numeric ? b->task : "";
-    d.path = fmt::format("job={},step={},task={},host={}", b->job, b->step, b->task, b->host);
+    d.path = fmt::format("job={},step={},task={},host={}", b->job, b->step_text, b->task, b->host);
     d.fields.push_back({"EpochTime", 'u'});
     for (size_t c = 0; c < b->fields.size(); ++c) d.fields.push_back({b->fields[c], b->types[c]});
     d.rows = b->rows.size();
