@@ -20,6 +20,13 @@ std::string NodeMiBs(const std::optional<std::vector<double>>& v, size_t m, cons
   return v ? MiBs((*v)[m], w) : "NA";
 }
 
+// The window's slowest rank and its busy seconds ("r12 3.41s"), "-" without one, NA without DXT.
+std::string Slowest(const JobWindow& w) {
+  if (!w.darshan_read || !w.darshan_ops) return "NA";
+  if (!w.darshan_ranks || !w.darshan_ranks->slowest) return "-";
+  return fmt::format("r{} {:.2f}s", w.darshan_ranks->slowest->rank, w.darshan_ranks->slowest->busy);
+}
+
 // Whether the answer has Slurm Filesystem or Network series (their columns are shown).
 bool NodeWide(const JobTimelineAnswer& a) { return a.totals.slurm_fs.has_value() || a.totals.slurm_net.has_value(); }
 
@@ -51,11 +58,11 @@ std::string Row(const std::string& label, const JobWindow& w, bool node_wide) {
     if (auto s = j.top->Share()) share = fmt::format("{:.1f}%", 100 * *s);
   }
   std::string line = fmt::format(
-      "{:<21} {:>8} {:>8} {:>7} | {:>8} {:>8} {:<18} {:>6} | {:>8} {:>8} {:>7} {:>7}", label, MiBs(w.darshan_read, w),
-      MiBs(w.darshan_write, w), w.darshan_ops ? std::to_string(*w.darshan_ops) : "NA", j.any ? Rate(j.read, w) : "NA",
-      j.any ? Rate(j.write, w) : "NA", j.any ? top : "NA", j.any ? share : "NA", MiBs(w.slurm_read, w),
-      MiBs(w.slurm_write, w), w.slurm_cpu ? fmt::format("{:.2f}", *w.slurm_cpu) : "NA",
-      w.slurm_read ? std::to_string(w.slurm_rows) : "NA");
+      "{:<21} {:>8} {:>8} {:>7} {:>14} | {:>8} {:>8} {:<18} {:>6} | {:>8} {:>8} {:>7} {:>7}", label,
+      MiBs(w.darshan_read, w), MiBs(w.darshan_write, w), w.darshan_ops ? std::to_string(*w.darshan_ops) : "NA",
+      Slowest(w), j.any ? Rate(j.read, w) : "NA", j.any ? Rate(j.write, w) : "NA", j.any ? top : "NA",
+      j.any ? share : "NA", MiBs(w.slurm_read, w), MiBs(w.slurm_write, w),
+      w.slurm_cpu ? fmt::format("{:.2f}", *w.slurm_cpu) : "NA", w.slurm_read ? std::to_string(w.slurm_rows) : "NA");
   if (node_wide) {
     line += fmt::format(" | {:>8} {:>8} {:>8} {:>8}", NodeMiBs(w.slurm_fs, 0, w), NodeMiBs(w.slurm_fs, 1, w),
                         NodeMiBs(w.slurm_net, 0, w), NodeMiBs(w.slurm_net, 1, w));
@@ -73,11 +80,12 @@ std::string JobReport::Text(const JobTimelineAnswer& a) {
   }
   const bool node_wide = NodeWide(a);
   out +=
-      fmt::format("{:<21}{:<27}|{:<45}|{:<36}{}\n", "", " darshan (DXT, POSIX)", " jobstats: the job, its top target",
+      fmt::format("{:<21}{:<42}|{:<45}|{:<36}{}\n", "", " darshan (DXT, POSIX)", " jobstats: the job, its top target",
                   " slurm: tasks", node_wide ? "| slurm node-wide: file system, network" : "");
   out += fmt::format(
-      "{:<21} {:>8} {:>8} {:>7} | {:>8} {:>8} {:<18} {:>6} | {:>8} {:>8} {:>7} {:>7}{}\n", "window start (UTC)",
-      "R MiB/s", "W MiB/s", "ops", "R MiB/s", "W MiB/s", "", "", "R MiB/s", "W MiB/s", "CPU s", "samples",
+      "{:<21} {:>8} {:>8} {:>7} {:>14} | {:>8} {:>8} {:<18} {:>6} | {:>8} {:>8} {:>7} {:>7}{}\n", "window start (UTC)",
+      "R MiB/s", "W MiB/s", "ops", "slowest rank", "R MiB/s", "W MiB/s", "", "", "R MiB/s", "W MiB/s", "CPU s",
+      "samples",
       node_wide ? fmt::format(" | {:>8} {:>8} {:>8} {:>8}", "R MiB/s", "W MiB/s", "in MiB/s", "out MiB/s") : "");
   for (const JobWindow& w : a.windows) out += Row(UtcText(w.t1), w, node_wide);
   out += Row("whole span", a.totals, node_wide);
@@ -115,6 +123,15 @@ std::string JobReport::Csv(const JobTimelineAnswer& a) {
       row(kind, w, "darshan", "", "job", "read_bytes", std::to_string(*w.darshan_read));
       row(kind, w, "darshan", "", "job", "write_bytes", std::to_string(*w.darshan_write));
       if (w.darshan_ops) row(kind, w, "darshan", "", "job", "ops", std::to_string(*w.darshan_ops));
+      if (w.darshan_ranks && w.darshan_ranks->slowest) {
+        const RankImbalance& r = *w.darshan_ranks;
+        const std::string e = fmt::format("log={} rank={}", w.darshan_ranks_log, r.slowest->rank);
+        row(kind, w, "darshan", "", e, "slowest_rank_busy_s", fmt::format("{:.17g}", r.slowest->busy));
+        row(kind, w, "darshan", "", e, "slowest_rank_bytes", std::to_string(r.slowest->bytes));
+        if (r.slowest_to_fastest_bytes)
+          row(kind, w, "darshan", "", e, "slowest_to_fastest_bytes",
+              fmt::format("{:.17g}", *r.slowest_to_fastest_bytes));
+      }
     }
     for (const JobTargetLoad& t : w.targets) {
       const std::string e = "target=" + t.target;

@@ -224,6 +224,12 @@ Result<JobTimelineAnswer> JobTimeline::Run(const std::vector<StoreReader*>& stor
       estimated = estimated || a.result.estimated;
       if (!a.result.heatmap && !a.result.estimated)
         w.darshan_ops = w.darshan_ops.value_or(0) + a.result.read.ops + a.result.write.ops;
+      auto busiest = [](const RankImbalance& r) { return r.slowest ? r.slowest->busy : -1.0; };
+      if (a.imbalance && a.imbalance->slowest &&
+          (!w.darshan_ranks || busiest(*a.imbalance) > busiest(*w.darshan_ranks))) {
+        w.darshan_ranks = a.imbalance;
+        w.darshan_ranks_log = d.info.log;
+      }
     }
     for (JobStatsPart& j : jobstats) {
       XTFQ_ASSIGN_OR_RETURN(JobStatsWindow mine,

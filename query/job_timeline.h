@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "query/rank_imbalance.h"
 #include "query/store_reader.h"
 
 namespace xtfq {
@@ -49,6 +50,10 @@ struct JobWindow {
   // Darshan (every matched log): DXT bytes and operations; nullopt without a log.
   std::optional<int64_t> darshan_read, darshan_write;
   std::optional<uint64_t> darshan_ops;
+  // Stragglers: how unevenly the ranks shared the window's I/O (the log, of several, whose
+  // slowest rank was busiest); nullopt without DXT I/O in the window.
+  std::optional<RankImbalance> darshan_ranks;
+  int64_t darshan_ranks_log = 0;
   std::vector<JobTargetLoad> targets;  // job_stats: the targets the job touched
   // Slurm task series: bytes (ReadMB/WriteMB x 2^20), CPU seconds, rows; nullopt without series.
   std::optional<double> slurm_read, slurm_write;

@@ -83,7 +83,29 @@ TEST_CASE("job: one job across Darshan, job_stats and Slurm gives each source's 
     CHECK(Near((*it)["job_read_bytes"].get<double>(), r));
     CHECK(Near((*it)["job_write_bytes"].get<double>(), w));
   }
-  // Slurm: the capture's own sums.
+  // Stragglers: each window's slowest rank is the log's own query's over that window.
+  for (size_t k : {size_t{0}, size_t{3}, size_t{7}}) {
+    const auto& w = windows[k];
+    const nlohmann::json q =
+        nlohmann::json::parse(Xtfq(dir, fmt::format("query d.xtfq --time @{}:@{} --format json", w["t1"].get<int64_t>(),
+                                                    w["t2"].get<int64_t>()))
+                                  .out);
+    CAPTURE(k);
+    if (q["rank_imbalance"].is_null()) {
+      CHECK(w["darshan"]["ranks"].is_null());
+      continue;
+    }
+    CHECK(w["darshan"]["ranks"]["slowest_rank"] == q["rank_imbalance"]["slowest_rank"]);
+    CHECK(w["darshan"]["ranks"]["slowest_rank_busy_s"] == q["rank_imbalance"]["slowest_rank_busy_s"]);
+    CHECK(w["darshan"]["ranks"]["max_bytes"] == q["rank_imbalance"]["max_bytes"]);
+    CHECK(w["darshan"]["ranks"]["log"] == 0);
+  }
+  // Slurm: the capture's own sums, and the store's own query over the span.
+  const nlohmann::json sq = nlohmann::json::parse(
+      Xtfq(dir, fmt::format("query s.xtfq --job {} --time @{}:@{} --format json", kJob, t1, t2)).out);
+  REQUIRE(sq["groups"].size() == 1);
+  CHECK(sq["groups"][0]["read_bytes"] == tot["slurm"]["read_bytes"]);
+  CHECK(sq["groups"][0]["cpu_s"] == tot["slurm"]["cpu_s"]);
   CHECK(tot["slurm"]["read_bytes"] == slurm_read);
   CHECK(tot["slurm"]["write_bytes"] == slurm_write);
   CHECK(Near(tot["slurm"]["cpu_s"].get<double>(), slurm_cpu));
@@ -175,7 +197,16 @@ TEST_CASE("job: a source without the job says so, and no source at all is an err
                                 "(1 log: jobs {})",
                                 kJob)) != std::string::npos,
       none.err);
-  CHECK(Xtfq(dir, "job notanumber d.xtfq").status == 2);
+  // JSON readers get the answer too: found false, and each source's reason.
+  const Run none_json = Xtfq(dir, "job 77 d.xtfq --format json");
+  CHECK(none_json.status == 1);
+  const nlohmann::json nj = nlohmann::json::parse(none_json.out);
+  CHECK(nj["found"] == false);
+  CHECK(nj["windows"].empty());
+  CHECK(nj["error"].get<std::string>().find("no log of job 77") != std::string::npos);
+  const Run bad = Xtfq(dir, "job notanumber d.xtfq");
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find("ID 'notanumber' is not a job id") != std::string::npos);
   // Job ids are reused: with a Slurm profile of the job a week later, the log is another job's.
   {
     std::ofstream out(dir.File("s.txt"));
