@@ -18,7 +18,10 @@ CLI::App* GridCommand::Register(CLI::App& parent) {
                   "ISO 8601; an open side is the run's start or end");
   app->add_option("--ranks", r_.ranks, "process range R1:R2 (half-open) cut into the --rows rows");
   app->add_option("--processes", processes_, "one row per listed process instead (comma-separated ids)");
-  app->add_option("--cols", r_.cols, "W: columns, equal time bins")->check(CLI::Range(1, 1 << 20));
+  app->add_option("--cols", r_.cols,
+                  "W: columns, equal time bins (default 100; a Slurm array: no narrower than its mean sampling "
+                  "interval)")
+      ->check(CLI::Range(1, 1 << 20));
   app->add_option(
          "--rows", r_.rows,
          "H: rows, contiguous process ranges (at most the processes of the range; default 1); job_stats: the H "

@@ -10,6 +10,7 @@
 #include "layouts/darshan_layout.h"
 #include "layouts/grid_layout.h"
 #include "layouts/jobstats_layout.h"
+#include "layouts/slurm_layout.h"
 #include "query/darshan_counter_window.h"
 #include "query/darshan_logs.h"
 #include "query/darshan_window_query.h"
@@ -115,6 +116,38 @@ Result<Source> DarshanSource(StoreReader& reader, const GridAnswerRequest& req) 
   return s;
 }
 
+// The metrics a grid of a Slurm sample array shows unless asked: its deltas (and the tasks' peak
+// RSS, KiB), not the head's fields; nullopt for other arrays.
+std::optional<std::vector<std::string>> SlurmDefaults(const std::string& array) {
+  if (!SlurmLayout::Owns(array)) return std::nullopt;
+  if (array.ends_with("/tasks")) return std::vector<std::string>{"read_bytes", "write_bytes", "cpu_time", "rss.max"};
+  if (array.ends_with("/fs")) return std::vector<std::string>{"d_read_bytes", "d_write_bytes", "d_reads", "d_writes"};
+  if (array.ends_with("/net")) return std::vector<std::string>{"in_bytes", "out_bytes", "in_packets", "out_packets"};
+  return std::nullopt;
+}
+
+// Columns when the request leaves them to the grid (0): 100, but for an array of periodic
+// samples (Slurm's, with an `interval` field) no narrower than their mean interval in whole
+// seconds, so that a column is not mostly empty.
+Result<uint32_t> AutoCols(StoreReader& reader, const Source& src, int64_t t1, int64_t t2) {
+  constexpr uint32_t kDefault = 100;
+  if (src.arrays.size() != 1 || src.frame.kind != TimeFrameKind::kJobStats) return kDefault;
+  const ArrayDesc& a = *src.arrays.front();
+  const auto& agg = a.schema.aggregates();
+  const auto at =
+      std::find_if(agg.begin(), agg.end(), [&](uint16_t f) { return a.schema.fields()[f].name == "interval"; });
+  if (at == agg.end() || a.record_count() == 0) return kDefault;
+  TnTree t(reader.cache(), a);
+  XTFQ_ASSIGN_OR_RETURN(Summary s, t.Aggregate(0, t.size()));
+  const FieldStats& f = s.fields[static_cast<size_t>(at - agg.begin())];
+  // The mean over the rows with an interval (row 0 and repeats have none).
+  const double with = f.i_max > 0 ? static_cast<double>(s.count) : 0;
+  if (with == 0 || f.i_sum <= 0) return kDefault;
+  const double mean = std::ceil(static_cast<double>(f.i_sum) / with);
+  const double cols = std::ceil(static_cast<double>(t2 - t1) / std::max(1.0, mean));
+  return static_cast<uint32_t>(std::clamp(cols, 1.0, static_cast<double>(kDefault)));
+}
+
 Result<Source> RawSource(StoreReader& reader, const GridAnswerRequest& req) {
   const Catalogue& cat = reader.catalogue();
   std::string name = req.array;
@@ -133,8 +166,13 @@ Result<Source> RawSource(StoreReader& reader, const GridAnswerRequest& req) {
   s.arrays = {a};
   s.name = fmt::format("array {}", a->name);
   XTFQ_ASSIGN_OR_RETURN(s.frame, reader.Frame(*a));
-  s.defaults = {"count"};
-  for (uint16_t f : a->schema.aggregates()) s.defaults.push_back(a->schema.fields()[f].name);
+  if (auto defaults = SlurmDefaults(a->name)) {
+    // A Slurm sample array: its deltas and the tasks' peak memory, rows by series.
+    s.defaults = *defaults, s.process_name = "series";
+  } else {
+    s.defaults = {"count"};
+    for (uint16_t f : a->schema.aggregates()) s.defaults.push_back(a->schema.fields()[f].name);
+  }
   s.exactness = "exact: each record counts in the cell of its process and its time";
   return s;
 }
@@ -279,9 +317,11 @@ Result<GridAnswer> GridAnswerQuery::Run(StoreReader& reader, const GridAnswerReq
   const Catalogue& cat = reader.catalogue();
   const bool darshan = request.array.empty() && cat.Find(L::kLogs) != nullptr;
   if (!darshan && request.array.empty() && JobStatsView::Holds(reader.store())) {
+    GridAnswerRequest req = request;
+    if (req.cols == 0) req.cols = 100;
     GridAnswer ans;
-    ans.request = request;
-    return JobStats(reader, request, std::move(ans));
+    ans.request = req;
+    return JobStats(reader, req, std::move(ans));
   }
   GridAnswerRequest req = request;
   if (req.rows == 0) req.rows = 1;
@@ -313,6 +353,10 @@ Result<GridAnswer> GridAnswerQuery::Run(StoreReader& reader, const GridAnswerReq
   if (g.t1 >= g.t2) {
     return Error(ErrorCode::kUsage,
                  fmt::format("--time {}: the grid's window is empty (a grid needs T1 < T2)", req.time));
+  }
+  if (req.cols == 0) {
+    XTFQ_ASSIGN_OR_RETURN(req.cols, AutoCols(reader, src, g.t1, g.t2));
+    ans.request.cols = req.cols;
   }
   g.cols = req.cols, g.rows = req.rows, g.processes = req.processes, g.snap = req.snap, g.scan = req.scan;
   g.fit_rows = req.fit_rows;

@@ -53,15 +53,19 @@ ChainCursor StoreReader::Records(const ArrayDesc& array) {
 }
 
 Result<TimeFrame> StoreReader::Frame(const ArrayDesc& a) {
-  // job_stats and Slurm profile arrays count epoch seconds
-  const bool ns = !JobStatsLayout::Owns(a.name) && !SlurmLayout::Owns(a.name);
-  if (a.record_count() == 0 || !a.schema.time_field()) return TimeFrame::Raw(0, 0, ns);
+  // job_stats and Slurm profile arrays count epoch seconds: their frame is the wall clock's
+  // (@EPOCH and ISO 8601 windows, durations from the first record).
+  const bool epoch = JobStatsLayout::Owns(a.name) || SlurmLayout::Owns(a.name);
+  auto frame = [&](int64_t first, int64_t last) {
+    return epoch ? TimeFrame::JobStats(first, last) : TimeFrame::Raw(first, last);
+  };
+  if (a.record_count() == 0 || !a.schema.time_field()) return frame(0, 0);
   TnTree t(*cache_, a);
   std::vector<std::byte> r(a.schema.record_width());
   XTFQ_TRY(t.Record(0, r));
   const int64_t first = a.schema.Time(r.data());
   XTFQ_TRY(t.Record(a.record_count() - 1, r));
-  return TimeFrame::Raw(first, a.schema.Time(r.data()), ns);
+  return frame(first, a.schema.Time(r.data()));
 }
 
 Result<std::string> StoreReader::String(StringRef ref) {

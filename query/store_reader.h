@@ -38,7 +38,8 @@ class StoreReader final : public RecordSource {
   Status ForEach(const ArrayDesc& array, const std::function<Status(const std::byte*)>& fn);
   Result<std::string> String(StringRef ref) override;
   // The time frame of a raw array: its first and last record's times, in ns unless it is a
-  // job_stats array (epoch seconds); 0 and 0 for an empty array or one without a time field.
+  // job_stats or Slurm array (the epoch frame, seconds); 0 and 0 for an empty array or one without
+  // a time field.
   Result<TimeFrame> Frame(const ArrayDesc& array);
   // RecordSource: the committed catalogue; records by position through the array's TN tree.
   const Catalogue& catalogue() const override { return store_->catalogue(); }

@@ -258,6 +258,35 @@ TEST_CASE("slurm query: windows that tile a job's span partition its totals, and
   CHECK_MESSAGE(csv.out.find("Filesystem,100,batch,1,24,,,,167772160,83886080,160,80") != std::string::npos, csv.out);
 }
 
+TEST_CASE("slurm grid: a sample array's grid has a column a sample interval, and its cells sum to the query's") {
+  const fs::path data = fs::path(XTFQ_SHARED_DIR) / "data" / "slurm";
+  if (SharedMissing(data)) return;
+  TempDir dir;
+  const std::vector<std::string> files = Job100(data);
+  REQUIRE(Xtfq(dir, fmt::format("import -q -o s.xtfq '{}' '{}' '{}'", files[0], files[1], files[2])).status == 0);
+  const Run grid = Xtfq(dir, "grid s.xtfq --array slurm/100/tasks --format json");
+  REQUIRE_MESSAGE(grid.status == 0, grid.err);
+  const nlohmann::json g = nlohmann::json::parse(grid.out);
+  // Samples every second (task=1) over 1795319206 .. 1795319228 (h5dump): 23 one-second columns.
+  CHECK(g["cols"] == 23);
+  CHECK(g["time"]["unit"] == "epoch seconds");
+  CHECK(g["process"] == "series");
+  std::map<std::string, double> sums;
+  for (const auto& m : g["metrics"]) {
+    for (const auto& v : m["values"][0]) sums[m["name"]] += v.is_null() ? 0.0 : v.get<double>();
+  }
+  CHECK(sums.contains("rss.max"));
+  const nlohmann::json q =
+      nlohmann::json::parse(Xtfq(dir, "query s.xtfq --job 100 --kind tasks --by job --edges sample --format json").out);
+  CHECK(sums["read_bytes"] == q["groups"][0]["read_bytes"].get<double>());
+  CHECK(sums["write_bytes"] == q["groups"][0]["write_bytes"].get<double>());
+  // The wall clock's windows: @EPOCH and ISO 8601 on a Slurm array.
+  const Run iso =
+      Xtfq(dir, "grid s.xtfq --array slurm/100/tasks --time 2026-11-22T03:46:50Z:@1795319215 --format json");
+  REQUIRE_MESSAGE(iso.status == 0, iso.err);
+  CHECK(nlohmann::json::parse(iso.out)["time"]["edges"].front() == 1795319210);
+}
+
 TEST_CASE("slurm query: flags that do not apply, unknown kinds and bad ids are usage errors") {
   const fs::path data = fs::path(XTFQ_SHARED_DIR) / "data" / "slurm";
   if (SharedMissing(data)) return;
