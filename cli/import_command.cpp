@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "importers/importer.h"
+#include "importers/slurm_series_writer.h"
 #include "query/grid_builder.h"
 #include "query/jobstats_summary.h"
 #include "query/jobstats_view.h"
@@ -29,6 +30,12 @@ CLI::App* ImportCommand::Register(CLI::App& parent) {
   app->add_option("--at", at_, "job_stats: the collection time (epoch seconds) of every input");
   app->add_option("--jobid-name", jobid_names_,
                   "job_stats: a jobid_name template (repeatable; default '%j:%u:%H', '%e.%u' and '%j', a bare job id)");
+  app->add_option("--slurm-version", slurm_version_,
+                  "Slurm: the version that wrote the profiles, MAJOR.MINOR (default 22.05, Debian 12's): up to 25.05 "
+                  "Filesystem series are running totals, differenced per row; from 25.11 they are deltas")
+      ->check([](const std::string& v) -> std::string {
+        return SlurmSeriesWriter::ParseVersion(v) ? "" : "give MAJOR.MINOR, e.g. 22.05 or 25.11";
+      });
   app->add_option("--array", array_, "array name for events");
   app->add_option("--page-size", page_size_, "page size of a new store: 4096 to 65536, a power of two");
   app->add_option("--sort-memory", sort_memory_mib_,
@@ -93,6 +100,7 @@ int ImportCommand::Run() {
   options.sort_memory = static_cast<size_t>(sort_memory_mib_) << 20;
   if (const char* tmp = std::getenv("TMPDIR"); tmp != nullptr && *tmp != '\0') options.temp_dir = tmp;
   options.jobid_names = jobid_names_, options.target = target_, options.at = at_;
+  options.slurm_version = slurm_version_;
   bar_ = std::make_unique<ProgressBar>("import", !quiet_ && ProgressBar::StderrIsTerminal());
   options.progress = bar_.get();
   const auto t0 = std::chrono::steady_clock::now();

@@ -36,9 +36,11 @@ class ImportCommand final : public Command {
   std::string codec_;  // empty: the store's own (lz4 for a new one)
   bool no_grid_ = false;
   bool quiet_ = false;
-  std::string target_;                    // job_stats: the target of a plain cat
-  std::optional<double> at_;              // job_stats: the collection time
-  std::vector<std::string> jobid_names_;  // job_stats: jobid_name templates
+  std::string target_;        // job_stats: the target of a plain cat
+  std::optional<double> at_;  // job_stats: the collection time
+  std::vector<std::string> jobid_names_;
+  std::string slurm_version_ =
+      "22.05";  // Slurm: the version that wrote the profiles  // job_stats: jobid_name templates
   // The inputs grouped by format, in the order the formats first appear ("darshan-any" when
   // binary logs and text are both sniffed).
   Result<std::vector<std::pair<std::string, std::vector<std::string>>>> Groups() const;

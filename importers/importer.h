@@ -34,6 +34,9 @@ struct ImportOptions {
   std::string target;                     // job_stats: the target of a plain cat of one job_stats file
   std::optional<double> at;               // job_stats: the collection time of every input
   Progress* progress = nullptr;           // told of the bytes of the inputs read (nullptr: none)
+  // Slurm: the version that wrote the profiles (the files do not say): up to 25.05 the lustre
+  // gatherer's Filesystem series are running totals, from 25.11 per-interval deltas.
+  std::string slurm_version = "22.05";
 };
 
 struct ImportReport {

@@ -58,7 +58,7 @@ Result<ImportReport> SlurmHdf5Importer::Import(const std::vector<std::string>& i
   XTFQ_ASSIGN_OR_RETURN(Inputs expanded, Expand(inputs, "slurm-hdf5"));
   ImportReport report;
   for (const std::string& x : expanded.skipped) report.warnings.push_back(fmt::format("{} (left out)", x));
-  SlurmSeriesWriter writer(sink, existing);
+  SlurmSeriesWriter writer(sink, existing, options_.slurm_version);
   // The files stay in memory until every job is sorted: profiles are small (a task sampled every
   // second for a day is 86,400 rows of 80 bytes).
   std::vector<SlurmHdf5File> files;

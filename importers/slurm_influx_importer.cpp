@@ -15,7 +15,7 @@ Result<ImportReport> SlurmInfluxImporter::Import(const std::vector<std::string>&
   XTFQ_ASSIGN_OR_RETURN(Inputs expanded, Expand(inputs, "slurm-influx"));
   ImportReport report;
   for (const std::string& x : expanded.skipped) report.warnings.push_back(fmt::format("{} (left out)", x));
-  SlurmSeriesWriter writer(sink, existing);
+  SlurmSeriesWriter writer(sink, existing, options_.slurm_version);
   std::vector<SlurmInfluxCapture> captures;
   captures.reserve(expanded.files.size());
   InputProgress progress(options_.progress, expanded.files);

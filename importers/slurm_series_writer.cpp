@@ -88,7 +88,16 @@ uint64_t Scaled(double v, int shift, uint32_t& flags) {
 
 }  // namespace
 
-SlurmSeriesWriter::SlurmSeriesWriter(RecordSink& sink, RecordSource* existing) : sink_(sink), next_series_(0) {
+std::optional<int> SlurmSeriesWriter::ParseVersion(std::string_view v) {
+  const size_t dot = v.find('.');
+  if (dot == std::string_view::npos) return std::nullopt;
+  const auto major = Number(v.substr(0, dot)), minor = Number(v.substr(dot + 1));
+  if (!major || !minor || *major > 99 || *minor > 99 || v.size() - dot - 1 != 2) return std::nullopt;
+  return static_cast<int>(*major * 100 + *minor);
+}
+
+SlurmSeriesWriter::SlurmSeriesWriter(RecordSink& sink, RecordSource* existing, std::string_view slurm_version)
+    : sink_(sink), next_series_(0), cumulative_fs_(ParseVersion(slurm_version).value_or(2205) < 2511) {
   if (existing == nullptr) return;
   if (const ArrayDesc* a = existing->catalogue().Find(L::kSeries))
     next_series_ = static_cast<uint32_t>(a->record_count());
@@ -289,7 +298,7 @@ Status SlurmSeriesWriter::AddRows(const SlurmDataset& d, int64_t job, uint32_t s
   } else if (kind == L::kFilesystem) {
     Pending& p = j.fs;
     p.schema = &L::FilesystemSchema(), p.width = L::kFsWidth;
-    series_flags |= L::kSerCumulative;
+    if (cumulative_fs_) series_flags |= L::kSerCumulative;
     const int reads = col("Reads"), rmb = col("ReadMB"), writes = col("Writes"), wmb = col("WriteMB");
     uint64_t prev[4] = {0, 0, 0, 0};
     for (uint64_t r = 0; r < d.rows; ++r) {
@@ -301,8 +310,10 @@ Status SlurmSeriesWriter::AddRows(const SlurmDataset& d, int64_t job, uint32_t s
       StoreLe<uint64_t>(q + L::kFsWrites, AsU64(d, r, writes));
       StoreLe<double>(q + L::kFsWriteMb, wm);
       // Running totals: each row's change, from the step's start for row 0; a decrease restarts.
+      // From Slurm 25.11 the values are the changes already.
       const uint64_t now[4] = {AsU64(d, r, reads), Scaled(rm, 20, f), AsU64(d, r, writes), Scaled(wm, 20, f)};
       static constexpr uint32_t kAt[4] = {L::kFsDReads, L::kFsDReadBytes, L::kFsDWrites, L::kFsDWriteBytes};
+      if (!cumulative_fs_) std::fill(std::begin(prev), std::end(prev), 0);
       bool reset = false;
       for (int k = 0; k < 4; ++k) {
         const bool down = now[k] < prev[k];
@@ -404,9 +415,11 @@ Status SlurmSeriesWriter::Finish(ImportReport& report) {
       "{} Slurm series ({} stored once as duplicates), {} rows; flagged: {} first rows, {} repeated times, {} rows "
       "where a process exited (task CPU and I/O there may be totals, not deltas: a lower bound overall), {} "
       "running-total resets, {} inexact MB values; {} Network series with bytes under PacketsIn/Out (sysfs), {} "
-      "Filesystem series of running totals, {} series of merged steps without 'Number of Nodes'; {} values of other "
+      "Filesystem series of running totals{}, {} series of merged steps without 'Number of Nodes'; {} values of other "
       "fields",
       c.series, c.duplicates, c.rows, c.first, c.repeats, c.exits, c.resets, c.inexact, c.swapped, c.cumulative,
+      cumulative_fs_ ? " (as Slurm up to 25.05 writes them; --slurm-version 25.11 for later)"
+                     : " (Slurm 25.11 or later)",
       c.no_step_nodes, c.other_values);
   return Ok();
 }

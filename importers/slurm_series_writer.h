@@ -39,7 +39,8 @@ class SlurmSeriesWriter {
   // Series ids continue from the records slurm.series of `existing` holds (nullptr: a new store).
   // One writer per import: two would hand out the same ids (ImportCommand refuses both Slurm
   // formats in one run).
-  SlurmSeriesWriter(RecordSink& sink, RecordSource* existing);
+  // `slurm_version` (MAJOR.MINOR) decides whether Filesystem series are running totals (up to 25.05).
+  SlurmSeriesWriter(RecordSink& sink, RecordSource* existing, std::string_view slurm_version);
 
   // The series of one input `path` (`source`: SlurmLayout::Source; `what` names it in the note:
   // "merged file"), each with its job and step set. REQUIRES: `datasets` outlive Finish.
@@ -50,6 +51,8 @@ class SlurmSeriesWriter {
 
   // A decimal number of up to 18 digits, or nullopt.
   static std::optional<int64_t> Number(std::string_view s);
+  // "25.11" as 2511 (MAJOR x 100 + MINOR); nullopt when it is not MAJOR.MINOR.
+  static std::optional<int> ParseVersion(std::string_view v);
 
  private:
   // The records of one job's array being built: width-byte records, sorted by (t, series, row) before
@@ -85,6 +88,7 @@ class SlurmSeriesWriter {
 
   RecordSink& sink_;
   uint32_t next_series_;
+  bool cumulative_fs_;  // Filesystem series are running totals (Slurm up to 25.05)
   std::vector<std::byte> series_records_;
   std::map<int64_t, JobArrays> jobs_;
   // Series read so far, by (job, step, node, kind, task): the file it came from and its rows.

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -285,6 +286,39 @@ TEST_CASE("slurm grid: a sample array's grid has a column a sample interval, and
       Xtfq(dir, "grid s.xtfq --array slurm/100/tasks --time 2026-11-22T03:46:50Z:@1795319215 --format json");
   REQUIRE_MESSAGE(iso.status == 0, iso.err);
   CHECK(nlohmann::json::parse(iso.out)["time"]["edges"].front() == 1795319210);
+}
+
+TEST_CASE("slurm import: --slurm-version 25.11 takes Filesystem values as deltas, 22.05 differences running totals") {
+  const fs::path data = fs::path(XTFQ_SHARED_DIR) / "data" / "slurm";
+  if (SharedMissing(data)) return;
+  if (std::system("h5dump --version > /dev/null 2>&1") != 0) {
+    SharedAbsent("h5dump (hdf5-tools, installed by scripts/setup.sh) is not on PATH");
+    return;
+  }
+  TempDir dir;
+  const std::string file = Job100(data)[0];
+  // The raw values, summed from h5dump's text.
+  const H5DumpText d = H5DumpText::Dump(file);
+  REQUIRE(d.ok);
+  double raw_read = 0, raw_write = 0, last_read = 0;
+  for (const H5DumpDataset& ds : d.datasets) {
+    if (!ds.path.ends_with("/Filesystem")) continue;
+    const size_t r = std::find(ds.fields.begin(), ds.fields.end(), "ReadMB") - ds.fields.begin();
+    const size_t w = std::find(ds.fields.begin(), ds.fields.end(), "WriteMB") - ds.fields.begin();
+    for (const auto& row : ds.rows) raw_read += Num(row[r]) * 1048576.0, raw_write += Num(row[w]) * 1048576.0;
+    last_read = Num(ds.rows.back()[r]) * 1048576.0;
+  }
+  REQUIRE(Xtfq(dir, fmt::format("import -q -o new.xtfq '{}' --slurm-version 25.11", file)).status == 0);
+  REQUIRE(Xtfq(dir, fmt::format("import -q -o old.xtfq '{}'", file)).status == 0);
+  const nlohmann::json fresh =
+      nlohmann::json::parse(Xtfq(dir, "query new.xtfq --kind fs --format json").out)["groups"][0];
+  const nlohmann::json old =
+      nlohmann::json::parse(Xtfq(dir, "query old.xtfq --kind fs --format json").out)["groups"][0];
+  CHECK(fresh["read_bytes"] == raw_read);
+  CHECK(fresh["write_bytes"] == raw_write);
+  CHECK(old["read_bytes"] == last_read);  // the running total's last value: 160 MiB
+  CHECK(last_read == 160.0 * 1048576);
+  CHECK(Xtfq(dir, fmt::format("import -q -o bad.xtfq '{}' --slurm-version 25", file)).status == 2);
 }
 
 TEST_CASE("slurm query: flags that do not apply, unknown kinds and bad ids are usage errors") {
