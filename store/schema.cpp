@@ -75,25 +75,6 @@ Result<Schema> Schema::FromIndexes(const std::vector<std::pair<std::string, Fiel
   return s;
 }
 
-int64_t LoadInteger(const std::byte* p, FieldType type) {
-  switch (type) {
-    case FieldType::kI8:
-      return LoadLe<int8_t>(p);
-    case FieldType::kI16:
-      return LoadLe<int16_t>(p);
-    case FieldType::kI32:
-      return LoadLe<int32_t>(p);
-    case FieldType::kU8:
-      return LoadLe<uint8_t>(p);
-    case FieldType::kU16:
-      return LoadLe<uint16_t>(p);
-    case FieldType::kU32:
-      return LoadLe<uint32_t>(p);
-    default:
-      return LoadLe<int64_t>(p);
-  }
-}
-
 int64_t Schema::TimeSlow(const std::byte* r) const { return LoadInteger(r + time_at_.offset, time_at_.type); }
 
 int64_t Schema::Process(const std::byte* r) const { return LoadInteger(r + process_at_.offset, process_at_.type); }

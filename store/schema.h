@@ -32,7 +32,24 @@ struct Field {
 using Value = std::variant<int64_t, uint64_t, double>;
 
 // An integer field read as int64 (u64 is reinterpreted; not for f64).
-int64_t LoadInteger(const std::byte* p, FieldType type);
+inline int64_t LoadInteger(const std::byte* p, FieldType type) {
+  switch (type) {
+    case FieldType::kI8:
+      return LoadLe<int8_t>(p);
+    case FieldType::kI16:
+      return LoadLe<int16_t>(p);
+    case FieldType::kI32:
+      return LoadLe<int32_t>(p);
+    case FieldType::kU8:
+      return LoadLe<uint8_t>(p);
+    case FieldType::kU16:
+      return LoadLe<uint16_t>(p);
+    case FieldType::kU32:
+      return LoadLe<uint32_t>(p);
+    default:
+      return LoadLe<int64_t>(p);
+  }
+}
 
 class Schema {
  public:
