@@ -45,13 +45,16 @@ CLI::App* QueryCommand::Register(CLI::App& parent) {
                                    "node, task (repeatable, or comma-separated)")
                        ->delimiter(',');
   flags_["--uid"] = app->add_option("--uid", uids_, "job_stats: only these uids");
-  flags_["--node"] = app->add_option("--node", js_.filter.nodes, "job_stats, Slurm: only these nodes (short names)");
+  flags_["--node"] =
+      app->add_option("--node", js_.filter.nodes, "job_stats, Slurm: only these nodes (short names)")->delimiter(',');
   flags_["--slurm"] =
       app->add_flag("--slurm", slurm_, "Slurm: read the store's Slurm profiles (the default when it holds only those)");
-  flags_["--step"] =
-      app->add_option("--step", slurm_req_.filter.steps, "Slurm: only these steps (0, 1, batch, extern)");
-  flags_["--task"] = app->add_option("--task", slurm_req_.filter.tasks, "Slurm: only these tasks (global task ids)");
+  flags_["--step"] = app->add_option("--step", slurm_req_.filter.steps, "Slurm: only these steps (0, 1, batch, extern)")
+                         ->delimiter(',');
+  flags_["--task"] =
+      app->add_option("--task", slurm_req_.filter.tasks, "Slurm: only these tasks (global task ids)")->delimiter(',');
   flags_["--kind"] = app->add_option("--kind", slurm_req_.filter.kinds, "Slurm: only these series: tasks, fs, net")
+                         ->delimiter(',')
                          ->check(CLI::IsMember({"tasks", "fs", "net"}));
   flags_["--edges"] = app->add_option("--edges", edges_,
                                       "Slurm: prorate (a sample's deltas spread over its interval, the default) or "

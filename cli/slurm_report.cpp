@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "cli/output.h"
 #include "layouts/slurm_layout.h"
 #include "query/result_json.h"
@@ -24,7 +26,8 @@ std::vector<std::string> Header(uint8_t kind, const std::vector<SlurmKey>& by) {
 std::vector<std::string> Cells(const SlurmGroup& g) {
   std::vector<std::string> c = g.keys;
   c.push_back(std::to_string(g.series)), c.push_back(std::to_string(g.rows));
-  for (double v : g.totals) c.push_back(NumText(v));
+  // Text for reading: 10 significant digits (JSON and CSV keep every digit).
+  for (double v : g.totals) c.push_back(v == std::floor(v) ? NumText(v) : fmt::format("{:.10g}", v));
   if (g.kind == L::kTasks) c.push_back(std::to_string(g.rss_max)), c.push_back(std::to_string(g.vmsize_max));
   return c;
 }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "layouts/slurm_layout.h"
 #include "query/darshan_logs.h"
@@ -84,6 +85,9 @@ Result<JobTimelineAnswer> JobTimeline::Run(const std::vector<StoreReader*>& stor
   std::vector<DarshanPart> darshan;
   std::vector<JobStatsPart> jobstats;
   std::vector<SlurmPart> slurm;
+  // Slurm series already taken from an earlier store (the same profile imported into two stores,
+  // say its node-step files into one and sh5util's merged file into another): counted once.
+  std::map<std::tuple<int64_t, std::string, int64_t, uint8_t, int64_t, uint32_t>, std::string> slurm_seen;
   int64_t lo = INT64_MAX, hi = INT64_MIN;  // the span from Darshan and Slurm
   auto widen = [&](int64_t a, int64_t b) { lo = std::min(lo, a), hi = std::max(hi, b); };
   bool any_darshan = false, any_jobstats = false, any_slurm = false;
@@ -155,6 +159,21 @@ Result<JobTimelineAnswer> JobTimeline::Run(const std::vector<StoreReader*>& stor
       SlurmFilter f;
       f.jobs = {request.job};
       XTFQ_ASSIGN_OR_RETURN(std::vector<char> sel, view->Select(f));
+      size_t again = 0;
+      std::set<std::string> first_in;
+      for (const SlurmSeries& s : view->series()) {
+        if (!sel[s.id]) continue;
+        auto [it, fresh] = slurm_seen.try_emplace({s.step, s.node, s.task, s.kind, s.start, s.rows}, name);
+        if (fresh) continue;
+        sel[s.id] = 0, ++again;
+        first_in.insert(it->second);
+      }
+      if (again > 0) {
+        out.notes.push_back(
+            fmt::format("slurm ({}): {} series of job {} are the same as {}'s (same step, node, task, start and rows): "
+                        "counted once",
+                        name, again, request.job, fmt::join(first_in, ", ")));
+      }
       XTFQ_ASSIGN_OR_RETURN(auto span, view->Span(sel));
       if (n == 0) {
         out.sources.push_back(
@@ -162,10 +181,14 @@ Result<JobTimelineAnswer> JobTimeline::Run(const std::vector<StoreReader*>& stor
       } else {
         std::vector<std::string> k;
         for (const auto& [kind, count] : kinds) k.push_back(fmt::format("{} {}", count, kind));
-        out.sources.push_back({"slurm", name, span.has_value(),
-                               fmt::format("{} series of job {} ({}; {} rows; step{} {}){}", n, request.job,
-                                           fmt::join(k, ", "), rows, steps.size() == 1 ? "" : "s",
-                                           fmt::join(steps, ", "), span ? "" : ": none of them with samples")});
+        const std::string why = again == n
+                                    ? fmt::format(": the same as in {}, counted there", fmt::join(first_in, ", "))
+                                : !span ? ": none of them with samples"
+                                        : "";
+        out.sources.push_back(
+            {"slurm", name, span.has_value() || again == n,
+             fmt::format("{} series of job {} ({}; {} rows; step{} {}){}", n, request.job, fmt::join(k, ", "), rows,
+                         steps.size() == 1 ? "" : "s", fmt::join(steps, ", "), why)});
         if (span) {
           widen(span->first, span->second + 1);
           slurm.push_back({r, std::move(view), std::move(sel)});

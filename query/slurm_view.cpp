@@ -89,17 +89,20 @@ Result<std::vector<char>> SlurmView::Select(const SlurmFilter& f) const {
       return Error(ErrorCode::kUsage, fmt::format("--kind '{}': give tasks, fs or net", k));
     }
   }
+  std::vector<std::string> steps;  // by name: "-5" (as the influxdb plugin prints batch) is "batch"
   for (const std::string& s : f.steps) {
-    const bool number =
-        !s.empty() && s.size() < 12 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+    const std::string_view digits = std::string_view(s).substr(s.starts_with('-') ? 1 : 0);
+    const bool number = !digits.empty() && digits.size() < 12 &&
+                        std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
     if (!number && s != "batch" && s != "extern" && s != "interactive")
       return Error(ErrorCode::kUsage, fmt::format("--step '{}': give a step number, batch, extern or interactive", s));
+    steps.push_back(number ? L::StepName(std::stoll(s)) : s);
   }
   std::vector<char> out(series_.size(), 0);
   for (const SlurmSeries& s : series_) {
     if (s.duplicate() || ArrayKind(s.kind).empty()) continue;
     if (!kinds.empty() && !kinds.contains(s.kind)) continue;
-    if (!Wanted(f.jobs, s.job) || !Wanted(f.steps, L::StepName(s.step)) || !Wanted(f.nodes, s.node)) continue;
+    if (!Wanted(f.jobs, s.job) || !Wanted(steps, L::StepName(s.step)) || !Wanted(f.nodes, s.node)) continue;
     if (!f.tasks.empty() && (s.kind != L::kTasks || !Wanted(f.tasks, s.task))) continue;
     out[s.id] = 1;
   }

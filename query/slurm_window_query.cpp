@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "index/tn_tree.h"
 #include "layouts/slurm_layout.h"
@@ -71,6 +72,24 @@ std::string KeyValue(SlurmKey k, const SlurmSeries& s) {
   return "";
 }
 
+// Why a filter selects no sample: what the store holds, per filter that matched nothing.
+std::string NothingSelected(const SlurmView& view, const SlurmFilter& f) {
+  std::set<std::string> jobs, steps, nodes;
+  for (const SlurmSeries& s : view.series()) {
+    jobs.insert(std::to_string(s.job));
+    if (f.jobs.empty() || std::find(f.jobs.begin(), f.jobs.end(), s.job) != f.jobs.end())
+      steps.insert(L::StepName(s.step)), nodes.insert(s.node);
+  }
+  if (steps.empty()) {
+    return fmt::format("no Slurm sample of the series selected: the store holds jobs {}, not the job given",
+                       fmt::join(jobs, ", "));
+  }
+  return fmt::format(
+      "no Slurm sample of the series selected (the store holds jobs {}; {} steps {} on nodes {}; see xtfq info)",
+      fmt::join(jobs, ", "), f.jobs.empty() ? "they have" : "the jobs given have", fmt::join(steps, ", "),
+      fmt::join(nodes, ", "));
+}
+
 }  // namespace
 
 const std::vector<std::string_view>& SlurmWindowQuery::Metrics(uint8_t kind) {
@@ -103,10 +122,10 @@ Result<SlurmWindow> SlurmWindowQuery::Run(SlurmView& view, const SlurmWindowRequ
   XTFQ_ASSIGN_OR_RETURN(std::vector<char> sel, view.Select(r.filter));
   XTFQ_ASSIGN_OR_RETURN(auto span, view.Span(sel));
   // The epoch frame of the selected series: from the first sample's start to the last sample.
-  const TimeFrame frame = span ? TimeFrame::JobStats(span->first, span->second + 1) : TimeFrame::JobStats(0, 0);
+  // (100% takes the last sample in, as an open end does.)
+  const TimeFrame frame = span ? TimeFrame::JobStats(span->first, span->second) : TimeFrame::JobStats(0, 0);
   XTFQ_ASSIGN_OR_RETURN(TimeWindow w, TimeWindow::Parse(r.time, frame));
-  if (!span && (w.open_lo() || w.open_hi()))
-    return Error(ErrorCode::kNotFound, "no Slurm sample of the series selected (see `xtfq info`)");
+  if (!span && (w.open_lo() || w.open_hi())) return Error(ErrorCode::kNotFound, NothingSelected(view, r.filter));
   const int64_t t1 = w.open_lo() ? span->first : w.lo, t2 = w.open_hi() ? span->second + 1 : w.hi;
   if (t1 > t2)
     return Error(ErrorCode::kUsage,
@@ -141,11 +160,12 @@ Result<SlurmWindow> SlurmWindowQuery::Compute(SlurmView& view, int64_t t1, int64
     }
     for (const auto& [key, steps] : left) {
       const auto& [job, node, kind] = key;
-      out.notes.push_back(fmt::format(
-          "job {} node {}: {} series are node-wide (every process on the node), and steps {} hold the same counters "
-          "as step {}: only step {}'s are summed (group --by step to see each)",
-          job, node, L::KindName(kind), fmt::join(steps, ", "), L::StepName(all[keep[key]].step),
-          L::StepName(all[keep[key]].step)));
+      out.notes.push_back(
+          fmt::format("job {} node {}: {} series are node-wide (every process on the node, each step's read at its "
+                      "own times): the job sums one per node, step {}'s (the most samples); step{} {} left out "
+                      "(group --by step to see each)",
+                      job, node, L::KindName(kind), L::StepName(all[keep[key]].step), steps.size() == 1 ? "" : "s",
+                      fmt::join(steps, ", ")));
     }
   }
   // Groups, by kind then keys.
@@ -249,6 +269,23 @@ Result<SlurmWindow> SlurmWindowQuery::Compute(SlurmView& view, int64_t t1, int64
     };
     if (t1 != INT64_MIN && t1 < t2) XTFQ_TRY(edge(t1, std::min(t2, t1 + reach), true));
     if (t2 != INT64_MAX && t2 > t1) XTFQ_TRY(edge(t2, t2 + reach, false));
+  }
+  // What the user should know of the series summed.
+  bool tasks = false, influx = false;
+  for (const SlurmSeries& s : all) {
+    if (!use[s.id]) continue;
+    tasks = tasks || s.kind == L::kTasks;
+    influx = influx || s.source == L::kInflux;
+  }
+  if (tasks) {
+    out.notes.push_back(
+        "task I/O and CPU are a lower bound: a process that exits between two samples takes its last interval's "
+        "counts with it (the import counts the rows where one did)");
+  }
+  if (influx) {
+    out.notes.push_back(
+        "influxdb series: the plugin printed MB values with %.2f, so their bytes are within 5,243 B of the truth and "
+        "Network packets (MB x 2^16) under about 650 a sample read as 0");
   }
   std::sort(out.groups.begin(), out.groups.end(), [](const SlurmGroup& a, const SlurmGroup& b) {
     return std::tie(a.kind, a.keys) < std::tie(b.kind, b.keys);

@@ -233,8 +233,9 @@ TEST_CASE("slurm query: windows that tile a job's span partition its totals, and
   CHECK(total["Filesystem"]["series"] == 2);
   CHECK(total["Network"]["series"] == 2);
   CHECK(total["Tasks"]["series"] == 3);
-  CHECK(j["notes"].size() == 2);
-  CHECK(j["notes"][0].get<std::string>().find("steps batch hold the same counters as step 0") != std::string::npos);
+  CHECK(j["notes"].size() == 3);  // the two node-wide choices, and task I/O as a lower bound
+  CHECK(j["notes"][0].get<std::string>().find("the job sums one per node, step 0's (the most samples); step batch left "
+                                              "out") != std::string::npos);
   // 7-second windows from t1: their sums are the whole span's.
   std::map<std::string, std::map<std::string, double>> sum;
   for (int64_t a = t1; a < t2; a += 7) {
@@ -321,6 +322,24 @@ TEST_CASE("slurm import: --slurm-version 25.11 takes Filesystem values as deltas
   CHECK(Xtfq(dir, fmt::format("import -q -o bad.xtfq '{}' --slurm-version 25", file)).status == 2);
 }
 
+TEST_CASE("slurm job: a profile held by two stores counts once, and says so") {
+  const fs::path data = fs::path(XTFQ_SHARED_DIR) / "data" / "slurm" / "b-two-nodes";
+  if (SharedMissing(data)) return;
+  TempDir dir;
+  REQUIRE(Xtfq(dir, fmt::format("import -q -o ns.xtfq '{}'", (data / "profile").string())).status == 0);
+  REQUIRE(Xtfq(dir, fmt::format("import -q -o m.xtfq '{}'", (data / "merged" / "job_100.h5").string())).status == 0);
+  const Run one = Xtfq(dir, "job 100 ns.xtfq --format json");
+  const Run both = Xtfq(dir, "job 100 ns.xtfq m.xtfq --format json");
+  REQUIRE_MESSAGE(both.status == 0, both.err);
+  const nlohmann::json a = nlohmann::json::parse(one.out), b = nlohmann::json::parse(both.out);
+  CHECK(a["totals"]["slurm"] == b["totals"]["slurm"]);
+  CHECK(a["totals"]["slurm_fs"] == b["totals"]["slurm_fs"]);
+  bool noted = false;
+  for (const auto& n : b["notes"])
+    noted = noted || n.get<std::string>().find("are the same as ns.xtfq's") != std::string::npos;
+  CHECK_MESSAGE(noted, both.out);
+}
+
 TEST_CASE("slurm query: flags that do not apply, unknown kinds and bad ids are usage errors") {
   const fs::path data = fs::path(XTFQ_SHARED_DIR) / "data" / "slurm";
   if (SharedMissing(data)) return;
@@ -346,7 +365,22 @@ TEST_CASE("slurm query: flags that do not apply, unknown kinds and bad ids are u
   // A job the store does not hold: nothing selected, said so.
   const Run none = Xtfq(dir, "query s.xtfq --job 7");
   CHECK(none.status != 0);
-  CHECK(none.err.find("no Slurm sample") != std::string::npos);
+  CHECK_MESSAGE(none.err.find("no Slurm sample of the series selected: the store holds jobs 100, not the job given") !=
+                    std::string::npos,
+                none.err);
+  const Run node = Xtfq(dir, "query s.xtfq --node n3");
+  CHECK(node.status != 0);
+  CHECK_MESSAGE(
+      node.err.find("(the store holds jobs 100; they have steps 0 on nodes n1; see xtfq info)") != std::string::npos,
+      node.err);
+  // Lists take commas, and batch is also -5 (as the influxdb plugin prints it).
+  const Run listed = Xtfq(dir, "query s.xtfq --kind fs,net --step 0,-5 --by step --format json");
+  REQUIRE_MESSAGE(listed.status == 0, listed.err);
+  CHECK(nlohmann::json::parse(listed.out)["groups"].size() == 2);  // step 0's Filesystem and Network on n1
+  // 0%:100% is the default window: from the first start to the last sample, taken in.
+  const Run all = Xtfq(dir, "query s.xtfq --format json");
+  const Run pct = Xtfq(dir, "query s.xtfq --time 0%:100% --format json");
+  CHECK(nlohmann::json::parse(all.out)["window"] == nlohmann::json::parse(pct.out)["window"]);
 }
 
 }  // namespace
