@@ -58,6 +58,24 @@ CLI::App* GenCommand::Register(CLI::App& parent) {
   jobstats_->add_option("--fs", j.fs, "file system name");
   jobstats_->add_option("--seed", j.seed, "random seed");
   jobstats_->add_option("-o,--output", out_, "output directory (created)")->required();
+  slurm_ = app->add_subcommand(
+      "slurm",
+      "a Slurm 22.05 acct_gather_profile/hdf5 job profile (node-step files of step 0 and batch), with ground truth");
+  SlurmGenOptions& s = slurm_opts_;
+  slurm_->add_option("-o,--output", out_, "output directory (created; files of the same names are replaced)")
+      ->required();
+  slurm_->add_option("--job", s.job, "job id")->required()->check(CLI::Range(int64_t{1}, int64_t{1} << 62));
+  slurm_->add_option("--start", s.start, "the steps' start, epoch seconds")
+      ->required()
+      ->check(CLI::Range(int64_t{1}, int64_t{253402300799}));
+  slurm_->add_option("--nodes", s.nodes, "nodes n1..nN")->check(CLI::Range(1u, 1u << 20));
+  slurm_->add_option("--tasks", s.tasks, "tasks per node (global task ids; task k on node k / T)")
+      ->check(CLI::Range(1u, 1u << 24));
+  slurm_->add_option("--samples", s.samples, "polls of each series")->check(CLI::Range(1u, 1u << 24));
+  slurm_->add_option("--interval", s.interval, "seconds between polls")->check(CLI::Range(int64_t{1}, int64_t{86400}));
+  slurm_->add_option("--seed", s.seed, "random seed");
+  slurm_->add_flag("--merged", s.merged, "also job_<job>.h5, as sh5util -S merges the node-step files");
+  slurm_->add_flag("--truth-rows", s.truth_rows, "also truth_rows.csv: every row's values");
   return app;
 }
 
@@ -72,8 +90,21 @@ int GenCommand::RunJobStats() {
   return kExitOk;
 }
 
+int GenCommand::RunSlurm() {
+  const SlurmGenOptions& o = slurm_opts_;
+  auto st = SlurmProfileWriter::Write(o, out_);
+  if (!st.ok()) return Fail("gen slurm", st.error());
+  fmt::print(stderr,
+             "gen slurm: job {}, {} nodes x {} tasks, {} samples every {} s from {}, seed {}: {} HDF5 files ({} MiB), "
+             "{} datasets, {} rows -> {} (truth.csv{})\n",
+             o.job, o.nodes, o.tasks, o.samples, o.interval, o.start, o.seed, st->files, st->bytes >> 20, st->datasets,
+             st->rows, out_, o.truth_rows ? ", truth_rows.csv" : "");
+  return kExitOk;
+}
+
 int GenCommand::Run() {
   if (darshan_->parsed()) return RunDarshan();
+  if (slurm_->parsed()) return RunSlurm();
   if (jobstats_->parsed()) return RunJobStats();
   const double n_d = std::floor(count_);
   if (n_d > 1e15)

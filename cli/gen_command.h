@@ -1,6 +1,8 @@
 // GenCommand: `xtfq gen events N -o FILE` (EventsGenerator, written in 4 MiB blocks), `xtfq gen
 // darshan SEGMENTS -o LOG` (DarshanGenerator) and `xtfq gen jobstats ... -o DIR`
-// (JobStatsGenerator, with its ground truth): synthetic data at any scale.
+// (JobStatsGenerator, with its ground truth) and `xtfq gen slurm -o DIR --job ID --start EPOCH ...`
+// (SlurmProfileWriter: a Slurm 22.05 acct_gather_profile/hdf5 job profile, with its ground truth):
+// synthetic data at any scale.
 //
 // Thread-safety: as Command.
 #pragma once
@@ -10,6 +12,7 @@
 #include "cli/command.h"
 #include "importers/darshan_generator.h"
 #include "importers/jobstats_generator.h"
+#include "importers/slurm_profile_writer.h"
 
 namespace xtfq::cli {
 
@@ -27,6 +30,9 @@ class GenCommand final : public Command {
   CLI::App* jobstats_ = nullptr;
   JobStatsGenOptions jobstats_opts_;
   int RunJobStats();
+  CLI::App* slurm_ = nullptr;
+  SlurmGenOptions slurm_opts_;
+  int RunSlurm();
   double count_ = 0;
   std::string out_;
   int32_t ranks_ = 1024;
