@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "cli/output.h"
 #include "query/result_json.h"
 
 namespace xtfq::cli {
@@ -64,9 +65,16 @@ std::string GridReport::Csv(const GridAnswer& g) {
 std::string GridReport::Text(const GridAnswer& g) {
   std::string out =
       fmt::format("# {}: {} columns x {} rows of {}\n", g.source, g.cols(), g.rows.size(), g.process_name);
-  out += fmt::format("# window [{:.9g}, {:.9g}) s ({}), columns of {:.9g} s\n", g.Seconds(g.edges.front()),
-                     g.Seconds(g.edges.back()), g.frame.UnitName(),
-                     (g.Seconds(g.edges.back()) - g.Seconds(g.edges.front())) / g.cols());
+  if (g.frame.kind == TimeFrameKind::kJobStats) {
+    // Epoch seconds: whole, with the wall clock beside them.
+    out += fmt::format("# window [{}, {}) epoch s ({} to {}), columns of {:.9g} s\n", g.edges.front(), g.edges.back(),
+                       UtcText(g.edges.front()), UtcText(g.edges.back()),
+                       static_cast<double>(g.edges.back() - g.edges.front()) / g.cols());
+  } else {
+    out += fmt::format("# window [{:.9g}, {:.9g}) s ({}), columns of {:.9g} s\n", g.Seconds(g.edges.front()),
+                       g.Seconds(g.edges.back()), g.frame.UnitName(),
+                       (g.Seconds(g.edges.back()) - g.Seconds(g.edges.front())) / g.cols());
+  }
   out += fmt::format("# {}\n", g.exactness);
   out += fmt::format("# read: {} ({} page{})\n", g.plan.Describe(), g.pages_read, g.pages_read == 1 ? "" : "s");
   for (const std::string& n : g.notes) out += fmt::format("# note: {}\n", n);

@@ -16,6 +16,7 @@
 #include "query/darshan_window_query.h"
 #include "query/jobstats_grid_query.h"
 #include "query/process_window.h"
+#include "query/slurm_view.h"
 
 namespace xtfq {
 
@@ -146,6 +147,41 @@ Result<uint32_t> AutoCols(StoreReader& reader, const Source& src, int64_t t1, in
   const double mean = std::ceil(static_cast<double>(f.i_sum) / with);
   const double cols = std::ceil(static_cast<double>(t2 - t1) / std::max(1.0, mean));
   return static_cast<uint32_t>(std::clamp(cols, 1.0, static_cast<double>(kDefault)));
+}
+
+// The rows of a grid of a Slurm sample array named as Slurm names its series ("step 0 n1 task 3",
+// "step batch n1"; a row of several series "series 4-7 (4)"); kUsage for a --processes id that
+// is none of the array's series.
+Status NameSlurmRows(StoreReader& reader, GridAnswer& ans) {
+  XTFQ_ASSIGN_OR_RETURN(std::unique_ptr<SlurmView> view, SlurmView::Open(reader));
+  const std::string& array = ans.arrays.front();
+  std::map<int64_t, const SlurmSeries*> mine;
+  for (const SlurmSeries& s : view->series()) {
+    if (s.duplicate() || SlurmView::ArrayKind(s.kind).empty()) continue;
+    if (SlurmLayout::JobArrayName(s.job, SlurmView::ArrayKind(s.kind)) == array) mine.emplace(s.id, &s);
+  }
+  for (int64_t p : ans.request.processes) {
+    if (mine.contains(p)) continue;
+    std::vector<std::string> ids;
+    for (const auto& [id, s] : mine) ids.push_back(std::to_string(id));
+    return Error(ErrorCode::kUsage,
+                 fmt::format("--processes: {} is not a series of {} (its series: {})", p, array, fmt::join(ids, ", ")));
+  }
+  ans.row_labels.clear();
+  for (const auto& [lo, hi] : ans.rows) {
+    const auto a = mine.lower_bound(lo), b = mine.lower_bound(hi);
+    const auto n = std::distance(a, b);
+    if (n == 1) {
+      const SlurmSeries& s = *a->second;
+      ans.row_labels.push_back(s.kind == SlurmLayout::kTasks
+                                   ? fmt::format("step {} {} task {}", SlurmLayout::StepName(s.step), s.node, s.task)
+                                   : fmt::format("step {} {}", SlurmLayout::StepName(s.step), s.node));
+    } else {
+      ans.row_labels.push_back(n == 0 ? fmt::format("series {}:{} (none)", lo, hi)
+                                      : fmt::format("series {}:{} ({})", lo, hi, n));
+    }
+  }
+  return Ok();
 }
 
 Result<Source> RawSource(StoreReader& reader, const GridAnswerRequest& req) {
@@ -485,6 +521,7 @@ Result<GridAnswer> GridAnswerQuery::Run(StoreReader& reader, const GridAnswerReq
     ans.values.push_back(std::move(v));
     ans.lower.push_back(std::move(lower));
   }
+  if (src.arrays.size() == 1 && SlurmLayout::Owns(src.arrays.front()->name)) XTFQ_TRY(NameSlurmRows(reader, ans));
   return ans;
 }
 

@@ -282,6 +282,14 @@ TEST_CASE("slurm grid: a sample array's grid has a column a sample interval, and
       nlohmann::json::parse(Xtfq(dir, "query s.xtfq --job 100 --kind tasks --by job --edges sample --format json").out);
   CHECK(sums["read_bytes"] == q["groups"][0]["read_bytes"].get<double>());
   CHECK(sums["write_bytes"] == q["groups"][0]["write_bytes"].get<double>());
+  // Rows named as Slurm names the series; an id that is none of the array's series is refused.
+  const Run rows = Xtfq(dir, "grid s.xtfq --array slurm/100/tasks --rows 3 --fit-rows --format json");
+  REQUIRE_MESSAGE(rows.status == 0, rows.err);
+  CHECK(nlohmann::json::parse(rows.out)["row_labels"] ==
+        nlohmann::json::array({"step 0 n1 task 0", "step 0 n2 task 1", "step batch n1 task 0"}));
+  const Run stray = Xtfq(dir, "grid s.xtfq --array slurm/100/net --processes 0,2");
+  CHECK(stray.status == 2);
+  CHECK_MESSAGE(stray.err.find("is not a series of slurm/100/net (its series: ") != std::string::npos, stray.err);
   // The wall clock's windows: @EPOCH and ISO 8601 on a Slurm array.
   const Run iso =
       Xtfq(dir, "grid s.xtfq --array slurm/100/tasks --time 2026-11-22T03:46:50Z:@1795319215 --format json");
