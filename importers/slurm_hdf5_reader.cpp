@@ -1,50 +1,21 @@
 #include "importers/slurm_hdf5_reader.h"
 
 #include <fmt/format.h>
-#include <hdf5.h>
 
 #include <algorithm>
 #include <cstring>
 #include <set>
 
+#include "importers/hdf5_handle.h"
+
 namespace xtfq {
 
 namespace {
 
-// An HDF5 identifier closed by `close` when it goes out of scope.
-class Handle {
- public:
-  Handle(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
-  ~Handle() {
-    if (id_ >= 0) close_(id_);
-  }
-  Handle(const Handle&) = delete;
-  Handle& operator=(const Handle&) = delete;
-  hid_t get() const { return id_; }
-  bool ok() const { return id_ >= 0; }
-
- private:
-  hid_t id_;
-  herr_t (*close_)(hid_t);
-};
-
-// The innermost message of HDF5's error stack, for an error line ("" when there is none).
-std::string Hdf5Message() {
-  std::string out;
-  H5Ewalk2(
-      H5E_DEFAULT, H5E_WALK_UPWARD,
-      [](unsigned n, const H5E_error2_t* e, void* data) -> herr_t {
-        if (n == 0 && e->desc != nullptr) *static_cast<std::string*>(data) = e->desc;
-        return 0;
-      },
-      &out);
-  H5Eclear2(H5E_DEFAULT);
-  return out;
-}
+using Handle = Hdf5Handle;
 
 Error Bad(const std::string& file, std::string_view object, std::string_view what) {
-  const std::string lib = Hdf5Message();
-  return Error(ErrorCode::kCorrupt, fmt::format("{}: {}: {}{}", file, object, what, lib.empty() ? "" : ": " + lib));
+  return Hdf5Handle::Failed(ErrorCode::kCorrupt, file, object, what);
 }
 
 std::vector<std::string> Split(std::string_view path) {

@@ -1,7 +1,6 @@
 #include "importers/slurm_profile_writer.h"
 
 #include <fmt/format.h>
-#include <hdf5.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -18,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "importers/hdf5_handle.h"
+
 namespace xtfq {
 
 namespace {
@@ -30,44 +31,10 @@ constexpr uint64_t kCheckpointEvery = 10;     // samples between a task's checkp
 // Series codes for the seeds: a task of step 0 uses its task id, the others these.
 constexpr uint64_t kBatchSeries = 1ull << 40, kNetworkSeries = 2ull << 40;
 
-// An HDF5 identifier closed by `close` when it goes out of scope (or by Close, which returns
-// the close's own result: closing a file flushes it).
-class Handle {
- public:
-  Handle(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
-  ~Handle() { static_cast<void>(Close()); }
-  Handle(const Handle&) = delete;
-  Handle& operator=(const Handle&) = delete;
-  hid_t get() const { return id_; }
-  bool ok() const { return id_ >= 0; }
-  herr_t Close() {
-    const herr_t r = id_ >= 0 ? close_(id_) : 0;
-    id_ = -1;
-    return r;
-  }
-
- private:
-  hid_t id_;
-  herr_t (*close_)(hid_t);
-};
-
-// The innermost message of HDF5's error stack ("" when there is none).
-std::string Hdf5Message() {
-  std::string out;
-  H5Ewalk2(
-      H5E_DEFAULT, H5E_WALK_UPWARD,
-      [](unsigned n, const H5E_error2_t* e, void* data) -> herr_t {
-        if (n == 0 && e->desc != nullptr) *static_cast<std::string*>(data) = e->desc;
-        return 0;
-      },
-      &out);
-  H5Eclear2(H5E_DEFAULT);
-  return out;
-}
+using Handle = Hdf5Handle;
 
 Error Failed(const std::string& file, std::string_view object, std::string_view what) {
-  const std::string lib = Hdf5Message();
-  return Error(ErrorCode::kIo, fmt::format("{}: {}: {}{}", file, object, what, lib.empty() ? "" : ": " + lib));
+  return Hdf5Handle::Failed(ErrorCode::kIo, file, object, what);
 }
 
 // splitmix64: the same numbers on every platform (the standard distributions are not).

@@ -58,12 +58,6 @@ constexpr const char* kTruthHeader =
     "file,dataset,step,node,task,kind,rows,start,read_bytes,write_bytes,cpu_time,reads,writes,in_bytes,out_bytes,"
     "in_packets,out_packets";
 
-bool H5DumpMissing() {
-  if (std::system("h5dump --version > /dev/null 2>&1") == 0) return false;
-  SharedAbsent("h5dump (hdf5-tools, installed by scripts/setup.sh) is not on PATH");
-  return true;
-}
-
 std::string Slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -19,6 +19,7 @@
 #include "query/store_reader.h"
 #include "tests/h5dump_text.h"
 #include "tests/shared_data.h"
+#include "tests/slurm_stored.h"
 #include "tests/temp_dir.h"
 #include "tests/why.h"
 #include "tests/xtfq_cli.h"
@@ -129,10 +130,7 @@ std::vector<std::string> Job100(const fs::path& data) {
 TEST_CASE("slurm query: every window's totals equal the model of h5dump's rows, prorated or by sample") {
   const fs::path data = fs::path(XTFQ_SHARED_DIR) / "data" / "slurm";
   if (SharedMissing(data)) return;
-  if (std::system("h5dump --version > /dev/null 2>&1") != 0) {
-    SharedAbsent("h5dump (hdf5-tools, installed by scripts/setup.sh) is not on PATH");
-    return;
-  }
+  if (H5DumpMissing()) return;
   TempDir dir;
   const std::vector<std::string> files = Job100(data);
   std::vector<ModelSeries> model;
@@ -300,10 +298,7 @@ TEST_CASE("slurm grid: a sample array's grid has a column a sample interval, and
 TEST_CASE("slurm import: --slurm-version 25.11 takes Filesystem values as deltas, 22.05 differences running totals") {
   const fs::path data = fs::path(XTFQ_SHARED_DIR) / "data" / "slurm";
   if (SharedMissing(data)) return;
-  if (std::system("h5dump --version > /dev/null 2>&1") != 0) {
-    SharedAbsent("h5dump (hdf5-tools, installed by scripts/setup.sh) is not on PATH");
-    return;
-  }
+  if (H5DumpMissing()) return;
   TempDir dir;
   const std::string file = Job100(data)[0];
   // The raw values, summed from h5dump's text.

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -19,11 +20,20 @@
 #include "query/store_reader.h"
 #include "store/endian.h"
 #include "tests/h5dump_text.h"
+#include "tests/shared_data.h"
 #include "tests/why.h"
 
 namespace xtfq::test {
 
 using SL = SlurmLayout;  // short for the layout, in these helpers
+
+// True, and the test skipped saying why (a failure under XTFQ_REQUIRE_SHARED=1), when h5dump,
+// the tests' reference for HDF5 files, is not on PATH.
+inline bool H5DumpMissing() {
+  if (std::system("h5dump --version > /dev/null 2>&1") == 0) return false;
+  SharedAbsent("h5dump (hdf5-tools, installed by scripts/setup.sh) is not on PATH");
+  return true;
+}
 
 struct Series {
   uint32_t id = 0;
