@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "layouts/darshan_layout.h"
@@ -17,6 +18,7 @@
 #include "query/jobstats_view.h"
 #include "query/jobstats_window_query.h"
 #include "query/result_json.h"
+#include "query/slurm_window_query.h"
 #include "serve/web_assets.h"
 
 namespace xtfq::serve {
@@ -218,6 +220,22 @@ Result<std::string> ViewerApi::Stores() {
       }
       XTFQ_ASSIGN_OR_RETURN(auto span, view->Span());
       if (span) j["span"] = {span->first, span->second};
+    } else if (IsSlurm(*s.reader)) {
+      // The Slurm jobs it holds, each with its series and span (the job view and query take them).
+      j["kind"] = "slurm";
+      XTFQ_ASSIGN_OR_RETURN(std::unique_ptr<SlurmView> view, SlurmView::Open(*s.reader));
+      std::map<int64_t, size_t> series;
+      for (const SlurmSeries& x : view->series()) series[x.job] += x.duplicate() ? 0 : 1;
+      j["jobs"] = nlohmann::json::array();
+      for (const auto& [job, n] : series) {
+        SlurmFilter f;
+        f.jobs = {job};
+        XTFQ_ASSIGN_OR_RETURN(std::vector<char> sel, view->Select(f));
+        XTFQ_ASSIGN_OR_RETURN(auto span, view->Span(sel));
+        nlohmann::json jj = {{"job", job}, {"series", n}};
+        jj["span"] = span ? nlohmann::json::array({span->first, span->second}) : nlohmann::json(nullptr);
+        j["jobs"].push_back(std::move(jj));
+      }
     } else {
       j["kind"] = "arrays";
     }
@@ -283,6 +301,33 @@ Result<std::string> ViewerApi::Query(const HttpRequest& r) {
     XTFQ_ASSIGN_OR_RETURN(JobStatsWindowAnswer a, JobStatsWindowQuery::Run(*view, q));
     return Text(ResultJson::Of(a));
   }
+  if (IsSlurm(*s->reader)) {
+    XTFQ_TRY(OnlyParams(r, {"store", "time", "by", "job", "step", "node", "task", "kind", "edges"}));
+    SlurmWindowRequest q;
+    Copy(r, {{"time", &q.time}});
+    if (const std::string* v = Param(r, "by")) q.by = List(*v);
+    if (const std::string* v = Param(r, "step")) q.filter.steps = List(*v);
+    if (const std::string* v = Param(r, "node")) q.filter.nodes = List(*v);
+    if (const std::string* v = Param(r, "kind")) q.filter.kinds = List(*v);
+    for (const auto& [name, into] : {std::pair{"job", &q.filter.jobs}, std::pair{"task", &q.filter.tasks}}) {
+      const std::string* v = Param(r, name);
+      if (v == nullptr) continue;
+      for (const std::string& x : List(*v)) {
+        char* end = nullptr;
+        const long long n = std::strtoll(x.c_str(), &end, 10);
+        if (x.empty() || *end != '\0') return Bad(fmt::format("{}={}: give whole numbers, comma-separated", name, *v));
+        into->push_back(n);
+      }
+    }
+    if (const std::string* v = Param(r, "edges")) {
+      if (*v != "prorate" && *v != "sample") return Bad(fmt::format("edges={}: give prorate or sample", *v));
+      q.prorate = *v == "prorate";
+    }
+    XTFQ_ASSIGN_OR_RETURN(std::vector<SlurmKey> by, SlurmWindowQuery::ParseKeys(q.by));
+    XTFQ_ASSIGN_OR_RETURN(std::unique_ptr<SlurmView> view, SlurmView::Open(*s->reader));
+    XTFQ_ASSIGN_OR_RETURN(SlurmWindow w, SlurmWindowQuery::Run(*view, q));
+    return Text(ResultJson::Of(w, by));
+  }
   XTFQ_TRY(OnlyParams(r, {"store", "time", "ranks", "module", "log", "job", "file", "per_file", "top"}));
   DarshanWindowRequest q;
   Copy(r, {{"time", &q.time}, {"ranks", &q.ranks}, {"module", &q.module}, {"file", &q.file_glob}});
@@ -295,6 +340,11 @@ Result<std::string> ViewerApi::Query(const HttpRequest& r) {
   }
   XTFQ_ASSIGN_OR_RETURN(DarshanWindowAnswer a, DarshanWindowQuery::Run(*s->reader, q));
   return Text(ResultJson::Of(a));
+}
+
+bool ViewerApi::IsSlurm(StoreReader& r) {
+  return SlurmView::Holds(r.store()) && r.catalogue().Find(DarshanLayout::kLogs) == nullptr &&
+         !JobStatsView::Holds(r.store());
 }
 
 bool ViewerApi::IsJobStats(Served& s) {

@@ -58,6 +58,8 @@ class ViewerApi {
   Result<std::string> Job(const HttpRequest& r);
   // A store of job_stats only (no Darshan log), and its view (opened at the first use).
   static bool IsJobStats(Served& s);
+  // A store of Slurm profiles alone (neither Darshan logs nor job_stats).
+  static bool IsSlurm(StoreReader& r);
   static Result<JobStatsView*> JobStats(Served& s);
   Result<Served*> Store(const HttpRequest& r);
 

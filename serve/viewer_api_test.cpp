@@ -254,5 +254,29 @@ TEST_CASE("serve: a request whose client has gone when its turn comes is not ans
   server.Stop();
 }
 
+TEST_CASE("serve: a Slurm store is listed with its jobs, and /api/query answers as query --slurm does") {
+  test::TempDir dir;
+  REQUIRE(test::Xtfq(dir, "gen slurm -o g --job 300 --start 1800000000 --nodes 2 --tasks 2 --samples 20").status == 0);
+  REQUIRE(test::Xtfq(dir, "import -q g -o s.xtfq").status == 0);
+  auto a = ViewerApi::Open({dir.File("s.xtfq")}, "secret");
+  REQUIRE_MESSAGE(a.ok(), Why(a));
+  const HttpResponse stores = (*a)->Handle(Get("/api/stores", {{"token", "secret"}}));
+  REQUIRE(stores.status == 200);
+  const nlohmann::json s = nlohmann::json::parse(stores.body)["stores"][0];
+  CHECK(s["kind"] == "slurm");
+  REQUIRE(s["jobs"].size() == 1);
+  CHECK(s["jobs"][0]["job"] == 300);
+  const HttpResponse q = (*a)->Handle(
+      Get("/api/query",
+          {{"token", "secret"}, {"by", "node,task"}, {"kind", "tasks,fs"}, {"time", "10%:60%"}, {"job", "300"}}));
+  REQUIRE_MESSAGE(q.status == 200, q.body);
+  const test::Run cli =
+      test::Xtfq(dir, "query s.xtfq --by node,task --kind tasks,fs --time 10%:60% --job 300 --format json");
+  REQUIRE_MESSAGE(cli.status == 0, cli.err);
+  CHECK(nlohmann::json::parse(q.body) == nlohmann::json::parse(cli.out));
+  CHECK((*a)->Handle(Get("/api/query", {{"token", "secret"}, {"task", "x"}})).status == 400);
+  CHECK((*a)->Handle(Get("/api/query", {{"token", "secret"}, {"ranks", "0:2"}})).status == 400);
+}
+
 }  // namespace
 }  // namespace xtfq::serve
