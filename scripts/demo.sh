@@ -45,6 +45,8 @@ awk 'BEGIN { for (k = 0; k < 80; ++k) for (task = 0; task < 2; ++task) {
   > "$out/job_slurm_influx.txt"
 build/xtfq import "$out/job.darshan" "$out/job_slurm_influx.txt" -o "$out/job.xtfq"
 build/xtfq job 4000035 "$out/job.xtfq" "$out/jobstats.xtfq" --windows 12
+echo "# its Slurm tasks over the job's first ten minutes, each sample's deltas prorated over its interval:"
+build/xtfq query "$out/job.xtfq" --slurm --job 4000035 --by task --time 0s:10m
 echo "# the viewer: xtfq serve on the stores, photographed in headless Chromium:"
 build/xtfq serve "$out/run.xtfq" "$out/jobstats.xtfq" "$out/job.xtfq" --port 0 > "$out/serve.txt" &
 serve=$!
