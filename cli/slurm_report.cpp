@@ -28,7 +28,10 @@ std::vector<std::string> Cells(const SlurmGroup& g) {
   c.push_back(std::to_string(g.series)), c.push_back(std::to_string(g.rows));
   // Text for reading: 10 significant digits (JSON and CSV keep every digit).
   for (double v : g.totals) c.push_back(v == std::floor(v) ? NumText(v) : fmt::format("{:.10g}", v));
-  if (g.kind == L::kTasks) c.push_back(std::to_string(g.rss_max)), c.push_back(std::to_string(g.vmsize_max));
+  // Levels are sampled: none without a sample in the window.
+  if (g.kind == L::kTasks) {
+    c.push_back(g.rows ? std::to_string(g.rss_max) : "NA"), c.push_back(g.rows ? std::to_string(g.vmsize_max) : "NA");
+  }
   return c;
 }
 
@@ -58,8 +61,8 @@ std::string SlurmReport::Window(const SlurmWindow& w, const std::vector<SlurmKey
       row.push_back(std::to_string(g.series)), row.push_back(std::to_string(g.rows));
       size_t m = 0;
       for (const auto& [kind, name] : cols) row.push_back(kind == g.kind ? NumText(g.totals[m++]) : "");
-      row.push_back(g.kind == L::kTasks ? std::to_string(g.rss_max) : "");
-      row.push_back(g.kind == L::kTasks ? std::to_string(g.vmsize_max) : "");
+      row.push_back(g.kind == L::kTasks && g.rows ? std::to_string(g.rss_max) : "");
+      row.push_back(g.kind == L::kTasks && g.rows ? std::to_string(g.vmsize_max) : "");
       out += fmt::format("{}\n", fmt::join(row, ","));
     }
     return out;

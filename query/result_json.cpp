@@ -427,7 +427,11 @@ nlohmann::json ResultJson::Of(const SlurmWindow& w, const std::vector<SlurmKey>&
     o["rows"] = g.rows;
     const auto& m = SlurmWindowQuery::Metrics(g.kind);
     for (size_t k = 0; k < m.size(); ++k) o[std::string(m[k])] = g.totals[k];
-    if (g.kind == SlurmLayout::kTasks) o["rss_max_kib"] = g.rss_max, o["vmsize_max_kib"] = g.vmsize_max;
+    if (g.kind == SlurmLayout::kTasks) {
+      // Levels are sampled: null without a sample in the window.
+      o["rss_max_kib"] = g.rows ? nlohmann::json(g.rss_max) : nlohmann::json(nullptr);
+      o["vmsize_max_kib"] = g.rows ? nlohmann::json(g.vmsize_max) : nlohmann::json(nullptr);
+    }
     j["groups"].push_back(std::move(o));
   }
   j["notes"] = w.notes;

@@ -250,6 +250,11 @@ TEST_CASE("slurm query: windows that tile a job's span partition its totals, and
   for (const auto& [kind, metrics] : sum) {
     for (const auto& [k, v] : metrics) CHECK_MESSAGE(Near(v, total[kind][k].get<double>()), kind, " ", k);
   }
+  // A window without a sample has no level: null, not 0 (the first second: the tasks' row 0 is at start + 1).
+  const nlohmann::json empty = nlohmann::json::parse(
+      Xtfq(dir, fmt::format("query s.xtfq --job 100 --kind tasks --time {}:{} --format json", t1, t1 + 1)).out);
+  CHECK(empty["groups"][0]["rows"] == 0);
+  CHECK(empty["groups"][0]["rss_max_kib"].is_null());
   // Text and CSV give the same totals; the sample rule gives whole rows.
   const Run text = Xtfq(dir, "query s.xtfq --job 100 --by job");
   CHECK(text.out.find(fmt::format("{}", 2 * 160 * 1048576)) != std::string::npos);
