@@ -240,7 +240,8 @@ TEST_CASE("slurm query: windows that tile a job's span partition its totals, and
     const Run w =
         Xtfq(dir, fmt::format("query s.xtfq --job 100 --by job --time {}:{} --format json", a, std::min(t2, a + 7)));
     REQUIRE_MESSAGE(w.status == 0, w.err);
-    for (const auto& g : nlohmann::json::parse(w.out)["groups"]) {
+    const nlohmann::json answer = nlohmann::json::parse(w.out);  // kept alive for the loop
+    for (const auto& g : answer["groups"]) {
       for (const auto& [k, v] : g.items()) {
         if (v.is_number() && k != "rss_max_kib" && k != "vmsize_max_kib" && k != "series")
           sum[g["kind"]][k] += v.get<double>();
