@@ -5,6 +5,7 @@
 #include <charconv>
 
 #include "cli/grid_report.h"
+#include "cli/output.h"
 #include "layouts/darshan_layout.h"
 
 namespace xtfq::cli {
@@ -66,13 +67,7 @@ Result<std::string> GridCommand::Answer() {
   }
   if (darshan && jobs_.size() > 1) return Error(ErrorCode::kUsage, "--job: one Darshan job id");
   if (darshan && jobs_.size() == 1) {
-    int64_t v = 0;
-    const std::string& j = jobs_[0];
-    const auto [ptr, ec] = std::from_chars(j.data(), j.data() + j.size(), v);
-    if (j.empty() || ec != std::errc() || ptr != j.data() + j.size()) {
-      return Error(ErrorCode::kUsage, fmt::format("--job '{}' is not a Darshan job id", j));
-    }
-    r_.job = v;
+    XTFQ_ASSIGN_OR_RETURN(r_.job, ParseJobId(jobs_[0], "--job"));
   } else if (!jobs_.empty() && JobStatsView::Holds(opts_.reader().store()) && r_.array.empty()) {
     r_.filter.jobs = jobs_;
   } else if (!jobs_.empty()) {

@@ -6,6 +6,7 @@
 #include "layouts/darshan_layout.h"
 #include "layouts/slurm_layout.h"
 #include "query/jobstats_view.h"
+#include "query/slurm_view.h"
 #include "store/endian.h"
 #include "store/format.h"
 #include "store/index_entry.h"
@@ -115,24 +116,21 @@ Result<StoreSummary> StoreSummary::Of(StoreReader& reader) {
     if (span) j.first = span->first, j.last = span->second;
     out.jobstats = std::move(j);
   }
-  if (auto series = reader.Array(SlurmLayout::kSeries); series.ok()) {
+  if (SlurmView::Holds(reader.store())) {
     using L = SlurmLayout;
+    XTFQ_ASSIGN_OR_RETURN(std::unique_ptr<SlurmView> view, SlurmView::Open(reader));
     std::map<int64_t, SlurmJob> jobs;
-    TnTree t(reader.cache(), **series);
-    XTFQ_TRY(t.ForEach(0, t.size(), [&](const std::byte* p) -> Result<bool> {
-      SlurmJob& j = jobs[LoadLe<int64_t>(p + L::kSerJob)];
-      j.job = LoadLe<int64_t>(p + L::kSerJob);
+    for (const SlurmSeries& x : view->series()) {
+      SlurmJob& j = jobs[x.job];
+      j.job = x.job;
       ++j.series;
-      const bool dup = (LoadLe<uint16_t>(p + L::kSerFlags) & L::kSerDuplicate) != 0;
-      j.duplicates += dup;
-      if (!dup) j.rows += LoadLe<uint32_t>(p + L::kSerRows);
-      j.steps.insert(LoadLe<int64_t>(p + L::kSerStep));
-      XTFQ_ASSIGN_OR_RETURN(std::string node, reader.String(StringRef::Unpack(LoadLe<uint64_t>(p + L::kSerNode))));
-      j.nodes.insert(std::move(node));
-      j.sources.insert(std::string(L::SourceName(LoadLe<uint8_t>(p + L::kSerSource))));
-      if (const int64_t s = LoadLe<int64_t>(p + L::kSerStart); s != INT64_MIN) j.first = std::min(j.first, s);
-      return true;
-    }));
+      j.duplicates += x.duplicate();
+      if (!x.duplicate()) j.rows += x.rows;
+      j.steps.insert(x.step);
+      j.nodes.insert(x.node);
+      j.sources.insert(std::string(L::SourceName(x.source)));
+      if (x.start != INT64_MIN) j.first = std::min(j.first, x.start);
+    }
     for (auto& [id, j] : jobs) {
       for (const char* kind : {"tasks", "fs", "net", "other"}) {
         auto a = reader.Array(L::JobArrayName(id, kind));

@@ -223,7 +223,7 @@ Result<std::string> ViewerApi::Stores() {
     } else if (IsSlurm(*s.reader)) {
       // The Slurm jobs it holds, each with its series and span (the job view and query take them).
       j["kind"] = "slurm";
-      XTFQ_ASSIGN_OR_RETURN(std::unique_ptr<SlurmView> view, SlurmView::Open(*s.reader));
+      XTFQ_ASSIGN_OR_RETURN(SlurmView * view, Slurm(s));
       std::map<int64_t, size_t> series;
       for (const SlurmSeries& x : view->series()) series[x.job] += x.duplicate() ? 0 : 1;
       j["jobs"] = nlohmann::json::array();
@@ -324,7 +324,7 @@ Result<std::string> ViewerApi::Query(const HttpRequest& r) {
       q.prorate = *v == "prorate";
     }
     XTFQ_ASSIGN_OR_RETURN(std::vector<SlurmKey> by, SlurmWindowQuery::ParseKeys(q.by));
-    XTFQ_ASSIGN_OR_RETURN(std::unique_ptr<SlurmView> view, SlurmView::Open(*s->reader));
+    XTFQ_ASSIGN_OR_RETURN(SlurmView * view, Slurm(*s));
     XTFQ_ASSIGN_OR_RETURN(SlurmWindow w, SlurmWindowQuery::Run(*view, q));
     return Text(ResultJson::Of(w, by));
   }
@@ -340,6 +340,13 @@ Result<std::string> ViewerApi::Query(const HttpRequest& r) {
   }
   XTFQ_ASSIGN_OR_RETURN(DarshanWindowAnswer a, DarshanWindowQuery::Run(*s->reader, q));
   return Text(ResultJson::Of(a));
+}
+
+Result<SlurmView*> ViewerApi::Slurm(Served& s) {
+  if (!s.slurm) {
+    XTFQ_ASSIGN_OR_RETURN(s.slurm, SlurmView::Open(*s.reader));
+  }
+  return s.slurm.get();
 }
 
 bool ViewerApi::IsSlurm(StoreReader& r) {

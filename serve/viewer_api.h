@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "query/jobstats_view.h"
+#include "query/slurm_view.h"
 #include "query/store_reader.h"
 #include "serve/http_message.h"
 
@@ -46,6 +47,8 @@ class ViewerApi {
     std::unique_ptr<StoreReader> reader;
     // Its job_stats (the series table read once, at the first job_stats request), or none.
     std::unique_ptr<JobStatsView> jobstats;
+    // Its Slurm series (read once, at the first Slurm request), or none.
+    std::unique_ptr<SlurmView> slurm;
     std::mutex mutex;
   };
   explicit ViewerApi(std::string token) : token_(std::move(token)) {}
@@ -61,6 +64,7 @@ class ViewerApi {
   // A store of Slurm profiles alone (neither Darshan logs nor job_stats).
   static bool IsSlurm(StoreReader& r);
   static Result<JobStatsView*> JobStats(Served& s);
+  static Result<SlurmView*> Slurm(Served& s);
   Result<Served*> Store(const HttpRequest& r);
 
   std::string token_;
