@@ -54,6 +54,10 @@ CLI::App* ImportCommand::Register(CLI::App& parent) {
                   "slower to read cold and to import: for archives) or none; an existing store keeps its codec "
                   "unless this is given, and pages keep the codec they were stored with")
       ->check(CLI::IsMember({"lz4", "zstd", "none"}));
+  app->add_option("--threads", threads_,
+                  "1: do everything on one thread; 2 (the default): pages are compressed, and grid passes read, on a "
+                  "second thread beside the import")
+      ->check(CLI::Range(1, 2));
   app->add_flag("--allow-rollback", allow_rollback_,
                 "write to a store whose newest superblock is damaged, from the generation before it (makes the loss "
                 "permanent; see xtfq check)");
@@ -190,6 +194,7 @@ int ImportCommand::Run() {
 Status ImportCommand::BuildGrids(StoreWriter& w) const {
   const auto t0 = std::chrono::steady_clock::now();
   XTFQ_ASSIGN_OR_RETURN(std::unique_ptr<StoreReader> reader, StoreReader::Open(out_));
+  reader->set_read_ahead(threads_ > 1);
   GridBuildOptions options;
   options.progress = bar_.get();
   XTFQ_ASSIGN_OR_RETURN(GridBuildReport report, GridBuilder::BuildMissing(*reader, w, options));
@@ -224,6 +229,7 @@ Result<StoreWriter::Opened> ImportCommand::OpenWriter() const {
   opts.allow_rollback = allow_rollback_;
   opts.page_size = page_size_;
   if (!codec_.empty()) opts.codec = ParseCodec(codec_);
+  opts.seal_thread = threads_ > 1;
   return StoreWriter::OpenOrCreatePath(out_, opts);
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "index/leaf_prefetch.h"
 #include "store/endian.h"
 #include "store/format.h"
 #include "store/page_header.h"
@@ -126,6 +127,67 @@ Status TnTree::ForEach(uint64_t lo, uint64_t hi, const std::function<Result<bool
       if (!more) return Ok();
     }
     lo += take;
+  }
+  return Ok();
+}
+
+Status TnTree::LeavesIn(size_t level, ChildRef child, uint64_t base, uint64_t lo, uint64_t hi,
+                        std::vector<LeafSpan>& out, uint64_t count) {
+  if (level == 0) {
+    out.push_back({child, base, count});
+    return Ok();
+  }
+  XTFQ_ASSIGN_OR_RETURN(PageRef page, Fetch(level, child));
+  const uint32_t entries = LoadLe<uint32_t>(page.data() + f::kPhEntryCount);
+  const std::byte* p = page.data() + f::kPageHeaderSize;
+  for (uint32_t i = 0; i < entries && base < hi; ++i, p += entry_width_) {
+    const uint64_t count = LoadLe<uint64_t>(p + f::kIeCount);
+    if (base + count > lo) XTFQ_TRY(LeavesIn(level - 1, ChildRef::Of(p), base, lo, hi, out, count));
+    base += count;
+  }
+  return Ok();
+}
+
+Status TnTree::Scan(uint64_t lo, uint64_t hi, const std::function<Result<bool>(const std::byte*)>& fn) {
+  hi = std::min(hi, size());
+  if (lo >= hi) return Ok();
+  if (height() == 1) return ForEach(lo, hi, fn);
+  std::vector<LeafSpan> leaves;
+  XTFQ_TRY(LeavesIn(height() - 1, ChildRef{Root(), {}}, 0, lo, hi, leaves, size()));
+  const ChainDesc& chain = array_.levels[0];
+  std::vector<LeafPrefetch::Want> wants;
+  wants.reserve(leaves.size());
+  for (const auto& [child, first, count] : leaves) {
+    const PageKey key = chain.Resolve(child.id);
+    if (key.none()) {
+      return Error(ErrorCode::kCorrupt, fmt::format("{}: chain page {}: array '{}' level 0: the tree leads to an "
+                                                    "empty open page",
+                                                    cache_.source().name(), child.id.value, array_.name));
+    }
+    wants.push_back({key, chain.Hint(child.id, child.where)});
+  }
+  LeafPrefetch prefetch(cache_.source(), std::move(wants));
+  const uint32_t width = array_.schema.record_width();
+  const uint32_t capacity = PageCapacity(cache_.page_size(), width);
+  for (const auto& [child, first, count] : leaves) {
+    XTFQ_ASSIGN_OR_RETURN(const std::byte* page, prefetch.Next());
+    const std::string wrong = TreePageMismatch(page, PageKind::kData, 0, array_.id, child.id, capacity);
+    if (!wrong.empty()) {
+      return Error(ErrorCode::kCorrupt, fmt::format("{}: chain page {}: array '{}' level 0: {}", cache_.source().name(),
+                                                    child.id.value, array_.name, wrong));
+    }
+    const uint32_t entries = LoadLe<uint32_t>(page + f::kPhEntryCount);
+    if (entries != count) {
+      return Error(ErrorCode::kCorrupt,
+                   fmt::format("{}: chain page {}: array '{}' level 0: {} records, the index "
+                               "above counts {}",
+                               cache_.source().name(), child.id.value, array_.name, entries, count));
+    }
+    const uint64_t from = std::max(lo, first), to = std::min(hi, first + entries);
+    for (uint64_t n = from; n < to; ++n) {
+      XTFQ_ASSIGN_OR_RETURN(bool more, fn(page + f::kPageHeaderSize + (n - first) * width));
+      if (!more) return Ok();
+    }
   }
   return Ok();
 }

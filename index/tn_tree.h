@@ -41,6 +41,9 @@ class TnTree {
   // Calls fn(record) for the records at positions [lo, hi) (clamped to the array) in order,
   // one descent per leaf page; stops at fn's first error, or when it returns false.
   Status ForEach(uint64_t lo, uint64_t hi, const std::function<Result<bool>(const std::byte*)>& fn);
+  // As ForEach, for long passes: the leaves are found first from the index pages, then read and
+  // decoded on a second thread ahead of fn (LeafPrefetch), straight from the source, not cached.
+  Status Scan(uint64_t lo, uint64_t hi, const std::function<Result<bool>(const std::byte*)>& fn);
   // The summary of the records at positions [lo, hi) (clamped to the array).
   Result<Summary> Aggregate(uint64_t lo, uint64_t hi);
   // Summaries of the records with t1 <= key < t2 in `buckets` equal buckets (Bucket()), in one
@@ -76,6 +79,14 @@ class TnTree {
   // Keys in the subtree of page `id` are in [lower, upper]; `base` is its first record's position.
   Status HistogramIn(size_t level, ChildRef child, int64_t lower, int64_t upper, uint64_t base, const Buckets& b);
   PageId Root() const { return array_.levels.back().open; }
+  // Appends the leaves of page `child` of `level` (its first record at position `base`) that hold
+  // positions in [lo, hi), with their positions (`count`: the records the entry above counts).
+  struct LeafSpan {
+    ChildRef child;
+    uint64_t first = 0, count = 0;  // its records' positions
+  };
+  Status LeavesIn(size_t level, ChildRef child, uint64_t base, uint64_t lo, uint64_t hi, std::vector<LeafSpan>& out,
+                  uint64_t count);
 
   PageCache& cache_;
   const ArrayDesc& array_;

@@ -201,51 +201,58 @@ TEST_CASE("index: aggregate reads only the pages a range straddles (hand-counted
   CHECK(reads(kN, kN + 5) == 0);
 }
 
-TEST_CASE("index: for each visits sub-ranges in order and stops early when told") {
+TEST_CASE("index: for each and scan visit sub-ranges in order and stop early when told") {
   const std::vector<Row> rows = TallRows(kN);
   Built b;
   Build(b, rows, RowSchema());
   const ArrayDesc& a = *b.array;
   TnTree tree(b.reader->cache(), a);
-  for (uint64_t lo : EdgePositions()) {
-    for (uint64_t hi :
-         {uint64_t{0}, uint64_t{1}, uint64_t{50}, uint64_t{51}, uint64_t{700}, uint64_t{701}, kN, kN + 9}) {
-      CAPTURE(lo);
-      CAPTURE(hi);
-      std::vector<Row> got;
-      const Status s = tree.ForEach(lo, hi, [&](const std::byte* r) -> Result<bool> {
-        got.push_back(DecodeRow(r));
-        return true;
-      });
-      REQUIRE_MESSAGE(s.ok(), Why(s));
-      const uint64_t end = std::min(hi, kN);
-      const std::vector<Row> want(rows.begin() + static_cast<ptrdiff_t>(std::min(lo, end)),
-                                  rows.begin() + static_cast<ptrdiff_t>(end));
-      CHECK(got == want);
+  for (const bool scan : {false, true}) {
+    CAPTURE(scan);
+    // Scan reads the leaves ahead on a second thread; ForEach descends to each.
+    auto walk = [&](uint64_t lo, uint64_t hi, const std::function<Result<bool>(const std::byte*)>& fn) {
+      return scan ? tree.Scan(lo, hi, fn) : tree.ForEach(lo, hi, fn);
+    };
+    for (uint64_t lo : EdgePositions()) {
+      for (uint64_t hi :
+           {uint64_t{0}, uint64_t{1}, uint64_t{50}, uint64_t{51}, uint64_t{700}, uint64_t{701}, kN, kN + 9}) {
+        CAPTURE(lo);
+        CAPTURE(hi);
+        std::vector<Row> got;
+        const Status s = walk(lo, hi, [&](const std::byte* r) -> Result<bool> {
+          got.push_back(DecodeRow(r));
+          return true;
+        });
+        REQUIRE_MESSAGE(s.ok(), Why(s));
+        const uint64_t end = std::min(hi, kN);
+        const std::vector<Row> want(rows.begin() + static_cast<ptrdiff_t>(std::min(lo, end)),
+                                    rows.begin() + static_cast<ptrdiff_t>(end));
+        CHECK(got == want);
+      }
     }
-  }
-  // Stop after k records: fn is called exactly k times, from lo on, and ForEach succeeds.
-  for (uint64_t k : {uint64_t{1}, uint64_t{3}, uint64_t{50}, uint64_t{51}, uint64_t{400}}) {
-    CAPTURE(k);
-    std::vector<Row> got;
-    const Status s = tree.ForEach(40, kN, [&](const std::byte* r) -> Result<bool> {
-      got.push_back(DecodeRow(r));
-      return got.size() < k;
+    // Stop after k records: fn is called exactly k times, from lo on, and ForEach succeeds.
+    for (uint64_t k : {uint64_t{1}, uint64_t{3}, uint64_t{50}, uint64_t{51}, uint64_t{400}}) {
+      CAPTURE(k);
+      std::vector<Row> got;
+      const Status s = walk(40, kN, [&](const std::byte* r) -> Result<bool> {
+        got.push_back(DecodeRow(r));
+        return got.size() < k;
+      });
+      REQUIRE(s.ok());
+      CHECK(got == std::vector<Row>(rows.begin() + 40, rows.begin() + 40 + static_cast<ptrdiff_t>(k)));
+    }
+    // An error from fn stops the walk and is returned as it is.
+    uint64_t calls = 0;
+    const Status s = walk(0, kN, [&](const std::byte*) -> Result<bool> {
+      if (++calls == 60) return Error(ErrorCode::kInvalidArgument, "stop at 60");
+      return true;
     });
-    REQUIRE(s.ok());
-    CHECK(got == std::vector<Row>(rows.begin() + 40, rows.begin() + 40 + static_cast<ptrdiff_t>(k)));
+    REQUIRE_FALSE(s.ok());
+    CHECK(s.error().code() == ErrorCode::kInvalidArgument);
+    CHECK(s.error().message() == "stop at 60");
+    CHECK(calls == 60);
+    CHECK(b.reader->cache().pinned_pages() == 0);
   }
-  // An error from fn stops the walk and is returned as it is.
-  uint64_t calls = 0;
-  const Status s = tree.ForEach(0, kN, [&](const std::byte*) -> Result<bool> {
-    if (++calls == 60) return Error(ErrorCode::kInvalidArgument, "stop at 60");
-    return true;
-  });
-  REQUIRE_FALSE(s.ok());
-  CHECK(s.error().code() == ErrorCode::kInvalidArgument);
-  CHECK(s.error().message() == "stop at 60");
-  CHECK(calls == 60);
-  CHECK(b.reader->cache().pinned_pages() == 0);
 
   // Page reads from a cold cache: one descent per leaf page visited.
   auto reads = [&](uint64_t lo, uint64_t hi, uint64_t stop_after) {
@@ -258,6 +265,16 @@ TEST_CASE("index: for each visits sub-ranges in order and stops early when told"
   CHECK(reads(45, 55, 100) == 4);         // leaves 0 and 1 under one level-1 page
   CHECK(reads(0, kN, UINT64_MAX) == 24);  // every page of the tree: 21 leaves, 2 level-1 pages, the root
   CHECK(reads(30, 30, 100) == 0);
+  // A scan reads the index pages through the cache and the leaves beside it: the root and the
+  // two level-1 pages, or one of them for a range under it.
+  auto scan_reads = [&](uint64_t lo, uint64_t hi) {
+    return ColdReads(*b.reader, [&](PageCache& c) {
+      REQUIRE(TnTree(c, a).Scan(lo, hi, [&](const std::byte*) -> Result<bool> { return true; }).ok());
+    });
+  };
+  CHECK(scan_reads(0, kN) == 3);
+  CHECK(scan_reads(45, 55) == 2);
+  CHECK(scan_reads(30, 30) == 0);
 }
 
 TEST_CASE("index: an empty tree and a one-page tree") {

@@ -26,28 +26,32 @@ constexpr int64_t kDenseBlocks = int64_t{1} << 20;
 // Levels of more blocks than this are not counted (Plan's tables: 8 bytes a block and bin size).
 constexpr int64_t kCountedBlocks = int64_t{1} << 18;
 
-// The cells of one level's current bin.
+// The cells of one level's current bin: a Summary and, per distribution, LogHistogram::kBins counts
+// for each block that has records in the bin.
 class LevelCells {
  public:
-  LevelCells(const GridLevelSpec& spec, const Schema& schema, const Schema& cell_schema, int64_t p_min, int64_t p_max)
-      : spec_(spec),
-        schema_(schema),
-        width_(cell_schema.record_width()),
-        dists_(G::Distributions(schema, cell_schema)),
-        block_min_(p_min >> spec.block_shift) {
+  LevelCells(const GridLevelSpec& spec, const Schema& schema, uint32_t width, std::vector<G::Distribution> dists,
+             int64_t p_min, int64_t p_max)
+      : spec_(spec), schema_(schema), width_(width), dists_(std::move(dists)), block_min_(p_min >> spec.block_shift) {
     const int64_t blocks = (p_max >> spec.block_shift) - block_min_ + 1;
     if (blocks <= kDenseBlocks) dense_.assign(static_cast<size_t>(blocks), -1);
   }
 
-  // Adds a record of time t and process p; flushes the bin before when t is past it.
-  Status Add(int64_t t, int64_t p, const std::byte* record, const std::function<Status(const LevelCells&)>& flush) {
-    const int64_t bin = t >> spec_.bin_shift;
+  const GridLevelSpec& spec() const { return spec_; }
+  const std::vector<G::Distribution>& dists() const { return dists_; }
+  int64_t bin() const { return bin_; }
+  bool empty() const { return touched_.empty(); }
+  // Makes `bin` the current bin; flushes the one before when it differs and has cells.
+  Status Enter(int64_t bin, const std::function<Status(LevelCells&)>& flush) {
     if (bin != bin_ && !touched_.empty()) {
       XTFQ_TRY(flush(*this));
       Clear();
     }
     bin_ = bin;
-    const int64_t block = p >> spec_.block_shift;
+    return Ok();
+  }
+  // Adds a record to the cell of `block` in the current bin.
+  void AddRecord(int64_t block, const std::byte* record) {
     const size_t slot = Slot(block);
     sums_[slot].Add(schema_, record);
     const auto& at = schema_.aggregate_fields();
@@ -56,14 +60,27 @@ class LevelCells {
       const int b = LogHistogram::BinOf(record + a.offset, a.type);
       if (b >= 0) ++hists_[(slot * dists_.size() + d) * LogHistogram::kBins + static_cast<size_t>(b)];
     }
-    return Ok();
   }
-  bool empty() const { return touched_.empty(); }
-  // The cells of the bin in block order.
-  void Cells(std::vector<std::byte>& out, const std::function<void(std::span<const std::byte>)>& emit) {
+  // Merges cell `index` of a finer level into the cell of `block` in the current bin; `dist_of[d]`
+  // is the finer level's distribution that holds this level's distribution d.
+  void MergeCell(int64_t block, const LevelCells& finer, size_t index, const std::vector<size_t>& dist_of) {
+    const size_t slot = Slot(block);
+    sums_[slot].Merge(finer.sums_[index]);
+    for (size_t d = 0; d < dists_.size(); ++d) {
+      uint64_t* h = &hists_[(slot * dists_.size() + d) * LogHistogram::kBins];
+      const uint64_t* f = &finer.hists_[(index * finer.dists_.size() + dist_of[d]) * LogHistogram::kBins];
+      for (int b = 0; b < LogHistogram::kBins; ++b) h[b] += f[b];
+    }
+  }
+  // The cells of the bin in block order, as (block, index) pairs.
+  const std::vector<std::pair<int64_t, size_t>>& Sorted() {
     std::sort(touched_.begin(), touched_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    return touched_;
+  }
+  // The cells of the bin in block order, encoded as cell records.
+  void Cells(std::vector<std::byte>& out, const std::function<void(std::span<const std::byte>)>& emit) {
     out.assign(width_, std::byte{0});
-    for (const auto& [block, index] : touched_) {
+    for (const auto& [block, index] : Sorted()) {
       const Summary& s = sums_[index];
       StoreLe<int64_t>(out.data() + G::kCellT, bin_ << spec_.bin_shift);
       StoreLe<int64_t>(out.data() + G::kCellBlock, block);
@@ -156,8 +173,8 @@ Result<std::vector<std::vector<GridLevelSpec>>> GridBuilder::Plan(StoreReader& r
   struct Candidate {
     int k = 0;
     int64_t block_min = 0, blocks = 0;
-    std::vector<std::vector<int64_t>> last;  // per shift, per block: the last bin seen
-    std::vector<uint64_t> cells;             // per shift
+    std::vector<int64_t> last;    // per block, per shift: the bin of the block's last record
+    std::vector<uint64_t> cells;  // per shift
   };
   std::vector<Candidate> cands;
   for (int k = 1; k <= 16 && 2 * k <= 62; ++k) {
@@ -171,21 +188,22 @@ Result<std::vector<std::vector<GridLevelSpec>>> GridBuilder::Plan(StoreReader& r
       break;
     }
     if (c.blocks > kCountedBlocks) continue;  // too many blocks to count: the per-process path serves these
-    c.last.assign(static_cast<size_t>(coarsest - finest + 1),
-                  std::vector<int64_t>(static_cast<size_t>(c.blocks), INT64_MIN));
+    c.last.assign(static_cast<size_t>(c.blocks) * static_cast<size_t>(coarsest - finest + 1), INT64_MIN);
     c.cells.assign(static_cast<size_t>(coarsest - finest + 1), 0);
     cands.push_back(std::move(c));
   }
   if (cands.empty()) return outs;
   const Schema& schema = source.schema;
-  XTFQ_TRY(reader.ForEachAt(source, 0, span.n, [&](const std::byte* r) -> Result<bool> {
+  XTFQ_TRY(reader.ScanAt(source, 0, span.n, [&](const std::byte* r) -> Result<bool> {
     const int64_t t = schema.Time(r), p = schema.Process(r);
     for (Candidate& c : cands) {
-      const size_t b = static_cast<size_t>((p >> (2 * c.k)) - c.block_min);
-      for (size_t i = 0; i < c.cells.size(); ++i) {
+      const size_t shifts = c.cells.size();
+      int64_t* last = &c.last[static_cast<size_t>((p >> (2 * c.k)) - c.block_min) * shifts];
+      // The block's last record was in the same bin at this shift, so at every coarser one too.
+      for (size_t i = 0; i < shifts; ++i) {
         const int64_t bin = t >> (finest + static_cast<int>(i));
-        int64_t& last = c.last[i][b];
-        if (last != bin) last = bin, ++c.cells[i];
+        if (last[i] == bin) break;
+        last[i] = bin, ++c.cells[i];
       }
     }
     return true;
@@ -227,7 +245,7 @@ Result<GridBuilder::Span> GridBuilder::SpanOf(StoreReader& reader, const ArrayDe
   if (n < source.record_count()) {
     // A stale grid's span is that of the records it covers.
     s.p_min = INT64_MAX, s.p_max = INT64_MIN;
-    XTFQ_TRY(reader.ForEachAt(source, 0, n, [&](const std::byte* rec) -> Result<bool> {
+    XTFQ_TRY(reader.ScanAt(source, 0, n, [&](const std::byte* rec) -> Result<bool> {
       const int64_t p = source.schema.Process(rec);
       s.p_min = std::min(s.p_min, p), s.p_max = std::max(s.p_max, p);
       return true;
@@ -251,24 +269,62 @@ Status GridBuilder::Compute(StoreReader& reader, const ArrayDesc& source, uint64
   std::vector<LevelCells> cells;
   cells.reserve(levels.size());
   for (size_t li = 0; li < levels.size(); ++li) {
-    cells.emplace_back(levels[li], schema, *cell_schemas[li], span.p_min, span.p_max);
+    cells.emplace_back(levels[li], schema, cell_schemas[li]->record_width(),
+                       G::Distributions(schema, *cell_schemas[li]), span.p_min, span.p_max);
   }
   std::vector<std::byte> buffer;
   Status emitted = Ok();
   auto flush_level = [&](size_t li) {
-    return [&, li](const LevelCells&) -> Status {
-      cells[li].Cells(buffer, [&](std::span<const std::byte> c) {
-        if (emitted.ok()) emitted = emit(li, c);
+    return [&, li](LevelCells& c) -> Status {
+      c.Cells(buffer, [&](std::span<const std::byte> cell) {
+        if (emitted.ok()) emitted = emit(li, cell);
       });
       return emitted;
     };
   };
-  std::vector<std::function<Status(const LevelCells&)>> flushes;
+  std::vector<std::function<Status(LevelCells&)>> flushes;
   for (size_t li = 0; li < levels.size(); ++li) flushes.push_back(flush_level(li));
+
+  // Every record goes once into the finest cells (the smallest block and bin shifts of the levels,
+  // with every distribution any level has); each bin of those, when it ends, is merged into every
+  // level's cells. Counts, integer sums, minima, maxima and distributions are what adding each
+  // record to each level gives; f64 sums and sums of squares differ by rounding (store/summary.h).
+  GridLevelSpec fine_spec{0, INT32_MAX, INT32_MAX};
+  std::vector<G::Distribution> fine_dists;
+  for (const LevelCells& c : cells) {
+    fine_spec.block_shift = std::min(fine_spec.block_shift, c.spec().block_shift);
+    fine_spec.bin_shift = std::min(fine_spec.bin_shift, c.spec().bin_shift);
+    for (const G::Distribution& d : c.dists()) {
+      if (std::none_of(fine_dists.begin(), fine_dists.end(),
+                       [&](const G::Distribution& f) { return f.aggregate == d.aggregate; })) {
+        fine_dists.push_back(d);
+      }
+    }
+  }
+  std::vector<std::vector<size_t>> dist_of(cells.size());
+  for (size_t li = 0; li < cells.size(); ++li) {
+    for (const G::Distribution& d : cells[li].dists()) {
+      const auto it = std::find_if(fine_dists.begin(), fine_dists.end(),
+                                   [&](const G::Distribution& f) { return f.aggregate == d.aggregate; });
+      dist_of[li].push_back(static_cast<size_t>(it - fine_dists.begin()));
+    }
+  }
+  if (cells.empty()) fine_spec = {0, 0, 0};
+  LevelCells fine(fine_spec, schema, 0, fine_dists, span.p_min, span.p_max);
+  auto merge_fine = [&](LevelCells& f) -> Status {
+    for (const auto& [block, index] : f.Sorted()) {
+      for (size_t li = 0; li < cells.size(); ++li) {
+        const GridLevelSpec& l = cells[li].spec();
+        XTFQ_TRY(cells[li].Enter(f.bin() >> (l.bin_shift - fine_spec.bin_shift), flushes[li]));
+        cells[li].MergeCell(block >> (l.block_shift - fine_spec.block_shift), f, index, dist_of[li]);
+      }
+    }
+    return Ok();
+  };
   uint64_t seen = 0;
-  XTFQ_TRY(reader.ForEachAt(source, 0, n, [&](const std::byte* r) -> Result<bool> {
-    const int64_t t = schema.Time(r), p = schema.Process(r);
-    for (size_t li = 0; li < cells.size(); ++li) XTFQ_TRY(cells[li].Add(t, p, r, flushes[li]));
+  XTFQ_TRY(reader.ScanAt(source, 0, n, [&](const std::byte* r) -> Result<bool> {
+    XTFQ_TRY(fine.Enter(schema.Time(r) >> fine_spec.bin_shift, merge_fine));
+    fine.AddRecord(schema.Process(r) >> fine_spec.block_shift, r);
     ++seen;
     return true;
   }));
@@ -276,6 +332,7 @@ Status GridBuilder::Compute(StoreReader& reader, const ArrayDesc& source, uint64
     return Error(ErrorCode::kCorrupt,
                  fmt::format("{}: '{}' yielded {} records, not {}", reader.store().name(), source.name, seen, n));
   }
+  if (!fine.empty()) XTFQ_TRY(merge_fine(fine));
   for (size_t li = 0; li < cells.size(); ++li) {
     if (!cells[li].empty()) XTFQ_TRY(flushes[li](cells[li]));
   }
@@ -363,6 +420,18 @@ Result<GridBuildReport> GridBuilder::BuildMissing(StoreReader& reader, RecordSin
   return report;
 }
 
+bool GridBuilder::SameCell(const Schema& source, std::span<const std::byte> a, const std::byte* b) {
+  const size_t stats = G::kCellStats + source.aggregates().size() * Summary::kFieldBytes;
+  if (!std::equal(a.begin(), a.begin() + G::kCellStats, b) || !std::equal(a.begin() + stats, a.end(), b + stats)) {
+    return false;
+  }
+  if (std::equal(a.begin() + G::kCellStats, a.begin() + stats, b + G::kCellStats)) return true;
+  Summary sa(source), sb(source);
+  sa.DecodeFields(a.data() + G::kCellStats);
+  sb.DecodeFields(b + G::kCellStats);
+  return sa.SameUpToRounding(sb);
+}
+
 Status GridBuilder::Verify(StoreReader& reader, const ArrayDesc& source) {
   for (G::Family family : {G::Family::kCells, G::Family::kDistributions})
     XTFQ_TRY(VerifyFamily(reader, source, family));
@@ -398,7 +467,7 @@ Status GridBuilder::VerifyFamily(StoreReader& reader, const ArrayDesc& source, G
                    [&](size_t li, std::span<const std::byte> cell) -> Status {
                      const GridLevel& l = g->levels[li];
                      XTFQ_ASSIGN_OR_RETURN(bool more, seen[li] == 0 ? cursors[li].First() : cursors[li].Next());
-                     if (!more || !std::equal(cell.begin(), cell.end(), cursors[li].entry())) {
+                     if (!more || !SameCell(source.schema, cell, cursors[li].entry())) {
                        return Error(ErrorCode::kCorrupt,
                                     fmt::format("{}: {} cell {} differs from the records of '{}' it summarises",
                                                 reader.store().name(), l.array->name, seen[li], source.name));

@@ -82,6 +82,9 @@ class GridBuilder {
     uint64_t n = 0;
     int64_t t_min = 0, t_max = 0, p_min = 0, p_max = 0;
   };
+  // Whether two cell records of `source`'s grid hold the same cell: bytes equal, except that f64
+  // sums and sums of squares may differ by rounding (Summary::SameUpToRounding).
+  static bool SameCell(const Schema& source, std::span<const std::byte> a, const std::byte* b);
   static Result<Span> SpanOf(StoreReader& reader, const ArrayDesc& source, uint64_t n);
   // The levels of the grid of `source`'s first span.n records, one list per budget: one pass
   // counts the cells of every level at every bin from span / bins_per_block to span / 2; then, for
@@ -92,7 +95,9 @@ class GridBuilder {
                                                               const GridBuildOptions& options);
   // Calls emit(level index, cell record) for every cell of every level, each level in order, over
   // the first n records of `source`; level i's cells have cell_schemas[i] (with or without
-  // distributions: GridLayout::Distributions).
+  // distributions: GridLayout::Distributions). Each record is added once, to the cells of the
+  // smallest block and bin shifts of `levels`, which are then merged into each level's: so f64
+  // sums and sums of squares of coarser levels depend on `levels` as a set (SameCell compares).
   static Status Compute(StoreReader& reader, const ArrayDesc& source, uint64_t n,
                         const std::vector<GridLevelSpec>& levels, const std::vector<const Schema*>& cell_schemas,
                         const std::function<Status(size_t, std::span<const std::byte>)>& emit);

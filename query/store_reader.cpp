@@ -43,6 +43,12 @@ Status StoreReader::ForEach(const ArrayDesc& array, const std::function<Status(c
   return Ok();
 }
 
+Status StoreReader::ScanAt(const ArrayDesc& array, uint64_t first, uint64_t last,
+                           const std::function<Result<bool>(const std::byte*)>& fn) {
+  if (!read_ahead_) return ForEachAt(array, first, last, fn);
+  return TnTree(*cache_, array).Scan(first, last, fn);
+}
+
 Status StoreReader::ForEachAt(const ArrayDesc& array, uint64_t first, uint64_t last,
                               const std::function<Result<bool>(const std::byte*)>& fn) {
   return TnTree(*cache_, array).ForEach(first, last, fn);

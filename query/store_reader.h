@@ -45,6 +45,11 @@ class StoreReader final : public RecordSource {
   const Catalogue& catalogue() const override { return store_->catalogue(); }
   Status ForEachAt(const ArrayDesc& array, uint64_t first, uint64_t last,
                    const std::function<Result<bool>(const std::byte*)>& fn) override;
+  // ForEachAt for a pass over many pages: read ahead on a second thread, not cached (TnTree::Scan),
+  // unless set_read_ahead(false) (then ForEachAt).
+  Status ScanAt(const ArrayDesc& array, uint64_t first, uint64_t last,
+                const std::function<Result<bool>(const std::byte*)>& fn);
+  void set_read_ahead(bool on) { read_ahead_ = on; }
 
  private:
   StoreReader() = default;
@@ -52,6 +57,7 @@ class StoreReader final : public RecordSource {
   std::unique_ptr<Store> store_;
   std::unique_ptr<PageSource> source_;
   std::unique_ptr<PageCache> cache_;
+  bool read_ahead_ = true;
 };
 
 }  // namespace xtfq

@@ -58,7 +58,8 @@ TEST_CASE("codec: entries laid out by columns round trip for every width, and sh
   for (uint32_t width : {2u, 8u, 17u, 32u, 48u, 472u, 2000u}) {
     CAPTURE(width);
     const uint32_t cap = (4096 - f::kPageHeaderSize) / width;
-    for (uint32_t n : {cap, cap / 2 + 1, 2u}) {
+    for (uint32_t n : {cap, cap / 2 + 1, cap - 1, 9u, 2u}) {
+      if (n < 2 || n > cap) continue;
       CAPTURE(n);
       std::vector<std::byte> page(4096);
       PageHeader h;
@@ -80,6 +81,28 @@ TEST_CASE("codec: entries laid out by columns round trip for every width, and sh
       if (n == cap) CHECK(len <= plain.size());
       REQUIRE(DecodeStored(columns, PageId(5), Location{8192, static_cast<uint32_t>(len)}, out, "t").ok());
       CHECK(std::equal(out.begin() + 4, out.end(), page.begin() + 4));
+      // The block holds docs/format.md's layout, built here one byte at a time: 8-byte columns
+      // as first value and differences, then byte j of every entry together, then the rest.
+      const size_t body = 4096 - f::kPageHeaderSize;
+      std::vector<std::byte> model(body), got(body);
+      for (uint32_t i = 0; i < n; ++i) {
+        for (uint32_t j = 0; j < width; ++j) {
+          const std::byte* e = page.data() + f::kPageHeaderSize + size_t{i} * width;
+          std::byte b = e[j];
+          if (width % 8 == 0 && i > 0) {
+            const uint32_t c = j - j % 8;
+            const uint64_t d = LoadLe<uint64_t>(e + c) - LoadLe<uint64_t>(e - width + c);
+            b = std::byte{static_cast<unsigned char>(d >> (8 * (j % 8)))};
+          }
+          model[size_t{j} * n + i] = b;
+        }
+      }
+      std::copy(page.begin() + f::kPageHeaderSize + size_t{n} * width, page.end(),
+                model.begin() + static_cast<std::ptrdiff_t>(size_t{n} * width));
+      REQUIRE(
+          Decompress(Codec::kLz4, std::span(columns).subspan(f::kPageHeaderSize + 2, len - f::kPageHeaderSize - 2), got)
+              .ok());
+      CHECK(got == model);
       // A width that makes the entries overrun the page, with a valid checksum, is refused.
       auto bad = columns;
       StoreLe<uint16_t>(bad.data() + f::kPageHeaderSize, static_cast<uint16_t>(4096));

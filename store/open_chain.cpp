@@ -31,7 +31,7 @@ size_t OpenChain::Fill(std::span<const std::byte> bytes) {
   return n;
 }
 
-Result<Location> OpenChain::Roll(PageSpace& space) {
+Result<uint64_t> OpenChain::Roll(PageSpace& space, bool want_location) {
   XTFQ_ASSIGN_OR_RETURN(PageId next, space.ids.Next());
   PageHeader h;
   h.page_id = h.logical = desc_.open;
@@ -42,7 +42,7 @@ Result<Location> OpenChain::Roll(PageSpace& space) {
   h.prev = desc_.last_full;
   h.next = next;
   h.Encode(page_.data());
-  XTFQ_ASSIGN_OR_RETURN(Location sealed, space.SealChainPage(desc_.open, page_, width_));
+  XTFQ_ASSIGN_OR_RETURN(uint64_t sealed, space.SealChainPage(desc_.open, page_, width_, want_location));
   XTFQ_TRY(space.DropShadow(desc_.shadow));
   desc_.shadow = kNoPage;
   desc_.shadow_location = Location{};
@@ -57,7 +57,7 @@ Status OpenChain::Append(std::span<const std::byte> bytes, PageSpace& space) {
   while (!bytes.empty()) {
     XTFQ_TRY(Reserve(space));
     bytes = bytes.subspan(Fill(bytes));
-    if (full()) XTFQ_TRY(Roll(space));
+    if (full()) XTFQ_TRY(Roll(space, false));
   }
   return Ok();
 }

@@ -67,8 +67,9 @@ class OpenChain {
   // bytes it took. REQUIRES: the open page is reserved; bytes.size() a multiple of width().
   size_t Fill(std::span<const std::byte> bytes);
   // Seals the full open page under its reserved id, linked to a newly reserved id that becomes the
-  // open page, and drops the shadow; returns where the sealed page is stored. REQUIRES: full().
-  Result<Location> Roll(PageSpace& space);
+  // open page, and drops the shadow; returns the sealed page's ticket in space.seals, whose
+  // Location space.seals.Resolve() gives with want_location. REQUIRES: full().
+  Result<uint64_t> Roll(PageSpace& space, bool want_location);
   // Reserve, Fill and Roll until `bytes` are stored: for a chain with no level above it (the heap).
   Status Append(std::span<const std::byte> bytes, PageSpace& space);
 

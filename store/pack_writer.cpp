@@ -17,7 +17,12 @@ PackWriter::PackWriter(uint32_t page_size, Codec codec, uint32_t batch_slots, bo
     : page_size_(page_size), codec_(codec), batch_slots_(std::max<uint32_t>(2, batch_slots)), from_end_(from_end) {}
 
 Result<Location> PackWriter::Seal(std::span<const std::byte> page, uint32_t width, PageAllocator& slots) {
-  const size_t n = EncodeStored(codec_, page, scratch_, width);
+  EncodeStored(codec_, page, scratch_, width);
+  return Place(scratch_, slots);
+}
+
+Result<Location> PackWriter::Place(std::span<const std::byte> stored, PageAllocator& slots) {
+  const size_t n = stored.size();
   // Slots until the page fits: each taken from the end; a gap starts a new run.
   while (run_first_ == kNoPage || cursor_ + n > run_.size()) {
     XTFQ_ASSIGN_OR_RETURN(PageId slot, from_end_ ? slots.TakeEnd() : slots.Allocate());
@@ -31,7 +36,14 @@ Result<Location> PackWriter::Seal(std::span<const std::byte> page, uint32_t widt
     run_.resize(run_.size() + page_size_, std::byte{0});
   }
   Location loc{uint64_t{run_first_.value} * page_size_ + cursor_, static_cast<uint32_t>(n)};
-  std::memcpy(run_.data() + cursor_, scratch_.data(), n);
+  // Descriptors and index entries hold Locations packed in 8 bytes: a store ends at 128 TiB.
+  if (!loc.Packable()) {
+    return Error(ErrorCode::kInvalidArgument,
+                 fmt::format("a page stored at offset {} ({} bytes) is past the 128 TiB a store can address; start a "
+                             "new store",
+                             loc.offset, loc.length));
+  }
+  std::memcpy(run_.data() + cursor_, stored.data(), n);
   cursor_ += n;
   if (run_.size() / page_size_ > batch_slots_) XTFQ_TRY(Flush(false));
   return loc;

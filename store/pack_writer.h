@@ -41,6 +41,9 @@ class PackWriter {
   // Stores `page` (P bytes, its header encoded) and returns where. Its checksum is computed here.
   // `width`: the bytes of one entry (1 for the heap), for the columns layout.
   Result<Location> Seal(std::span<const std::byte> page, uint32_t width, PageAllocator& slots);
+  // Stores a page already in its stored form (EncodeStored's output) and returns where; refuses
+  // one past what a packed Location addresses (128 TiB).
+  Result<Location> Place(std::span<const std::byte> stored, PageAllocator& slots);
   // Pads and writes the partial last slot and every buffered one: at commit, before the catalogue.
   Status Close();
   // Stored bytes by codec since the writer opened (for tests and `xtfq info`).

@@ -1,7 +1,7 @@
 // PageSpace: the units a writer's chains draw on (docs/format.md, "Two id spaces"): chain ids for
 // their pages and shadows, the pack where full pages go, the shadow pack where shadows go, the
-// page map that says where each is, and slots (with the write queue) for the plain pages (process
-// trees). The StoreWriter owns them all and hands this bundle down.
+// page map that says where each is, the queue that seals full pages on a second thread, and slots (with the write
+// queue) for the plain pages (process trees). The StoreWriter owns them all and hands this bundle down.
 //
 // Thread-safety: as its members (not thread-safe; one writer thread).
 #pragma once
@@ -13,6 +13,7 @@
 #include "store/page_allocator.h"
 #include "store/page_map_writer.h"
 #include "store/page_write_queue.h"
+#include "store/seal_queue.h"
 #include "store/shadow_pack.h"
 
 namespace xtfq {
@@ -24,29 +25,19 @@ struct PageSpace {
   PackWriter& pack;
   PageMapWriter& map;
   ShadowPack& shadows;
+  SealQueue& seals;  // full chain pages on their way into the pack
 
-  // Seals a full chain page (its header encoded) into the pack and records where in the map;
-  // returns where. `width`: the bytes of one entry.
-  Result<Location> SealChainPage(PageId id, std::span<const std::byte> page, uint32_t width) {
-    XTFQ_ASSIGN_OR_RETURN(Location loc, pack.Seal(page, width, slots));
-    XTFQ_TRY(Packable(loc));
-    XTFQ_TRY(map.Set(id, loc));
-    return loc;
+  // Queues a full chain page (its header encoded) for the pack, which records where in the map;
+  // returns its ticket (SealQueue::Resolve gives where, with want_location). `width`: the bytes of
+  // one entry.
+  Result<uint64_t> SealChainPage(PageId id, std::span<const std::byte> page, uint32_t width, bool want_location) {
+    return seals.Submit(id, page, width, want_location);
   }
   // Stores shadow `id` (its header encoded) into the shadow pack and records where; returns where.
   Result<Location> SealShadow(PageId id, std::span<const std::byte> page, uint32_t width) {
     XTFQ_ASSIGN_OR_RETURN(Location loc, shadows.Store(page, width, slots));
-    XTFQ_TRY(Packable(loc));
     XTFQ_TRY(map.Set(id, loc));
     return loc;
-  }
-  // Descriptors and index entries hold Locations packed in 8 bytes: a store ends at 128 TiB.
-  static Status Packable(const Location& loc) {
-    if (loc.Packable()) return Ok();
-    return Error(ErrorCode::kInvalidArgument,
-                 fmt::format("a page stored at offset {} ({} bytes) is past the 128 TiB a store can address; start a "
-                             "new store",
-                             loc.offset, loc.length));
   }
   // Shadow `id` is replaced (kNoPage: nothing): the map forgets it and its slots may be released.
   Status DropShadow(PageId id) {

@@ -26,6 +26,9 @@ struct StoreOptions {
   // store; an opened store keeps its own unless this says otherwise. Pages keep the codec they
   // were sealed with.
   std::optional<Codec> codec;
+  // Encode full pages on a second thread while appends go on (store/seal_queue.h); false encodes
+  // them on the writer's thread, with the same result.
+  bool seal_thread = true;
 };
 
 }  // namespace xtfq

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "store/endian.h"
@@ -26,7 +27,8 @@ StoreWriter::StoreWriter(std::string file_name, StoreOptions options, uint32_t p
       pack_(page_size, options.codec.value_or(Codec::kLz4), options.write_batch_pages),
       map_(page_size, f::kFirstDataPage, {}),
       shadows_(page_size, options.codec.value_or(Codec::kLz4), options.write_batch_pages),
-      space_{pages_, writes_, chain_ids_, pack_, map_, shadows_},
+      seals_(pack_, pages_, map_, page_size, options.seal_thread),
+      space_{pages_, writes_, chain_ids_, pack_, map_, shadows_, seals_},
       catalogue_(page_size, {}),
       heap_(PageKind::kHeap, ArrayId(0), 0, 1, page_size) {
   options_.write_batch_pages = std::max<uint32_t>(1, options_.write_batch_pages);
@@ -306,7 +308,10 @@ Status StoreWriter::Commit() {
 }
 
 Status StoreWriter::DoCommit() {
-  XTFQ_TRY(pack_.Close());  // every full page sealed so far is stored
+  // Every full page sealed so far is stored, and its entry is in the level above.
+  for (auto& a : arrays_) XTFQ_TRY(a->tree.CompletePending(space_, a->tree.pending()));
+  XTFQ_TRY(seals_.Drain());
+  XTFQ_TRY(pack_.Close());
   XTFQ_TRY(CommitHeap());
   for (auto& a : arrays_) XTFQ_TRY(a->tree.Commit(space_));
   for (auto& a : arrays_) {

@@ -186,7 +186,8 @@ class StoreWriter final : public RecordSink {
   PackWriter pack_;
   PageMapWriter map_;
   ShadowPack shadows_;
-  PageSpace space_;  // the six above
+  SealQueue seals_;  // before space_, after the pack, map and slots it uses
+  PageSpace space_;  // the seven above
   CatalogueWriter catalogue_;
   std::vector<std::unique_ptr<ArrayState>> arrays_;
   OpenChain heap_;

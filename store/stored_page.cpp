@@ -17,43 +17,97 @@ namespace {
 
 constexpr uint32_t kWidthSize = 2;  // the u16 entry width before a columns block
 
+// Transposes an 8 x 8 matrix of bytes held in 8 words: afterwards byte r of x[j] is what byte j
+// of x[r] was (three rounds of swapping 1-, 2- and 4-byte blocks).
+inline void Transpose8x8(uint64_t x[8]) {
+  for (int r = 0; r < 8; r += 2) {
+    const uint64_t t = ((x[r] >> 8) ^ x[r + 1]) & 0x00FF00FF00FF00FFull;
+    x[r + 1] ^= t;
+    x[r] ^= t << 8;
+  }
+  for (int r : {0, 1, 4, 5}) {
+    const uint64_t t = ((x[r] >> 16) ^ x[r + 2]) & 0x0000FFFF0000FFFFull;
+    x[r + 2] ^= t;
+    x[r] ^= t << 16;
+  }
+  for (int r = 0; r < 4; ++r) {
+    const uint64_t t = ((x[r] >> 32) ^ x[r + 4]) & 0x00000000FFFFFFFFull;
+    x[r + 4] ^= t;
+    x[r] ^= t << 32;
+  }
+}
+
 // The first n entries of `width` bytes of `in`, laid out by columns into `out` (same size): with
 // width a multiple of 8, each 8-byte column becomes its first value then its differences (mod
 // 2^64); then byte j of every entry is stored together, for j = 0..width-1. Bytes after the
-// entries are copied as they are.
+// entries are copied as they are. Widths that are multiples of 8 go 8 entries at a time, each
+// 8-byte column through one 8 x 8 transpose.
 void ToColumns(std::span<const std::byte> in, uint32_t n, uint32_t width, std::span<std::byte> out) {
   const size_t used = size_t{n} * width;
-  thread_local std::vector<std::byte> delta;
-  delta.assign(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(used));
-  if (width % 8 == 0) {
-    for (uint32_t i = n; i-- > 1;) {
-      for (uint32_t c = 0; c < width; c += 8) {
-        std::byte* p = delta.data() + size_t{i} * width + c;
-        StoreLe<uint64_t>(p, LoadLe<uint64_t>(p) - LoadLe<uint64_t>(p - width));
+  const std::byte* src = in.data();
+  std::byte* dst = out.data();
+  if (width % 8 != 0) {
+    for (uint32_t j = 0; j < width; ++j) {
+      std::byte* col = dst + size_t{j} * n;
+      for (uint32_t i = 0; i < n; ++i) col[i] = src[size_t{i} * width + j];
+    }
+  } else {
+    for (uint32_t c = 0; c < width; c += 8) {
+      uint64_t prev = 0;
+      uint32_t i = 0;
+      for (; i + 8 <= n; i += 8) {
+        uint64_t x[8];
+        for (int r = 0; r < 8; ++r) {
+          const uint64_t v = LoadLe<uint64_t>(src + size_t{i + r} * width + c);
+          x[r] = i + r == 0 ? v : v - prev;
+          prev = v;
+        }
+        Transpose8x8(x);
+        for (int j = 0; j < 8; ++j) StoreLe<uint64_t>(dst + size_t{c + j} * n + i, x[j]);
+      }
+      for (; i < n; ++i) {
+        const uint64_t v = LoadLe<uint64_t>(src + size_t{i} * width + c);
+        const uint64_t d = i == 0 ? v : v - prev;
+        prev = v;
+        for (int j = 0; j < 8; ++j) dst[size_t{c + j} * n + i] = std::byte{static_cast<unsigned char>(d >> (8 * j))};
       }
     }
   }
-  for (uint32_t i = 0; i < n; ++i) {
-    for (uint32_t j = 0; j < width; ++j) out[size_t{j} * n + i] = delta[size_t{i} * width + j];
-  }
-  std::memcpy(out.data() + used, in.data() + used, in.size() - used);
+  std::memcpy(dst + used, src + used, in.size() - used);
 }
 
 // The inverse of ToColumns.
 void FromColumns(std::span<const std::byte> in, uint32_t n, uint32_t width, std::span<std::byte> out) {
   const size_t used = size_t{n} * width;
-  for (uint32_t i = 0; i < n; ++i) {
-    for (uint32_t j = 0; j < width; ++j) out[size_t{i} * width + j] = in[size_t{j} * n + i];
-  }
-  if (width % 8 == 0) {
-    for (uint32_t i = 1; i < n; ++i) {
-      for (uint32_t c = 0; c < width; c += 8) {
-        std::byte* p = out.data() + size_t{i} * width + c;
-        StoreLe<uint64_t>(p, LoadLe<uint64_t>(p) + LoadLe<uint64_t>(p - width));
+  const std::byte* src = in.data();
+  std::byte* dst = out.data();
+  if (width % 8 != 0) {
+    for (uint32_t j = 0; j < width; ++j) {
+      const std::byte* col = src + size_t{j} * n;
+      for (uint32_t i = 0; i < n; ++i) dst[size_t{i} * width + j] = col[i];
+    }
+  } else {
+    for (uint32_t c = 0; c < width; c += 8) {
+      uint64_t sum = 0;
+      uint32_t i = 0;
+      for (; i + 8 <= n; i += 8) {
+        uint64_t x[8];
+        for (int j = 0; j < 8; ++j) x[j] = LoadLe<uint64_t>(src + size_t{c + j} * n + i);
+        Transpose8x8(x);
+        for (int r = 0; r < 8; ++r) {
+          sum = i + r == 0 ? x[r] : sum + x[r];
+          StoreLe<uint64_t>(dst + size_t{i + r} * width + c, sum);
+        }
+      }
+      for (; i < n; ++i) {
+        uint64_t d = 0;
+        for (int j = 0; j < 8; ++j) d |= uint64_t{static_cast<unsigned char>(src[size_t{c + j} * n + i])} << (8 * j);
+        sum = i == 0 ? d : sum + d;
+        StoreLe<uint64_t>(dst + size_t{i} * width + c, sum);
       }
     }
   }
-  std::memcpy(out.data() + used, in.data() + used, in.size() - used);
+  std::memcpy(dst + used, src + used, in.size() - used);
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 
 #include <climits>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <span>
 #include <vector>
@@ -81,6 +82,12 @@ class TnTreeBuilder {
   // (totals()).
   Status Commit(PageSpace& space);
 
+  // Adds the first `at_least` pending entries of full data pages to the level above, in order, once
+  // the seal queue says where each page went. Append defers them (at most kMaxPending); commit
+  // completes them all first.
+  Status CompletePending(PageSpace& space, size_t at_least);
+  size_t pending() const { return pending_.size(); }
+
   // W4 and W5 for every level, and W6.
   Status CheckInvariants(WriterAudit& audit, uint32_t chain_ids) const;
 
@@ -101,6 +108,12 @@ class TnTreeBuilder {
   int64_t last_time_ = INT64_MIN;
   bool dirty_ = true;  // records appended (or the array created) since the last commit
   IndexEntry totals_;
+  struct Pending {
+    IndexEntry entry;  // of the last full data page, but for its Location
+    uint64_t ticket = 0;
+  };
+  static constexpr size_t kMaxPending = 16;
+  std::deque<Pending> pending_;
 };
 
 }  // namespace xtfq

@@ -525,6 +525,13 @@ TEST_CASE("tn tree: the checker names the page when an index entry's count, aggr
                                                  : "checksum") != std::string::npos,
                   got.error().message());
     CHECK(tree.Record(PageCapacity(4096, 32) + 5, rec).ok());  // entry 1 still leads to its page
+    // A scan reads ahead on a second thread: it gives every record of leaves 0 and 1, then the
+    // error of leaf 2, never its bytes.
+    uint64_t seen = 0;
+    Status scanned = tree.Scan(0, tree.size(), [&](const std::byte*) -> Result<bool> { return ++seen > 0; });
+    REQUIRE_FALSE(scanned.ok());
+    CHECK(scanned.error().code() == ErrorCode::kCorrupt);
+    CHECK(seen == 2 * PageCapacity(4096, 32));
   }
 }
 

@@ -1,0 +1,66 @@
+#include "index/leaf_prefetch.h"
+
+namespace xtfq {
+
+namespace {
+
+// Waits until `counter` passes `value` (or `stop` is set): spins a little, then sleeps on it.
+void WaitPast(const std::atomic<uint64_t>& counter, uint64_t value, const std::atomic<bool>& stop) {
+  for (int i = 0; i < 20000; ++i) {
+    if (counter.load(std::memory_order_acquire) > value || stop.load(std::memory_order_acquire)) return;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
+  for (uint64_t now = counter.load(std::memory_order_acquire); now <= value && !stop.load(std::memory_order_acquire);
+       now = counter.load(std::memory_order_acquire)) {
+    counter.wait(now, std::memory_order_acquire);
+  }
+}
+
+}  // namespace
+
+LeafPrefetch::LeafPrefetch(PageSource& source, std::vector<Want> pages)
+    : source_(source), pages_(std::move(pages)), slots_(kDepth) {
+  for (Slot& s : slots_) s.buffer.resize(source.page_size());
+  if (!pages_.empty()) worker_ = std::thread([this] { Work(); });
+}
+
+LeafPrefetch::~LeafPrefetch() {
+  if (!worker_.joinable()) return;
+  stop_.store(true, std::memory_order_release);
+  // The helper may sleep on used_: change it so that its wait returns.
+  used_.fetch_add(kDepth, std::memory_order_release);
+  used_.notify_all();
+  worker_.join();
+}
+
+void LeafPrefetch::Work() {
+  for (uint64_t i = 0; i < pages_.size(); ++i) {
+    // Slot i % kDepth is free once page i - kDepth is used.
+    if (i >= kDepth) WaitPast(used_, i - kDepth, stop_);
+    if (stop_.load(std::memory_order_acquire)) return;
+    Slot& s = slots_[i % kDepth];
+    Result<const std::byte*> r = source_.Load(pages_[i].key, pages_[i].hint, s.buffer);
+    s.data = r.ok() ? *r : nullptr;
+    s.error.reset();
+    if (!r.ok()) s.error = r.error();
+    loaded_.store(i + 1, std::memory_order_release);
+    loaded_.notify_one();
+    if (!r.ok()) return;
+  }
+}
+
+Result<const std::byte*> LeafPrefetch::Next() {
+  if (next_ > 0) {
+    used_.store(next_, std::memory_order_release);  // the page handed out before is done with
+    used_.notify_one();
+  }
+  const uint64_t i = next_++;
+  WaitPast(loaded_, i, stop_);
+  Slot& s = slots_[i % kDepth];
+  if (s.error) return *s.error;
+  return s.data;
+}
+
+}  // namespace xtfq
