@@ -12,12 +12,16 @@ namespace {
 
 // Waits until `counter` passes `value`: spins a little first (the other thread is usually a page
 // of work away), then sleeps on the atomic.
+void Pause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
 void WaitPast(const std::atomic<uint64_t>& counter, uint64_t value) {
   for (int i = 0; i < 20000; ++i) {
     if (counter.load(std::memory_order_acquire) > value) return;
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
+    Pause();
   }
   for (uint64_t now = counter.load(std::memory_order_acquire); now <= value;
        now = counter.load(std::memory_order_acquire)) {
@@ -50,7 +54,11 @@ void SealQueue::Work() {
     // returns at once rather than missing them.
     const uint64_t w = wake_.load(std::memory_order_acquire);
     uint64_t have = submitted_.load(std::memory_order_acquire);
-    for (int i = 0; i < 2000 && have <= next; ++i) have = submitted_.load(std::memory_order_acquire);
+    // Spin a little before sleeping (a few us: grid passes run a third thread on two cores).
+    for (int i = 0; i < 2000 && have <= next; ++i) {
+      Pause();
+      have = submitted_.load(std::memory_order_acquire);
+    }
     if (have <= next) {
       if (stop_.load(std::memory_order_acquire)) return;
       wake_.wait(w, std::memory_order_acquire);

@@ -309,7 +309,7 @@ Status StoreWriter::Commit() {
 
 Status StoreWriter::DoCommit() {
   // Every full page sealed so far is stored, and its entry is in the level above.
-  for (auto& a : arrays_) XTFQ_TRY(a->tree.CompletePending(space_, a->tree.pending()));
+  for (auto& a : arrays_) XTFQ_TRY(a->tree.CompletePending(space_));
   XTFQ_TRY(seals_.Drain());
   XTFQ_TRY(pack_.Close());
   XTFQ_TRY(CommitHeap());

@@ -479,7 +479,7 @@ TEST_CASE("store writer: strings of every length across heap pages read back") {
 }
 
 TEST_CASE("store writer: pages sealed on the seal thread make the same file as sealed on the writer's thread") {
-  // Many processes fill pages at once; deferred entries go up at kMaxPending and at commits. The
+  // Many processes fill pages at once; deferred entries go up once their pages are placed and at commits. The
   // files match after the superblocks (which hold the commit time).
   const Schema s =
       Schema::Fixed({{"t", FieldType::kI64}, {"p", FieldType::kI64}, {"v", FieldType::kF64}}, {"v"}, "t", "p");

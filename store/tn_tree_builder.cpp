@@ -60,27 +60,30 @@ Status TnTreeBuilder::Append(size_t level, std::span<const std::byte> bytes, Pag
     // page is still the open one.
     IndexEntry up = Summarize(c, std::nullopt);
     XTFQ_ASSIGN_OR_RETURN(uint64_t ticket, c.Roll(space, true));
-    if (level == 0) {
-      // The page is encoded on the seal queue's thread while the next ones fill: its entry goes
-      // up, after those before it, once kMaxPending more wait, or at commit. (Not as soon as it
-      // is encoded: that depends on the threads' timing, and the pack's layout would too.)
-      pending_.push_back(Pending{std::move(up), ticket});
-      XTFQ_TRY(CompletePending(space, pending_.size() > kMaxPending ? pending_.size() - kMaxPending : 0));
-      continue;
-    }
-    XTFQ_ASSIGN_OR_RETURN(up.child_location, space.seals.Resolve(ticket));
-    XTFQ_TRY(AddParentEntry(level, up, space));
+    // The page is encoded on the seal queue's thread while the next ones fill: its entry goes up,
+    // after those before it, once the queue has placed it (when SealQueue::kDepth pages were
+    // sealed after it), or at commit. (Not as soon as it is encoded: that depends on the threads'
+    // timing, and the pack's layout would too.)
+    pending_[level].push_back(Pending{std::move(up), ticket});
+    XTFQ_TRY(CompleteLevel(level, false, space));
   }
   return Ok();
 }
 
-Status TnTreeBuilder::CompletePending(PageSpace& space, size_t at_least) {
-  for (; at_least > 0 && !pending_.empty(); --at_least) {
-    Pending p = std::move(pending_.front());
-    pending_.pop_front();
+Status TnTreeBuilder::CompleteLevel(size_t level, bool all, PageSpace& space) {
+  std::deque<Pending>& waiting = pending_[level];
+  while (!waiting.empty() && (all || waiting.front().ticket < space.seals.placed())) {
+    Pending p = std::move(waiting.front());
+    waiting.pop_front();
     XTFQ_ASSIGN_OR_RETURN(p.entry.child_location, space.seals.Resolve(p.ticket));
-    XTFQ_TRY(AddParentEntry(0, p.entry, space));
+    XTFQ_TRY(AddParentEntry(level, p.entry, space));
   }
+  return Ok();
+}
+
+Status TnTreeBuilder::CompletePending(PageSpace& space) {
+  // Bottom-up: entries added to level l + 1 may fill its page, whose entry then waits at l + 1.
+  for (size_t l = 0; l < levels_.size(); ++l) XTFQ_TRY(CompleteLevel(l, true, space));
   return Ok();
 }
 
@@ -123,7 +126,7 @@ IndexEntry TnTreeBuilder::Summarize(const OpenChain& c, const std::optional<Inde
 }
 
 Status TnTreeBuilder::Commit(PageSpace& space) {
-  XTFQ_TRY(CompletePending(space, pending_.size()));
+  XTFQ_TRY(CompletePending(space));
   if (!dirty_) return Ok();
   dirty_ = false;
   // Bottom-up: each open page's summary becomes the right-edge entry of the level above.
@@ -159,16 +162,16 @@ Status TnTreeBuilder::CheckInvariants(WriterAudit& audit, uint32_t chain_ids) co
       return audit.Violation("W6", fmt::format("{}: a chain of {} pages of level {} of array {} with {}-byte entries",
                                                what, PageKindName(c.kind()), c.level(), c.array().value, c.width()));
     }
-    // Full data pages whose entries are pending (CompletePending) have none above yet.
+    // Full pages whose entries are pending (CompletePending) have none above yet.
     if (l == 0) continue;
-    const uint64_t below = levels_[l - 1].desc().FullPages(levels_[l - 1].capacity()) - (l == 1 ? pending_.size() : 0);
+    const uint64_t below = levels_[l - 1].desc().FullPages(levels_[l - 1].capacity()) - pending_[l - 1].size();
     if (c.desc().entries != below) {
       return audit.Violation("W6",
                              fmt::format("{}: {} entries for {} full pages below", what, c.desc().entries, below));
     }
   }
   const OpenChain& top = levels_.back();
-  if (top.desc().FullPages(top.capacity()) != (levels_.size() == 1 ? pending_.size() : 0)) {
+  if (top.desc().FullPages(top.capacity()) != pending_[levels_.size() - 1].size()) {
     return audit.Violation("W6", fmt::format("array '{}': the top level {} has {} full pages", d.name,
                                              levels_.size() - 1, top.desc().FullPages(top.capacity())));
   }

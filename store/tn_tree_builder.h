@@ -20,6 +20,7 @@
 // Thread-safety: not thread-safe; driven by its writer's thread.
 #pragma once
 
+#include <array>
 #include <climits>
 #include <cstdint>
 #include <deque>
@@ -82,11 +83,9 @@ class TnTreeBuilder {
   // (totals()).
   Status Commit(PageSpace& space);
 
-  // Adds the first `at_least` pending entries of full data pages to the level above, in order, once
-  // the seal queue says where each page went. Append defers them (at most kMaxPending); commit
-  // completes them all first.
-  Status CompletePending(PageSpace& space, size_t at_least);
-  size_t pending() const { return pending_.size(); }
+  // Adds every pending entry of a full page to the level above, in order, once the seal queue says
+  // where each page went. Append defers each until its page is placed; commit adds them first.
+  Status CompletePending(PageSpace& space);
 
   // W4 and W5 for every level, and W6.
   Status CheckInvariants(WriterAudit& audit, uint32_t chain_ids) const;
@@ -112,8 +111,10 @@ class TnTreeBuilder {
     IndexEntry entry;  // of the last full data page, but for its Location
     uint64_t ticket = 0;
   };
-  static constexpr size_t kMaxPending = 16;
-  std::deque<Pending> pending_;
+  // Adds the pending entries of `level`'s full pages to level + 1, in order: all of them, or those
+  // whose pages the seal queue has placed (then nothing waits for the second thread).
+  Status CompleteLevel(size_t level, bool all, PageSpace& space);
+  std::array<std::deque<Pending>, format::kMaxLevels> pending_;  // per level of the full pages
 };
 
 }  // namespace xtfq
