@@ -54,9 +54,10 @@ CLI::App* ImportCommand::Register(CLI::App& parent) {
                   "slower to read cold and to import: for archives) or none; an existing store keeps its codec "
                   "unless this is given, and pages keep the codec they were stored with")
       ->check(CLI::IsMember({"lz4", "zstd", "none"}));
-  app->add_option("--threads", threads_,
-                  "1: do everything on one thread; 2 (the default): pages are compressed, and grid passes read, on a "
-                  "second thread beside the import")
+  app->add_option(
+         "--threads", threads_,
+         "1: do everything on one thread; 2 (the default): pages are compressed, grid passes read and job_stats "
+         "snapshots parsed on a second thread beside the import")
       ->check(CLI::Range(1, 2));
   app->add_flag("--allow-rollback", allow_rollback_,
                 "write to a store whose newest superblock is damaged, from the generation before it (makes the loss "
@@ -105,6 +106,7 @@ int ImportCommand::Run() {
   if (const char* tmp = std::getenv("TMPDIR"); tmp != nullptr && *tmp != '\0') options.temp_dir = tmp;
   options.jobid_names = jobid_names_, options.target = target_, options.at = at_;
   options.slurm_version = slurm_version_;
+  options.parse_ahead = threads_ > 1;
   bar_ = std::make_unique<ProgressBar>("import", !quiet_ && ProgressBar::StderrIsTerminal());
   options.progress = bar_.get();
   const auto t0 = std::chrono::steady_clock::now();

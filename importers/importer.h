@@ -37,6 +37,8 @@ struct ImportOptions {
   // Slurm: the version that wrote the profiles (the files do not say): up to 25.05 the lustre
   // gatherer's Filesystem series are running totals, from 25.11 per-interval deltas.
   std::string slurm_version = "22.05";
+  // job_stats: read and parse the next snapshot on a second thread while one is imported.
+  bool parse_ahead = true;
 };
 
 struct ImportReport {

@@ -155,24 +155,37 @@ Result<uint32_t> JobStatsImporter::SeriesId(uint32_t target, const JobStatsEntry
 }
 
 Result<JobStatsImportStats> JobStatsImporter::Import(File& in) {
+  XTFQ_ASSIGN_OR_RETURN(JobStatsParsed parsed, Parse(in, options_.target, options_.at));
+  return Import(std::move(parsed));
+}
+
+Result<JobStatsParsed> JobStatsImporter::Parse(File& in, const std::string& target, std::optional<double> at) {
+  JobStatsParsed p;
+  p.name = in.name();
+  XTFQ_ASSIGN_OR_RETURN(double when, CollectionTime(in, at));
+  p.time = static_cast<int64_t>(std::llround(when));
+  XTFQ_ASSIGN_OR_RETURN(p.summary, JobStatsParser::Parse(in, target, [&](const JobStatsEntry& e) {
+                          p.entries.push_back(e);
+                          return Ok();
+                        }));
+  return p;
+}
+
+Result<JobStatsImportStats> JobStatsImporter::Import(JobStatsParsed parsed) {
   JobStatsImportStats stats;
-  XTFQ_ASSIGN_OR_RETURN(double at, CollectionTime(in, options_.at));
-  const auto t = static_cast<int64_t>(std::llround(at));
+  const int64_t t = parsed.time;
   stats.time = t;
+  const std::string& file = parsed.name;
   if (t < state_->last_time) {
     return Error(ErrorCode::kInvalidArgument,
                  fmt::format("{}: collected at {} but the store already holds a collection at {}; job_stats are "
                              "imported in collection order (give the snapshots in one import, or start a new store)",
-                             in.name(), t, state_->last_time));
+                             file, t, state_->last_time));
   }
-  std::vector<JobStatsEntry> entries;
+  const std::vector<JobStatsEntry>& entries = parsed.entries;
+  const JobStatsParser::Summary& sum = parsed.summary;
   refused_.clear();
   first_refused_ = nullptr;
-  XTFQ_ASSIGN_OR_RETURN(JobStatsParser::Summary sum,
-                        JobStatsParser::Parse(in, options_.target, [&](const JobStatsEntry& e) {
-                          entries.push_back(e);
-                          return Ok();
-                        }));
   for (const JobStatsProblem& p : sum.problems) stats.problems.push_back(p.message);  // names file and line
   for (const JobStatsProblem& p : sum.warnings) stats.warnings.push_back(p.message);
   // Group by target in order of appearance; entries outside any target name (a plain cat without
@@ -185,9 +198,9 @@ Result<JobStatsImportStats> JobStatsImporter::Import(File& in) {
   bool since_boot = false;
   for (const JobStatsEntry& e : entries) {
     if (e.target.empty()) {
-      return Error(ErrorCode::kInvalidArgument,
-                   fmt::format("{}:{}: an entry without a target (a plain cat of job_stats): give --target NAME",
-                               in.name(), e.line));
+      return Error(
+          ErrorCode::kInvalidArgument,
+          fmt::format("{}:{}: an entry without a target (a plain cat of job_stats): give --target NAME", file, e.line));
     }
     if (std::find(targets.begin(), targets.end(), e.target) == targets.end()) targets.push_back(e.target);
     by_target[e.target].push_back(&e);
@@ -195,13 +208,13 @@ Result<JobStatsImportStats> JobStatsImporter::Import(File& in) {
   }
   for (const std::string& target : targets) {
     if (target.empty()) continue;
-    XTFQ_TRY(ImportTarget(in.name(), target, std::move(by_target[target]), t, since_boot, stats));
+    XTFQ_TRY(ImportTarget(file, target, std::move(by_target[target]), t, since_boot, stats));
   }
   if (first_refused_ != nullptr) {
     stats.warnings.push_back(fmt::format(
         "{}: line {}: op '{}' and {} more op names have no rate steps: a store keeps rate steps for Lustre's own ops "
         "and for at most {} other op names, and it has {} (their counters are kept in {})",
-        in.name(), first_refused_->line, first_refused_->op, refused_.size() - 1, L::kMaxOtherOpArrays,
+        file, first_refused_->line, first_refused_->op, refused_.size() - 1, L::kMaxOtherOpArrays,
         state_->other_step_ops, L::kCounters));
   }
   state_->last_time = std::max(state_->last_time, t);

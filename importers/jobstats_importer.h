@@ -52,6 +52,14 @@ struct JobStatsImportStats {
   std::vector<std::string> held;      // targets skipped: the store already holds their collection at `time`
 };
 
+// One snapshot file read and parsed, not yet imported (JobStatsImporter::Parse).
+struct JobStatsParsed {
+  std::string name;  // the file's
+  int64_t time = 0;  // the collection time (seconds)
+  JobStatsParser::Summary summary;
+  std::vector<JobStatsEntry> entries;
+};
+
 class JobStatsImporter {
  public:
   static Result<JobStatsImporter> Make(RecordSink& sink, JobStatsState& state, JobStatsImportOptions options);
@@ -63,6 +71,11 @@ class JobStatsImporter {
   // Whether `t` is a collection time: finite seconds from 1 to JobStatsParser::kMaxTime.
   static bool EpochTime(double t);
   Result<JobStatsImportStats> Import(File& in);
+  // The two halves of Import: reading and parsing a snapshot (`at`: its collection time, as in
+  // CollectionTime; `target`: as the options'), which touches no importer state and may run on
+  // another thread, then importing it, in collection order.
+  static Result<JobStatsParsed> Parse(File& in, const std::string& target, std::optional<double> at);
+  Result<JobStatsImportStats> Import(JobStatsParsed parsed);
   // Sets the collection time of the snapshots that follow (as --at does).
   void set_time(std::optional<double> at) { options_.at = at; }
 

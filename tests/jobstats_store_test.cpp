@@ -78,6 +78,28 @@ void CheckVariant(const std::string& variant, uint64_t seed) {
   // One import, and the same snapshots in two imports (the second continues from the stored state).
   test::Run one = test::Xtfq(dir, "import snap -o one.xtfq");
   REQUIRE_MESSAGE(one.status == 0, one.err);
+  // Parsing on a second thread (the default) imports the same store as on one thread: equal bytes
+  // after the two superblocks (which hold the commit time), and the same warnings.
+  {
+    test::Run single = test::Xtfq(dir, "import --threads 1 snap -o single.xtfq");
+    REQUIRE_MESSAGE(single.status == 0, single.err);
+    auto bytes = [&](const char* name) {
+      std::ifstream in(dir.File(name), std::ios::binary);
+      return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    const std::string a = bytes("one.xtfq"), b = bytes("single.xtfq");
+    REQUIRE(a.size() == b.size());
+    CHECK(a.compare(2 * 4096, std::string::npos, b, 2 * 4096, std::string::npos) == 0);
+    auto warnings = [](const std::string& err) {
+      std::string w;
+      std::istringstream lines(err);
+      for (std::string line; std::getline(lines, line);) {
+        if (line.find("warning") != std::string::npos) w += line + "\n";
+      }
+      return w;
+    };
+    CHECK(warnings(one.err) == warnings(single.err));
+  }
   std::vector<std::string> files;
   for (const auto& e : std::filesystem::directory_iterator(dir.File("snap"))) {
     if (e.path().extension() == ".txt") files.push_back(e.path().filename().string());
