@@ -35,19 +35,25 @@ LeafPrefetch::~LeafPrefetch() {
   worker_.join();
 }
 
+void LeafPrefetch::Load(uint64_t i) {
+  Slot& s = slots_[i % kDepth];
+  Result<const std::byte*> r = source_.Load(pages_[i].key, pages_[i].hint, s.buffer);
+  s.data = r.ok() ? *r : nullptr;
+  s.error.reset();
+  if (!r.ok()) s.error = r.error();
+  s.done.store(i + 1, std::memory_order_release);
+  s.done.notify_one();
+}
+
 void LeafPrefetch::Work() {
-  for (uint64_t i = 0; i < pages_.size(); ++i) {
+  for (;;) {
+    const uint64_t i = claimed_.fetch_add(1, std::memory_order_acq_rel);
+    if (i >= pages_.size()) return;
     // Slot i % kDepth is free once page i - kDepth is used.
     if (i >= kDepth) WaitPast(used_, i - kDepth, stop_);
     if (stop_.load(std::memory_order_acquire)) return;
-    Slot& s = slots_[i % kDepth];
-    Result<const std::byte*> r = source_.Load(pages_[i].key, pages_[i].hint, s.buffer);
-    s.data = r.ok() ? *r : nullptr;
-    s.error.reset();
-    if (!r.ok()) s.error = r.error();
-    loaded_.store(i + 1, std::memory_order_release);
-    loaded_.notify_one();
-    if (!r.ok()) return;
+    Load(i);
+    if (slots_[i % kDepth].error) return;
   }
 }
 
@@ -57,8 +63,11 @@ Result<const std::byte*> LeafPrefetch::Next() {
     used_.notify_one();
   }
   const uint64_t i = next_++;
-  WaitPast(loaded_, i, stop_);
   Slot& s = slots_[i % kDepth];
+  // Not started by the helper: load it here (its slot is free: page i - kDepth was used).
+  uint64_t expected = i;
+  if (claimed_.compare_exchange_strong(expected, i + 1, std::memory_order_acq_rel)) Load(i);
+  WaitPast(s.done, i, stop_);
   if (s.error) return *s.error;
   return s.data;
 }

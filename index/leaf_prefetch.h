@@ -2,10 +2,11 @@
 // thread that uses them (TnTree::Scan: a pass over every record of an array, as the grid builder
 // makes twice). Each page is loaded straight from the PageSource (checked and decoded there, not
 // cached: a scan would only evict what queries keep), so reading, checksums and decoding overlap
-// with the caller's work on the pages before.
+// with the caller's work on the pages before. When the caller reaches a page the helper has not
+// started, it loads that page itself rather than wait: on two cores both threads decode.
 //
 // Thread-safety: Next() from one thread; the helper thread only calls PageSource::Load, which is
-// safe from several threads.
+// safe from several threads. Pages are claimed through one counter, so each is loaded once.
 #pragma once
 
 #include <atomic>
@@ -43,14 +44,17 @@ class LeafPrefetch {
     std::vector<std::byte> buffer;
     const std::byte* data = nullptr;
     std::optional<Error> error;
+    std::atomic<uint64_t> done{0};  // 1 + the page loaded into it
   };
   void Work();
+  // Loads page i into its slot and marks it done.
+  void Load(uint64_t i);
 
   PageSource& source_;
   std::vector<Want> pages_;
-  std::vector<Slot> slots_;          // kDepth, page i at i % kDepth
-  std::atomic<uint64_t> loaded_{0};  // pages loaded (by the helper)
-  std::atomic<uint64_t> used_{0};    // pages handed out and done with (by Next)
+  std::vector<Slot> slots_;           // kDepth, page i at i % kDepth
+  std::atomic<uint64_t> claimed_{0};  // pages 0..claimed_-1 are taken by one thread or the other
+  std::atomic<uint64_t> used_{0};     // pages handed out and done with (by Next)
   std::atomic<bool> stop_{false};
   uint64_t next_ = 0;  // the page Next() hands out
   std::thread worker_;
