@@ -18,6 +18,7 @@ TnTreeBuilder::TnTreeBuilder(const ArrayDesc& desc, uint32_t page_size) : desc_(
 Status TnTreeBuilder::Load(Store& store) {
   const ArrayDesc& d = *desc_;
   levels_.clear();
+  for (auto& waiting : pending_) waiting.clear();
   dirty_ = false;
   for (size_t l = 0; l < d.levels.size(); ++l) {
     const uint32_t width = l == 0 ? d.schema.record_width() : IndexEntry::Width(d.schema);
