@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <future>
+#include <system_error>
 
 #include "importers/input_progress.h"
 #include "importers/jobstats_importer.h"
@@ -50,14 +51,23 @@ Result<ImportReport> JobStatsFileImporter::Import(const std::vector<std::string>
     XTFQ_ASSIGN_OR_RETURN(auto file, PosixFile::Open(order[k].second, PosixFile::Mode::kRead));
     return JobStatsImporter::Parse(*file, options.target, order[k].first);
   };
+  // Two parsed snapshots are in memory at most. Without a thread to be had, files are parsed here.
   std::future<Result<JobStatsParsed>> ahead;
-  if (options_.parse_ahead && !order.empty()) ahead = std::async(std::launch::async, parse, 0);
+  auto start = [&](size_t k) {
+    if (!options_.parse_ahead || k >= order.size()) return;
+    try {
+      ahead = std::async(std::launch::async, parse, k);
+    } catch (const std::system_error&) {
+      ahead = {};
+    }
+  };
+  start(0);
   for (size_t k = 0; k < order.size(); ++k) {
     const std::string& f = order[k].second;
     progress.Begin(f);
-    Result<JobStatsParsed> parsed = options_.parse_ahead ? ahead.get() : parse(k);
-    if (options_.parse_ahead && k + 1 < order.size()) ahead = std::async(std::launch::async, parse, k + 1);
+    Result<JobStatsParsed> parsed = ahead.valid() ? ahead.get() : parse(k);
     if (!parsed.ok()) return parsed.error();
+    start(k + 1);
     XTFQ_ASSIGN_OR_RETURN(JobStatsImportStats st, importer.Import(std::move(*parsed)));
     for (const std::string& p : st.problems) r.warnings.push_back(fmt::format("{} (entry skipped)", p));
     r.warnings.insert(r.warnings.end(), st.warnings.begin(), st.warnings.end());

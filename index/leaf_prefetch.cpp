@@ -1,12 +1,14 @@
 #include "index/leaf_prefetch.h"
 
+#include <system_error>
+
 namespace xtfq {
 
 namespace {
 
 // Waits until `counter` passes `value` (or `stop` is set): spins a little, then sleeps on it.
 void WaitPast(const std::atomic<uint64_t>& counter, uint64_t value, const std::atomic<bool>& stop) {
-  for (int i = 0; i < 20000; ++i) {
+  for (int i = 0; i < 2000; ++i) {
     if (counter.load(std::memory_order_acquire) > value || stop.load(std::memory_order_acquire)) return;
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
@@ -23,7 +25,12 @@ void WaitPast(const std::atomic<uint64_t>& counter, uint64_t value, const std::a
 LeafPrefetch::LeafPrefetch(PageSource& source, std::vector<Want> pages)
     : source_(source), pages_(std::move(pages)), slots_(kDepth) {
   for (Slot& s : slots_) s.buffer.resize(source.page_size());
-  if (!pages_.empty()) worker_ = std::thread([this] { Work(); });
+  if (pages_.empty()) return;
+  try {
+    worker_ = std::thread([this] { Work(); });
+  } catch (const std::system_error&) {
+    // No thread to be had: Next() loads every page itself.
+  }
 }
 
 LeafPrefetch::~LeafPrefetch() {
@@ -35,14 +42,18 @@ LeafPrefetch::~LeafPrefetch() {
   worker_.join();
 }
 
-void LeafPrefetch::Load(uint64_t i) {
+bool LeafPrefetch::Load(uint64_t i) {
   Slot& s = slots_[i % kDepth];
   Result<const std::byte*> r = source_.Load(pages_[i].key, pages_[i].hint, s.buffer);
-  s.data = r.ok() ? *r : nullptr;
+  const bool ok = r.ok();
+  s.data = ok ? *r : nullptr;
   s.error.reset();
-  if (!r.ok()) s.error = r.error();
+  if (!ok) s.error = r.error();
+  // Once done is published the slot is the reader's (it may load page i + kDepth into it at once):
+  // nothing here touches it after.
   s.done.store(i + 1, std::memory_order_release);
   s.done.notify_one();
+  return ok;
 }
 
 void LeafPrefetch::Work() {
@@ -52,8 +63,7 @@ void LeafPrefetch::Work() {
     // Slot i % kDepth is free once page i - kDepth is used.
     if (i >= kDepth) WaitPast(used_, i - kDepth, stop_);
     if (stop_.load(std::memory_order_acquire)) return;
-    Load(i);
-    if (slots_[i % kDepth].error) return;
+    if (!Load(i)) return;
   }
 }
 

@@ -47,8 +47,8 @@ class LeafPrefetch {
     std::atomic<uint64_t> done{0};  // 1 + the page loaded into it
   };
   void Work();
-  // Loads page i into its slot and marks it done.
-  void Load(uint64_t i);
+  // Loads page i into its slot and marks it done; whether it loaded.
+  bool Load(uint64_t i);
 
   PageSource& source_;
   std::vector<Want> pages_;

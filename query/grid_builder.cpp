@@ -263,7 +263,7 @@ Result<GridBuilder::Span> GridBuilder::SpanOf(StoreReader& reader, const ArrayDe
 
 Status GridBuilder::Compute(StoreReader& reader, const ArrayDesc& source, uint64_t n,
                             const std::vector<GridLevelSpec>& levels, const std::vector<const Schema*>& cell_schemas,
-                            const std::function<Status(size_t, std::span<const std::byte>)>& emit) {
+                            const std::function<Status(size_t, std::span<const std::byte>)>& emit, bool direct) {
   XTFQ_ASSIGN_OR_RETURN(Span span, SpanOf(reader, source, n));
   const Schema& schema = source.schema;
   std::vector<LevelCells> cells;
@@ -285,46 +285,70 @@ Status GridBuilder::Compute(StoreReader& reader, const ArrayDesc& source, uint64
   std::vector<std::function<Status(LevelCells&)>> flushes;
   for (size_t li = 0; li < levels.size(); ++li) flushes.push_back(flush_level(li));
 
-  // Every record goes once into the finest cells (the smallest block and bin shifts of the levels,
-  // with every distribution any level has); each bin of those, when it ends, is merged into every
-  // level's cells. Counts, integer sums, minima, maxima and distributions are what adding each
-  // record to each level gives; f64 sums and sums of squares differ by rounding (store/summary.h).
-  GridLevelSpec fine_spec{0, INT32_MAX, INT32_MAX};
-  std::vector<G::Distribution> fine_dists;
-  for (const LevelCells& c : cells) {
-    fine_spec.block_shift = std::min(fine_spec.block_shift, c.spec().block_shift);
-    fine_spec.bin_shift = std::min(fine_spec.bin_shift, c.spec().bin_shift);
-    for (const G::Distribution& d : c.dists()) {
-      if (std::none_of(fine_dists.begin(), fine_dists.end(),
-                       [&](const G::Distribution& f) { return f.aggregate == d.aggregate; })) {
-        fine_dists.push_back(d);
-      }
-    }
-  }
-  std::vector<std::vector<size_t>> dist_of(cells.size());
-  for (size_t li = 0; li < cells.size(); ++li) {
-    for (const G::Distribution& d : cells[li].dists()) {
-      const auto it = std::find_if(fine_dists.begin(), fine_dists.end(),
-                                   [&](const G::Distribution& f) { return f.aggregate == d.aggregate; });
-      dist_of[li].push_back(static_cast<size_t>(it - fine_dists.begin()));
-    }
-  }
-  if (cells.empty()) fine_spec = {0, 0, 0};
-  LevelCells fine(fine_spec, schema, 0, fine_dists, span.p_min, span.p_max);
-  auto merge_fine = [&](LevelCells& f) -> Status {
-    for (const auto& [block, index] : f.Sorted()) {
-      for (size_t li = 0; li < cells.size(); ++li) {
-        const GridLevelSpec& l = cells[li].spec();
-        XTFQ_TRY(cells[li].Enter(f.bin() >> (l.bin_shift - fine_spec.bin_shift), flushes[li]));
-        cells[li].MergeCell(block >> (l.block_shift - fine_spec.block_shift), f, index, dist_of[li]);
-      }
-    }
-    return Ok();
+  // Each record goes once into the finest cells of its family (the levels of one cell schema: the
+  // smallest block and bin shifts among them); each bin of those, when it ends, is merged into the
+  // family's levels. Counts, integer sums, minima, maxima and distributions are what adding each
+  // record to each level gives; f64 sums and sums of squares differ by rounding (store/summary.h),
+  // the same way whenever a family's levels are computed, with the other family or without.
+  // `direct` adds each record to each level instead (how grids were built before).
+  struct Family {
+    GridLevelSpec spec{0, INT32_MAX, INT32_MAX};
+    std::vector<G::Distribution> dists;
+    std::vector<size_t> levels;
+    std::unique_ptr<LevelCells> fine;
+    std::function<Status(LevelCells&)> merge;
   };
+  auto aggregates = [](const std::vector<G::Distribution>& d) {
+    std::vector<size_t> a;
+    for (const G::Distribution& x : d) a.push_back(x.aggregate);
+    return a;
+  };
+  std::vector<Family> families;
+  for (size_t li = 0; li < cells.size(); ++li) {
+    const auto key = aggregates(cells[li].dists());
+    auto it =
+        std::find_if(families.begin(), families.end(), [&](const Family& f) { return aggregates(f.dists) == key; });
+    if (it == families.end()) {
+      families.push_back({});
+      it = families.end() - 1;
+      it->dists = cells[li].dists();
+    }
+    it->spec.block_shift = std::min(it->spec.block_shift, cells[li].spec().block_shift);
+    it->spec.bin_shift = std::min(it->spec.bin_shift, cells[li].spec().bin_shift);
+    it->levels.push_back(li);
+  }
+  const std::vector<size_t> same_dists = [&] {
+    std::vector<size_t> v;
+    for (size_t d = 0; d < G::kMaxDistributions; ++d) v.push_back(d);
+    return v;
+  }();
+  for (Family& f : families) {
+    f.fine = std::make_unique<LevelCells>(f.spec, schema, 0, f.dists, span.p_min, span.p_max);
+    f.merge = [&](LevelCells& fine) -> Status {
+      for (const auto& [block, index] : fine.Sorted()) {
+        for (size_t li : f.levels) {
+          const GridLevelSpec& l = cells[li].spec();
+          XTFQ_TRY(cells[li].Enter(fine.bin() >> (l.bin_shift - f.spec.bin_shift), flushes[li]));
+          cells[li].MergeCell(block >> (l.block_shift - f.spec.block_shift), fine, index, same_dists);
+        }
+      }
+      return Ok();
+    };
+  }
   uint64_t seen = 0;
   XTFQ_TRY(reader.ScanAt(source, 0, n, [&](const std::byte* r) -> Result<bool> {
-    XTFQ_TRY(fine.Enter(schema.Time(r) >> fine_spec.bin_shift, merge_fine));
-    fine.AddRecord(schema.Process(r) >> fine_spec.block_shift, r);
+    const int64_t t = schema.Time(r), p = schema.Process(r);
+    if (direct) {
+      for (size_t li = 0; li < cells.size(); ++li) {
+        XTFQ_TRY(cells[li].Enter(t >> cells[li].spec().bin_shift, flushes[li]));
+        cells[li].AddRecord(p >> cells[li].spec().block_shift, r);
+      }
+    } else {
+      for (Family& f : families) {
+        XTFQ_TRY(f.fine->Enter(t >> f.spec.bin_shift, f.merge));
+        f.fine->AddRecord(p >> f.spec.block_shift, r);
+      }
+    }
     ++seen;
     return true;
   }));
@@ -332,7 +356,9 @@ Status GridBuilder::Compute(StoreReader& reader, const ArrayDesc& source, uint64
     return Error(ErrorCode::kCorrupt,
                  fmt::format("{}: '{}' yielded {} records, not {}", reader.store().name(), source.name, seen, n));
   }
-  if (!fine.empty()) XTFQ_TRY(merge_fine(fine));
+  for (Family& f : families) {
+    if (!f.fine->empty()) XTFQ_TRY(f.merge(*f.fine));
+  }
   for (size_t li = 0; li < cells.size(); ++li) {
     if (!cells[li].empty()) XTFQ_TRY(flushes[li](cells[li]));
   }
@@ -368,10 +394,13 @@ Result<GridBuildReport::Built> GridBuilder::Build(StoreReader& reader, const Arr
                           sink.CreateArray(G::CellsName(source.name, levels[li].level, family), *schemas[li]));
     ids.push_back(id);
   }
-  XTFQ_TRY(Compute(reader, source, n, levels, schemas, [&](size_t li, std::span<const std::byte> cell) -> Status {
-    ++counts[li];
-    return sink.Append(ids[li], cell);
-  }));
+  XTFQ_TRY(Compute(
+      reader, source, n, levels, schemas,
+      [&](size_t li, std::span<const std::byte> cell) -> Status {
+        ++counts[li];
+        return sink.Append(ids[li], cell);
+      },
+      options.direct));
   std::vector<std::byte> r(G::kLevWidth);
   for (F family : {F::kCells, F::kDistributions}) {
     if (family == F::kDistributions && !dists) continue;
@@ -420,18 +449,6 @@ Result<GridBuildReport> GridBuilder::BuildMissing(StoreReader& reader, RecordSin
   return report;
 }
 
-bool GridBuilder::SameCell(const Schema& source, std::span<const std::byte> a, const std::byte* b) {
-  const size_t stats = G::kCellStats + source.aggregates().size() * Summary::kFieldBytes;
-  if (!std::equal(a.begin(), a.begin() + G::kCellStats, b) || !std::equal(a.begin() + stats, a.end(), b + stats)) {
-    return false;
-  }
-  if (std::equal(a.begin() + G::kCellStats, a.begin() + stats, b + G::kCellStats)) return true;
-  Summary sa(source), sb(source);
-  sa.DecodeFields(a.data() + G::kCellStats);
-  sb.DecodeFields(b + G::kCellStats);
-  return sa.SameUpToRounding(sb);
-}
-
 Status GridBuilder::Verify(StoreReader& reader, const ArrayDesc& source) {
   for (G::Family family : {G::Family::kCells, G::Family::kDistributions})
     XTFQ_TRY(VerifyFamily(reader, source, family));
@@ -456,32 +473,42 @@ Status GridBuilder::VerifyFamily(StoreReader& reader, const ArrayDesc& source, G
   }
   std::vector<GridLevelSpec> specs;
   std::vector<const Schema*> cell_schemas;
-  std::vector<ChainCursor> cursors;
-  std::vector<uint64_t> seen(g->levels.size(), 0);
   for (const GridLevel& l : g->levels) {
     specs.push_back({l.level, l.block_shift, l.bin_shift});
     cell_schemas.push_back(&l.array->schema);
-    cursors.push_back(reader.Records(*l.array));
   }
-  XTFQ_TRY(Compute(reader, source, g->source_records, specs, cell_schemas,
-                   [&](size_t li, std::span<const std::byte> cell) -> Status {
-                     const GridLevel& l = g->levels[li];
-                     XTFQ_ASSIGN_OR_RETURN(bool more, seen[li] == 0 ? cursors[li].First() : cursors[li].Next());
-                     if (!more || !SameCell(source.schema, cell, cursors[li].entry())) {
-                       return Error(ErrorCode::kCorrupt,
-                                    fmt::format("{}: {} cell {} differs from the records of '{}' it summarises",
-                                                reader.store().name(), l.array->name, seen[li], source.name));
-                     }
-                     ++seen[li];
-                     return Ok();
-                   }));
-  for (size_t li = 0; li < g->levels.size(); ++li) {
-    if (seen[li] != g->levels[li].cells) {
-      return Error(ErrorCode::kCorrupt, fmt::format("{}: {} holds {} cells; its records make {}", reader.store().name(),
-                                                    g->levels[li].array->name, g->levels[li].cells, seen[li]));
+  // The cells must equal, byte for byte, what Build computes; a grid built before cells were
+  // merged from the finest ones (stores of format 5 until session 13) equals the direct sums.
+  auto verify = [&](bool direct) -> Status {
+    std::vector<ChainCursor> cursors;
+    std::vector<uint64_t> seen(g->levels.size(), 0);
+    for (const GridLevel& l : g->levels) cursors.push_back(reader.Records(*l.array));
+    XTFQ_TRY(Compute(
+        reader, source, g->source_records, specs, cell_schemas,
+        [&](size_t li, std::span<const std::byte> cell) -> Status {
+          const GridLevel& l = g->levels[li];
+          XTFQ_ASSIGN_OR_RETURN(bool more, seen[li] == 0 ? cursors[li].First() : cursors[li].Next());
+          if (!more || !std::equal(cell.begin(), cell.end(), cursors[li].entry())) {
+            return Error(ErrorCode::kCorrupt,
+                         fmt::format("{}: {} cell {} differs from the records of '{}' it summarises",
+                                     reader.store().name(), l.array->name, seen[li], source.name));
+          }
+          ++seen[li];
+          return Ok();
+        },
+        direct));
+    for (size_t li = 0; li < g->levels.size(); ++li) {
+      if (seen[li] != g->levels[li].cells) {
+        return Error(ErrorCode::kCorrupt,
+                     fmt::format("{}: {} holds {} cells; its records make {}", reader.store().name(),
+                                 g->levels[li].array->name, g->levels[li].cells, seen[li]));
+      }
     }
-  }
-  return Ok();
+    return Ok();
+  };
+  Status merged = verify(false);
+  if (merged.ok() || merged.error().code() != ErrorCode::kCorrupt) return merged;
+  return verify(true).ok() ? Ok() : merged;
 }
 
 }  // namespace xtfq

@@ -45,6 +45,9 @@ struct GridBuildOptions {
   // Build the distributions family (false: only the cells family, as grids written before
   // distributions; tests build such grids to check that they still serve).
   bool distributions = true;
+  // Add each record to each level's cells, as grids were built before session 13 (tests build such
+  // grids to check that `xtfq check` still verifies them).
+  bool direct = false;
   Progress* progress = nullptr;  // told of the arrays built (BuildMissing; nullptr: none)
 };
 
@@ -82,9 +85,6 @@ class GridBuilder {
     uint64_t n = 0;
     int64_t t_min = 0, t_max = 0, p_min = 0, p_max = 0;
   };
-  // Whether two cell records of `source`'s grid hold the same cell: bytes equal, except that f64
-  // sums and sums of squares may differ by rounding (Summary::SameUpToRounding).
-  static bool SameCell(const Schema& source, std::span<const std::byte> a, const std::byte* b);
   static Result<Span> SpanOf(StoreReader& reader, const ArrayDesc& source, uint64_t n);
   // The levels of the grid of `source`'s first span.n records, one list per budget: one pass
   // counts the cells of every level at every bin from span / bins_per_block to span / 2; then, for
@@ -95,12 +95,14 @@ class GridBuilder {
                                                               const GridBuildOptions& options);
   // Calls emit(level index, cell record) for every cell of every level, each level in order, over
   // the first n records of `source`; level i's cells have cell_schemas[i] (with or without
-  // distributions: GridLayout::Distributions). Each record is added once, to the cells of the
-  // smallest block and bin shifts of `levels`, which are then merged into each level's: so f64
-  // sums and sums of squares of coarser levels depend on `levels` as a set (SameCell compares).
+  // distributions: GridLayout::Distributions). Each record is added once to the finest cells of
+  // its family (the levels with the same distributions: the smallest block and bin shifts among
+  // them), which are merged into the family's levels; so a family's cells are the same whether
+  // computed with the other family or alone. `direct`: each record added to each level instead
+  // (grids built before session 13; f64 sums differ by rounding).
   static Status Compute(StoreReader& reader, const ArrayDesc& source, uint64_t n,
                         const std::vector<GridLevelSpec>& levels, const std::vector<const Schema*>& cell_schemas,
-                        const std::function<Status(size_t, std::span<const std::byte>)>& emit);
+                        const std::function<Status(size_t, std::span<const std::byte>)>& emit, bool direct = false);
 };
 
 }  // namespace xtfq

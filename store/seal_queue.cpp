@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <system_error>
 
 #include "store/stored_page.h"
 
@@ -19,7 +20,7 @@ void Pause() {
 }
 
 void WaitPast(const std::atomic<uint64_t>& counter, uint64_t value) {
-  for (int i = 0; i < 20000; ++i) {
+  for (int i = 0; i < 2000; ++i) {
     if (counter.load(std::memory_order_acquire) > value) return;
     Pause();
   }
@@ -34,7 +35,12 @@ void WaitPast(const std::atomic<uint64_t>& counter, uint64_t value) {
 SealQueue::SealQueue(PackWriter& pack, PageAllocator& slots, PageMapWriter& map, uint32_t page_size, bool threaded)
     : pack_(pack), slots_(slots), map_(map), jobs_(kDepth) {
   for (Job& j : jobs_) j.page.resize(page_size);
-  if (threaded) worker_ = std::thread([this] { Work(); });
+  if (!threaded) return;
+  try {
+    worker_ = std::thread([this] { Work(); });
+  } catch (const std::system_error&) {
+    // No thread to be had: pages are encoded on the writer's thread (the same file).
+  }
 }
 
 SealQueue::~SealQueue() {
@@ -45,7 +51,7 @@ SealQueue::~SealQueue() {
   worker_.join();
 }
 
-void SealQueue::Encode(Job& job) const { EncodeStored(pack_.codec(), job.page, job.stored, job.width); }
+void SealQueue::Encode(Job& job) const { EncodeStored(job.codec, job.page, job.stored, job.width); }
 
 void SealQueue::Work() {
   uint64_t next = 0;
@@ -79,6 +85,7 @@ Result<uint64_t> SealQueue::Submit(PageId id, std::span<const std::byte> page, u
   job.id = id;
   job.width = width;
   job.want = want_location;
+  job.codec = pack_.codec();
   std::copy(page.begin(), page.end(), job.page.begin());
   if (!worker_.joinable()) {
     Encode(job);

@@ -13,6 +13,9 @@
 // kept from its placement until Resolve() takes it (only for tickets submitted with
 // want_location).
 //
+// After an error from Submit, Resolve or Drain the queue is not to be used again (its writer has
+// failed: W8). A thread that cannot be started leaves the encoding on the writer's thread.
+//
 // Thread-safety: Submit, Resolve and Drain from the writer's thread only; the worker touches only
 // the jobs between encoded() and submitted().
 #pragma once
@@ -24,6 +27,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "store/codec.h"
 #include "store/ids.h"
 #include "store/location.h"
 #include "store/pack_writer.h"
@@ -59,6 +63,7 @@ class SealQueue {
     PageId id;
     uint32_t width = 0;
     bool want = false;
+    Codec codec = Codec::kNone;  // the pack's when submitted
     std::vector<std::byte> page;
     std::vector<std::byte> stored;
   };

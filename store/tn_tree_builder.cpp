@@ -173,8 +173,10 @@ Status TnTreeBuilder::CheckInvariants(WriterAudit& audit, uint32_t chain_ids) co
   }
   const OpenChain& top = levels_.back();
   if (top.desc().FullPages(top.capacity()) != pending_[levels_.size() - 1].size()) {
-    return audit.Violation("W6", fmt::format("array '{}': the top level {} has {} full pages", d.name,
-                                             levels_.size() - 1, top.desc().FullPages(top.capacity())));
+    return audit.Violation("W6", fmt::format("array '{}': the top level {} has {} full pages, {} of them waiting for "
+                                             "their entries above",
+                                             d.name, levels_.size() - 1, top.desc().FullPages(top.capacity()),
+                                             pending_[levels_.size() - 1].size()));
   }
   const OpenChain& leaf = levels_[0];
   if (d.schema.time_field() && leaf.count() > 0) {
