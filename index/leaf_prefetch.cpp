@@ -2,25 +2,9 @@
 
 #include <system_error>
 
+#include "store/spin_wait.h"
+
 namespace xtfq {
-
-namespace {
-
-// Waits until `counter` passes `value` (or `stop` is set): spins a little, then sleeps on it.
-void WaitPast(const std::atomic<uint64_t>& counter, uint64_t value, const std::atomic<bool>& stop) {
-  for (int i = 0; i < 2000; ++i) {
-    if (counter.load(std::memory_order_acquire) > value || stop.load(std::memory_order_acquire)) return;
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-  }
-  for (uint64_t now = counter.load(std::memory_order_acquire); now <= value && !stop.load(std::memory_order_acquire);
-       now = counter.load(std::memory_order_acquire)) {
-    counter.wait(now, std::memory_order_acquire);
-  }
-}
-
-}  // namespace
 
 LeafPrefetch::LeafPrefetch(PageSource& source, std::vector<Want> pages)
     : source_(source), pages_(std::move(pages)), slots_(kDepth) {
@@ -61,7 +45,7 @@ void LeafPrefetch::Work() {
     const uint64_t i = claimed_.fetch_add(1, std::memory_order_acq_rel);
     if (i >= pages_.size()) return;
     // Slot i % kDepth is free once page i - kDepth is used.
-    if (i >= kDepth) WaitPast(used_, i - kDepth, stop_);
+    if (i >= kDepth) WaitPast(used_, i - kDepth, &stop_);
     if (stop_.load(std::memory_order_acquire)) return;
     if (!Load(i)) return;
   }
@@ -77,7 +61,7 @@ Result<const std::byte*> LeafPrefetch::Next() {
   // Not started by the helper: load it here (its slot is free: page i - kDepth was used).
   uint64_t expected = i;
   if (claimed_.compare_exchange_strong(expected, i + 1, std::memory_order_acq_rel)) Load(i);
-  WaitPast(s.done, i, stop_);
+  WaitPast(s.done, i, &stop_);
   if (s.error) return *s.error;
   return s.data;
 }

@@ -61,14 +61,14 @@ class LevelCells {
       if (b >= 0) ++hists_[(slot * dists_.size() + d) * LogHistogram::kBins + static_cast<size_t>(b)];
     }
   }
-  // Merges cell `index` of a finer level into the cell of `block` in the current bin; `dist_of[d]`
-  // is the finer level's distribution that holds this level's distribution d.
-  void MergeCell(int64_t block, const LevelCells& finer, size_t index, const std::vector<size_t>& dist_of) {
+  // Merges cell `index` of a finer level of the same family (the same distributions) into the cell
+  // of `block` in the current bin.
+  void MergeCell(int64_t block, const LevelCells& finer, size_t index) {
     const size_t slot = Slot(block);
     sums_[slot].Merge(finer.sums_[index]);
     for (size_t d = 0; d < dists_.size(); ++d) {
       uint64_t* h = &hists_[(slot * dists_.size() + d) * LogHistogram::kBins];
-      const uint64_t* f = &finer.hists_[(index * finer.dists_.size() + dist_of[d]) * LogHistogram::kBins];
+      const uint64_t* f = &finer.hists_[(index * finer.dists_.size() + d) * LogHistogram::kBins];
       for (int b = 0; b < LogHistogram::kBins; ++b) h[b] += f[b];
     }
   }
@@ -317,11 +317,6 @@ Status GridBuilder::Compute(StoreReader& reader, const ArrayDesc& source, uint64
     it->spec.bin_shift = std::min(it->spec.bin_shift, cells[li].spec().bin_shift);
     it->levels.push_back(li);
   }
-  const std::vector<size_t> same_dists = [&] {
-    std::vector<size_t> v;
-    for (size_t d = 0; d < G::kMaxDistributions; ++d) v.push_back(d);
-    return v;
-  }();
   for (Family& f : families) {
     f.fine = std::make_unique<LevelCells>(f.spec, schema, 0, f.dists, span.p_min, span.p_max);
     f.merge = [&](LevelCells& fine) -> Status {
@@ -329,7 +324,7 @@ Status GridBuilder::Compute(StoreReader& reader, const ArrayDesc& source, uint64
         for (size_t li : f.levels) {
           const GridLevelSpec& l = cells[li].spec();
           XTFQ_TRY(cells[li].Enter(fine.bin() >> (l.bin_shift - f.spec.bin_shift), flushes[li]));
-          cells[li].MergeCell(block >> (l.block_shift - f.spec.block_shift), fine, index, same_dists);
+          cells[li].MergeCell(block >> (l.block_shift - f.spec.block_shift), fine, index);
         }
       }
       return Ok();

@@ -42,7 +42,7 @@ Result<uint64_t> OpenChain::Roll(PageSpace& space, bool want_location) {
   h.prev = desc_.last_full;
   h.next = next;
   h.Encode(page_.data());
-  XTFQ_ASSIGN_OR_RETURN(uint64_t sealed, space.SealChainPage(desc_.open, page_, width_, want_location));
+  XTFQ_ASSIGN_OR_RETURN(uint64_t sealed, space.seals.Submit(desc_.open, page_, width_, want_location));
   XTFQ_TRY(space.DropShadow(desc_.shadow));
   desc_.shadow = kNoPage;
   desc_.shadow_location = Location{};

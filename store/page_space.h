@@ -27,12 +27,6 @@ struct PageSpace {
   ShadowPack& shadows;
   SealQueue& seals;  // full chain pages on their way into the pack
 
-  // Queues a full chain page (its header encoded) for the pack, which records where in the map;
-  // returns its ticket (SealQueue::Resolve gives where, with want_location). `width`: the bytes of
-  // one entry.
-  Result<uint64_t> SealChainPage(PageId id, std::span<const std::byte> page, uint32_t width, bool want_location) {
-    return seals.Submit(id, page, width, want_location);
-  }
   // Stores shadow `id` (its header encoded) into the shadow pack and records where; returns where.
   Result<Location> SealShadow(PageId id, std::span<const std::byte> page, uint32_t width) {
     XTFQ_ASSIGN_OR_RETURN(Location loc, shadows.Store(page, width, slots));

@@ -5,32 +5,10 @@
 #include <algorithm>
 #include <system_error>
 
+#include "store/spin_wait.h"
 #include "store/stored_page.h"
 
 namespace xtfq {
-
-namespace {
-
-// Waits until `counter` passes `value`: spins a little first (the other thread is usually a page
-// of work away), then sleeps on the atomic.
-void Pause() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
-
-void WaitPast(const std::atomic<uint64_t>& counter, uint64_t value) {
-  for (int i = 0; i < 2000; ++i) {
-    if (counter.load(std::memory_order_acquire) > value) return;
-    Pause();
-  }
-  for (uint64_t now = counter.load(std::memory_order_acquire); now <= value;
-       now = counter.load(std::memory_order_acquire)) {
-    counter.wait(now, std::memory_order_acquire);
-  }
-}
-
-}  // namespace
 
 SealQueue::SealQueue(PackWriter& pack, PageAllocator& slots, PageMapWriter& map, uint32_t page_size, bool threaded)
     : pack_(pack), slots_(slots), map_(map), jobs_(kDepth) {
@@ -62,7 +40,7 @@ void SealQueue::Work() {
     uint64_t have = submitted_.load(std::memory_order_acquire);
     // Spin a little before sleeping (a few us: grid passes run a third thread on two cores).
     for (int i = 0; i < 2000 && have <= next; ++i) {
-      Pause();
+      SpinPause();
       have = submitted_.load(std::memory_order_acquire);
     }
     if (have <= next) {

@@ -9,7 +9,7 @@
 //
 // Without a thread (threaded = false) Submit encodes at once: the same tickets and placement.
 //
-// Invariants: placed() <= encoded() <= submitted() <= placed() + kDepth; a ticket's Location is
+// Invariants: placed_ <= encoded_ <= submitted_ <= placed_ + kDepth; a ticket's Location is
 // kept from its placement until Resolve() takes it (only for tickets submitted with
 // want_location).
 //
@@ -17,7 +17,7 @@
 // failed: W8). A thread that cannot be started leaves the encoding on the writer's thread.
 //
 // Thread-safety: Submit, Resolve and Drain from the writer's thread only; the worker touches only
-// the jobs between encoded() and submitted().
+// the jobs between encoded_ and submitted_.
 #pragma once
 
 #include <atomic>
@@ -55,7 +55,6 @@ class SealQueue {
   // Places every submitted page (at commit, before the pack closes).
   Status Drain();
 
-  uint64_t submitted() const { return submitted_.load(std::memory_order_relaxed); }
   uint64_t placed() const { return placed_; }
 
  private:
