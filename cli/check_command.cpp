@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "layouts/grid_layout.h"
 #include "layouts/jobstats_layout.h"
 #include "query/grid_builder.h"
@@ -21,6 +23,9 @@ CLI::App* CheckCommand::Register(CLI::App& parent) {
   app->add_flag("--allow-rollback", allow_rollback_,
                 "accept a store whose newest superblock is invalid (read at the generation before it): a warning, "
                 "not a failure");
+  app->add_flag("--space", space_,
+                "also print where the stored bytes go: per array, its records, index, open pages (shadows) and P "
+                "index, with bytes per record");
   return app;
 }
 
@@ -73,9 +78,11 @@ int CheckCommand::Run() {
     }
     summaries = true;
   }
-  const uint64_t columns = r.stored_pages[format::kCodecLz4Columns] + r.stored_pages[format::kCodecZstdColumns];
-  const uint64_t lz4 = r.stored_pages[format::kCodecLz4] + r.stored_pages[format::kCodecLz4Columns];
-  const uint64_t zstd = r.stored_pages[format::kCodecZstd] + r.stored_pages[format::kCodecZstdColumns];
+  const uint64_t* n = r.stored_pages;
+  const uint64_t columns = n[format::kCodecLz4Columns] + n[format::kCodecZstdColumns] + n[format::kCodecLz4Typed] +
+                           n[format::kCodecZstdTyped];
+  const uint64_t lz4 = n[format::kCodecLz4] + n[format::kCodecLz4Columns] + n[format::kCodecLz4Typed];
+  const uint64_t zstd = n[format::kCodecZstd] + n[format::kCodecZstdColumns] + n[format::kCodecZstdTyped];
   const uint64_t raw = r.stored_pages[format::kCodecNone];
   uint64_t stored = 0;
   for (uint64_t b : r.stored_bytes) stored += b;
@@ -88,7 +95,37 @@ int CheckCommand::Run() {
                   : static_cast<double>((lz4 + zstd + raw) * (*opened)->page_size()) / static_cast<double>(stored),
       grids == 0 ? "" : fmt::format("; the grid summaries of {} array{} recomputed", grids, grids == 1 ? "" : "s"),
       summaries ? "; the job_stats summaries recomputed" : "");
+  if (space_) PrintSpace(r, **opened);
   return kExitOk;
+}
+
+void CheckCommand::PrintSpace(const StoreChecker::Report& r, const Store& store) {
+  std::vector<std::pair<std::string, StoreChecker::Report::Space>> rows(r.space.begin(), r.space.end());
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const auto& a, const auto& b) { return a.second.total() > b.second.total(); });
+  const uint64_t file = store.file_size();
+  const uint64_t page = store.page_size();
+  const uint64_t catalogue = uint64_t{store.catalogue_pages().size()} * page;
+  const auto& leaves = store.catalogue().map_leaves;
+  const uint64_t map_leaves =
+      static_cast<uint64_t>(std::count_if(leaves.begin(), leaves.end(), [](PageId l) { return l != kNoPage; }));
+  const uint64_t map = map_leaves * page;
+  uint64_t listed = 0;
+  for (const auto& [name, s] : rows) listed += s.total();
+  auto share = [&](uint64_t b) { return file == 0 ? 0.0 : 100.0 * static_cast<double>(b) / static_cast<double>(file); };
+  fmt::print("\nwhere the {} bytes of {} go (stored bytes, page headers included; per record: all of the array's)\n",
+             file, store_);
+  fmt::print("{:>12} {:>6} {:>12} {:>11} {:>11} {:>11} {:>11} {:>10} {:>12}  {}\n", "bytes", "share", "records",
+             "records B", "index B", "open B", "P index B", "P tree B", "B/record", "array");
+  for (const auto& [name, s] : rows) {
+    fmt::print("{:>12} {:>5.1f}% {:>12} {:>11} {:>11} {:>11} {:>11} {:>10} {:>12.2f}  {}\n", s.total(),
+               share(s.total()), s.records, s.data, s.index, s.shadow, s.per_process, s.process_tree,
+               s.records == 0 ? 0.0 : static_cast<double>(s.total()) / static_cast<double>(s.records), name);
+  }
+  fmt::print("{:>12} {:>5.1f}%  catalogue ({} pages)\n", catalogue, share(catalogue), store.catalogue_pages().size());
+  fmt::print("{:>12} {:>5.1f}%  page map ({} leaves)\n", map, share(map), map_leaves);
+  const uint64_t rest = file - std::min(file, listed + catalogue + map);
+  fmt::print("{:>12} {:>5.1f}%  superblocks, free pages, pack padding and replaced shadows\n", rest, share(rest));
 }
 
 }  // namespace xtfq::cli

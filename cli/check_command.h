@@ -1,10 +1,13 @@
 // CheckCommand: `xtfq check STORE`: reads every live page, verifies every checksum and every
-// format invariant; prints each problem on one line and exits 0 only when there is none.
+// format invariant; prints each problem on one line and exits 0 only when there is none. With
+// --space, also where the stored bytes go, per array.
 //
 // Thread-safety: as Command.
 #pragma once
 
 #include "cli/command.h"
+#include "store/store.h"
+#include "store/store_checker.h"
 
 namespace xtfq::cli {
 
@@ -14,9 +17,12 @@ class CheckCommand final : public Command {
   int Run() override;
 
  private:
+  void PrintSpace(const StoreChecker::Report& r, const Store& store);
+
   std::string store_;
   size_t max_problems_ = 100;
   bool allow_rollback_ = false;
+  bool space_ = false;
 };
 
 }  // namespace xtfq::cli

@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <bit>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -53,38 +55,173 @@ TEST_CASE("codec: pages round trip through lz4 and raw, and lz4 shrinks records 
   }
 }
 
-TEST_CASE("codec: entries laid out by columns round trip for every width, and shrink sorted records further") {
+// A page of n entries of plan's width: column 0 sorted with noise (times), then by column: small
+// values, decreasing values (negative differences), random words, a constant.
+std::vector<std::byte> EntriesPage(const ColumnPlan& plan, uint32_t n, std::mt19937_64& rng) {
+  std::vector<std::byte> page(4096);
+  PageHeader h;
+  h.page_id = h.logical = PageId(5);
+  h.kind = PageKind::kData;
+  h.entry_count = n;
+  h.Encode(page.data());
+  const uint32_t width = plan.width();
+  for (uint32_t i = 0; i < n; ++i) {
+    uint32_t off = 0;
+    for (size_t c = 0; c < plan.sizes().size(); ++c) {
+      const uint32_t size = plan.sizes()[c];
+      uint64_t v = 0;
+      switch (c % 5) {
+        case 0:
+          v = uint64_t{i} * 1000 + rng() % 7;
+          break;
+        case 1:
+          v = rng() % 3;
+          break;
+        case 2:
+          v = 1000000 - uint64_t{i} * 37 - rng() % 5;
+          break;
+        case 3:
+          v = rng();
+          break;
+        default:
+          v = 0x1234567890ABCDEFull;
+      }
+      for (uint32_t b = 0; b < size; ++b)
+        page[f::kPageHeaderSize + size_t{i} * width + off + b] = std::byte{static_cast<unsigned char>(v >> (8 * b))};
+      off += size;
+    }
+  }
+  return page;
+}
+
+// docs/format.md's typed columns block, built here one value at a time: per column, delta-coded
+// (zigzag of the s-byte difference) when the differences' bits are fewer than the changes' from
+// the first value, then its byte planes; then the bytes after the entries.
+std::vector<std::byte> TypedModel(const std::vector<std::byte>& page, const ColumnPlan& plan, uint32_t n,
+                                  std::vector<uint8_t>& codes) {
+  const uint32_t width = plan.width();
+  std::vector<std::byte> model;
+  codes.clear();
+  uint32_t off = 0;
+  for (uint8_t size : plan.sizes()) {
+    const unsigned bits = 8 * size;
+    const uint64_t mask = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+    std::vector<uint64_t> v(n), z(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      for (uint32_t b = 0; b < size; ++b) {
+        v[i] |= uint64_t{static_cast<unsigned char>(page[f::kPageHeaderSize + size_t{i} * width + off + b])} << (8 * b);
+      }
+    }
+    uint64_t changed = 0, moved = 0;
+    z[0] = v[0];
+    for (uint32_t i = 1; i < n; ++i) {
+      // The difference as a signed number of `bits` bits, then zigzag.
+      const uint64_t d = (v[i] - v[i - 1]) & mask;
+      const bool negative = (d >> (bits - 1)) & 1;
+      const uint64_t magnitude = negative ? ((~d + 1) & mask) : d;
+      z[i] = (negative ? 2 * magnitude - 1 : 2 * magnitude) & mask;
+      changed |= v[i] ^ v[0];
+      moved |= z[i];
+    }
+    const bool delta = std::bit_width(moved) < std::bit_width(changed);
+    codes.push_back(static_cast<uint8_t>(size | (delta ? 0x80 : 0)));
+    for (uint32_t b = 0; b < size; ++b) {
+      for (uint32_t i = 0; i < n; ++i)
+        model.push_back(std::byte{static_cast<unsigned char>((delta ? z[i] : v[i]) >> (8 * b))});
+    }
+    off += size;
+  }
+  model.insert(model.end(), page.begin() + f::kPageHeaderSize + size_t{n} * width, page.end());
+  return model;
+}
+
+TEST_CASE("codec: entries laid out by typed columns round trip for every plan, in docs/format.md's layout") {
   std::mt19937_64 rng(11);
-  for (uint32_t width : {2u, 8u, 17u, 32u, 48u, 472u, 2000u}) {
+  std::vector<std::shared_ptr<const ColumnPlan>> plans;
+  for (uint32_t width : {2u, 8u, 17u, 32u, 48u, 472u, 2000u}) plans.push_back(ColumnPlan::ForWidth(width));
+  plans.push_back(std::make_shared<const ColumnPlan>(std::vector<uint8_t>{8, 4, 4, 2, 1, 1, 8}));
+  plans.push_back(std::make_shared<const ColumnPlan>(std::vector<uint8_t>{4, 2, 8, 1, 4, 8, 8, 8, 2, 2}));
+  for (const auto& plan : plans) {
+    const uint32_t width = plan->width();
     CAPTURE(width);
+    CAPTURE(plan->sizes().size());
     const uint32_t cap = (4096 - f::kPageHeaderSize) / width;
     for (uint32_t n : {cap, cap / 2 + 1, cap - 1, 9u, 2u}) {
       if (n < 2 || n > cap) continue;
       CAPTURE(n);
-      std::vector<std::byte> page(4096);
-      PageHeader h;
-      h.page_id = h.logical = PageId(5);
-      h.kind = PageKind::kData;
-      h.entry_count = n;
-      h.Encode(page.data());
-      // Sorted times and offsets, small sizes, a few ranks: what DXT segments look like.
-      for (uint32_t i = 0; i < n; ++i) {
-        for (uint32_t j = 0; j < width; ++j) {
-          const uint64_t v = j < 8 ? i * 1000 + rng() % 7 : rng() % 3;
-          page[f::kPageHeaderSize + size_t{i} * width + j] = std::byte{static_cast<unsigned char>(v >> (8 * (j % 8)))};
-        }
-      }
+      const auto page = EntriesPage(*plan, n, rng);
       std::vector<std::byte> plain, columns, out(4096);
-      EncodeStored(Codec::kLz4, page, plain, 1);
-      const size_t len = EncodeStored(Codec::kLz4, page, columns, width);
-      CHECK(LoadLe<uint8_t>(columns.data() + f::kPhCodec) == f::kCodecLz4Columns);
+      EncodeStored(Codec::kLz4, page, plain);
+      const size_t len = EncodeStored(Codec::kLz4, page, columns, plan.get());
+      REQUIRE(LoadLe<uint8_t>(columns.data() + f::kPhCodec) == f::kCodecLz4Typed);
       if (n == cap) CHECK(len <= plain.size());
       REQUIRE(DecodeStored(columns, PageId(5), Location{8192, static_cast<uint32_t>(len)}, out, "t").ok());
       CHECK(std::equal(out.begin() + 4, out.end(), page.begin() + 4));
-      // The block holds docs/format.md's layout, built here one byte at a time: 8-byte columns
-      // as first value and differences, then byte j of every entry together, then the rest.
+      // u16 width, u16 runs, each run u8 (length - 1) and u8 code; then the block.
+      std::vector<uint8_t> codes;
+      const std::vector<std::byte> model = TypedModel(page, *plan, n, codes);
+      CHECK(LoadLe<uint16_t>(columns.data() + f::kPageHeaderSize) == width);
+      const uint32_t runs = LoadLe<uint16_t>(columns.data() + f::kPageHeaderSize + 2);
+      std::vector<uint8_t> got_codes;
+      for (uint32_t r = 0; r < runs; ++r) {
+        const std::byte* run = columns.data() + f::kPageHeaderSize + 4 + 2 * r;
+        got_codes.insert(got_codes.end(), static_cast<unsigned char>(run[0]) + 1u, static_cast<uint8_t>(run[1]));
+        if (r > 0) CHECK((run[1] != run[-1] || run[-2] == std::byte{255}));  // runs are maximal
+      }
+      CHECK(got_codes == codes);
+      const size_t head = f::kPageHeaderSize + 4 + 2 * size_t{runs};
+      std::vector<std::byte> got(4096 - f::kPageHeaderSize);
+      REQUIRE(Decompress(Codec::kLz4, std::span(columns).subspan(head, len - head), got).ok());
+      CHECK(got == model);
+      // Runs that do not cover the width, or a size that is not 1, 2, 4 or 8, with a valid
+      // checksum, are refused; so is a width that makes the entries overrun the page.
+      for (int damage = 0; damage < 3; ++damage) {
+        auto bad = columns;
+        if (damage == 0) StoreLe<uint16_t>(bad.data() + f::kPageHeaderSize, static_cast<uint16_t>(width + 1));
+        if (damage == 1) bad[f::kPageHeaderSize + 5] = std::byte{0x03};
+        if (damage == 2) StoreLe<uint16_t>(bad.data() + f::kPageHeaderSize, static_cast<uint16_t>(4096));
+        StoreLe<uint32_t>(bad.data(), Crc32c(std::span(bad).subspan(4)));
+        Status s = DecodeStored(bad, PageId(5), Location{8192, static_cast<uint32_t>(len)}, out, "t");
+        REQUIRE_FALSE(s.ok());
+        CHECK(s.error().code() == ErrorCode::kCorrupt);
+        const std::string& m = s.error().message();
+        // (a width one larger may already overrun the page with this many entries)
+        if (damage == 0)
+          CHECK((m.find("column runs cover") != std::string::npos || m.find("do not fit a page") != std::string::npos));
+        if (damage == 1) CHECK(m.find("has code 0x03") != std::string::npos);
+        if (damage == 2) CHECK(m.find("do not fit a page") != std::string::npos);
+      }
+    }
+  }
+  // The delta choice: sorted times are delta-coded, random words and small values are not.
+  const ColumnPlan three(std::vector<uint8_t>{8, 8, 8});
+  std::vector<std::byte> page(4096);
+  PageHeader h;
+  h.page_id = h.logical = PageId(5);
+  h.kind = PageKind::kData;
+  h.entry_count = 100;
+  h.Encode(page.data());
+  for (uint32_t i = 0; i < 100; ++i) {
+    StoreLe<uint64_t>(page.data() + f::kPageHeaderSize + 24 * i, 1'700'000'000'000'000'000 + 1000 * i);
+    StoreLe<uint64_t>(page.data() + f::kPageHeaderSize + 24 * i + 8, rng());
+    StoreLe<uint64_t>(page.data() + f::kPageHeaderSize + 24 * i + 16, rng() % 1000);
+  }
+  std::vector<uint8_t> codes;
+  TypedModel(page, three, 100, codes);
+  CHECK(codes == std::vector<uint8_t>{0x88, 0x08, 0x08});
+}
+
+TEST_CASE("codec: format 5's columns pages (codecs 2 and 4) still decode") {
+  std::mt19937_64 rng(12);
+  for (uint32_t width : {2u, 17u, 32u, 472u}) {
+    for (Codec inner : {Codec::kLz4, Codec::kZstd}) {
+      CAPTURE(width);
+      const uint32_t n = (4096 - f::kPageHeaderSize) / width - 1;
+      const auto page = EntriesPage(*ColumnPlan::ForWidth(width), n, rng);
+      // Format 5's layout, one byte at a time: with width a multiple of 8, 8-byte columns as first
+      // value and differences; then byte j of every entry together; then the rest.
       const size_t body = 4096 - f::kPageHeaderSize;
-      std::vector<std::byte> model(body), got(body);
+      std::vector<std::byte> layout(body);
       for (uint32_t i = 0; i < n; ++i) {
         for (uint32_t j = 0; j < width; ++j) {
           const std::byte* e = page.data() + f::kPageHeaderSize + size_t{i} * width;
@@ -94,22 +231,22 @@ TEST_CASE("codec: entries laid out by columns round trip for every width, and sh
             const uint64_t d = LoadLe<uint64_t>(e + c) - LoadLe<uint64_t>(e - width + c);
             b = std::byte{static_cast<unsigned char>(d >> (8 * (j % 8)))};
           }
-          model[size_t{j} * n + i] = b;
+          layout[size_t{j} * n + i] = b;
         }
       }
       std::copy(page.begin() + f::kPageHeaderSize + size_t{n} * width, page.end(),
-                model.begin() + static_cast<std::ptrdiff_t>(size_t{n} * width));
-      REQUIRE(
-          Decompress(Codec::kLz4, std::span(columns).subspan(f::kPageHeaderSize + 2, len - f::kPageHeaderSize - 2), got)
-              .ok());
-      CHECK(got == model);
-      // A width that makes the entries overrun the page, with a valid checksum, is refused.
-      auto bad = columns;
-      StoreLe<uint16_t>(bad.data() + f::kPageHeaderSize, static_cast<uint16_t>(4096));
-      StoreLe<uint32_t>(bad.data(), Crc32c(std::span(bad).subspan(4)));
-      Status s = DecodeStored(bad, PageId(5), Location{8192, static_cast<uint32_t>(len)}, out, "t");
-      REQUIRE_FALSE(s.ok());
-      CHECK(s.error().message().find("do not fit a page") != std::string::npos);
+                layout.begin() + static_cast<std::ptrdiff_t>(size_t{n} * width));
+      std::vector<std::byte> stored(f::kPageHeaderSize + 2 + MaxCompressedSize(inner, body));
+      const size_t block = Compress(inner, layout, std::span(stored).subspan(f::kPageHeaderSize + 2));
+      REQUIRE(block > 0);
+      stored.resize(f::kPageHeaderSize + 2 + block);
+      std::copy(page.begin(), page.begin() + f::kPageHeaderSize, stored.begin());
+      StoreLe<uint8_t>(stored.data() + f::kPhCodec, inner == Codec::kLz4 ? f::kCodecLz4Columns : f::kCodecZstdColumns);
+      StoreLe<uint16_t>(stored.data() + f::kPageHeaderSize, static_cast<uint16_t>(width));
+      StoreLe<uint32_t>(stored.data(), Crc32c(std::span(stored).subspan(4)));
+      std::vector<std::byte> out(4096);
+      REQUIRE(DecodeStored(stored, PageId(5), Location{8192, static_cast<uint32_t>(stored.size())}, out, "t").ok());
+      CHECK(std::equal(out.begin() + 4, out.end(), page.begin() + 4));
     }
   }
 }

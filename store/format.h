@@ -16,7 +16,10 @@ namespace xtfq::format {
 
 // docs/format.md: "The file"
 inline constexpr std::string_view kMagic = "XTFQSTOR";  // 8 bytes, no terminator
-inline constexpr uint32_t kFormatVersion = 5;
+inline constexpr uint32_t kFormatVersion = 6;
+// The oldest version this build reads: format 5 differs only in its columns codecs (2 and 4), which
+// are still decoded; a writer's first commit makes such a store version 6.
+inline constexpr uint32_t kOldestReadableVersion = 5;
 inline constexpr uint32_t kMinPageSize = 4096;
 inline constexpr uint32_t kMaxPageSize = 65536;
 inline constexpr uint32_t kDefaultPageSize = 4096;
@@ -71,7 +74,14 @@ inline constexpr uint8_t kCodecLz4 = 1;
 inline constexpr uint8_t kCodecLz4Columns = 2;  // a stored page's only: lz4 over the entries' columns
 inline constexpr uint8_t kCodecZstd = 3;
 inline constexpr uint8_t kCodecZstdColumns = 4;  // a stored page's only: zstd over the entries' columns
-inline constexpr uint8_t kMaxCodec = kCodecZstdColumns;
+// Codecs 2 and 4 are format 5's, read and never written; format 6 writes codecs 5 and 6.
+inline constexpr uint8_t kCodecLz4Typed = 5;   // a stored page's only: lz4 over the entries' typed columns
+inline constexpr uint8_t kCodecZstdTyped = 6;  // a stored page's only: zstd over the entries' typed columns
+inline constexpr uint8_t kMaxCodec = kCodecZstdTyped;
+// A typed columns body (codecs 5 and 6): u16 width, u16 runs, then 2 bytes per run, then the block.
+inline constexpr uint32_t kSpWidth = 0;
+inline constexpr uint32_t kSpRuns = 2;
+inline constexpr uint32_t kSpRunList = 4;
 // Whether `codec` may be a superblock's (the codecs a user chooses: none, lz4, zstd).
 constexpr bool StoreCodec(uint8_t codec) { return codec == kCodecNone || codec == kCodecLz4 || codec == kCodecZstd; }
 
@@ -208,6 +218,8 @@ inline constexpr std::array kLayout = {
     LayoutRow{"Array descriptor", "process_levels", kArProcessLevels, 2},
     LayoutRow{"Array descriptor", "reserved", kArReserved, 2},
     LayoutRow{"Array descriptor", "process_root_location", kArProcessRootLocation, 8},
+    LayoutRow{"Stored pages", "width", kSpWidth, 2},
+    LayoutRow{"Stored pages", "runs", kSpRuns, 2},
     LayoutRow{"Index entry", "key", kIeKey, 8},
     LayoutRow{"Index entry", "count", kIeCount, 8},
     LayoutRow{"Index entry", "child_location", kIeChildLocation, 8},

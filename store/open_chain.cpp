@@ -10,8 +10,14 @@ namespace xtfq {
 
 namespace f = format;
 
-OpenChain::OpenChain(PageKind kind, ArrayId array, uint8_t level, uint32_t width, uint32_t page_size)
-    : kind_(kind), array_(array), level_(level), width_(width), capacity_(PageCapacity(page_size, width)) {
+OpenChain::OpenChain(PageKind kind, ArrayId array, uint8_t level, uint32_t width, uint32_t page_size,
+                     std::shared_ptr<const ColumnPlan> plan)
+    : plan_(std::move(plan)),
+      kind_(kind),
+      array_(array),
+      level_(level),
+      width_(width),
+      capacity_(PageCapacity(page_size, width)) {
   page_.assign(page_size, std::byte{0});
 }
 
@@ -42,7 +48,7 @@ Result<uint64_t> OpenChain::Roll(PageSpace& space, bool want_location) {
   h.prev = desc_.last_full;
   h.next = next;
   h.Encode(page_.data());
-  XTFQ_ASSIGN_OR_RETURN(uint64_t sealed, space.seals.Submit(desc_.open, page_, width_, want_location));
+  XTFQ_ASSIGN_OR_RETURN(uint64_t sealed, space.seals.Submit(desc_.open, page_, plan_, want_location));
   XTFQ_TRY(space.DropShadow(desc_.shadow));
   desc_.shadow = kNoPage;
   desc_.shadow_location = Location{};
@@ -86,7 +92,7 @@ Status OpenChain::CommitShadow(const std::optional<IndexEntry>& right_edge, Page
   if (right_edge) right_edge->Encode(page_.data() + f::kPageHeaderSize + size_t{count_} * width_);
   XTFQ_ASSIGN_OR_RETURN(PageId s, space.ids.Next());
   ShadowHeader(s, total, right_edge ? f::kFlagRightEdge : 0).Encode(page_.data());
-  XTFQ_ASSIGN_OR_RETURN(const Location stored, space.SealShadow(s, page_, width_));
+  XTFQ_ASSIGN_OR_RETURN(const Location stored, space.SealShadow(s, page_, plan_.get()));
   XTFQ_TRY(space.DropShadow(desc_.shadow));
   desc_.shadow = s;
   desc_.shadow_location = stored;

@@ -18,12 +18,14 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
 
 #include "store/chain_desc.h"
+#include "store/column_plan.h"
 #include "store/format.h"
 #include "store/ids.h"
 #include "store/index_entry.h"
@@ -38,7 +40,9 @@ class Store;
 class OpenChain {
  public:
   // An empty chain of `width`-byte entries in pages of `kind` and `level` of `array` (0 for the heap).
-  OpenChain(PageKind kind, ArrayId array, uint8_t level, uint32_t width, uint32_t page_size);
+  // `plan`: the entries' columns for the stored pages (nullptr: stored as they are, as the heap's).
+  OpenChain(PageKind kind, ArrayId array, uint8_t level, uint32_t width, uint32_t page_size,
+            std::shared_ptr<const ColumnPlan> plan = nullptr);
 
   const ChainDesc& desc() const { return desc_; }
   PageKind kind() const { return kind_; }
@@ -92,6 +96,7 @@ class OpenChain {
   PageHeader ShadowHeader(PageId at, uint32_t entries, uint8_t extra_flags) const;
 
   ChainDesc desc_;
+  std::shared_ptr<const ColumnPlan> plan_;
   PageKind kind_;
   ArrayId array_;
   uint8_t level_;

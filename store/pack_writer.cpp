@@ -16,8 +16,8 @@ namespace f = format;
 PackWriter::PackWriter(uint32_t page_size, Codec codec, uint32_t batch_slots, bool from_end)
     : page_size_(page_size), codec_(codec), batch_slots_(std::max<uint32_t>(2, batch_slots)), from_end_(from_end) {}
 
-Result<Location> PackWriter::Seal(std::span<const std::byte> page, uint32_t width, PageAllocator& slots) {
-  EncodeStored(codec_, page, scratch_, width);
+Result<Location> PackWriter::Seal(std::span<const std::byte> page, const ColumnPlan* plan, PageAllocator& slots) {
+  EncodeStored(codec_, page, scratch_, plan);
   return Place(scratch_, slots);
 }
 

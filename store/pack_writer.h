@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "store/codec.h"
+#include "store/column_plan.h"
 #include "store/file.h"
 #include "store/location.h"
 #include "store/page_allocator.h"
@@ -39,8 +40,8 @@ class PackWriter {
   void Attach(File& file) { file_ = &file; }
   Codec codec() const { return codec_; }
   // Stores `page` (P bytes, its header encoded) and returns where. Its checksum is computed here.
-  // `width`: the bytes of one entry (1 for the heap), for the columns layout.
-  Result<Location> Seal(std::span<const std::byte> page, uint32_t width, PageAllocator& slots);
+  // `plan`: its entries' columns (nullptr for the heap's bytes), for the typed columns layout.
+  Result<Location> Seal(std::span<const std::byte> page, const ColumnPlan* plan, PageAllocator& slots);
   // Stores a page already in its stored form (EncodeStored's output) and returns where; refuses
   // one past what a packed Location addresses (128 TiB).
   Result<Location> Place(std::span<const std::byte> stored, PageAllocator& slots);

@@ -28,8 +28,9 @@ struct PageSpace {
   SealQueue& seals;  // full chain pages on their way into the pack
 
   // Stores shadow `id` (its header encoded) into the shadow pack and records where; returns where.
-  Result<Location> SealShadow(PageId id, std::span<const std::byte> page, uint32_t width) {
-    XTFQ_ASSIGN_OR_RETURN(Location loc, shadows.Store(page, width, slots));
+  // `plan`: its entries' columns (nullptr: stored as they are).
+  Result<Location> SealShadow(PageId id, std::span<const std::byte> page, const ColumnPlan* plan) {
+    XTFQ_ASSIGN_OR_RETURN(Location loc, shadows.Store(page, plan, slots));
     XTFQ_TRY(map.Set(id, loc));
     return loc;
   }

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "store/chain_desc.h"
+#include "store/column_plan.h"
 #include "store/format.h"
 #include "store/page_header.h"
 #include "store/store.h"
@@ -96,6 +97,7 @@ Status ProcessIndexBuilder::Build(ArrayDesc& a, PageSpace& space) {
   a.process_levels = 0;
   if (entries.empty()) return Ok();
   const uint32_t width = IndexEntry::Width(schema);
+  const std::shared_ptr<const ColumnPlan> plan = ColumnPlan::ForIndexEntries(schema);
   const uint32_t cap = PageCapacity(page_size_, width);
   std::vector<std::byte> page(page_size_);
   for (uint8_t level = 0;; ++level) {
@@ -126,7 +128,7 @@ Status ProcessIndexBuilder::Build(ArrayDesc& a, PageSpace& space) {
         entries[k].Encode(page.data() + f::kPageHeaderSize + (k - from) * width);
         up.summary.Merge(entries[k].summary);
       }
-      XTFQ_ASSIGN_OR_RETURN(up.child_location, space.SealShadow(ids[i], page, width));
+      XTFQ_ASSIGN_OR_RETURN(up.child_location, space.SealShadow(ids[i], page, plan.get()));
       pages_.push_back(ids[i]);
       above.push_back(std::move(up));
     }

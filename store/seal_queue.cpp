@@ -29,7 +29,7 @@ SealQueue::~SealQueue() {
   worker_.join();
 }
 
-void SealQueue::Encode(Job& job) const { EncodeStored(job.codec, job.page, job.stored, job.width); }
+void SealQueue::Encode(Job& job) const { EncodeStored(job.codec, job.page, job.stored, job.plan.get()); }
 
 void SealQueue::Work() {
   uint64_t next = 0;
@@ -56,12 +56,13 @@ void SealQueue::Work() {
   }
 }
 
-Result<uint64_t> SealQueue::Submit(PageId id, std::span<const std::byte> page, uint32_t width, bool want_location) {
+Result<uint64_t> SealQueue::Submit(PageId id, std::span<const std::byte> page, std::shared_ptr<const ColumnPlan> plan,
+                                   bool want_location) {
   const uint64_t t = submitted_.load(std::memory_order_relaxed);
   if (t - placed_ == kDepth) XTFQ_TRY(PlaceNext());
   Job& job = jobs_[t % kDepth];
   job.id = id;
-  job.width = width;
+  job.plan = std::move(plan);
   job.want = want_location;
   job.codec = pack_.codec();
   std::copy(page.begin(), page.end(), job.page.begin());

@@ -22,12 +22,14 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <thread>
 #include <unordered_map>
 #include <vector>
 
 #include "store/codec.h"
+#include "store/column_plan.h"
 #include "store/ids.h"
 #include "store/location.h"
 #include "store/pack_writer.h"
@@ -46,9 +48,10 @@ class SealQueue {
   SealQueue(const SealQueue&) = delete;
   SealQueue& operator=(const SealQueue&) = delete;
 
-  // Queues full page `id` (P bytes, header encoded; `width`: bytes of one entry) for the pack and
-  // returns its ticket. With want_location, Resolve(ticket) gives where it went.
-  Result<uint64_t> Submit(PageId id, std::span<const std::byte> page, uint32_t width, bool want_location);
+  // Queues full page `id` (P bytes, header encoded; `plan`: its entries' columns, or nullptr) for
+  // the pack and returns its ticket. With want_location, Resolve(ticket) gives where it went.
+  Result<uint64_t> Submit(PageId id, std::span<const std::byte> page, std::shared_ptr<const ColumnPlan> plan,
+                          bool want_location);
   // Places every page up to `ticket` and returns where that one went. REQUIRES: submitted with
   // want_location, and not resolved before.
   Result<Location> Resolve(uint64_t ticket);
@@ -60,7 +63,7 @@ class SealQueue {
  private:
   struct Job {
     PageId id;
-    uint32_t width = 0;
+    std::shared_ptr<const ColumnPlan> plan;
     bool want = false;
     Codec codec = Codec::kNone;  // the pack's when submitted
     std::vector<std::byte> page;

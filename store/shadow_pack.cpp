@@ -4,8 +4,8 @@
 
 namespace xtfq {
 
-Result<Location> ShadowPack::Store(std::span<const std::byte> page, uint32_t width, PageAllocator& slots) {
-  XTFQ_ASSIGN_OR_RETURN(Location loc, pack_.Seal(page, width, slots));
+Result<Location> ShadowPack::Store(std::span<const std::byte> page, const ColumnPlan* plan, PageAllocator& slots) {
+  XTFQ_ASSIGN_OR_RETURN(Location loc, pack_.Seal(page, plan, slots));
   Adopt(loc);
   return loc;
 }

@@ -30,7 +30,7 @@ class ShadowPack {
 
   void Attach(File& file) { pack_.Attach(file); }
   // Stores a shadow (P bytes, its header encoded) and counts its slots live.
-  Result<Location> Store(std::span<const std::byte> page, uint32_t width, PageAllocator& slots);
+  Result<Location> Store(std::span<const std::byte> page, const ColumnPlan* plan, PageAllocator& slots);
   // A shadow at `loc` is no longer used by the generation being built: its slots that no other
   // live shadow overlaps are released.
   void Drop(const Location& loc, PageAllocator& slots);

@@ -58,6 +58,18 @@ class StoreChecker {
     // The live stored pages (offset, length), sorted: every byte of them is checked. Pack bytes
     // outside them are padding (checked to be zero between sealed pages) or replaced shadows.
     std::vector<std::pair<uint64_t, uint32_t>> stored;
+    // Where the stored bytes go (`xtfq check --space`): per array of its own (its per-process arrays
+    // and process tree counted in it), the string heap under "string heap"; each page's stored
+    // length, header included.
+    struct Space {
+      uint64_t records = 0;
+      uint64_t data = 0, index = 0;  // full pages of level 0, of the levels above
+      uint64_t shadow = 0;           // the open pages' shadows (every level)
+      uint64_t per_process = 0;      // the per-process arrays' pages (P index), shadows included
+      uint64_t process_tree = 0;     // the process tree's pages
+      uint64_t total() const { return data + index + shadow + per_process + process_tree; }
+    };
+    std::map<std::string, Space> space;
     bool ok() const { return problems.empty(); }
   };
 
@@ -127,6 +139,10 @@ class StoreChecker {
   std::vector<Location> map_;                      // every chain id's Location, from the leaves
   std::vector<uint8_t> id_roles_;                  // by chain id: 0 unclaimed, 1 full page, 2 open page
   std::vector<std::pair<Location, bool>> stored_;  // the Locations of stored pages read, and shadow or not
+  // Where ReadStoredPage counts the bytes of the chain being checked (Report::space): its array's
+  // entry, and whether the chain is a per-process array's or an index level.
+  Report::Space* space_ = nullptr;
+  bool space_per_process_ = false, space_index_ = false;
 };
 
 std::string_view RoleName(StoreChecker::Role role);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <bit>
 #include <cstring>
 
 #include "store/crc32c.h"
@@ -37,46 +38,10 @@ inline void Transpose8x8(uint64_t x[8]) {
   }
 }
 
-// The first n entries of `width` bytes of `in`, laid out by columns into `out` (same size): with
-// width a multiple of 8, each 8-byte column becomes its first value then its differences (mod
-// 2^64); then byte j of every entry is stored together, for j = 0..width-1. Bytes after the
-// entries are copied as they are. Widths that are multiples of 8 go 8 entries at a time, each
-// 8-byte column through one 8 x 8 transpose.
-void ToColumns(std::span<const std::byte> in, uint32_t n, uint32_t width, std::span<std::byte> out) {
-  const size_t used = size_t{n} * width;
-  const std::byte* src = in.data();
-  std::byte* dst = out.data();
-  if (width % 8 != 0) {
-    for (uint32_t j = 0; j < width; ++j) {
-      std::byte* col = dst + size_t{j} * n;
-      for (uint32_t i = 0; i < n; ++i) col[i] = src[size_t{i} * width + j];
-    }
-  } else {
-    for (uint32_t c = 0; c < width; c += 8) {
-      uint64_t prev = 0;
-      uint32_t i = 0;
-      for (; i + 8 <= n; i += 8) {
-        uint64_t x[8];
-        for (int r = 0; r < 8; ++r) {
-          const uint64_t v = LoadLe<uint64_t>(src + size_t{i + r} * width + c);
-          x[r] = i + r == 0 ? v : v - prev;
-          prev = v;
-        }
-        Transpose8x8(x);
-        for (int j = 0; j < 8; ++j) StoreLe<uint64_t>(dst + size_t{c + j} * n + i, x[j]);
-      }
-      for (; i < n; ++i) {
-        const uint64_t v = LoadLe<uint64_t>(src + size_t{i} * width + c);
-        const uint64_t d = i == 0 ? v : v - prev;
-        prev = v;
-        for (int j = 0; j < 8; ++j) dst[size_t{c + j} * n + i] = std::byte{static_cast<unsigned char>(d >> (8 * j))};
-      }
-    }
-  }
-  std::memcpy(dst + used, src + used, in.size() - used);
-}
-
-// The inverse of ToColumns.
+// Codecs 2 and 4 (format 5 stores, read only): the entries' columns decoded back into `out`. The
+// layout: with width a multiple of 8, each 8-byte column is its first value then its differences
+// (mod 2^64); then byte j of every entry is stored together, for j = 0..width-1; then the bytes
+// after the entries as they are.
 void FromColumns(std::span<const std::byte> in, uint32_t n, uint32_t width, std::span<std::byte> out) {
   const size_t used = size_t{n} * width;
   const std::byte* src = in.data();
@@ -110,26 +75,186 @@ void FromColumns(std::span<const std::byte> in, uint32_t n, uint32_t width, std:
   std::memcpy(dst + used, src + used, in.size() - used);
 }
 
+// The typed columns layout (codecs 5 and 6, docs/format.md "Stored pages"). A column of s bytes
+// holds one value per entry; delta-coded, value i > 0 is the zigzag form of (v[i] - v[i-1]) mod
+// 2^(8s), read as a signed s-byte integer. Column c's bytes come as s planes of n bytes, plane b
+// holding byte b of every entry's value.
+constexpr uint8_t kDeltaBit = 0x80;
+constexpr uint8_t kSizeMask = 0x0F;
+
+inline uint64_t Mask(uint32_t s) { return s == 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * s)) - 1; }
+inline uint64_t Load(const std::byte* p, uint32_t s) {
+  switch (s) {
+    case 8:
+      return LoadLe<uint64_t>(p);
+    case 4:
+      return LoadLe<uint32_t>(p);
+    case 2:
+      return LoadLe<uint16_t>(p);
+    default:
+      return static_cast<unsigned char>(p[0]);
+  }
+}
+inline void Store(std::byte* p, uint32_t s, uint64_t v) {
+  switch (s) {
+    case 8:
+      StoreLe<uint64_t>(p, v);
+      break;
+    case 4:
+      StoreLe<uint32_t>(p, static_cast<uint32_t>(v));
+      break;
+    case 2:
+      StoreLe<uint16_t>(p, static_cast<uint16_t>(v));
+      break;
+    default:
+      p[0] = std::byte{static_cast<unsigned char>(v)};
+  }
+}
+// Zigzag of the s-byte difference d (mod 2^(8s)), and its inverse.
+inline uint64_t ZigZag(uint64_t d, uint32_t s) {
+  const uint32_t shift = 64 - 8 * s;
+  const int64_t x = static_cast<int64_t>(d << shift) >> shift;
+  return ((static_cast<uint64_t>(x) << 1) ^ static_cast<uint64_t>(x >> 63)) & Mask(s);
+}
+inline uint64_t UnZigZag(uint64_t z) { return (z >> 1) ^ (~(z & 1) + 1); }
+
+// Writes the planes of `vals` (n values of s bytes) at dst: plane b at dst + b * n.
+void WritePlanes(const uint64_t* vals, uint32_t n, uint32_t s, std::byte* dst) {
+  uint32_t i = 0;
+  if (s == 8) {
+    for (; i + 8 <= n; i += 8) {
+      uint64_t x[8];
+      std::memcpy(x, vals + i, sizeof x);
+      Transpose8x8(x);
+      for (int j = 0; j < 8; ++j) StoreLe<uint64_t>(dst + size_t{j} * n + i, x[j]);
+    }
+  }
+  for (; i < n; ++i) {
+    for (uint32_t b = 0; b < s; ++b) dst[size_t{b} * n + i] = std::byte{static_cast<unsigned char>(vals[i] >> (8 * b))};
+  }
+}
+// The inverse of WritePlanes.
+void ReadPlanes(const std::byte* src, uint32_t n, uint32_t s, uint64_t* vals) {
+  uint32_t i = 0;
+  if (s == 8) {
+    for (; i + 8 <= n; i += 8) {
+      uint64_t x[8];
+      for (int j = 0; j < 8; ++j) x[j] = LoadLe<uint64_t>(src + size_t{j} * n + i);
+      Transpose8x8(x);
+      std::memcpy(vals + i, x, sizeof x);
+    }
+  }
+  for (; i < n; ++i) {
+    uint64_t v = 0;
+    for (uint32_t b = 0; b < s; ++b) v |= uint64_t{static_cast<unsigned char>(src[size_t{b} * n + i])} << (8 * b);
+    vals[i] = v;
+  }
+}
+
+// The first n entries of `plan`'s width laid out by typed columns into `out` (the body's size);
+// `codes` gets each column's code (size, and kDeltaBit when delta-coded: chosen when the
+// differences need fewer bits than the values' changes from the first value).
+void ToTypedColumns(std::span<const std::byte> in, uint32_t n, const ColumnPlan& plan, std::span<std::byte> out,
+                    std::vector<uint8_t>& codes) {
+  const uint32_t width = plan.width();
+  thread_local std::vector<uint64_t> raw, delta;
+  raw.resize(n), delta.resize(n);
+  codes.clear();
+  std::byte* dst = out.data();
+  uint32_t off = 0;
+  for (uint8_t s : plan.sizes()) {
+    const std::byte* src = in.data() + off;
+    uint64_t changed = 0, moved = 0;
+    raw[0] = delta[0] = Load(src, s);
+    for (uint32_t i = 1; i < n; ++i) {
+      const uint64_t v = Load(src + size_t{i} * width, s);
+      raw[i] = v;
+      delta[i] = ZigZag(v - raw[i - 1], s);
+      changed |= v ^ raw[0];
+      moved |= delta[i];
+    }
+    const bool use_delta = std::bit_width(moved) < std::bit_width(changed);
+    codes.push_back(static_cast<uint8_t>(s | (use_delta ? kDeltaBit : 0)));
+    WritePlanes(use_delta ? delta.data() : raw.data(), n, s, dst);
+    dst += size_t{n} * s;
+    off += s;
+  }
+  const size_t used = size_t{n} * width;
+  std::memcpy(dst, in.data() + used, in.size() - used);
+}
+
+// The inverse of ToTypedColumns, given the columns' codes.
+void FromTypedColumns(std::span<const std::byte> in, uint32_t n, uint32_t width, const std::vector<uint8_t>& codes,
+                      std::span<std::byte> out) {
+  thread_local std::vector<uint64_t> vals;
+  vals.resize(n);
+  const std::byte* src = in.data();
+  uint32_t off = 0;
+  for (uint8_t code : codes) {
+    const uint32_t s = code & kSizeMask;
+    ReadPlanes(src, n, s, vals.data());
+    src += size_t{n} * s;
+    std::byte* dst = out.data() + off;
+    if ((code & kDeltaBit) != 0) {
+      const uint64_t mask = Mask(s);
+      uint64_t v = vals[0];
+      Store(dst, s, v);
+      for (uint32_t i = 1; i < n; ++i) {
+        v = (v + UnZigZag(vals[i])) & mask;
+        Store(dst + size_t{i} * width, s, v);
+      }
+    } else {
+      for (uint32_t i = 0; i < n; ++i) Store(dst + size_t{i} * width, s, vals[i]);
+    }
+    off += s;
+  }
+  const size_t used = size_t{n} * width;
+  std::memcpy(out.data() + used, src, out.size() - used);
+}
+
+// The column codes as runs (docs/format.md): u16 count of runs, then per run u8 (length - 1) and
+// u8 code.
+void EncodeRuns(const std::vector<uint8_t>& codes, std::vector<std::byte>& out) {
+  out.clear();
+  out.resize(2);
+  uint16_t runs = 0;
+  for (size_t i = 0; i < codes.size();) {
+    size_t j = i + 1;
+    while (j < codes.size() && codes[j] == codes[i] && j - i < 256) ++j;
+    out.push_back(std::byte{static_cast<unsigned char>(j - i - 1)});
+    out.push_back(std::byte{codes[i]});
+    ++runs;
+    i = j;
+  }
+  StoreLe<uint16_t>(out.data(), runs);
+}
+
 }  // namespace
 
-size_t EncodeStored(Codec codec, std::span<const std::byte> page, std::vector<std::byte>& out, uint32_t width) {
+size_t EncodeStored(Codec codec, std::span<const std::byte> page, std::vector<std::byte>& out, const ColumnPlan* plan) {
   const auto body = page.subspan(f::kPageHeaderSize);
   const uint32_t n = LoadLe<uint32_t>(page.data() + f::kPhEntryCount);
   uint8_t used = static_cast<uint8_t>(codec);
   size_t len = 0;
-  if (codec != Codec::kNone && width > 1 && width <= UINT16_MAX && n > 1 && size_t{n} * width <= body.size()) {
-    thread_local std::vector<std::byte> columns;
+  if (codec != Codec::kNone && plan != nullptr && !plan->sizes().empty() && plan->width() <= UINT16_MAX && n > 1 &&
+      size_t{n} * plan->width() <= body.size()) {
+    thread_local std::vector<std::byte> columns, runs;
+    thread_local std::vector<uint8_t> codes;
     columns.resize(body.size());
-    ToColumns(body, n, width, columns);
-    out.resize(f::kPageHeaderSize + kWidthSize + MaxCompressedSize(codec, body.size()));
-    StoreLe<uint16_t>(out.data() + f::kPageHeaderSize, static_cast<uint16_t>(width));
-    len = kWidthSize + Compress(codec, columns, std::span(out).subspan(f::kPageHeaderSize + kWidthSize));
-    used = codec == Codec::kZstd ? f::kCodecZstdColumns : f::kCodecLz4Columns;
+    ToTypedColumns(body, n, *plan, columns, codes);
+    EncodeRuns(codes, runs);
+    const size_t head = f::kSpRuns + runs.size();
+    out.resize(f::kPageHeaderSize + head + MaxCompressedSize(codec, body.size()));
+    StoreLe<uint16_t>(out.data() + f::kPageHeaderSize + f::kSpWidth, static_cast<uint16_t>(plan->width()));
+    std::memcpy(out.data() + f::kPageHeaderSize + f::kSpRuns, runs.data(), runs.size());
+    const size_t block = Compress(codec, columns, std::span(out).subspan(f::kPageHeaderSize + head));
+    len = block == 0 ? 0 : head + block;
+    used = codec == Codec::kZstd ? f::kCodecZstdTyped : f::kCodecLz4Typed;
   } else if (codec != Codec::kNone) {
     out.resize(f::kPageHeaderSize + MaxCompressedSize(codec, body.size()));
     len = Compress(codec, body, std::span(out).subspan(f::kPageHeaderSize));
   }
-  if (codec == Codec::kNone || len <= kWidthSize || len >= body.size()) {
+  if (codec == Codec::kNone || len == 0 || len >= body.size()) {
     used = f::kCodecNone;
     out.resize(f::kPageHeaderSize + body.size());
     len = Compress(Codec::kNone, body, std::span(out).subspan(f::kPageHeaderSize));
@@ -179,6 +304,45 @@ Status DecodeStored(std::span<const std::byte> stored, PageId id, const Location
   std::memcpy(page.data(), stored.data(), f::kPageHeaderSize);
   StoreLe<uint8_t>(page.data() + f::kPhCodec, 0);  // the decoded page is a plain page's image
   const auto body = page.subspan(f::kPageHeaderSize);
+  if (h.codec == f::kCodecLz4Typed || h.codec == f::kCodecZstdTyped) {
+    // u16 width, u16 runs, the runs, then the block (docs/format.md, "Stored pages").
+    const size_t after = stored.size() - f::kPageHeaderSize;
+    if (after < f::kSpRunList) return corrupt("a typed columns block without its width and runs");
+    const uint32_t width = LoadLe<uint16_t>(stored.data() + f::kPageHeaderSize + f::kSpWidth);
+    const uint32_t runs = LoadLe<uint16_t>(stored.data() + f::kPageHeaderSize + f::kSpRuns);
+    const size_t head = f::kSpRunList + size_t{runs} * 2;
+    if (head > after)
+      return corrupt(fmt::format("{} column runs do not fit a stored page of {} bytes", runs, stored.size()));
+    if (width < 1 || h.entry_count < 2 || uint64_t{h.entry_count} * width > body.size()) {
+      return corrupt(fmt::format("{} entries of {} bytes do not fit a page", h.entry_count, width));
+    }
+    thread_local std::vector<uint8_t> codes;
+    codes.clear();
+    uint32_t covered = 0;
+    for (uint32_t r = 0; r < runs; ++r) {
+      const std::byte* run = stored.data() + f::kPageHeaderSize + f::kSpRunList + size_t{r} * 2;
+      const uint32_t count = static_cast<unsigned char>(run[0]) + 1u;
+      const uint8_t code = static_cast<uint8_t>(run[1]);
+      const uint32_t size = code & kSizeMask;
+      if ((size != 1 && size != 2 && size != 4 && size != 8) || (code & ~(kSizeMask | kDeltaBit)) != 0) {
+        return corrupt(fmt::format("column run {} has code {:#04x}", r, code));
+      }
+      covered += count * size;
+      if (covered > width) break;
+      codes.insert(codes.end(), count, code);
+    }
+    if (covered != width) {
+      return corrupt(fmt::format("column runs cover {} bytes of {}-byte entries", covered, width));
+    }
+    thread_local std::vector<std::byte> columns;
+    columns.resize(body.size());
+    const Codec inner = h.codec == f::kCodecZstdTyped ? Codec::kZstd : Codec::kLz4;
+    if (Status s = Decompress(inner, stored.subspan(f::kPageHeaderSize + head), columns); !s.ok()) {
+      return corrupt(s.error().message());
+    }
+    FromTypedColumns(columns, h.entry_count, width, codes, body);
+    return Ok();
+  }
   if (h.codec == f::kCodecLz4Columns || h.codec == f::kCodecZstdColumns) {
     if (stored.size() < f::kPageHeaderSize + kWidthSize) return corrupt("a columns block without its width");
     const uint32_t width = LoadLe<uint16_t>(stored.data() + f::kPageHeaderSize);

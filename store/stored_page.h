@@ -1,6 +1,7 @@
 // Stored pages (docs/format.md, "Stored pages"): a full chain page as it lies in a pack. Bytes
 // 0..31 are its page header with the codec byte set; then its body (bytes 32..P-1 of the page) as
-// is (codec 0, P bytes in all) or as one LZ4 block that decodes to exactly P - 32 bytes (codec 1).
+// is (codec 0, P bytes in all) or as one block that decodes to exactly P - 32 bytes (lz4 or zstd,
+// of the body as it is or of its entries by columns: codecs 1 to 6).
 // The checksum covers bytes 4..length-1 of the stored form, so it is checked before the decoder
 // sees a byte.
 //
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "store/codec.h"
+#include "store/column_plan.h"
 #include "store/file.h"
 #include "store/ids.h"
 #include "store/location.h"
@@ -22,10 +24,11 @@ namespace xtfq {
 
 // The stored form of `page` (P bytes, header encoded, checksum not yet set) into `out`, which is
 // resized: compressed with `codec`, or raw when that is not smaller. Returns the stored length.
-// With lz4 and entries of `width` > 1 bytes, the entries are first laid out by columns (each
-// 8-byte column delta-coded when width is a multiple of 8, then every byte position together:
-// codec 2, docs/format.md "Stored pages"), which lz4 compresses further.
-size_t EncodeStored(Codec codec, std::span<const std::byte> page, std::vector<std::byte>& out, uint32_t width = 1);
+// With a `plan` (the entries' columns), the entries are first laid out by typed columns (each
+// column delta-coded or not, then byte planes: codecs 5 and 6, docs/format.md "Stored pages"),
+// which the codec compresses further; without one (the heap's bytes), the body as it is.
+size_t EncodeStored(Codec codec, std::span<const std::byte> page, std::vector<std::byte>& out,
+                    const ColumnPlan* plan = nullptr);
 
 // Reads the stored form of chain page `id` at `loc` from `file` into `stored` (resized to its
 // length) and decodes it into `page` (DecodeStored).

@@ -49,16 +49,16 @@ Result<Superblock> Superblock::Decode(std::span<const std::byte, f::kSuperblockS
   s.catalogue_bytes = LoadLe<uint32_t>(b.data() + f::kSbCatalogueBytes);
   s.commit_time_ns = LoadLe<uint64_t>(b.data() + f::kSbCommitTime);
   s.codec = LoadLe<uint8_t>(b.data() + f::kSbCodec);
-  if (s.version >= 3 && s.version < f::kFormatVersion) {
+  if (s.version >= 3 && s.version < f::kOldestReadableVersion) {
     return Error(ErrorCode::kUnsupported,
-                 fmt::format("{}: format version {}, written by an older xtfq; this build reads version {} (pages "
-                             "compressed, index entries that say where their pages are). Re-import the original "
-                             "inputs into a new store: xtfq import INPUT... -o NEW.xtfq",
-                             where, s.version, f::kFormatVersion));
+                 fmt::format("{}: format version {}, written by an older xtfq; this build reads versions {} to {} "
+                             "(pages compressed, index entries that say where their pages are). Re-import the "
+                             "original inputs into a new store: xtfq import INPUT... -o NEW.xtfq",
+                             where, s.version, f::kOldestReadableVersion, f::kFormatVersion));
   }
-  if (s.version != f::kFormatVersion) {
-    return Error(ErrorCode::kUnsupported, fmt::format("{}: format version {} (this build reads version {})", where,
-                                                      s.version, f::kFormatVersion));
+  if (s.version < f::kOldestReadableVersion || s.version > f::kFormatVersion) {
+    return Error(ErrorCode::kUnsupported, fmt::format("{}: format version {} (this build reads versions {} to {})",
+                                                      where, s.version, f::kOldestReadableVersion, f::kFormatVersion));
   }
   if (!f::StoreCodec(s.codec)) {
     return Error(ErrorCode::kUnsupported, fmt::format("{}: codec {} is unknown to this build", where, s.codec));

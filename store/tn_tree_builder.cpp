@@ -10,9 +10,13 @@ namespace xtfq {
 
 namespace f = format;
 
-TnTreeBuilder::TnTreeBuilder(const ArrayDesc& desc, uint32_t page_size) : desc_(&desc), page_size_(page_size) {
+TnTreeBuilder::TnTreeBuilder(const ArrayDesc& desc, uint32_t page_size)
+    : desc_(&desc),
+      page_size_(page_size),
+      record_plan_(ColumnPlan::ForRecords(desc.schema)),
+      index_plan_(ColumnPlan::ForIndexEntries(desc.schema)) {
   levels_.reserve(f::kMaxLevels);
-  levels_.emplace_back(PageKind::kData, desc.id, 0, desc.schema.record_width(), page_size_);
+  levels_.emplace_back(PageKind::kData, desc.id, 0, desc.schema.record_width(), page_size_, record_plan_);
 }
 
 Status TnTreeBuilder::Load(Store& store) {
@@ -23,7 +27,7 @@ Status TnTreeBuilder::Load(Store& store) {
   for (size_t l = 0; l < d.levels.size(); ++l) {
     const uint32_t width = l == 0 ? d.schema.record_width() : IndexEntry::Width(d.schema);
     OpenChain& c = levels_.emplace_back(l == 0 ? PageKind::kData : PageKind::kIndex, d.id, static_cast<uint8_t>(l),
-                                        width, page_size_);
+                                        width, page_size_, l == 0 ? record_plan_ : index_plan_);
     XTFQ_TRY(c.Load(store, d.levels[l], fmt::format("array '{}' level {}", d.name, l), l > 0));
   }
   // The time of the last record, so that appends stay in time order across reopens.
@@ -96,7 +100,7 @@ Status TnTreeBuilder::AddParentEntry(size_t level, const IndexEntry& entry, Page
                    fmt::format("array '{}' needs more than {} levels", desc_->name, f::kMaxLevels));
     }
     levels_.emplace_back(PageKind::kIndex, desc_->id, static_cast<uint8_t>(level + 1), IndexEntry::Width(schema),
-                         page_size_);
+                         page_size_, index_plan_);
   }
   std::vector<std::byte> bytes(IndexEntry::Width(schema));
   entry.Encode(bytes.data());

@@ -24,11 +24,13 @@
 #include <climits>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
 
 #include "store/array_desc.h"
+#include "store/column_plan.h"
 #include "store/index_entry.h"
 #include "store/open_chain.h"
 #include "store/page_space.h"
@@ -103,6 +105,7 @@ class TnTreeBuilder {
 
   const ArrayDesc* desc_;  // not owned
   uint32_t page_size_;
+  std::shared_ptr<const ColumnPlan> record_plan_, index_plan_;  // the levels' columns
   std::vector<OpenChain> levels_;  // reserved to kMaxLevels: references stay valid as levels grow
   int64_t last_time_ = INT64_MIN;
   bool dirty_ = true;  // records appended (or the array created) since the last commit
