@@ -95,8 +95,9 @@ std::vector<std::byte> EntriesPage(const ColumnPlan& plan, uint32_t n, std::mt19
 }
 
 // docs/format.md's typed columns block, built here one value at a time: per column, delta-coded
-// (zigzag of the s-byte difference) when the differences' bits are fewer than the changes' from
-// the first value, then its byte planes; then the bytes after the entries.
+// (zigzag of the s-byte difference) when fewer of its bytes change from entry to entry than of
+// the raw values' over the first 64 entries (never a 1-byte column), then its byte planes; then
+// the bytes after the entries.
 std::vector<std::byte> TypedModel(const std::vector<std::byte>& page, const ColumnPlan& plan, uint32_t n,
                                   std::vector<uint8_t>& codes) {
   const uint32_t width = plan.width();
@@ -112,7 +113,6 @@ std::vector<std::byte> TypedModel(const std::vector<std::byte>& page, const Colu
         v[i] |= uint64_t{static_cast<unsigned char>(page[f::kPageHeaderSize + size_t{i} * width + off + b])} << (8 * b);
       }
     }
-    uint64_t changed = 0, moved = 0;
     z[0] = v[0];
     for (uint32_t i = 1; i < n; ++i) {
       // The difference as a signed number of `bits` bits, then zigzag.
@@ -120,10 +120,17 @@ std::vector<std::byte> TypedModel(const std::vector<std::byte>& page, const Colu
       const bool negative = (d >> (bits - 1)) & 1;
       const uint64_t magnitude = negative ? ((~d + 1) & mask) : d;
       z[i] = (negative ? 2 * magnitude - 1 : 2 * magnitude) & mask;
-      changed |= v[i] ^ v[0];
-      moved |= z[i];
     }
-    const bool delta = std::bit_width(moved) < std::bit_width(changed);
+    // Delta-coded when, over the first 64 entries, fewer bytes differ from the same byte of the
+    // value before.
+    uint64_t raw_changes = 0, delta_changes = 0;
+    for (uint32_t i = 1; i < std::min(n, 64u); ++i) {
+      for (uint32_t b = 0; b < size; ++b) {
+        raw_changes += ((v[i] >> (8 * b)) & 0xFF) != ((v[i - 1] >> (8 * b)) & 0xFF);
+        delta_changes += ((z[i] >> (8 * b)) & 0xFF) != ((z[i - 1] >> (8 * b)) & 0xFF);
+      }
+    }
+    const bool delta = size > 1 && delta_changes < raw_changes;
     codes.push_back(static_cast<uint8_t>(size | (delta ? 0x80 : 0)));
     for (uint32_t b = 0; b < size; ++b) {
       for (uint32_t i = 0; i < n; ++i)

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -26,10 +27,12 @@ inline void Transpose8x8(uint64_t x[8]) {
     x[r + 1] ^= t;
     x[r] ^= t << 8;
   }
-  for (int r : {0, 1, 4, 5}) {
-    const uint64_t t = ((x[r] >> 16) ^ x[r + 2]) & 0x0000FFFF0000FFFFull;
-    x[r + 2] ^= t;
-    x[r] ^= t << 16;
+  for (int r = 0; r < 8; r += 4) {
+    for (int k = r; k < r + 2; ++k) {
+      const uint64_t t = ((x[k] >> 16) ^ x[k + 2]) & 0x0000FFFF0000FFFFull;
+      x[k + 2] ^= t;
+      x[k] ^= t << 16;
+    }
   }
   for (int r = 0; r < 4; ++r) {
     const uint64_t t = ((x[r] >> 32) ^ x[r + 4]) & 0x00000000FFFFFFFFull;
@@ -134,53 +137,103 @@ void WritePlanes(const uint64_t* vals, uint32_t n, uint32_t s, std::byte* dst) {
   }
 }
 // The inverse of WritePlanes.
-void ReadPlanes(const std::byte* src, uint32_t n, uint32_t s, uint64_t* vals) {
-  uint32_t i = 0;
-  if (s == 8) {
-    for (; i + 8 <= n; i += 8) {
-      uint64_t x[8];
-      for (int j = 0; j < 8; ++j) x[j] = LoadLe<uint64_t>(src + size_t{j} * n + i);
-      Transpose8x8(x);
-      std::memcpy(vals + i, x, sizeof x);
-    }
-  }
-  for (; i < n; ++i) {
+template <uint32_t s>
+void ReadPlanes(const std::byte* src, uint32_t n, uint64_t* vals) {
+  for (uint32_t i = 0; i < n; ++i) {
     uint64_t v = 0;
     for (uint32_t b = 0; b < s; ++b) v |= uint64_t{static_cast<unsigned char>(src[size_t{b} * n + i])} << (8 * b);
     vals[i] = v;
   }
 }
 
+// The number of nonzero bytes of x (each byte folded to its low bit, then summed by one multiply).
+inline uint64_t ChangedBytes(uint64_t x) {
+  x |= x >> 4;
+  x |= x >> 2;
+  x |= x >> 1;
+  return ((x & 0x0101010101010101ull) * 0x0101010101010101ull) >> 56;
+}
+
+// Entries whose byte changes decide a column's coding: the page's first kDecideEntries.
+constexpr uint32_t kDecideEntries = 64;
+
+// One column of S-byte values at `src` (stride `width`) into `vals`: delta-coded (zigzag
+// differences) when, over its first kDecideEntries values, that changes fewer bytes from entry to
+// entry than the raw values; returns whether it did.
+template <uint32_t S>
+bool ColumnValues(const std::byte* src, uint32_t n, uint32_t width, uint64_t* vals) {
+  uint64_t raw_changes = 0, delta_changes = 0;
+  uint64_t prev = Load(src, S), prev_delta = prev;
+  const uint32_t decide = std::min(n, kDecideEntries);
+  for (uint32_t i = 1; i < decide; ++i) {
+    const uint64_t v = Load(src + size_t{i} * width, S);
+    const uint64_t d = ZigZag(v - prev, S);
+    raw_changes += ChangedBytes(v ^ prev);
+    delta_changes += ChangedBytes(d ^ prev_delta);
+    prev = v, prev_delta = d;
+  }
+  const bool use_delta = delta_changes < raw_changes;
+  prev = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint64_t v = Load(src + size_t{i} * width, S);
+    vals[i] = use_delta && i > 0 ? ZigZag(v - prev, S) : v;
+    prev = v;
+  }
+  return use_delta;
+}
+
 // The first n entries of `plan`'s width laid out by typed columns into `out` (the body's size);
-// `codes` gets each column's code (size, and kDeltaBit when delta-coded: chosen when the
-// differences need fewer bits than the values' changes from the first value).
+// `codes` gets each column's code (size, and kDeltaBit when delta-coded: chosen, for columns wider
+// than a byte, when its first values differ from the value before them in fewer bytes than the
+// raw values do, which is what lz4 finds runs in).
 void ToTypedColumns(std::span<const std::byte> in, uint32_t n, const ColumnPlan& plan, std::span<std::byte> out,
                     std::vector<uint8_t>& codes) {
   const uint32_t width = plan.width();
-  thread_local std::vector<uint64_t> raw, delta;
-  raw.resize(n), delta.resize(n);
+  thread_local std::vector<uint64_t> vals;
+  vals.resize(n);
   codes.clear();
   std::byte* dst = out.data();
   uint32_t off = 0;
   for (uint8_t s : plan.sizes()) {
     const std::byte* src = in.data() + off;
-    uint64_t changed = 0, moved = 0;
-    raw[0] = delta[0] = Load(src, s);
-    for (uint32_t i = 1; i < n; ++i) {
-      const uint64_t v = Load(src + size_t{i} * width, s);
-      raw[i] = v;
-      delta[i] = ZigZag(v - raw[i - 1], s);
-      changed |= v ^ raw[0];
-      moved |= delta[i];
+    bool use_delta = false;
+    switch (s) {
+      case 8:
+        use_delta = ColumnValues<8>(src, n, width, vals.data());
+        break;
+      case 4:
+        use_delta = ColumnValues<4>(src, n, width, vals.data());
+        break;
+      case 2:
+        use_delta = ColumnValues<2>(src, n, width, vals.data());
+        break;
+      default:  // a byte: flags and classes, never delta-coded
+        for (uint32_t i = 0; i < n; ++i) dst[i] = src[size_t{i} * width];
     }
-    const bool use_delta = std::bit_width(moved) < std::bit_width(changed);
     codes.push_back(static_cast<uint8_t>(s | (use_delta ? kDeltaBit : 0)));
-    WritePlanes(use_delta ? delta.data() : raw.data(), n, s, dst);
+    if (s > 1) WritePlanes(vals.data(), n, s, dst);
     dst += size_t{n} * s;
     off += s;
   }
   const size_t used = size_t{n} * width;
   std::memcpy(dst, in.data() + used, in.size() - used);
+}
+
+// One column of S-byte values from `vals` into the entries at `dst` (stride `width`), adding
+// delta-coded values back in order.
+template <uint32_t S>
+void StoreColumn(const uint64_t* vals, uint32_t n, uint32_t width, bool delta, std::byte* dst) {
+  if (delta) {
+    constexpr uint64_t mask = S == 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * S)) - 1;
+    uint64_t v = vals[0];
+    Store(dst, S, v);
+    for (uint32_t i = 1; i < n; ++i) {
+      v = (v + UnZigZag(vals[i])) & mask;
+      Store(dst + size_t{i} * width, S, v);
+    }
+  } else {
+    for (uint32_t i = 0; i < n; ++i) Store(dst + size_t{i} * width, S, vals[i]);
+  }
 }
 
 // The inverse of ToTypedColumns, given the columns' codes.
@@ -192,20 +245,33 @@ void FromTypedColumns(std::span<const std::byte> in, uint32_t n, uint32_t width,
   uint32_t off = 0;
   for (uint8_t code : codes) {
     const uint32_t s = code & kSizeMask;
-    ReadPlanes(src, n, s, vals.data());
-    src += size_t{n} * s;
+    const bool delta = (code & kDeltaBit) != 0;
     std::byte* dst = out.data() + off;
-    if ((code & kDeltaBit) != 0) {
-      const uint64_t mask = Mask(s);
-      uint64_t v = vals[0];
-      Store(dst, s, v);
-      for (uint32_t i = 1; i < n; ++i) {
-        v = (v + UnZigZag(vals[i])) & mask;
-        Store(dst + size_t{i} * width, s, v);
+    if (!delta) {
+      for (uint32_t b = 0; b < s; ++b) {
+        const std::byte* plane = src + size_t{b} * n;
+        for (uint32_t i = 0; i < n; ++i) dst[size_t{i} * width + b] = plane[i];
       }
     } else {
-      for (uint32_t i = 0; i < n; ++i) Store(dst + size_t{i} * width, s, vals[i]);
+      switch (s) {
+        case 8:
+          ReadPlanes<8>(src, n, vals.data());
+          StoreColumn<8>(vals.data(), n, width, delta, dst);
+          break;
+        case 4:
+          ReadPlanes<4>(src, n, vals.data());
+          StoreColumn<4>(vals.data(), n, width, delta, dst);
+          break;
+        case 2:
+          ReadPlanes<2>(src, n, vals.data());
+          StoreColumn<2>(vals.data(), n, width, delta, dst);
+          break;
+        default:
+          ReadPlanes<1>(src, n, vals.data());
+          StoreColumn<1>(vals.data(), n, width, delta, dst);
+      }
     }
+    src += size_t{n} * s;
     off += s;
   }
   const size_t used = size_t{n} * width;
