@@ -80,6 +80,48 @@ TEST_CASE("cli: --codec none stores pages raw, lz4 (the default) and zstd compre
   CHECK(Xtfq(dir, "import d.bin -o x.xtfq --codec zip").status == 2);
 }
 
+TEST_CASE("cli: check --space accounts for every byte of the file, per array, with and without the P index") {
+  test::TempDir dir;
+  REQUIRE(Xtfq(dir, "gen events 20000 -o d.bin --ranks 8 --seed 3").status == 0);
+  for (const std::string opts : {"", " --no-process-index"}) {
+    CAPTURE(opts);
+    std::filesystem::remove(dir.File("s.xtfq"));
+    REQUIRE(Xtfq(dir, "import d.bin -o s.xtfq -q" + opts).status == 0);
+    Run check = Xtfq(dir, "check --space s.xtfq");
+    REQUIRE_MESSAGE(check.status == 0, check.err);
+    // The stored bytes of the ok line ("; N bytes for M as pages").
+    const size_t at = check.out.find(" bytes for ");
+    REQUIRE(at != std::string::npos);
+    const uint64_t stored = std::stoull(check.out.substr(check.out.rfind(' ', at - 1) + 1));
+    // Rows: bytes share records records-B index-B open-B P-index-B P-tree-B B/record array; then the
+    // catalogue, the page map and the rest, each "bytes share% what".
+    std::istringstream lines(check.out.substr(check.out.find("\n") + 1));
+    std::string line;
+    uint64_t arrays = 0, others = 0, events_p = 0, events_records = 0, events_parts = 0, events_total = 0;
+    while (std::getline(lines, line)) {
+      std::istringstream row(line);
+      std::vector<std::string> cells;
+      for (std::string c; row >> c;) cells.push_back(c);
+      if (cells.size() == 10 && std::isdigit(static_cast<unsigned char>(cells[0][0])) &&
+          std::isdigit(static_cast<unsigned char>(cells[2][0]))) {
+        arrays += std::stoull(cells[0]);
+        if (cells[9] == "events") {
+          events_total = std::stoull(cells[0]), events_records = std::stoull(cells[2]);
+          for (int k = 3; k <= 7; ++k) events_parts += std::stoull(cells[k]);
+          events_p = std::stoull(cells[6]);
+        }
+      } else if (cells.size() >= 3 && std::isdigit(static_cast<unsigned char>(cells[0][0]))) {
+        others += std::stoull(cells[0]);
+      }
+    }
+    CHECK(arrays == stored);
+    CHECK(arrays + others == std::filesystem::file_size(dir.File("s.xtfq")));
+    CHECK(events_records == 20000);
+    CHECK(events_parts == events_total);
+    CHECK((events_p > 0) == opts.empty());
+  }
+}
+
 TEST_CASE("cli: search and size and next and query answer from the index as the scan does") {
   test::TempDir dir;
   REQUIRE(Xtfq(dir, "gen events 5000 -o d.bin --ranks 8 --seed 5").status == 0);
