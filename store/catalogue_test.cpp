@@ -2,6 +2,10 @@
 
 #include <doctest/doctest.h>
 
+#include <string>
+
+#include "store/catalogue_frame.h"
+#include "store/endian.h"
 #include "store/format.h"
 #include "store/superblock.h"
 
@@ -51,6 +55,54 @@ TEST_CASE("catalogue: encodes to the documented size and decodes to the same cat
   CHECK(d->chain_ids == c.chain_ids);
   CHECK(d->map_leaves == c.map_leaves);
   CHECK(d->Validate(4096, 20, "test").ok());
+}
+
+TEST_CASE("catalogue frame: the stream compressed with the store's codec, or as it is, and back") {
+  // Many arrays alike, as a store of many small logs has.
+  Catalogue c = Sample();
+  for (uint32_t i = 0; i < 300; ++i) {
+    ArrayDesc a = c.arrays[1];
+    a.id = ArrayId(static_cast<uint32_t>(c.arrays.size() + 1));
+    a.name = "darshan/" + std::to_string(i) + "/POSIX";
+    c.arrays.push_back(a);
+  }
+  const auto bytes = c.Encode();
+  REQUIRE(Catalogue::Decode(bytes, "test").ok());
+  for (Codec codec : {Codec::kNone, Codec::kLz4, Codec::kZstd}) {
+    CAPTURE(static_cast<int>(codec));
+    const auto frame = CatalogueFrame::Frame(bytes, codec);
+    // u8 codec, u32 raw bytes (docs/format.md, "Catalogue frame").
+    CHECK(LoadLe<uint8_t>(frame.data()) == static_cast<uint8_t>(codec));
+    CHECK(LoadLe<uint32_t>(frame.data() + 1) == bytes.size());
+    if (codec == Codec::kNone) CHECK(frame.size() == 5 + bytes.size());
+    if (codec != Codec::kNone) CHECK(frame.size() < bytes.size() / 4);
+    Result<std::vector<std::byte>> back = CatalogueFrame::Unframe(frame, "cat");
+    REQUIRE(back.ok());
+    CHECK(*back == bytes);
+  }
+  // Random bytes do not compress: stored as they are, codec 0.
+  std::vector<std::byte> noise(3000);
+  uint64_t x = 88172645463325252ull;
+  for (auto& b : noise) x ^= x << 13, x ^= x >> 7, x ^= x << 17, b = std::byte{static_cast<unsigned char>(x)};
+  CHECK(LoadLe<uint8_t>(CatalogueFrame::Frame(noise, Codec::kLz4).data()) == 0);
+  // A short frame, an unknown codec, a size past 2^30, a block that does not decode to the size.
+  const auto frame = CatalogueFrame::Frame(bytes, Codec::kLz4);
+  auto message = [](std::vector<std::byte> f) {
+    Result<std::vector<std::byte>> r = CatalogueFrame::Unframe(f, "cat");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code() == ErrorCode::kCorrupt);
+    return r.error().message();
+  };
+  CHECK(message(std::vector<std::byte>(frame.begin(), frame.begin() + 4)) == "cat: 4 bytes, shorter than its frame");
+  auto bad = frame;
+  bad[0] = std::byte{2};
+  CHECK(message(bad) == "cat: codec 2 is unknown");
+  bad = frame;
+  StoreLe<uint32_t>(bad.data() + 1, (1u << 30) + 1);
+  CHECK(message(bad) == "cat: says 1073741825 bytes, more than a catalogue holds");
+  bad = frame;
+  StoreLe<uint32_t>(bad.data() + 1, static_cast<uint32_t>(bytes.size() + 1));
+  CHECK(message(bad).find("cat: lz4 block") == 0);
 }
 
 TEST_CASE("catalogue: every truncation and bad field is an error naming the byte") {

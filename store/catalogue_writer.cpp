@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "store/catalogue_frame.h"
 #include "store/format.h"
 #include "store/page_header.h"
 #include "store/superblock.h"
@@ -17,16 +18,21 @@ Status CatalogueWriter::Commit(Catalogue& cat, uint64_t generation, Codec codec,
   // The new catalogue goes to fresh pages; the committed one is freed by this commit.
   pages.Release(pages_);
   const uint32_t cap = page_size_ - f::kPageHeaderSize;
-  cat.free_pages = pages.FreeList();
-  // Taking pages off the free list only shortens the catalogue, so this many pages suffice.
-  const size_t npages = std::max<size_t>(1, (cat.EncodedSize() + cap - 1) / cap);
+  // The pages it takes come off the free list, which the catalogue holds: take pages until the
+  // framed catalogue of the free list left fits them. Pages the catalogue then does not fill
+  // stay in its chain, empty.
   std::vector<PageId> ids;
-  for (size_t i = 0; i < npages; ++i) {
-    XTFQ_ASSIGN_OR_RETURN(PageId id, pages.Allocate());
-    ids.push_back(id);
+  std::vector<std::byte> bytes;
+  for (;;) {
+    cat.free_pages = pages.FreeList();
+    bytes = CatalogueFrame::Frame(cat.Encode(), codec);
+    const size_t need = std::max<size_t>(1, (bytes.size() + cap - 1) / cap);
+    if (need <= ids.size()) break;
+    while (ids.size() < need) {
+      XTFQ_ASSIGN_OR_RETURN(PageId id, pages.Allocate());
+      ids.push_back(id);
+    }
   }
-  cat.free_pages = pages.FreeList();
-  const std::vector<std::byte> bytes = cat.Encode();
   std::vector<std::byte> page(page_size_);
   size_t done = 0;
   for (size_t i = 0; i < ids.size(); ++i) {

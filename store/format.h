@@ -78,6 +78,12 @@ inline constexpr uint8_t kCodecZstdColumns = 4;  // a stored page's only: zstd o
 inline constexpr uint8_t kCodecLz4Typed = 5;   // a stored page's only: lz4 over the entries' typed columns
 inline constexpr uint8_t kCodecZstdTyped = 6;  // a stored page's only: zstd over the entries' typed columns
 inline constexpr uint8_t kMaxCodec = kCodecZstdTyped;
+// The catalogue frame (format 6): the stored catalogue stream is u8 codec (0 none, 1 lz4, 3 zstd),
+// u32 the catalogue's bytes before compression, then them, compressed.
+inline constexpr uint32_t kCfCodec = 0;
+inline constexpr uint32_t kCfRawBytes = 1;
+inline constexpr uint32_t kCatalogueFrameSize = 5;
+inline constexpr uint32_t kMaxCatalogueBytes = 1u << 30;  // a frame saying more is corrupt
 // A typed columns body (codecs 5 and 6): u16 width, u16 runs, then 2 bytes per run, then the block.
 inline constexpr uint32_t kSpWidth = 0;
 inline constexpr uint32_t kSpRuns = 2;
@@ -218,6 +224,8 @@ inline constexpr std::array kLayout = {
     LayoutRow{"Array descriptor", "process_levels", kArProcessLevels, 2},
     LayoutRow{"Array descriptor", "reserved", kArReserved, 2},
     LayoutRow{"Array descriptor", "process_root_location", kArProcessRootLocation, 8},
+    LayoutRow{"Catalogue frame", "codec", kCfCodec, 1},
+    LayoutRow{"Catalogue frame", "raw_bytes", kCfRawBytes, 4},
     LayoutRow{"Stored pages", "width", kSpWidth, 2},
     LayoutRow{"Stored pages", "runs", kSpRuns, 2},
     LayoutRow{"Index entry", "key", kIeKey, 8},
@@ -234,7 +242,8 @@ inline constexpr std::array kLayout = {
 };
 
 // Sizes of the fixed parts, checked against the document's "N bytes" statements.
-inline constexpr std::array<std::pair<std::string_view, uint32_t>, 10> kFixedSizes = {{
+inline constexpr std::array<std::pair<std::string_view, uint32_t>, 11> kFixedSizes = {{
+    {"Catalogue frame", kCatalogueFrameSize},
     {"Location", kLocationSize},
     {"Superblock", kSuperblockSize},
     {"Page header", kPageHeaderSize},

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <thread>
 
+#include "store/catalogue_frame.h"
 #include "store/format.h"
 #include "store/mmap_page_source.h"
 #include "store/posix_file.h"
@@ -143,6 +144,9 @@ Status Store::LoadCatalogue() {
                              name(), bytes.size(), id.value, sb_.catalogue_bytes, sb_.catalogue_pages));
   }
   const std::string where = fmt::format("{}: catalogue", name());
+  if (sb_.version >= 6) {  // framed (docs/format.md, "Catalogue")
+    XTFQ_ASSIGN_OR_RETURN(bytes, CatalogueFrame::Unframe(bytes, where));
+  }
   XTFQ_ASSIGN_OR_RETURN(catalogue_, Catalogue::Decode(bytes, where));
   XTFQ_TRY(catalogue_.Validate(sb_.page_size, sb_.page_count, where));
   map_ = std::make_unique<PageMapReader>(*file_, sb_.page_size, sb_.page_count, catalogue_.chain_ids,

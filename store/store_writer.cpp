@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "store/catalogue_frame.h"
 #include "store/endian.h"
 #include "store/posix_file.h"
 #include "store/store.h"
@@ -83,7 +84,8 @@ Result<std::unique_ptr<StoreWriter>> StoreWriter::CreatePath(const std::string& 
 namespace {
 // Whether `file` is what an interrupted creation left before its first superblock was durable:
 // empty, or at most pages 0 to 2 at some page size with no store magic in either slot and page 2
-// a valid catalogue page of a catalogue without arrays (all that the first commit writes).
+// a valid catalogue page of a catalogue without arrays, framed or not (all that the first commit
+// writes).
 bool NeverCommitted(File& file) {
   auto size = file.Size();
   if (!size.ok()) return false;
@@ -94,9 +96,16 @@ bool NeverCommitted(File& file) {
     std::vector<std::byte> page(p);
     if (!ReadExact(file, uint64_t{p} * f::kFirstDataPage, page).ok()) return false;
     const PageHeader h = PageHeader::Decode(page.data());
-    return VerifyPage(page, PageId(f::kFirstDataPage), file.name()).ok() && h.kind == PageKind::kCatalogue &&
-           h.entry_count >= f::kCatalogueHeaderSize &&
-           LoadLe<uint32_t>(page.data() + f::kPageHeaderSize + f::kCatArrayCount) == 0;
+    if (!VerifyPage(page, PageId(f::kFirstDataPage), file.name()).ok() || h.kind != PageKind::kCatalogue ||
+        h.entry_count > p - f::kPageHeaderSize) {
+      return false;
+    }
+    // The catalogue framed (format 6) or not (format 5).
+    const auto held = std::span<const std::byte>(page).subspan(f::kPageHeaderSize, h.entry_count);
+    auto stream = CatalogueFrame::Unframe(held, file.name());
+    const std::vector<std::byte> bytes =
+        stream.ok() ? std::move(*stream) : std::vector<std::byte>(held.begin(), held.end());
+    return bytes.size() >= f::kCatalogueHeaderSize && LoadLe<uint32_t>(bytes.data() + f::kCatArrayCount) == 0;
   }
   return false;
 }
