@@ -100,7 +100,7 @@ int CheckCommand::Run() {
 }
 
 void CheckCommand::PrintSpace(const StoreChecker::Report& r, const Store& store) {
-  std::vector<std::pair<std::string, StoreChecker::Report::Space>> rows(r.space.begin(), r.space.end());
+  std::vector<std::pair<uint32_t, StoreChecker::Report::Space>> rows(r.space.begin(), r.space.end());
   std::stable_sort(rows.begin(), rows.end(),
                    [](const auto& a, const auto& b) { return a.second.total() > b.second.total(); });
   const uint64_t file = store.file_size();
@@ -111,16 +111,16 @@ void CheckCommand::PrintSpace(const StoreChecker::Report& r, const Store& store)
       static_cast<uint64_t>(std::count_if(leaves.begin(), leaves.end(), [](PageId l) { return l != kNoPage; }));
   const uint64_t map = map_leaves * page;
   uint64_t listed = 0;
-  for (const auto& [name, s] : rows) listed += s.total();
+  for (const auto& [id, s] : rows) listed += s.total();
   auto share = [&](uint64_t b) { return file == 0 ? 0.0 : 100.0 * static_cast<double>(b) / static_cast<double>(file); };
   fmt::print("\nwhere the {} bytes of {} go (stored bytes, page headers included; per record: all of the array's)\n",
              file, store_);
   fmt::print("{:>12} {:>6} {:>12} {:>11} {:>11} {:>11} {:>11} {:>10} {:>12}  {}\n", "bytes", "share", "records",
              "records B", "index B", "open B", "P index B", "P tree B", "B/record", "array");
-  for (const auto& [name, s] : rows) {
+  for (const auto& [id, s] : rows) {
     fmt::print("{:>12} {:>5.1f}% {:>12} {:>11} {:>11} {:>11} {:>11} {:>10} {:>12.2f}  {}\n", s.total(),
                share(s.total()), s.records, s.data, s.index, s.shadow, s.per_process, s.process_tree,
-               s.records == 0 ? 0.0 : static_cast<double>(s.total()) / static_cast<double>(s.records), name);
+               s.records == 0 ? 0.0 : static_cast<double>(s.total()) / static_cast<double>(s.records), s.name);
   }
   fmt::print("{:>12} {:>5.1f}%  catalogue ({} pages)\n", catalogue, share(catalogue), store.catalogue_pages().size());
   fmt::print("{:>12} {:>5.1f}%  page map ({} leaves)\n", map, share(map), map_leaves);

@@ -9,7 +9,11 @@ namespace xtfq {
 
 namespace f = format;
 
-std::vector<std::byte> CatalogueFrame::Frame(const std::vector<std::byte>& catalogue, Codec codec) {
+Result<std::vector<std::byte>> CatalogueFrame::Frame(const std::vector<std::byte>& catalogue, Codec codec) {
+  if (catalogue.size() > f::kMaxCatalogueBytes) {
+    return Error(ErrorCode::kInvalidArgument, fmt::format("a catalogue of {} bytes: more than the {} a store holds",
+                                                          catalogue.size(), f::kMaxCatalogueBytes));
+  }
   std::vector<std::byte> out(f::kCatalogueFrameSize + MaxCompressedSize(codec, catalogue.size()));
   size_t n = codec == Codec::kNone ? 0 : Compress(codec, catalogue, std::span(out).subspan(f::kCatalogueFrameSize));
   if (n == 0 || n >= catalogue.size()) {
@@ -32,8 +36,13 @@ Result<std::vector<std::byte>> CatalogueFrame::Unframe(std::span<const std::byte
   if (raw > f::kMaxCatalogueBytes) {
     return Error(ErrorCode::kCorrupt, fmt::format("{}: says {} bytes, more than a catalogue holds", where, raw));
   }
+  const auto block = frame.subspan(f::kCatalogueFrameSize);
+  if (raw > MaxDecodedSize(static_cast<Codec>(codec), block)) {
+    return Error(ErrorCode::kCorrupt,
+                 fmt::format("{}: says {} bytes, more than its {}-byte block can hold", where, raw, block.size()));
+  }
   std::vector<std::byte> out(raw);
-  if (Status s = Decompress(static_cast<Codec>(codec), frame.subspan(f::kCatalogueFrameSize), out); !s.ok()) {
+  if (Status s = Decompress(static_cast<Codec>(codec), block, out); !s.ok()) {
     return Error(ErrorCode::kCorrupt, fmt::format("{}: {}", where, s.error().message()));
   }
   return out;

@@ -18,8 +18,9 @@ namespace xtfq {
 
 class CatalogueFrame {
  public:
-  // `catalogue` (Catalogue::Encode's bytes), framed.
-  static std::vector<std::byte> Frame(const std::vector<std::byte>& catalogue, Codec codec);
+  // `catalogue` (Catalogue::Encode's bytes), framed; an error past 2^30 bytes, which a reader
+  // would refuse.
+  static Result<std::vector<std::byte>> Frame(const std::vector<std::byte>& catalogue, Codec codec);
   // The catalogue's bytes from a frame; `where` names it in errors.
   static Result<std::vector<std::byte>> Unframe(std::span<const std::byte> frame, std::string_view where);
 };

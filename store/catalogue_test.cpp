@@ -70,7 +70,7 @@ TEST_CASE("catalogue frame: the stream compressed with the store's codec, or as 
   REQUIRE(Catalogue::Decode(bytes, "test").ok());
   for (Codec codec : {Codec::kNone, Codec::kLz4, Codec::kZstd}) {
     CAPTURE(static_cast<int>(codec));
-    const auto frame = CatalogueFrame::Frame(bytes, codec);
+    const auto frame = CatalogueFrame::Frame(bytes, codec).value();
     // u8 codec, u32 raw bytes (docs/format.md, "Catalogue frame").
     CHECK(LoadLe<uint8_t>(frame.data()) == static_cast<uint8_t>(codec));
     CHECK(LoadLe<uint32_t>(frame.data() + 1) == bytes.size());
@@ -84,9 +84,9 @@ TEST_CASE("catalogue frame: the stream compressed with the store's codec, or as 
   std::vector<std::byte> noise(3000);
   uint64_t x = 88172645463325252ull;
   for (auto& b : noise) x ^= x << 13, x ^= x >> 7, x ^= x << 17, b = std::byte{static_cast<unsigned char>(x)};
-  CHECK(LoadLe<uint8_t>(CatalogueFrame::Frame(noise, Codec::kLz4).data()) == 0);
+  CHECK(LoadLe<uint8_t>(CatalogueFrame::Frame(noise, Codec::kLz4).value().data()) == 0);
   // A short frame, an unknown codec, a size past 2^30, a block that does not decode to the size.
-  const auto frame = CatalogueFrame::Frame(bytes, Codec::kLz4);
+  const auto frame = CatalogueFrame::Frame(bytes, Codec::kLz4).value();
   auto message = [](std::vector<std::byte> f) {
     Result<std::vector<std::byte>> r = CatalogueFrame::Unframe(f, "cat");
     REQUIRE_FALSE(r.ok());
@@ -103,6 +103,18 @@ TEST_CASE("catalogue frame: the stream compressed with the store's codec, or as 
   bad = frame;
   StoreLe<uint32_t>(bad.data() + 1, static_cast<uint32_t>(bytes.size() + 1));
   CHECK(message(bad).find("cat: lz4 block") == 0);
+  // A size the block cannot decode to is refused before anything is allocated for it: lz4 at
+  // most 255 times its block, zstd what its frame header records, none its own size.
+  bad = frame;
+  bad.resize(5 + 10);
+  StoreLe<uint32_t>(bad.data() + 1, 1u << 29);
+  CHECK(message(bad) == "cat: says 536870912 bytes, more than its 10-byte block can hold");
+  bad = CatalogueFrame::Frame(bytes, Codec::kZstd).value();
+  StoreLe<uint32_t>(bad.data() + 1, static_cast<uint32_t>(bytes.size() + 1));
+  CHECK(message(bad).find("more than its") != std::string::npos);
+  bad = CatalogueFrame::Frame(bytes, Codec::kNone).value();
+  StoreLe<uint32_t>(bad.data() + 1, static_cast<uint32_t>(bytes.size() + 1));
+  CHECK(message(bad).find("more than its") != std::string::npos);
 }
 
 TEST_CASE("catalogue: every truncation and bad field is an error naming the byte") {

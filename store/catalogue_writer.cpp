@@ -25,7 +25,7 @@ Status CatalogueWriter::Commit(Catalogue& cat, uint64_t generation, Codec codec,
   std::vector<std::byte> bytes;
   for (;;) {
     cat.free_pages = pages.FreeList();
-    bytes = CatalogueFrame::Frame(cat.Encode(), codec);
+    XTFQ_ASSIGN_OR_RETURN(bytes, CatalogueFrame::Frame(cat.Encode(), codec));
     const size_t need = std::max<size_t>(1, (bytes.size() + cap - 1) / cap);
     if (need <= ids.size()) break;
     while (ids.size() < need) {

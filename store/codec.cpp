@@ -49,6 +49,13 @@ size_t MaxCompressedSize(Codec codec, size_t n) {
   return n;
 }
 
+uint64_t MaxDecodedSize(Codec codec, std::span<const std::byte> in) {
+  if (codec == Codec::kNone) return in.size();
+  if (codec == Codec::kLz4) return uint64_t{255} * in.size();
+  const unsigned long long n = ZSTD_getFrameContentSize(in.data(), in.size());
+  return n == ZSTD_CONTENTSIZE_UNKNOWN || n == ZSTD_CONTENTSIZE_ERROR ? 0 : n;
+}
+
 size_t Compress(Codec codec, std::span<const std::byte> in, std::span<std::byte> out) {
   if (codec == Codec::kNone) {
     std::memcpy(out.data(), in.data(), in.size());

@@ -31,6 +31,10 @@ std::optional<Codec> ParseCodec(std::string_view name);
 
 // The largest compressed size of `n` bytes under `codec` (n for kNone).
 size_t MaxCompressedSize(Codec codec, size_t n);
+// The most bytes `in` can decode to: itself for none; 255 times it (lz4's largest ratio) for lz4;
+// the content size its zstd frame header records (0 when it records none or is not a frame).
+// For refusing a size claimed beside a block before allocating for it.
+uint64_t MaxDecodedSize(Codec codec, std::span<const std::byte> in);
 // Compresses `in` into `out` (at least MaxCompressedSize bytes) and returns the bytes written.
 // kNone copies.
 size_t Compress(Codec codec, std::span<const std::byte> in, std::span<std::byte> out);

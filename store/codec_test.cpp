@@ -18,14 +18,20 @@ namespace {
 
 namespace f = format;
 
-// A page of `kind` bytes: records of small deltas (compressible), random words, or zeros.
-std::vector<std::byte> Page(int kind, uint32_t seed) {
+// A zeroed 4 KiB data page `id` whose header says it holds `entries` entries.
+std::vector<std::byte> HeaderOnly(PageId id, uint32_t entries) {
   std::vector<std::byte> page(4096);
   PageHeader h;
-  h.page_id = h.logical = PageId(77);
+  h.page_id = h.logical = id;
   h.kind = PageKind::kData;
-  h.entry_count = 127;
+  h.entry_count = entries;
   h.Encode(page.data());
+  return page;
+}
+
+// A page of `kind` bytes: records of small deltas (compressible), random words, or zeros.
+std::vector<std::byte> Page(int kind, uint32_t seed) {
+  std::vector<std::byte> page = HeaderOnly(PageId(77), 127);
   std::mt19937_64 rng(seed);
   for (size_t i = f::kPageHeaderSize; i + 8 <= page.size(); i += 8) {
     const uint64_t v = kind == 0 ? (i / 32) * 1000 + rng() % 4 : kind == 1 ? rng() : 0;
@@ -58,12 +64,7 @@ TEST_CASE("codec: pages round trip through lz4 and raw, and lz4 shrinks records 
 // A page of n entries of plan's width: column 0 sorted with noise (times), then by column: small
 // values, decreasing values (negative differences), random words, a constant.
 std::vector<std::byte> EntriesPage(const ColumnPlan& plan, uint32_t n, std::mt19937_64& rng) {
-  std::vector<std::byte> page(4096);
-  PageHeader h;
-  h.page_id = h.logical = PageId(5);
-  h.kind = PageKind::kData;
-  h.entry_count = n;
-  h.Encode(page.data());
+  std::vector<std::byte> page = HeaderOnly(PageId(5), n);
   const uint32_t width = plan.width();
   for (uint32_t i = 0; i < n; ++i) {
     uint32_t off = 0;
@@ -202,12 +203,7 @@ TEST_CASE("codec: entries laid out by typed columns round trip for every plan, i
   }
   // The delta choice: sorted times are delta-coded, random words and small values are not.
   const ColumnPlan three(std::vector<uint8_t>{8, 8, 8});
-  std::vector<std::byte> page(4096);
-  PageHeader h;
-  h.page_id = h.logical = PageId(5);
-  h.kind = PageKind::kData;
-  h.entry_count = 100;
-  h.Encode(page.data());
+  std::vector<std::byte> page = HeaderOnly(PageId(5), 100);
   for (uint32_t i = 0; i < 100; ++i) {
     StoreLe<uint64_t>(page.data() + f::kPageHeaderSize + 24 * i, 1'700'000'000'000'000'000 + 1000 * i);
     StoreLe<uint64_t>(page.data() + f::kPageHeaderSize + 24 * i + 8, rng());

@@ -192,8 +192,8 @@ StoreChecker::Report StoreChecker::Run() {
   id_roles_.assign(cat.chain_ids, 0);
   stored_.clear();
   LoadMap();
-  space_ = &report_.space["string heap"], space_per_process_ = space_index_ = false;
-  space_->records = cat.heap.entries;
+  space_ = &report_.space[0], space_per_process_ = space_index_ = false;
+  space_->name = "string heap", space_->records = cat.heap.entries;
   CheckChain(cat.heap, PageKind::kHeap, ArrayId(0), 0, 1, nullptr, nullptr, "string heap");
   // Each array's root summary, and each process-indexed array's records summarized per process.
   std::vector<std::optional<Summary>> totals(cat.arrays.size() + 1);
@@ -202,8 +202,9 @@ StoreChecker::Report StoreChecker::Run() {
     std::optional<std::vector<IndexEntry>> below;
     per_process_ = a.process_index ? &by_process[a.id.value] : nullptr;
     expect_process_ = a.per_process() ? std::optional<int64_t>(a.process) : std::nullopt;
-    const ArrayDesc* own = a.per_process() ? cat.Get(a.parent) : &a;
-    space_ = &report_.space[own != nullptr ? own->name : a.name], space_per_process_ = a.per_process();
+    const ArrayDesc* own = a.per_process() && cat.Get(a.parent) != nullptr ? cat.Get(a.parent) : &a;
+    space_ = &report_.space[own->id.value], space_per_process_ = a.per_process();
+    space_->name = own->name;
     if (!a.per_process()) space_->records = a.record_count();
     for (size_t l = 0; l < a.levels.size(); ++l) {
       space_index_ = l > 0;
@@ -559,7 +560,7 @@ void StoreChecker::CheckProcessTree(const ArrayDesc& a, const std::vector<std::o
       const std::string where = fmt::format("{}: page {}: {} level {}", store_.name(), id.value, what, level);
       if (!ClaimId(id, false, what)) return;
       Status s = ReadStoredPage(id, page, false);
-      if (s.ok()) report_.space[a.name].process_tree += map_[id.value].length;
+      if (s.ok()) report_.space[a.id.value].process_tree += map_[id.value].length;
       ++report_.pages_read;
       if (!s.ok()) {
         Problem(Error(s.error().code(), s.error().message() + " (" + what + ")"));

@@ -58,10 +58,11 @@ class StoreChecker {
     // The live stored pages (offset, length), sorted: every byte of them is checked. Pack bytes
     // outside them are padding (checked to be zero between sealed pages) or replaced shadows.
     std::vector<std::pair<uint64_t, uint32_t>> stored;
-    // Where the stored bytes go (`xtfq check --space`): per array of its own (its per-process arrays
-    // and process tree counted in it), the string heap under "string heap"; each page's stored
-    // length, header included.
+    // Where the stored bytes go (`xtfq check --space`): per array of its own by id (its per-process
+    // arrays and process tree counted in it), the string heap as id 0; each page's stored length,
+    // header included.
     struct Space {
+      std::string name;  // the array's, or "string heap"
       uint64_t records = 0;
       uint64_t data = 0, index = 0;  // full pages of level 0, of the levels above
       uint64_t shadow = 0;           // the open pages' shadows (every level)
@@ -69,7 +70,7 @@ class StoreChecker {
       uint64_t process_tree = 0;     // the process tree's pages
       uint64_t total() const { return data + index + shadow + per_process + process_tree; }
     };
-    std::map<std::string, Space> space;
+    std::map<uint32_t, Space> space;
     bool ok() const { return problems.empty(); }
   };
 
