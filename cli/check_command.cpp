@@ -24,8 +24,9 @@ CLI::App* CheckCommand::Register(CLI::App& parent) {
                 "accept a store whose newest superblock is invalid (read at the generation before it): a warning, "
                 "not a failure");
   app->add_flag("--space", space_,
-                "also print where the stored bytes go: per array, its records, index, open pages (shadows) and P "
-                "index, with bytes per record");
+                "when the check passes, also print where the file's bytes go: per array its records, index, open "
+                "pages, P index and process tree, with bytes per record; then the string heap, catalogue, page map, "
+                "superblocks, free pages and pack padding (the rows add up to the file's size)");
   return app;
 }
 
@@ -105,27 +106,48 @@ void CheckCommand::PrintSpace(const StoreChecker::Report& r, const Store& store)
                    [](const auto& a, const auto& b) { return a.second.total() > b.second.total(); });
   const uint64_t file = store.file_size();
   const uint64_t page = store.page_size();
-  const uint64_t catalogue = uint64_t{store.catalogue_pages().size()} * page;
   const auto& leaves = store.catalogue().map_leaves;
   const uint64_t map_leaves =
       static_cast<uint64_t>(std::count_if(leaves.begin(), leaves.end(), [](PageId l) { return l != kNoPage; }));
-  const uint64_t map = map_leaves * page;
-  uint64_t listed = 0;
-  for (const auto& [id, s] : rows) listed += s.total();
+  const uint64_t free_pages = store.catalogue().free_pages.size();
   auto share = [&](uint64_t b) { return file == 0 ? 0.0 : 100.0 * static_cast<double>(b) / static_cast<double>(file); };
-  fmt::print("\nwhere the {} bytes of {} go (stored bytes, page headers included; per record: all of the array's)\n",
-             file, store_);
+  auto count = [](uint64_t n, std::string_view one, std::string_view many) {
+    return fmt::format("{} {}", n, n == 1 ? one : many);
+  };
+  fmt::print(
+      "\nwhere the {} bytes of {} go: stored bytes, page headers included; records B: full data pages, index B: full "
+      "index pages, open B: the open pages' shadows, P index B: the per-process copies, P tree B: the process tree; "
+      "B/record: all of them over the records\n",
+      file, store_);
   fmt::print("{:>12} {:>6} {:>12} {:>11} {:>11} {:>11} {:>11} {:>10} {:>12}  {}\n", "bytes", "share", "records",
              "records B", "index B", "open B", "P index B", "P tree B", "B/record", "array");
+  uint64_t listed = 0, empty = 0;
   for (const auto& [id, s] : rows) {
-    fmt::print("{:>12} {:>5.1f}% {:>12} {:>11} {:>11} {:>11} {:>11} {:>10} {:>12.2f}  {}\n", s.total(),
-               share(s.total()), s.records, s.data, s.index, s.shadow, s.per_process, s.process_tree,
-               s.records == 0 ? 0.0 : static_cast<double>(s.total()) / static_cast<double>(s.records), s.name);
+    listed += s.total();
+    if (id == 0) {  // the string heap: strings, not records
+      fmt::print("{:>12} {:>5.1f}%  string heap ({} bytes of strings: Darshan logs kept for dump, names, texts)\n",
+                 s.total(), share(s.total()), s.records);
+    } else if (s.total() == 0) {
+      ++empty;
+    } else {
+      fmt::print("{:>12} {:>5.1f}% {:>12} {:>11} {:>11} {:>11} {:>11} {:>10} {:>12.2f}  {}\n", s.total(),
+                 share(s.total()), s.records, s.data, s.index, s.shadow, s.per_process, s.process_tree,
+                 s.records == 0 ? 0.0 : static_cast<double>(s.total()) / static_cast<double>(s.records), s.name);
+    }
   }
-  fmt::print("{:>12} {:>5.1f}%  catalogue ({} pages)\n", catalogue, share(catalogue), store.catalogue_pages().size());
-  fmt::print("{:>12} {:>5.1f}%  page map ({} leaves)\n", map, share(map), map_leaves);
-  const uint64_t rest = file - std::min(file, listed + catalogue + map);
-  fmt::print("{:>12} {:>5.1f}%  superblocks, free pages, pack padding and replaced shadows\n", rest, share(rest));
+  if (empty > 0) fmt::print("{:>12} {:>5.1f}%  {} without records\n", 0, 0.0, count(empty, "array", "arrays"));
+  const std::pair<uint64_t, std::string> others[] = {
+      {uint64_t{store.catalogue_pages().size()} * page,
+       fmt::format("catalogue ({})", count(store.catalogue_pages().size(), "page", "pages"))},
+      {map_leaves * page, fmt::format("page map ({})", count(map_leaves, "leaf", "leaves"))},
+      {uint64_t{format::kSuperblockSlots} * page, "superblocks"},
+      {free_pages * page, fmt::format("free ({})", count(free_pages, "page", "pages"))}};
+  for (const auto& [bytes, what] : others) {
+    fmt::print("{:>12} {:>5.1f}%  {}\n", bytes, share(bytes), what);
+    listed += bytes;
+  }
+  const uint64_t rest = file - std::min(file, listed);
+  fmt::print("{:>12} {:>5.1f}%  pack padding and the bytes of replaced shadows\n", rest, share(rest));
 }
 
 }  // namespace xtfq::cli

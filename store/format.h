@@ -80,6 +80,7 @@ inline constexpr uint8_t kCodecZstdTyped = 6;  // a stored page's only: zstd ove
 inline constexpr uint8_t kMaxCodec = kCodecZstdTyped;
 // The catalogue frame (format 6): the stored catalogue stream is u8 codec (0 none, 1 lz4, 3 zstd),
 // u32 the catalogue's bytes before compression, then them, compressed.
+inline constexpr uint32_t kFramedCatalogueVersion = 6;  // the first version whose catalogue is framed
 inline constexpr uint32_t kCfCodec = 0;
 inline constexpr uint32_t kCfRawBytes = 1;
 inline constexpr uint32_t kCatalogueFrameSize = 5;

@@ -144,7 +144,7 @@ Status Store::LoadCatalogue() {
                              name(), bytes.size(), id.value, sb_.catalogue_bytes, sb_.catalogue_pages));
   }
   const std::string where = fmt::format("{}: catalogue", name());
-  if (sb_.version >= 6) {  // framed (docs/format.md, "Catalogue")
+  if (sb_.version >= f::kFramedCatalogueVersion) {  // docs/format.md, "Catalogue"
     XTFQ_ASSIGN_OR_RETURN(bytes, CatalogueFrame::Unframe(bytes, where));
   }
   XTFQ_ASSIGN_OR_RETURN(catalogue_, Catalogue::Decode(bytes, where));

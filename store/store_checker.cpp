@@ -192,8 +192,9 @@ StoreChecker::Report StoreChecker::Run() {
   id_roles_.assign(cat.chain_ids, 0);
   stored_.clear();
   LoadMap();
-  space_ = &report_.space[0], space_per_process_ = space_index_ = false;
-  space_->name = "string heap", space_->records = cat.heap.entries;
+  Report::Space& heap = report_.space[0];
+  heap.name = "string heap", heap.records = cat.heap.entries;
+  space_full_ = &heap.data, space_shadow_ = &heap.shadow;
   CheckChain(cat.heap, PageKind::kHeap, ArrayId(0), 0, 1, nullptr, nullptr, "string heap");
   // Each array's root summary, and each process-indexed array's records summarized per process.
   std::vector<std::optional<Summary>> totals(cat.arrays.size() + 1);
@@ -203,11 +204,12 @@ StoreChecker::Report StoreChecker::Run() {
     per_process_ = a.process_index ? &by_process[a.id.value] : nullptr;
     expect_process_ = a.per_process() ? std::optional<int64_t>(a.process) : std::nullopt;
     const ArrayDesc* own = a.per_process() && cat.Get(a.parent) != nullptr ? cat.Get(a.parent) : &a;
-    space_ = &report_.space[own->id.value], space_per_process_ = a.per_process();
-    space_->name = own->name;
-    if (!a.per_process()) space_->records = a.record_count();
+    Report::Space& space = report_.space[own->id.value];
+    space.name = own->name;
+    if (!a.per_process()) space.records = a.record_count();
     for (size_t l = 0; l < a.levels.size(); ++l) {
-      space_index_ = l > 0;
+      space_full_ = a.per_process() ? &space.per_process : l > 0 ? &space.index : &space.data;
+      space_shadow_ = a.per_process() ? &space.per_process : &space.shadow;
       if (l == 1) per_process_ = nullptr, expect_process_.reset();
       const uint32_t width = l == 0 ? a.schema.record_width() : IndexEntry::Width(a.schema);
       const std::string what = fmt::format("array '{}' level {}", a.name, l);
@@ -255,10 +257,12 @@ StoreChecker::Report StoreChecker::Run() {
                                 store_.name(), cat.arrays[id - 1].name, left.size(), left.begin()->first)));
     }
   }
-  space_ = nullptr;
   for (const ArrayDesc& a : cat.arrays) {
-    if (a.process_index) CheckProcessTree(a, totals);
+    if (!a.process_index) continue;
+    space_full_ = space_shadow_ = &report_.space[a.id.value].process_tree;
+    CheckProcessTree(a, totals);
   }
+  space_full_ = space_shadow_ = nullptr;
   CheckPacks();
   // An id no chain names is a replaced shadow's, which the map forgets; one the map still has is
   // leaked.
@@ -384,12 +388,7 @@ Status StoreChecker::ReadStoredPage(PageId id, std::vector<std::byte>& page, boo
   const uint8_t codec = LoadLe<uint8_t>(bytes.data() + f::kPhCodec);
   ++report_.stored_pages[codec];
   report_.stored_bytes[codec] += loc.length;
-  if (space_ != nullptr) {
-    (space_per_process_ ? space_->per_process
-     : shadow           ? space_->shadow
-     : space_index_     ? space_->index
-                        : space_->data) += loc.length;
-  }
+  if (uint64_t* bytes = shadow ? space_shadow_ : space_full_; bytes != nullptr) *bytes += loc.length;
   return Ok();
 }
 
@@ -560,7 +559,6 @@ void StoreChecker::CheckProcessTree(const ArrayDesc& a, const std::vector<std::o
       const std::string where = fmt::format("{}: page {}: {} level {}", store_.name(), id.value, what, level);
       if (!ClaimId(id, false, what)) return;
       Status s = ReadStoredPage(id, page, false);
-      if (s.ok()) report_.space[a.id.value].process_tree += map_[id.value].length;
       ++report_.pages_read;
       if (!s.ok()) {
         Problem(Error(s.error().code(), s.error().message() + " (" + what + ")"));

@@ -140,10 +140,10 @@ class StoreChecker {
   std::vector<Location> map_;                      // every chain id's Location, from the leaves
   std::vector<uint8_t> id_roles_;                  // by chain id: 0 unclaimed, 1 full page, 2 open page
   std::vector<std::pair<Location, bool>> stored_;  // the Locations of stored pages read, and shadow or not
-  // Where ReadStoredPage counts the bytes of the chain being checked (Report::space): its array's
-  // entry, and whether the chain is a per-process array's or an index level.
-  Report::Space* space_ = nullptr;
-  bool space_per_process_ = false, space_index_ = false;
+  // Where ReadStoredPage counts the stored bytes of the pages being checked (Report::space): the
+  // field of their array's entry for full pages, and for shadows; null: not counted.
+  uint64_t* space_full_ = nullptr;
+  uint64_t* space_shadow_ = nullptr;
 };
 
 std::string_view RoleName(StoreChecker::Role role);

@@ -219,20 +219,15 @@ void ToTypedColumns(std::span<const std::byte> in, uint32_t n, const ColumnPlan&
   std::memcpy(dst, in.data() + used, in.size() - used);
 }
 
-// One column of S-byte values from `vals` into the entries at `dst` (stride `width`), adding
-// delta-coded values back in order.
+// One delta-coded column of S-byte values from `vals` into the entries at `dst` (stride
+// `width`), the differences added back in order.
 template <uint32_t S>
-void StoreColumn(const uint64_t* vals, uint32_t n, uint32_t width, bool delta, std::byte* dst) {
-  if (delta) {
-    constexpr uint64_t mask = S == 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * S)) - 1;
-    uint64_t v = vals[0];
-    Store(dst, S, v);
-    for (uint32_t i = 1; i < n; ++i) {
-      v = (v + UnZigZag(vals[i])) & mask;
-      Store(dst + size_t{i} * width, S, v);
-    }
-  } else {
-    for (uint32_t i = 0; i < n; ++i) Store(dst + size_t{i} * width, S, vals[i]);
+void StoreDeltaColumn(const uint64_t* vals, uint32_t n, uint32_t width, std::byte* dst) {
+  uint64_t v = vals[0];
+  Store(dst, S, v);
+  for (uint32_t i = 1; i < n; ++i) {
+    v = (v + UnZigZag(vals[i])) & Mask(S);
+    Store(dst + size_t{i} * width, S, v);
   }
 }
 
@@ -256,19 +251,19 @@ void FromTypedColumns(std::span<const std::byte> in, uint32_t n, uint32_t width,
       switch (s) {
         case 8:
           ReadPlanes<8>(src, n, vals.data());
-          StoreColumn<8>(vals.data(), n, width, delta, dst);
+          StoreDeltaColumn<8>(vals.data(), n, width, dst);
           break;
         case 4:
           ReadPlanes<4>(src, n, vals.data());
-          StoreColumn<4>(vals.data(), n, width, delta, dst);
+          StoreDeltaColumn<4>(vals.data(), n, width, dst);
           break;
         case 2:
           ReadPlanes<2>(src, n, vals.data());
-          StoreColumn<2>(vals.data(), n, width, delta, dst);
+          StoreDeltaColumn<2>(vals.data(), n, width, dst);
           break;
         default:
           ReadPlanes<1>(src, n, vals.data());
-          StoreColumn<1>(vals.data(), n, width, delta, dst);
+          StoreDeltaColumn<1>(vals.data(), n, width, dst);
       }
     }
     src += size_t{n} * s;

@@ -71,7 +71,8 @@ Result<Superblock> Superblock::Decode(std::span<const std::byte, f::kSuperblockS
   }
   const uint64_t cap = s.page_size - f::kPageHeaderSize;
   if (s.catalogue_pages == 0 || s.catalogue_pages > s.page_count - f::kFirstDataPage ||
-      s.catalogue_bytes < (s.version >= 6 ? f::kCatalogueFrameSize : f::kCatalogueHeaderSize) ||
+      s.catalogue_bytes <
+          (s.version >= f::kFramedCatalogueVersion ? f::kCatalogueFrameSize : f::kCatalogueHeaderSize) ||
       s.catalogue_bytes > cap * s.catalogue_pages) {
     return bad(fmt::format("catalogue of {} bytes in {} pages is impossible", s.catalogue_bytes, s.catalogue_pages));
   }
