@@ -62,7 +62,12 @@ std::string Arrays(const StoreSummary& s) {
     out += fmt::format(
         "  {:<12} TN tree height {}, pages per level (leaves first) {}, index {} pages = {:.2f}% of data pages\n", "",
         a.levels.size(), per_level, a.index_pages, 100.0 * a.index_overhead);
-    if (const auto& pi = a.process_index) {
+    if (const auto& pi = a.process_index; pi && pi->sole) {
+      out += fmt::format(
+          "  {:<12} P index: 1 process ({}), the array itself (no copy until a second process); process tree "
+          "height {}, {} page\n",
+          "", *pi->sole, pi->tree_height, pi->tree_pages);
+    } else if (pi) {
       out += fmt::format(
           "  {:<12} P index: {} processes, each with its own TN tree ({} data + {} index pages); process tree height "
           "{}, {} pages\n",

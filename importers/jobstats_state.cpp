@@ -72,8 +72,9 @@ Result<JobStatsState> JobStatsState::Load(RecordSource& source) {
   st.entries = ents->record_count(), st.counters = cnts->record_count();
   // Each target's last collection (the last record of its per-target array), its entries and
   // their counters.
-  for (const ArrayDesc& pa : cat.arrays) {
-    if (pa.parent != cols->id || pa.record_count() == 0) continue;
+  for (const ArrayDesc* col : cat.Children(cols->id, INT64_MIN, INT64_MAX)) {
+    const ArrayDesc& pa = *col;
+    if (pa.record_count() == 0) continue;
     if (pa.process < 0 || static_cast<uint64_t>(pa.process) >= st.targets.size()) {
       return Error(ErrorCode::kCorrupt, fmt::format("collections of target {} of {}", pa.process, st.targets.size()));
     }

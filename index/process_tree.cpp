@@ -63,7 +63,7 @@ Result<std::vector<const ArrayDesc*>> ProcessTree::Range(int64_t p1, int64_t p2)
       if (key < p1) continue;
       if (!Below(key, p2)) return out;
       const ArrayDesc* a = catalogue_.Get(ArrayId(LoadLe<uint32_t>(e + f::kIeChild)));
-      if (a == nullptr || a->parent != array_.id || a->process != key) {
+      if (a == nullptr || !array_.HoldsProcess(*a, key)) {
         return Error(ErrorCode::kCorrupt, fmt::format("{}: page {}: process tree of array '{}': entry {} names no "
                                                       "per-process array of process {}",
                                                       cache_.source().name(), id.id.value, array_.name, i, key));

@@ -246,7 +246,8 @@ nlohmann::json ResultJson::Of(const StoreSummary& s) {
             {"data_pages", pi->data_pages},
             {"index_pages", pi->index_pages},
             {"tree_pages", pi->tree_pages},
-            {"tree_height", pi->tree_height}};
+            {"tree_height", pi->tree_height},
+            {"sole_process", pi->sole ? nlohmann::json(*pi->sole) : nlohmann::json(nullptr)}};
     }
     arrays.push_back({{"id", a.id},
                       {"name", a.name},

@@ -84,10 +84,11 @@ Result<StoreSummary> StoreSummary::Of(StoreReader& reader) {
     uint64_t all_pages = ap.data + ap.index;
     if (a.process_index) {
       ProcessIndex pi;
-      for (const ArrayDesc& c : cat.arrays) {
-        if (c.parent != a.id) continue;
+      if (a.sole_process) pi.sole = a.process;
+      for (const ArrayDesc* c : cat.Children(a.id, INT64_MIN, INT64_MAX)) {
         ++pi.processes;
-        pi.data_pages += pages[c.id.value - 1].data, pi.index_pages += pages[c.id.value - 1].index;
+        if (c->id == a.id) continue;  // a sole-process array: no copy
+        pi.data_pages += pages[c->id.value - 1].data, pi.index_pages += pages[c->id.value - 1].index;
       }
       pi.tree_pages = ProcessTreePages(pi.processes, PageCapacity(sb.page_size, IndexEntry::Width(a.schema)));
       pi.tree_height = a.process_levels;

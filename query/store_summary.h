@@ -35,6 +35,7 @@ struct StoreSummary {
   struct ProcessIndex {
     uint64_t processes = 0, data_pages = 0, index_pages = 0, tree_pages = 0;
     uint32_t tree_height = 0;
+    std::optional<int64_t> sole;  // every record is of this process: no copy (docs/format.md, "P index")
   };
   struct Array {
     uint32_t id = 0;

@@ -52,7 +52,8 @@ std::vector<std::byte> Catalogue::Encode() const {
     StoreLe<uint16_t>(p + f::kArProcessField,
                       own && a.schema.process_field() ? static_cast<uint16_t>(*a.schema.process_field()) : f::kNoField);
     StoreLe<uint32_t>(p + f::kArParent, a.parent.value);
-    StoreLe<uint32_t>(p + f::kArFlags, a.process_index ? f::kArrayProcessIndex : 0);
+    StoreLe<uint32_t>(p + f::kArFlags,
+                      (a.process_index ? f::kArrayProcessIndex : 0) | (a.sole_process ? f::kArraySoleProcess : 0));
     StoreLe<int64_t>(p + f::kArProcess, a.process);
     StoreLe<uint32_t>(p + f::kArProcessRoot, a.process_root.value);
     StoreLe<uint16_t>(p + f::kArProcessLevels, a.process_levels);
@@ -118,6 +119,7 @@ Result<Catalogue> Catalogue::Decode(std::span<const std::byte> bytes, std::strin
     const uint32_t flags = LoadLe<uint32_t>(fixed.data() + f::kArFlags);
     a.process = LoadLe<int64_t>(fixed.data() + f::kArProcess);
     a.process_index = (flags & f::kArrayProcessIndex) != 0;
+    a.sole_process = (flags & f::kArraySoleProcess) != 0;
     a.process_root = PageId(LoadLe<uint32_t>(fixed.data() + f::kArProcessRoot));
     a.process_levels = LoadLe<uint16_t>(fixed.data() + f::kArProcessLevels);
     const uint16_t reserved = LoadLe<uint16_t>(fixed.data() + f::kArReserved);
@@ -138,18 +140,21 @@ Result<Catalogue> Catalogue::Decode(std::span<const std::byte> bytes, std::strin
     }
     if (a.per_process()) {
       const ArrayDesc* parent = a.parent.value < a.id.value ? c.Get(a.parent) : nullptr;
-      if (parent == nullptr || parent->per_process() || !parent->process_index) {
-        return bad(fmt::format("parent {} is not an earlier array with a process index", a.parent.value));
+      if (parent == nullptr || parent->per_process() || !parent->process_index || parent->sole_process) {
+        return bad(fmt::format("parent {} is not an earlier array with a process index of copies", a.parent.value));
       }
       if (name_len != 0 || field_count != 0 || agg_count != 0 || time_field != f::kNoField ||
-          process_field != f::kNoField || a.process_index) {
+          process_field != f::kNoField || a.process_index || a.sole_process) {
         return bad("a per-process array has a name, fields or a process index of its own");
       }
       a.name = ArrayDesc::ProcessArrayName(parent->name, a.process);
       a.schema = parent->schema;
     } else {
       if (name_len == 0 || name_len > f::kMaxNameLength) return bad(fmt::format("name length {}", name_len));
-      if (a.process != 0) return bad(fmt::format("process {} on an array of its own", a.process));
+      if (a.sole_process && (!a.process_index || a.process_root.value == 0)) {
+        return bad("a sole process without a process index and its tree");
+      }
+      if (a.process != 0 && !a.sole_process) return bad(fmt::format("process {} on an array of its own", a.process));
       XTFQ_ASSIGN_OR_RETURN(a.name, r.ReadString(name_len, "array name"));
       if (!names.insert(a.name).second) return bad(fmt::format("name '{}' used twice", a.name));
       std::vector<std::pair<std::string, FieldType>> fields;
@@ -273,6 +278,11 @@ void Catalogue::IndexNames() {
 std::vector<const ArrayDesc*> Catalogue::Children(ArrayId parent, int64_t p1, int64_t p2) const {
   std::vector<const ArrayDesc*> out;
   const auto in = [&](const ArrayDesc& a) { return a.process >= p1 && (a.process < p2 || p2 == INT64_MAX); };
+  // A sole-process array is its own only per-process array.
+  if (const ArrayDesc* self = Get(parent); self != nullptr && self->sole_process) {
+    if (in(*self)) out.push_back(self);
+    return out;
+  }
   if (indexed_size_ != 0 && indexed_size_ == arrays.size()) {
     auto it = children_.find(parent.value);
     if (it == children_.end()) return out;

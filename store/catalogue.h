@@ -44,9 +44,9 @@ class Catalogue {
   const ArrayDesc* Find(std::string_view name) const;
   const ArrayDesc* Get(ArrayId id) const;
   // The per-process arrays of `parent` whose process lies in [p1, p2) (p2 == INT64_MAX: no upper
-  // bound), in process order. A decoded catalogue finds them through an index by parent built at
-  // Decode (a grid of a 10^5-process array asked this per tile, and each scan of 7 x 10^5
-  // descriptors and sort took about 30 ms); one whose arrays changed since scans them.
+  // bound), in process order; a sole-process array is its own (docs/format.md, "P index"). A decoded catalogue finds
+  // them through an index by parent built at Decode (a grid of a 10^5-process array asked this per tile, and each scan
+  // of 7 x 10^5 descriptors and sort took about 30 ms); one whose arrays changed since scans them.
   std::vector<const ArrayDesc*> Children(ArrayId parent, int64_t p1, int64_t p2) const;
 
  private:

@@ -16,9 +16,10 @@ namespace xtfq::format {
 
 // docs/format.md: "The file"
 inline constexpr std::string_view kMagic = "XTFQSTOR";  // 8 bytes, no terminator
-inline constexpr uint32_t kFormatVersion = 6;
+inline constexpr uint32_t kFormatVersion = 7;
 // The oldest version this build reads: format 5 differs only in its columns codecs (2 and 4), which
-// are still decoded; a writer's first commit makes such a store version 6.
+// are still decoded, and an unframed catalogue; format 6 only in having no sole-process arrays. A
+// writer's first commit makes such a store version 7.
 inline constexpr uint32_t kOldestReadableVersion = 5;
 inline constexpr uint32_t kMinPageSize = 4096;
 inline constexpr uint32_t kMaxPageSize = 65536;
@@ -136,7 +137,10 @@ inline constexpr uint32_t kArrayFixedSize = 48;
 inline constexpr uint16_t kNoField = 0xFFFF;
 // Array flags (kArFlags).
 inline constexpr uint32_t kArrayProcessIndex = 0x1;  // per-process copies and a process tree are kept
-inline constexpr uint32_t kKnownArrayFlags = kArrayProcessIndex;
+// With kArrayProcessIndex (format 7): every record is of process `process`, and the process tree's
+// one entry names the array itself instead of a copy.
+inline constexpr uint32_t kArraySoleProcess = 0x2;
+inline constexpr uint32_t kKnownArrayFlags = kArrayProcessIndex | kArraySoleProcess;
 
 // docs/format.md: "Index entry"
 inline constexpr uint32_t kIeKey = 0;

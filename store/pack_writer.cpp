@@ -63,6 +63,23 @@ Status PackWriter::Flush(bool all) {
   return s;
 }
 
+Status PackWriter::Read(const Location& loc, std::vector<std::byte>& stored) const {
+  stored.resize(loc.length);
+  const uint64_t buffered = run_first_ == kNoPage ? UINT64_MAX : uint64_t{run_first_.value} * page_size_;
+  const uint64_t end = loc.offset + loc.length;
+  const size_t from_file = loc.offset >= buffered ? 0 : static_cast<size_t>(std::min(end, buffered) - loc.offset);
+  if (from_file > 0) XTFQ_TRY(ReadExact(*file_, loc.offset, std::span(stored).first(from_file)));
+  if (from_file == loc.length) return Ok();
+  const uint64_t at = loc.offset + from_file - buffered;
+  if (at + (loc.length - from_file) > cursor_) {
+    return Error(ErrorCode::kCorrupt, fmt::format("{}: a stored page at offset {} ({} bytes) lies past the pack's "
+                                                  "{} bytes buffered from offset {}",
+                                                  file_->name(), loc.offset, loc.length, cursor_, buffered));
+  }
+  std::memcpy(stored.data() + from_file, run_.data() + at, loc.length - from_file);
+  return Ok();
+}
+
 Status PackWriter::Close() {
   Status s = Flush(true);
   run_.clear();

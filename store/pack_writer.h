@@ -45,6 +45,9 @@ class PackWriter {
   // Stores a page already in its stored form (EncodeStored's output) and returns where; refuses
   // one past what a packed Location addresses (128 TiB).
   Result<Location> Place(std::span<const std::byte> stored, PageAllocator& slots);
+  // The stored form at `loc` (a Location Seal or Place returned, or one of an earlier generation):
+  // from the file, and from the slots still buffered for the part that lies in them.
+  Status Read(const Location& loc, std::vector<std::byte>& stored) const;
   // Pads and writes the partial last slot and every buffered one: at commit, before the catalogue.
   Status Close();
   // Stored bytes by codec since the writer opened (for tests and `xtfq info`).

@@ -52,8 +52,8 @@ Status ProcessIndexBuilder::Load(Store& store, const ArrayDesc& a) {
           if (next_first == kNoPage) next_first = e.child;
           continue;
         }
-        TnTreeBuilder* child = Find(e.key);
-        if (child == nullptr || child->desc().id != ArrayId(e.child.value)) {
+        TnTreeBuilder* child = a.sole_process ? parent_ : Find(e.key);
+        if (child == nullptr || !a.HoldsProcess(child->desc(), e.key) || child->desc().id != ArrayId(e.child.value)) {
           return bad(fmt::format("entry {} names no per-process array of process {}", i, e.key));
         }
         child->set_totals(e);
@@ -79,6 +79,7 @@ Status ProcessIndexBuilder::Build(ArrayDesc& a, PageSpace& space) {
     e.child = PageId(c->desc().id.value);
     entries.push_back(std::move(e));
   };
+  if (a.sole_process) add(parent_);
   for (auto& [process, c] : sparse_) {
     if (process < 0) add(c);
   }
@@ -173,7 +174,16 @@ Status ProcessIndexBuilder::CheckInvariants(const ArrayDesc& parent, uint64_t re
     if (dense_[p] != nullptr) XTFQ_TRY(member(static_cast<int64_t>(p), dense_[p], true));
   }
   for (const auto& [process, c] : sparse_) XTFQ_TRY(member(process, c, false));
-  if (seen != processes_) {
+  if (parent.sole_process) {
+    // The tree's one entry is the array's own totals; no per-process array.
+    if (seen != 0 || parent_->totals().summary.count != parent.record_count()) {
+      return audit.Violation(
+          "W7", fmt::format("{}: of sole process {}, yet with {} per-process arrays, or totals of "
+                            "{} records where {} were committed",
+                            what, parent.process, seen, parent_->totals().summary.count, parent.record_count()));
+    }
+    sum = records;
+  } else if (seen != processes_) {
     return audit.Violation("W7",
                            fmt::format("{}: {} per-process arrays registered, {} counted", what, seen, processes_));
   }
@@ -189,11 +199,11 @@ Status ProcessIndexBuilder::CheckInvariants(const ArrayDesc& parent, uint64_t re
                                              parent.process_root.value, parent.process_levels, pages_.size()));
   }
   if (!changed_) {
-    const uint64_t want = ProcessTreePages(processes_, PageCapacity(page_size_, IndexEntry::Width(parent.schema)));
+    const uint64_t want = ProcessTreePages(processes(), PageCapacity(page_size_, IndexEntry::Width(parent.schema)));
     if (pages_.size() != want) {
       return audit.Violation("W7", fmt::format("{}: unchanged since the last commit with {} pages for {} processes "
                                                "({} expected)",
-                                               what, pages_.size(), processes_, want));
+                                               what, pages_.size(), processes(), want));
     }
   }
   return Ok();

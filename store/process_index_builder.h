@@ -9,6 +9,9 @@
 // page below, up to a single root page. The previous tree's pages are released (writer invariants
 // W1 and W2).
 //
+// While every record of the array is of one process (the parent's desc().sole_process), it has no
+// per-process array: the tree's one entry is the array's own totals, naming the array itself.
+//
 // Invariants (writer invariant W7, CheckInvariants): each per-process array is registered under
 // its own process, in the dense table exactly when that is in 0..65535, names this array as its
 // parent and follows it; their record counts sum to this array's; each one's totals count its
@@ -37,7 +40,9 @@ class ProcessIndexBuilder {
   // Processes 0..kDense-1 are found by position, others by hash.
   static constexpr int64_t kDense = 1 << 16;
 
-  explicit ProcessIndexBuilder(uint32_t page_size) : page_size_(page_size) {}
+  // `parent`: the array's own tree (its descriptor says whether it is of a sole process).
+  // REQUIRES: `parent` outlives the builder.
+  ProcessIndexBuilder(uint32_t page_size, TnTreeBuilder& parent) : page_size_(page_size), parent_(&parent) {}
 
   // The per-process array of `process`, or nullptr.
   TnTreeBuilder* Find(int64_t process) const {
@@ -52,7 +57,8 @@ class ProcessIndexBuilder {
   // A per-process array changed: the next commit rebuilds the tree.
   void MarkChanged() { changed_ = true; }
   bool changed() const { return changed_; }
-  size_t processes() const { return processes_; }
+  // Processes with records: those with a per-process array, or the sole one.
+  size_t processes() const { return parent_->desc().sole_process ? 1 : processes_; }
 
   // The committed process tree of `parent`: its pages, and each per-process array's totals.
   // REQUIRES: every per-process array of `parent` added.
@@ -68,6 +74,7 @@ class ProcessIndexBuilder {
 
  private:
   uint32_t page_size_;
+  TnTreeBuilder* parent_;              // not owned
   std::vector<TnTreeBuilder*> dense_;  // not owned
   std::unordered_map<int64_t, TnTreeBuilder*> sparse_;
   size_t processes_ = 0;

@@ -232,8 +232,20 @@ StoreChecker::Report StoreChecker::Run() {
       totals[a.id.value] = std::move(s);
     }
   }
-  // Invariant 14: each per-process array holds its parent's records of its process.
+  // Invariant 14: each per-process array holds its parent's records of its process; a sole-process
+  // array's records are all of its process.
   for (const ArrayDesc& a : cat.arrays) {
+    if (a.sole_process) {
+      auto& mine = by_process[a.id.value];
+      if (mine.size() > 1 || (mine.size() == 1 && mine.begin()->first != a.process)) {
+        Problem(Error(ErrorCode::kCorrupt,
+                      fmt::format("{}: array '{}': of sole process {}, yet it holds records of {} processes (the "
+                                  "first {})",
+                                  store_.name(), a.name, a.process, mine.size(), mine.begin()->first)));
+      }
+      mine.clear();
+      continue;
+    }
     if (!a.per_process()) continue;
     auto& parent = by_process[a.parent.value];
     auto it = parent.find(a.process);
@@ -531,6 +543,7 @@ void StoreChecker::CheckProcessTree(const ArrayDesc& a, const std::vector<std::o
   for (const ArrayDesc& c : cat.arrays) {
     if (c.parent == a.id) children.push_back(c.id.value);
   }
+  if (a.sole_process) children.push_back(a.id.value);  // its tree names the array itself
   if (a.process_root == kNoPage) {
     if (!children.empty()) {
       Problem(Error(ErrorCode::kCorrupt,
@@ -558,7 +571,8 @@ void StoreChecker::CheckProcessTree(const ArrayDesc& a, const std::vector<std::o
     for (PageId id = first; id != kNoPage;) {
       const std::string where = fmt::format("{}: page {}: {} level {}", store_.name(), id.value, what, level);
       if (!ClaimId(id, false, what)) return;
-      Status s = ReadStoredPage(id, page, false);
+      // (in the shadow pack, as shadows are: a replaced tree's bytes may lie beside it)
+      Status s = ReadStoredPage(id, page, true);
       ++report_.pages_read;
       if (!s.ok()) {
         Problem(Error(s.error().code(), s.error().message() + " (" + what + ")"));
@@ -599,7 +613,7 @@ void StoreChecker::CheckProcessTree(const ArrayDesc& a, const std::vector<std::o
           continue;
         }
         const ArrayDesc* c = cat.Get(ArrayId(e.child.value));
-        if (c == nullptr || c->parent != a.id || c->process != e.key) {
+        if (c == nullptr || !a.HoldsProcess(*c, e.key)) {
           bad(fmt::format("names array {}, not the per-process array of process {}", e.child.value, e.key));
         } else if (named[c->id.value]) {
           bad(fmt::format("names array {} a second time", e.child.value));

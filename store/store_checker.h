@@ -87,7 +87,8 @@ class StoreChecker {
   // descriptor's) is the page map's; kNoPage: it must be unstored. Returns whether it is.
   bool CheckLocation(PageId id, const Location& given, std::string_view where);
   // Reads stored page `id` where the map says and decodes it into `page` (invariant 18), counting
-  // its codec and bytes; `shadow`: a shadow (its neighbours' bytes are not checked, invariant 19).
+  // its codec and bytes; `shadow`: in the shadow pack, a shadow or a process-tree page (its neighbours' bytes are not
+  // checked, invariant 19).
   Status ReadStoredPage(PageId id, std::vector<std::byte>& page, bool shadow);
   // Reads every map leaf (invariant 17): fills map_.
   void LoadMap();

@@ -13,6 +13,7 @@
 #include "store/endian.h"
 #include "store/posix_file.h"
 #include "store/store.h"
+#include "store/stored_page.h"
 #include "store/superblock.h"
 
 namespace xtfq {
@@ -171,7 +172,7 @@ Result<std::unique_ptr<StoreWriter>> StoreWriter::Open(std::unique_ptr<File> fil
   w->committed_heap_ = cat.heap;
   for (const ArrayDesc& d : cat.arrays) {
     auto a = std::make_unique<ArrayState>(d, sb.page_size);
-    if (d.process_index) a->index = std::make_unique<ProcessIndexBuilder>(sb.page_size);
+    if (d.process_index) a->index = std::make_unique<ProcessIndexBuilder>(sb.page_size, a->tree);
     XTFQ_TRY(a->tree.Load(*store));
     w->arrays_.push_back(std::move(a));
   }
@@ -250,7 +251,7 @@ Result<ArrayId> StoreWriter::CreateArray(std::string_view name, const Schema& sc
   }
   ArrayState& a = NewArray(std::string(name), schema);
   a.desc.process_index = options_.process_index && schema.process_field().has_value();
-  if (a.desc.process_index) a.index = std::make_unique<ProcessIndexBuilder>(page_size_);
+  if (a.desc.process_index) a.index = std::make_unique<ProcessIndexBuilder>(page_size_, a.tree);
   return a.desc.id;
 }
 
@@ -270,12 +271,58 @@ Status StoreWriter::Append(ArrayId array, std::span<const std::byte> record) {
   if (a.desc.per_process()) {
     return Error(ErrorCode::kInvalidArgument, fmt::format("array '{}' is written through its parent", a.desc.name));
   }
-  XTFQ_TRY(AppendTo(a.tree, record));
-  if (a.index == nullptr) return Ok();
-  // The record is in the parent now: a failure from here on must leave the writer failed.
-  Result<TnTreeBuilder*> child = ProcessArray(a, a.desc.schema.Process(record.data()));
+  XTFQ_TRY(a.tree.Admit(record));
+  if (a.index == nullptr) return Poison(a.tree.Put(record, space_));
+  // From here on a failure must leave the writer failed.
+  const int64_t p = a.desc.schema.Process(record.data());
+  if (a.index->processes() == 0) {  // the first record: the array is of its process alone
+    a.desc.sole_process = true;
+    a.desc.process = p;
+  }
+  if (a.desc.sole_process) {
+    a.index->MarkChanged();
+    if (p == a.desc.process) return Poison(a.tree.Put(record, space_));
+    XTFQ_TRY(Poison(EndSoleProcess(a)));
+  }
+  XTFQ_TRY(Poison(a.tree.Put(record, space_)));
+  Result<TnTreeBuilder*> child = ProcessArray(a, p);
   if (!child.ok()) return Poison(child.error());
   return Poison(AppendTo(**child, record));
+}
+
+Status StoreWriter::EndSoleProcess(ArrayState& a) {
+  const int64_t p = a.desc.process;
+  a.desc.sole_process = false;
+  a.desc.process = 0;
+  XTFQ_ASSIGN_OR_RETURN(TnTreeBuilder * copy, ProcessArray(a, p));
+  // Every record so far is of process p: the full pages are read back from the pack (the seal
+  // queue places them all first), then the open page's records are copied.
+  const OpenChain& leaf = a.tree.levels()[0];
+  const uint32_t capacity = leaf.capacity(), width = leaf.width();
+  const uint64_t full = leaf.desc().FullPages(capacity);
+  if (full > 0) XTFQ_TRY(seals_.Drain());
+  std::vector<std::byte> page(page_size_), stored;
+  PageId id = leaf.desc().head;
+  for (uint64_t i = 0; i < full; ++i) {
+    XTFQ_ASSIGN_OR_RETURN(Location loc, map_.Get(id));
+    XTFQ_TRY(pack_.Read(loc, stored));
+    XTFQ_TRY(DecodeStored(stored, id, loc, page, name()));
+    const PageHeader h = PageHeader::Decode(page.data());
+    if (h.kind != PageKind::kData || h.array != a.desc.id || h.entry_count != capacity) {
+      return Error(ErrorCode::kCorrupt,
+                   fmt::format("{}: page {} of array '{}': a {} page of array {} with {} records, read back to copy "
+                               "its records of process {}",
+                               name(), id.value, a.desc.name, PageKindName(h.kind), h.array.value, h.entry_count, p));
+    }
+    for (uint32_t k = 0; k < capacity; ++k) {
+      XTFQ_TRY(AppendTo(*copy, std::span(page).subspan(f::kPageHeaderSize + size_t{k} * width, width)));
+    }
+    id = h.next;
+  }
+  for (uint32_t k = 0; k < leaf.count(); ++k) {
+    XTFQ_TRY(AppendTo(*copy, std::span(leaf.entries() + size_t{k} * width, width)));
+  }
+  return Ok();
 }
 
 Result<StringRef> StoreWriter::AddString(std::string_view s) {

@@ -41,9 +41,10 @@
 //      checker compares them at every commit in the tests (file invariants 11 to 13).
 //  W7. An array with a process index appends each record to the per-process array of its process as
 //      well (created on first use, registered in the dense table for 0..65535 and the hash map
-//      otherwise); at commit each changed per-process array's root summary becomes its entry in the
-//      parent's process tree, which is rebuilt from fresh pages. Checked: registrations, record
-//      counts, totals against committed counts, the tree's page count (ProcessIndexBuilder).
+//      otherwise), except while all its records are of one process (sole_process: none is copied;
+//      the first record of another copies them all into that process's array first); at commit each changed per-process
+//      array's root summary becomes its entry in the parent's process tree, which is rebuilt from fresh pages. Checked:
+//      registrations, record counts, totals against committed counts, the tree's page count (ProcessIndexBuilder).
 //  W8. The writer fails closed. An error that may leave an operation half done (I/O, running out of
 //      page ids or levels, anything after a record reached its parent) leaves the writer failed:
 //      every later call, CheckInvariants() included, returns ErrorCode::kFailed, and the file stays
@@ -160,6 +161,9 @@ class StoreWriter final : public RecordSink {
   ArrayState& NewArray(std::string name, const Schema& schema);
   // The per-process array of `process` under `parent`, created when it is new.
   Result<TnTreeBuilder*> ProcessArray(ArrayState& parent, int64_t process);
+  // The array's records so far, all of its sole process, copied into a new per-process array of
+  // that process: from here on it keeps copies (docs/format.md, "P index").
+  Status EndSoleProcess(ArrayState& parent);
   Status AppendTo(TnTreeBuilder& tree, std::span<const std::byte> record) {
     XTFQ_TRY(tree.Admit(record));
     return Poison(tree.Put(record, space_));

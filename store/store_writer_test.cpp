@@ -161,6 +161,12 @@ void Verify(Store& store, const Model& m) {
       for (const Record& r : ma.records) by_process[ma.schema.Process(r.data())].push_back(r);
     }
     CHECK((d->process_root != kNoPage) == !by_process.empty());
+    // Records of one process alone: no copy, the array is its own per-process array.
+    CHECK(d->sole_process == (by_process.size() == 1));
+    if (by_process.size() == 1) {
+      CHECK(d->process == by_process.begin()->first);
+      by_process.clear();
+    }
     std::set<int64_t> seen;
     for (const ArrayDesc& c : cat.arrays) {
       if (c.parent != d->id) continue;
@@ -538,6 +544,57 @@ TEST_CASE("store writer: many processes with negative and large ids get per-proc
   d.Commit();
   d.Reopen(Options(4096, 4));
   d.Commit();  // nothing changed: the process tree is kept as it is
+}
+
+TEST_CASE("store writer: an array of one process keeps no copy until another comes, then its records are copied") {
+  // The copy reads the array's full pages back from wherever they are: committed in the file, sealed
+  // since (in the pack's buffered slots, or still on the seal thread), then its open page.
+  for (const bool thread : {false, true}) {
+    CAPTURE(thread);
+    StoreOptions o = Options(4096, 2);
+    o.seal_thread = thread;
+    Driver d(o);
+    std::mt19937_64 rng(9);
+    for (const char* name : {"solo", "brief", "edge", "one"}) d.CreateArray(name, Events());
+    const uint32_t cap = PageCapacity(4096, 32);
+    int64_t t = 0;
+    for (uint32_t i = 0; i < 3 * cap + 10; ++i) d.Append("solo", MakeRecord(Events(), rng, t++, 5));
+    for (uint32_t i = 0; i < cap / 2; ++i) d.Append("brief", MakeRecord(Events(), rng, t++, -3));
+    for (uint32_t i = 0; i < cap; ++i) d.Append("edge", MakeRecord(Events(), rng, t++, 4));
+    d.Commit();
+    auto copies = [&] {
+      std::map<std::string, std::vector<int64_t>> out;
+      const Catalogue cat = d.writer().Pending();
+      for (const ArrayDesc& a : cat.arrays) {
+        if (a.per_process()) out[cat.Get(a.parent)->name].push_back(a.process);
+      }
+      return out;
+    };
+    {
+      const Catalogue cat = d.writer().Pending();
+      CHECK(cat.Find("solo")->sole_process);
+      CHECK(cat.Find("solo")->process == 5);
+      CHECK(cat.Find("brief")->process == -3);
+      CHECK_FALSE(cat.Find("one")->sole_process);  // no record yet
+      CHECK(copies().empty());
+    }
+    d.Reopen(o);
+    for (uint32_t i = 0; i < 2 * cap + 3; ++i) d.Append("solo", MakeRecord(Events(), rng, t++, 5));
+    d.Append("solo", MakeRecord(Events(), rng, t++, 7));
+    d.Append("brief", MakeRecord(Events(), rng, t++, 2));
+    d.Append("edge", MakeRecord(Events(), rng, t++, 9));
+    for (int i = 0; i < 100; ++i) d.Append("solo", MakeRecord(Events(), rng, t++, rng() % 2 == 0 ? 5 : 7));
+    for (uint32_t i = 0; i < 2 * cap + 1; ++i) d.Append("one", MakeRecord(Events(), rng, t++, 0));
+    d.Commit();
+    const auto after = copies();
+    CHECK(after.at("solo") == std::vector<int64_t>{5, 7});
+    CHECK(after.at("brief") == std::vector<int64_t>{-3, 2});
+    CHECK(after.at("edge") == std::vector<int64_t>{4, 9});
+    CHECK(after.count("one") == 0);
+    d.Reopen(o);
+    d.Append("one", MakeRecord(Events(), rng, t++, 1));
+    d.Commit();
+  }
 }
 
 // Lends a FaultFile that the test keeps, so that its log outlives a writer that failed and went away.

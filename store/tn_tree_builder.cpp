@@ -134,6 +134,7 @@ Status TnTreeBuilder::Commit(PageSpace& space) {
   XTFQ_TRY(CompletePending(space));
   if (!dirty_) return Ok();
   dirty_ = false;
+  const bool keep_totals = desc_->per_process() || desc_->sole_process;
   // Bottom-up: each open page's summary becomes the right-edge entry of the level above.
   std::optional<IndexEntry> edge;
   for (size_t l = 0; l < levels_.size(); ++l) {
@@ -141,14 +142,14 @@ Status TnTreeBuilder::Commit(PageSpace& space) {
     const bool has_edge = l > 0 && edge.has_value();
     const uint32_t total = c.count() + (has_edge ? 1 : 0);
     std::optional<IndexEntry> next;
-    // A per-process array also summarizes its root: its totals for the process tree.
-    if (total > 0 && (l + 1 < levels_.size() || desc_->per_process())) {
+    // A per-process or sole-process array also summarizes its root: its totals for the process tree.
+    if (total > 0 && (l + 1 < levels_.size() || keep_totals)) {
       next = Summarize(c, has_edge ? edge : std::nullopt);
     }
     XTFQ_TRY(c.CommitShadow(has_edge ? edge : std::nullopt, space));
     edge = std::move(next);
   }
-  if (desc_->per_process() && edge) totals_ = std::move(*edge);
+  if (keep_totals && edge) totals_ = std::move(*edge);
   return Ok();
 }
 

@@ -52,8 +52,8 @@ class TnTreeBuilder {
   // The levels, 0 (the data pages) first.
   std::span<const OpenChain> levels() const { return levels_; }
   bool dirty() const { return dirty_; }
-  // A per-process array's root summary at the last commit: its entry in the parent's process tree
-  // (key and child are set by the process tree).
+  // A per-process (or sole-process) array's root summary at the last commit: its entry in the
+  // process tree (key and child are set by the process tree).
   const IndexEntry& totals() const { return totals_; }
   void set_totals(IndexEntry e) { totals_ = std::move(e); }
 
@@ -81,8 +81,8 @@ class TnTreeBuilder {
   }
 
   // Writes each level's open page as a shadow ending in the right edge of the level below, when
-  // records were appended since the last commit; a per-process array also keeps its root summary
-  // (totals()).
+  // records were appended since the last commit; a per-process or sole-process array also keeps
+  // its root summary (totals()).
   Status Commit(PageSpace& space);
 
   // Adds every pending entry of a full page to the level above, in order, once the seal queue says

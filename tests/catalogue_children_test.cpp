@@ -1,6 +1,7 @@
 // Catalogue::Children, the per-process arrays of an array by process: through the index a decoded
 // catalogue builds, and by a scan when the arrays changed since, both against a model that scans
-// every descriptor (a generated DXT log of 64 ranks: every DXT array has 64 per-process arrays).
+// every descriptor (a generated DXT log of 64 ranks: every DXT array has 64 per-process arrays, and
+// an array of one rank alone has none: it is its own).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -12,10 +13,12 @@
 namespace xtfq {
 namespace {
 
+// The processes of the arrays whose parent is `parent`; an array of one process alone is its own.
 std::vector<int64_t> Model(const Catalogue& c, ArrayId parent, int64_t p1, int64_t p2) {
   std::vector<int64_t> out;
   for (const ArrayDesc& a : c.arrays) {
-    if (a.parent == parent && a.process >= p1 && (a.process < p2 || p2 == INT64_MAX)) out.push_back(a.process);
+    const bool mine = a.parent == parent || (a.id == parent && a.sole_process);
+    if (mine && a.process >= p1 && (a.process < p2 || p2 == INT64_MAX)) out.push_back(a.process);
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -34,10 +37,11 @@ TEST_CASE("catalogue: the per-process arrays of an array, by process, through th
   auto reader = StoreReader::Open(f.store);
   REQUIRE(reader.ok());
   Catalogue c = (*reader)->catalogue();  // a copy, decoded: indexed
-  int parents = 0;
+  int parents = 0, sole = 0;
   for (const ArrayDesc& a : c.arrays) {
     if (!a.process_index) continue;
     ++parents;
+    sole += a.sole_process ? 1 : 0;
     for (const auto& [p1, p2] : std::vector<std::pair<int64_t, int64_t>>{
              {INT64_MIN, INT64_MAX}, {0, 8}, {-1, 0}, {63, 64}, {60, INT64_MAX}, {64, 100}, {10, 10}}) {
       CAPTURE(a.name);
@@ -47,6 +51,7 @@ TEST_CASE("catalogue: the per-process arrays of an array, by process, through th
     }
   }
   CHECK(parents >= 4);
+  CHECK(sole >= 1);  // some of the log's arrays are of one rank alone
   // An array added after decoding: the scan answers, and sees it.
   const ArrayDesc* first = nullptr;
   for (const ArrayDesc& a : c.arrays) {

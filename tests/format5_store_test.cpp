@@ -85,9 +85,9 @@ TEST_CASE("format 5: a store of the format 5 build is read, checked and appended
     }
     REQUIRE((*w)->Commit().ok());
   }
-  // The first commit makes it version 6; the pages of format 5 stay as they were, the new ones are
-  // by typed columns.
-  const StoreChecker::Report both = Verify(path, want, 6);
+  // The first commit makes it the current version; the pages of format 5 stay as they were, the
+  // new ones are by typed columns.
+  const StoreChecker::Report both = Verify(path, want, format::kFormatVersion);
   CHECK(both.stored_pages[format::kCodecLz4Columns] > 0);
   CHECK(both.stored_pages[format::kCodecLz4Typed] > 0);
 }

@@ -99,9 +99,16 @@ std::string StoreModel::Verify(StoreReader& reader) const {
     if (d.process_index != m.schema.process_field().has_value())
       return fmt::format("array '{}': process index flag", m.name);
     if (!d.process_index) continue;
-    // The P index: one per-process array per process, holding that process's records in order.
+    // The P index: one per-process array per process, holding that process's records in order;
+    // none while every record is of one process (a sole-process array).
     std::map<int64_t, std::vector<std::vector<std::byte>>> by_process;
     for (const auto& r : m.records) by_process[m.schema.Process(r.data())].push_back(r);
+    const bool sole = by_process.size() == 1;
+    if (d.sole_process != sole || (sole && d.process != by_process.begin()->first)) {
+      return fmt::format("array '{}': records of {} processes, sole process flag {} (process {})", m.name,
+                         by_process.size(), d.sole_process, d.process);
+    }
+    if (sole) by_process.clear();
     size_t children = 0;
     for (const ArrayDesc& c : cat.arrays) {
       if (c.parent != d.id) continue;

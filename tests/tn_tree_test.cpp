@@ -295,23 +295,26 @@ TEST_CASE("primitives: search and size and next and aggregate and histogram equa
   for (uint64_t n : {uint64_t{0}, uint64_t{1}, page, page + 1, 48 * page + 1, uint64_t{30000}}) RunPrimitives(n, n + 5);
 }
 
-// Events over `processes` distinct process ids, some negative and some far apart.
-std::vector<EventRecord> ProcessEvents(uint64_t n, uint64_t seed, uint32_t processes) {
+// Events over `processes` distinct process ids, some negative and some far apart; the first
+// `sole_prefix` of them all of the first id (a sole-process array until the next one comes).
+std::vector<EventRecord> ProcessEvents(uint64_t n, uint64_t seed, uint32_t processes, uint64_t sole_prefix) {
   std::vector<int32_t> ids;
   for (uint32_t i = 0; ids.size() < processes; ++i)
     ids.push_back(i % 5 == 4 ? 70000 + static_cast<int32_t>(i) * 1000 : static_cast<int32_t>(i) - 3);
   std::vector<EventRecord> v = Events(n, seed);
   std::mt19937_64 rng(seed ^ 0x5555);
   for (auto& e : v) e.rank = ids[rng() % ids.size()];
+  for (uint64_t i = 0; i < std::min<uint64_t>(sole_prefix, n); ++i) v[i].rank = ids[0];
   return v;
 }
 
-void RunProcessWindows(uint64_t n, uint32_t processes, uint64_t seed) {
+void RunProcessWindows(uint64_t n, uint32_t processes, uint64_t seed, uint64_t sole_prefix = 0) {
   CAPTURE(n);
   CAPTURE(processes);
+  CAPTURE(sole_prefix);
   TempDir dir;
   const std::string path = dir.File("p.xtfq");
-  const std::vector<EventRecord> ev = ProcessEvents(n, seed, processes);
+  const std::vector<EventRecord> ev = ProcessEvents(n, seed, processes, sole_prefix);
   Build(path, ev, seed);
   std::mt19937_64 rng(seed * 31);
   std::vector<int64_t> ids;
@@ -343,6 +346,7 @@ void RunProcessWindows(uint64_t n, uint32_t processes, uint64_t seed) {
       REQUIRE_MESSAGE(reader.ok(), Why(reader));
       const ArrayDesc& a = *(*reader)->Array("events").value();
       REQUIRE(a.process_index);
+      CHECK(a.sole_process == (ids.size() == 1));
       Primitives p((*reader)->cache(), a, &(*reader)->store().catalogue());
       for (int q = 0; q < 40; ++q) {
         int64_t t1 = random_time(), t2 = random_time(), p1 = random_process(), p2 = random_process();
@@ -435,6 +439,11 @@ TEST_CASE("primitives: process windows from the P index equal the model") {
   RunProcessWindows(1, 3, 2);
   RunProcessWindows(700, 5, 3);
   RunProcessWindows(20000, 150, 4);  // a process tree of two levels (42 entries per page)
+  // One process alone: the array is its own per-process array (no copy).
+  RunProcessWindows(3000, 1, 5);
+  // One process for 9000 records over commits and reopens, then 40 more: the first one's records
+  // are copied when the second comes.
+  RunProcessWindows(12000, 40, 6, 9000);
 }
 
 TEST_CASE("tn tree: the writer refuses a record earlier than the last") {
@@ -538,7 +547,7 @@ TEST_CASE("tn tree: the checker names the page when an index entry's count, aggr
 TEST_CASE("p index: the checker names the page when a process-tree entry or a per-process record is altered") {
   TempDir dir;
   const std::string path = dir.File("p.xtfq");
-  Build(path, ProcessEvents(20000, 5, 150), 5, Codec::kNone);
+  Build(path, ProcessEvents(20000, 5, 150, 0), 5, Codec::kNone);
   PageKey tree_page, child_page;
   {
     auto reader = StoreReader::Open(path);
