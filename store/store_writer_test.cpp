@@ -612,8 +612,9 @@ class LentFile final : public File {
   FaultFile& f_;
 };
 
-// The fault scenario: a new store, an array with a process index, records across pages (with
-// dense, negative and large process ids), a string across pages and three commits, over a
+// The fault scenario: a new store, an array with a process index, records across pages (of one
+// process alone, then with dense, negative and large process ids), a string across pages and
+// three commits, over a
 // FaultFile that fails call `plan.fail_call`. Returns the first error (or Ok), the models of the
 // generations whose commits were attempted, and the file calls made.
 struct FaultOutcome {
@@ -651,10 +652,10 @@ FaultOutcome RunFaultScenario(const std::shared_ptr<MemDisk>& disk, FaultFile::P
     CHECK(w.Commit().error().code() == ErrorCode::kFailed);
     return false;
   };
-  auto append = [&](int n, int64_t p0) -> Status {
+  auto append = [&](int n, int64_t p0, int spread) -> Status {
     for (int i = 0; i < n; ++i) {
       ModelArray& a = model.arrays.front();
-      Record r = MakeRecord(a.schema, rng, static_cast<int64_t>(a.records.size()), p0 + i % 5);
+      Record r = MakeRecord(a.schema, rng, static_cast<int64_t>(a.records.size()), p0 + i % spread);
       XTFQ_TRY(w.Append(a.id, r));
       Status inv = w.CheckInvariants();
       REQUIRE_MESSAGE(inv.ok(), Why(inv));
@@ -669,14 +670,17 @@ FaultOutcome RunFaultScenario(const std::shared_ptr<MemDisk>& disk, FaultFile::P
   Result<ArrayId> id = w.CreateArray("events", Events());
   if (!step(id.ok() ? Ok() : Status(id.error()))) return out;
   model.arrays.push_back(ModelArray{"events", Events(), *id, true, {}});
-  if (!step(append(300, 0))) return out;
+  // Process 0 alone over two pages and a commit, then two more pages: the first record of process
+  // 70000 copies them all, from the file and from the pack's buffer.
+  if (!step(append(300, 0, 1))) return out;
   Result<StringRef> ref = w.AddString(std::string(5000, 'q'));
   if (!step(ref.ok() ? Ok() : Status(ref.error()))) return out;
   model.strings.emplace_back(*ref, std::string(5000, 'q'));
   if (!step(commit())) return out;
-  if (!step(append(200, 70000))) return out;
+  if (!step(append(250, 0, 1))) return out;
+  if (!step(append(200, 70000, 5))) return out;
   if (!step(commit())) return out;
-  if (!step(append(150, -3))) return out;
+  if (!step(append(150, -3, 5))) return out;
   if (!step(commit())) return out;
   out.log = faults->log();
   return out;
