@@ -140,6 +140,7 @@ inline constexpr uint32_t kArrayProcessIndex = 0x1;  // per-process copies and a
 // With kArrayProcessIndex (format 7): every record is of process `process`, and the process tree's
 // one entry names the array itself instead of a copy.
 inline constexpr uint32_t kArraySoleProcess = 0x2;
+inline constexpr uint32_t kSoleProcessVersion = 7;  // the first version with sole-process arrays
 inline constexpr uint32_t kKnownArrayFlags = kArrayProcessIndex | kArraySoleProcess;
 
 // docs/format.md: "Index entry"

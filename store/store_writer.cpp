@@ -275,7 +275,7 @@ Status StoreWriter::Append(ArrayId array, std::span<const std::byte> record) {
   if (a.index == nullptr) return Poison(a.tree.Put(record, space_));
   // From here on a failure must leave the writer failed.
   const int64_t p = a.desc.schema.Process(record.data());
-  if (a.index->processes() == 0) {  // the first record: the array is of its process alone
+  if (a.tree.levels()[0].desc().entries == 0) {  // the first record: the array is of its process alone
     a.desc.sole_process = true;
     a.desc.process = p;
   }

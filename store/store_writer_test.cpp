@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <array>
 #include <map>
 #include <memory>
 #include <random>
@@ -20,6 +21,7 @@
 #include "store/mem_file.h"
 #include "store/store.h"
 #include "store/store_checker.h"
+#include "store/superblock.h"
 
 namespace xtfq {
 namespace {
@@ -595,6 +597,40 @@ TEST_CASE("store writer: an array of one process keeps no copy until another com
     d.Append("one", MakeRecord(Events(), rng, t++, 1));
     d.Commit();
   }
+}
+
+TEST_CASE("store: a sole-process array in a store that says version 6 is refused, naming the array") {
+  auto disk = std::make_shared<MemDisk>();
+  {
+    auto w = StoreWriter::Create(std::make_unique<MemFile>(kFile, disk), Options());
+    REQUIRE(w.ok());
+    const Result<ArrayId> id = (*w)->CreateArray("solo", Events());
+    REQUIRE(id.ok());
+    std::mt19937_64 rng(3);
+    for (int i = 0; i < 10; ++i) REQUIRE((*w)->Append(*id, MakeRecord(Events(), rng, i, 4)).ok());
+    REQUIRE((*w)->Commit().ok());
+    REQUIRE((*w)->Commit().ok());  // both superblock slots name a generation with it
+  }
+  {
+    auto store = Store::Open(std::make_unique<MemFile>(kFile, disk));
+    REQUIRE(store.ok());
+    CHECK((*store)->catalogue().Find("solo")->sole_process);
+  }
+  MemFile f(kFile, disk);
+  for (uint64_t slot : {0u, 4096u}) {
+    std::array<std::byte, format::kSuperblockSize> b{};
+    REQUIRE(ReadExact(f, slot, b).ok());
+    Result<Superblock> sb = Superblock::Decode(b, "t");
+    REQUIRE(sb.ok());
+    sb->version = 6;
+    const auto v6 = sb->Encode();
+    REQUIRE(f.WriteAt(slot, v6).ok());
+  }
+  auto store = Store::Open(std::make_unique<MemFile>(kFile, disk));
+  REQUIRE_FALSE(store.ok());
+  CHECK(store.error().code() == ErrorCode::kCorrupt);
+  CHECK(store.error().message().find("array 'solo' is of a sole process (flags bit 1), which a version 6 store "
+                                     "cannot hold") != std::string::npos);
 }
 
 // Lends a FaultFile that the test keeps, so that its log outlives a writer that failed and went away.
