@@ -27,6 +27,9 @@ CLI::App* CheckCommand::Register(CLI::App& parent) {
                 "when the check passes, also print where the file's bytes go: per array its records, index, open "
                 "pages, P index and process tree, with bytes per record; then the string heap, catalogue, page map, "
                 "superblocks, free pages and pack padding (the rows add up to the file's size)");
+  app->add_option("--top", top_,
+                  "with --space: list the N arrays with the most bytes, and the others summed in one row")
+      ->check(CLI::PositiveNumber);
   return app;
 }
 
@@ -121,7 +124,13 @@ void CheckCommand::PrintSpace(const StoreChecker::Report& r, const Store& store)
       file, store_);
   fmt::print("{:>12} {:>6} {:>12} {:>11} {:>11} {:>11} {:>11} {:>10} {:>12}  {}\n", "bytes", "share", "records",
              "records B", "index B", "open B", "P index B", "P tree B", "B/record", "array");
-  uint64_t listed = 0, empty = 0;
+  auto print_row = [&](const StoreChecker::Report::Space& s, const std::string& name) {
+    fmt::print("{:>12} {:>5.1f}% {:>12} {:>11} {:>11} {:>11} {:>11} {:>10} {:>12.2f}  {}\n", s.total(),
+               share(s.total()), s.records, s.data, s.index, s.shadow, s.per_process, s.process_tree,
+               s.records == 0 ? 0.0 : static_cast<double>(s.total()) / static_cast<double>(s.records), name);
+  };
+  uint64_t listed = 0, empty = 0, shown = 0, more = 0;
+  StoreChecker::Report::Space rest_of_them;  // past --top
   for (const auto& [id, s] : rows) {
     listed += s.total();
     if (id == 0) {  // the string heap: strings, not records
@@ -129,12 +138,17 @@ void CheckCommand::PrintSpace(const StoreChecker::Report& r, const Store& store)
                  s.total(), share(s.total()), s.records);
     } else if (s.total() == 0) {
       ++empty;
+    } else if (top_ == 0 || shown < top_) {
+      ++shown;
+      print_row(s, s.name);
     } else {
-      fmt::print("{:>12} {:>5.1f}% {:>12} {:>11} {:>11} {:>11} {:>11} {:>10} {:>12.2f}  {}\n", s.total(),
-                 share(s.total()), s.records, s.data, s.index, s.shadow, s.per_process, s.process_tree,
-                 s.records == 0 ? 0.0 : static_cast<double>(s.total()) / static_cast<double>(s.records), s.name);
+      ++more;
+      rest_of_them.records += s.records, rest_of_them.data += s.data, rest_of_them.index += s.index;
+      rest_of_them.shadow += s.shadow, rest_of_them.per_process += s.per_process;
+      rest_of_them.process_tree += s.process_tree;
     }
   }
+  if (more > 0) print_row(rest_of_them, fmt::format("({} more {})", more, more == 1 ? "array" : "arrays"));
   if (empty > 0) fmt::print("{:>12} {:>5.1f}%  {} without records\n", 0, 0.0, count(empty, "array", "arrays"));
   const std::pair<uint64_t, std::string> others[] = {
       {uint64_t{store.catalogue_pages().size()} * page,

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <sstream>
 #include <vector>
 
@@ -120,6 +121,49 @@ TEST_CASE("cli: check --space accounts for every byte of the file, per array, wi
     CHECK(events_parts == events_total);
     CHECK((events_p > 0) == opts.empty());
   }
+}
+
+TEST_CASE("cli: check --space --top N lists the N largest arrays and sums the others in one row") {
+  test::TempDir dir;
+  REQUIRE(Xtfq(dir, "gen events 20000 -o d.bin --ranks 8 --seed 3").status == 0);
+  REQUIRE(Xtfq(dir, "gen events 3000 -o e.bin --ranks 2 --seed 4").status == 0);
+  REQUIRE(Xtfq(dir, "import d.bin -o s.xtfq -q --array big").status == 0);
+  REQUIRE(Xtfq(dir, "import e.bin -o s.xtfq -q --array small1").status == 0);
+  REQUIRE(Xtfq(dir, "import e.bin -o s.xtfq -q --array small2").status == 0);
+  // "bytes share% ..." rows, by their last cell (the array, or what the row is).
+  auto rows = [](const std::string& out) {
+    std::map<std::string, std::vector<std::string>> by;
+    std::istringstream lines(out.substr(out.find('\n') + 1));
+    for (std::string line; std::getline(lines, line);) {
+      std::istringstream row(line);
+      std::vector<std::string> cells;
+      for (std::string c; row >> c;) cells.push_back(c);
+      if (cells.size() >= 3 && std::isdigit(static_cast<unsigned char>(cells[0][0]))) {
+        const std::string key = cells.size() == 10 ? cells[9] : line.substr(line.rfind("  ") + 2);
+        by[key] = cells;
+      }
+    }
+    return by;
+  };
+  const Run all = Xtfq(dir, "check --space s.xtfq");
+  const Run top = Xtfq(dir, "check --space --top 1 s.xtfq");
+  REQUIRE_MESSAGE(top.status == 0, top.err);
+  const auto a = rows(all.out), t = rows(top.out);
+  REQUIRE(a.count("big") == 1);
+  CHECK(t.count("big") == 1);
+  CHECK(t.count("small1") == 0);
+  CHECK(t.count("small2") == 0);
+  REQUIRE(t.count("(2 more arrays)") == 1);
+  // The row of the two others is their sum, column by column (bytes, records, the five parts).
+  const auto& more = t.at("(2 more arrays)");
+  for (size_t k : {0u, 2u, 3u, 4u, 5u, 6u, 7u}) {
+    CAPTURE(k);
+    CHECK(std::stoull(more[k]) == std::stoull(a.at("small1")[k]) + std::stoull(a.at("small2")[k]));
+  }
+  uint64_t sum = 0;
+  for (const auto& [name, cells] : t) sum += std::stoull(cells[0]);
+  CHECK(sum == std::filesystem::file_size(dir.File("s.xtfq")));
+  CHECK(Xtfq(dir, "check --space --top 0 s.xtfq").status == 2);
 }
 
 TEST_CASE("cli: search and size and next and query answer from the index as the scan does") {
