@@ -143,9 +143,7 @@ void CheckCommand::PrintSpace(const StoreChecker::Report& r, const Store& store)
       print_row(s, s.name);
     } else {
       ++more;
-      rest_of_them.records += s.records, rest_of_them.data += s.data, rest_of_them.index += s.index;
-      rest_of_them.shadow += s.shadow, rest_of_them.per_process += s.per_process;
-      rest_of_them.process_tree += s.process_tree;
+      rest_of_them.Add(s);
     }
   }
   if (more > 0) print_row(rest_of_them, fmt::format("({} more {})", more, more == 1 ? "array" : "arrays"));

@@ -209,6 +209,11 @@ Status Catalogue::Validate(uint32_t page_size, uint32_t page_count, std::string_
       return Error(ErrorCode::kCorrupt, fmt::format("{}: array '{}': process tree root {} outside chain ids 1..{}",
                                                     where, a.name, a.process_root.value, chain_ids - 1));
     }
+    if (a.process_index && a.record_count() > 0 && a.process_root == kNoPage) {
+      return Error(ErrorCode::kCorrupt, fmt::format("{}: array '{}' has a process index and {} records but no "
+                                                    "process tree",
+                                                    where, a.name, a.record_count()));
+    }
     for (size_t l = 0; l < a.levels.size(); ++l) {
       const uint32_t width = l == 0 ? a.schema.record_width() : IndexEntry::Width(a.schema);
       const uint32_t cap = PageCapacity(page_size, width);

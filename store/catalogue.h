@@ -34,8 +34,8 @@ class Catalogue {
   size_t EncodedSize() const;
   std::vector<std::byte> Encode() const;
   static Result<Catalogue> Decode(std::span<const std::byte> bytes, std::string_view where);
-  // Chains against the page size, chain ids and page count; free pages and map leaves distinct
-  // slots in 2..page_count-1.
+  // Chains against the page size, chain ids and page count; an array with a process index and
+  // records has a process tree; free pages and map leaves distinct slots in 2..page_count-1.
   Status Validate(uint32_t page_size, uint32_t page_count, std::string_view where) const;
 
   // The array of its own (not per-process) called `name`, or nullptr. A decoded catalogue finds it

@@ -150,16 +150,11 @@ Status Store::LoadCatalogue() {
   XTFQ_ASSIGN_OR_RETURN(catalogue_, Catalogue::Decode(bytes, where));
   XTFQ_TRY(catalogue_.Validate(sb_.page_size, sb_.page_count, where));
   for (const ArrayDesc& a : catalogue_.arrays) {
-    // A sole-process array (flags bit 1) is version 7's; an array with records has a process tree.
+    // A sole-process array (flags bit 1) is version 7's.
     if (a.sole_process && sb_.version < f::kSoleProcessVersion) {
       return Error(ErrorCode::kCorrupt, fmt::format("{}: array '{}' is of a sole process (flags bit 1), which a "
                                                     "version {} store cannot hold",
                                                     where, a.name, sb_.version));
-    }
-    if (a.process_index && a.record_count() > 0 && a.process_root == kNoPage) {
-      return Error(ErrorCode::kCorrupt,
-                   fmt::format("{}: array '{}' has a process index and {} records but no process tree", where, a.name,
-                               a.record_count()));
     }
   }
   map_ = std::make_unique<PageMapReader>(*file_, sb_.page_size, sb_.page_count, catalogue_.chain_ids,

@@ -69,6 +69,10 @@ class StoreChecker {
       uint64_t per_process = 0;      // the per-process arrays' pages (P index), shadows included
       uint64_t process_tree = 0;     // the process tree's pages
       uint64_t total() const { return data + index + shadow + per_process + process_tree; }
+      void Add(const Space& o) {
+        records += o.records, data += o.data, index += o.index, shadow += o.shadow;
+        per_process += o.per_process, process_tree += o.process_tree;
+      }
     };
     std::map<uint32_t, Space> space;
     bool ok() const { return problems.empty(); }
