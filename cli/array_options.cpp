@@ -16,7 +16,7 @@ void ArrayOptions::Register(CLI::App* app) {
   app->add_option("--array", array_name_, "array to read (default: the store's only array, or 'events')");
   app->add_option("--backend", backend_, "page source: pread (default; safe on Lustre and NFS) or mmap")
       ->check(CLI::IsMember({"pread", "mmap"}));
-  app->add_option("--cache-mb", cache_mb_, "page cache budget in MiB")->check(CLI::PositiveNumber);
+  app->add_option("--cache-mb", cache_mb_, "page cache budget in MiB")->check(CLI::Range(size_t{1}, size_t{1} << 30));
   app->add_option("--format", format_, "output format (csv: Darshan windows only)")
       ->check(CLI::IsMember({"text", "json", "csv"}));
   app->add_flag("--scan", scan_, "answer by scanning every record instead of using the index (for comparison)");

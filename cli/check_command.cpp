@@ -19,17 +19,20 @@ namespace xtfq::cli {
 CLI::App* CheckCommand::Register(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand("check", "Verify every page checksum and format invariant of a store");
   app->add_option("STORE", store_, "store file")->required();
-  app->add_option("--max-problems", max_problems_, "stop listing after this many problems")->check(CLI::PositiveNumber);
+  app->add_option("--max-problems", max_problems_, "stop listing after this many problems")
+      ->check(CLI::Range(size_t{1}, size_t{1} << 30));
   app->add_flag("--allow-rollback", allow_rollback_,
                 "accept a store whose newest superblock is invalid (read at the generation before it): a warning, "
                 "not a failure");
-  app->add_flag("--space", space_,
-                "when the check passes, also print where the file's bytes go: per array its records, index, open "
-                "pages, P index and process tree, with bytes per record; then the string heap, catalogue, page map, "
-                "superblocks, free pages and pack padding (the rows add up to the file's size)");
+  CLI::Option* space = app->add_flag(
+      "--space", space_,
+      "when the check passes, also print where the file's bytes go: per array its records, index, open "
+      "pages, P index and process tree, with bytes per record; then the string heap, catalogue, page map, "
+      "superblocks, free pages and pack padding (the rows add up to the file's size)");
   app->add_option("--top", top_,
                   "with --space: list the N arrays with the most bytes, and the others summed in one row")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(size_t{1}, size_t{1} << 30))
+      ->needs(space);
   return app;
 }
 

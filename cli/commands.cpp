@@ -99,8 +99,13 @@ int RunCli(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::string msg = e.what();
-    fmt::print(stderr, "xtfq: {}; see 'xtfq --help'\n", msg);
+    // Point to the help of the command being parsed ("xtfq check --help"), not the list of commands.
+    std::string command = "xtfq";
+    for (const CLI::App* sub = &app; !sub->get_subcommands().empty();) {
+      sub = sub->get_subcommands().front();
+      command += " " + sub->get_name();
+    }
+    fmt::print(stderr, "{}: {}; see '{} --help'\n", command, e.what(), command);
     return kExitUsage;
   }
   for (size_t i = 0; i < commands.size(); ++i) {

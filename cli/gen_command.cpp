@@ -14,7 +14,16 @@ CLI::App* GenCommand::Register(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand("gen", "Write synthetic data");
   app->require_subcommand(1);
   events_ = app->add_subcommand("events", "N 32-byte events in the ../shared/bench format (t, bytes, dur, rank, op)");
-  events_->add_option("N", count_, "number of events (1e6 style allowed)")->required()->check(CLI::NonNegativeNumber);
+  events_->add_option("N", count_, "number of events (1e6 style allowed)")
+      ->required()
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            double v = 0;
+            if (!CLI::detail::lexical_cast(text, v) || !(v >= 0 && v <= 1e12 && v == std::floor(v)))
+              return fmt::format("'{}' is not a whole number from 0 to 1e12", text);
+            return "";
+          },
+          "0..1e12"));
   events_->add_option("-o,--output", out_, "output file (must not exist)")->required();
   events_->add_option("--ranks", ranks_, "ranks R: rank is uniform in [0, R)")->check(CLI::Range(1, 1 << 30));
   events_->add_option("--seed", seed_, "random seed");

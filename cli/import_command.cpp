@@ -59,6 +59,9 @@ CLI::App* ImportCommand::Register(CLI::App& parent) {
          "1: do everything on one thread; 2 (the default): pages are compressed, grid passes read and job_stats "
          "snapshots parsed on a second thread beside the import")
       ->check(CLI::Range(1, 2));
+  app->add_flag("--keep-duplicates", keep_duplicates_,
+                "Darshan: import a log that is byte for byte one the store holds (or an earlier input) again; "
+                "otherwise it is skipped with a warning, since it would count its run twice");
   app->add_flag("--allow-rollback", allow_rollback_,
                 "write to a store whose newest superblock is damaged, from the generation before it (makes the loss "
                 "permanent; see xtfq check)");
@@ -107,6 +110,7 @@ int ImportCommand::Run() {
   options.jobid_names = jobid_names_, options.target = target_, options.at = at_;
   options.slurm_version = slurm_version_;
   options.parse_ahead = threads_ > 1;
+  options.keep_duplicates = keep_duplicates_;
   bar_ = std::make_unique<ProgressBar>("import", !quiet_ && ProgressBar::StderrIsTerminal());
   options.progress = bar_.get();
   const auto t0 = std::chrono::steady_clock::now();
@@ -142,7 +146,13 @@ int ImportCommand::Run() {
     jobstats |= format == "jobstats";
     if (format.starts_with("slurm-")) slurm_totals += (slurm_totals.empty() ? "" : "; ") + report->totals;
     total.records += report->records, total.segments += report->segments, total.source_bytes += report->source_bytes;
+    total.inputs += report->inputs;
     total.entries += report->entries, total.totals = report->totals;
+  }
+  if (s.ok() && exists && total.inputs == 0) {
+    // Every input was skipped (Darshan logs the store holds): nothing to commit.
+    Say("import: nothing new: {} stays at generation {}\n", out_, w.generation());
+    return kExitOk;
   }
   if (s.ok()) s = w.Commit();
   bar_->Finish();
@@ -204,10 +214,20 @@ Status ImportCommand::BuildGrids(StoreWriter& w) const {
   for (const std::string& n : report.notes) Say("import: {}\n", n);
   if (report.built.empty()) return Ok();
   XTFQ_TRY(w.Commit());
-  uint64_t cells = 0, bytes = 0;
-  for (const GridBuildReport::Built& b : report.built) cells += b.cells, bytes += b.bytes;
-  Say("import: grid summaries of {} array{}: {} cells, {:.1f} MB, in {:.2f} s\n", report.built.size(),
-      report.built.size() == 1 ? "" : "s", cells, bytes / 1e6,
+  uint64_t cells = 0, bytes = 0, without = 0;
+  for (const GridBuildReport::Built& b : report.built) {
+    cells += b.cells, bytes += b.bytes;
+    without += b.levels.empty() && b.distribution_levels.empty();
+  }
+  // An array of a few processes gets no level: a block of them would hold them all, and a window
+  // reads each process's own records.
+  const std::string few =
+      without == 0 ? ""
+                   : fmt::format("{}none needed for {} of them (too few processes for blocks of them to pay)",
+                                 without == report.built.size() ? "" : "; ", without);
+  const std::string made = without == report.built.size() ? "" : fmt::format("{} cells, {:.1f} MB", cells, bytes / 1e6);
+  Say("import: grid summaries of {} array{}: {}{}, in {:.2f} s\n", report.built.size(),
+      report.built.size() == 1 ? "" : "s", made, few,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   return Ok();
 }

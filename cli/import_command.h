@@ -33,6 +33,7 @@ class ImportCommand final : public Command {
   uint32_t sort_memory_mib_ = 64;
   bool no_process_index_ = false;
   bool allow_rollback_ = false;
+  bool keep_duplicates_ = false;
   int threads_ = 2;
   std::string codec_;  // empty: the store's own (lz4 for a new one)
   bool no_grid_ = false;

@@ -14,6 +14,14 @@ CLI::App* InfoCommand::Register(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand("info", "Show a store's layout: pages, generation, free space, arrays");
   app->add_option("STORE", store_, "store file")->required();
   app->add_option("--format", format_, "output format")->check(CLI::IsMember({"text", "json"}));
+  app->footer(
+      "An array with a P index (the per-process view that answers a rank window) shows it on a line of its own:\n"
+      "  'P index: N processes, each with its own TN tree': the records copied once more, grouped by process;\n"
+      "  'P index: 1 process (ID), read from the array itself': every record so far has one process, so the\n"
+      "  array's own pages answer a process window and no copy is kept until a second process appears.\n"
+      "Process -1 is Darshan's shared records (files every rank opened, reduced to one record).\n"
+      "The process tree maps a process id to its TN tree; it takes a page even for one process.\n"
+      "See docs/cli.md ('xtfq info') and docs/format.md.");
   return app;
 }
 
@@ -53,25 +61,27 @@ std::string Header(const StoreSummary& s) {
 std::string Arrays(const StoreSummary& s) {
   std::string out = fmt::format("arrays       {}\n", s.arrays.size());
   for (const StoreSummary::Array& a : s.arrays) {
-    out += fmt::format("  {:<12} {} records of {} B ({} per page) in {} full pages + {} records in the open page\n",
-                       a.name, a.records, a.record_bytes, a.records_per_page, a.full_pages, a.open_page_records);
+    out += fmt::format("  {:<12} {} of {} B ({} per page) in {} + {} in the open page\n", a.name,
+                       Counted(a.records, "record"), a.record_bytes, a.records_per_page,
+                       Counted(a.full_pages, "full page"), Counted(a.open_page_records, "record"));
     out += fmt::format("  {:<12} fields {}\n", "", a.desc->schema.Describe());
     std::string per_level;
     for (const StoreSummary::Level& l : a.levels)
       per_level += fmt::format("{}{}", per_level.empty() ? "" : " / ", l.pages);
-    out += fmt::format(
-        "  {:<12} TN tree height {}, pages per level (leaves first) {}, index {} pages = {:.2f}% of data pages\n", "",
-        a.levels.size(), per_level, a.index_pages, 100.0 * a.index_overhead);
+    out +=
+        fmt::format("  {:<12} TN tree height {}, pages per level (leaves first) {}, index {} = {:.2f}% of data pages\n",
+                    "", a.levels.size(), per_level, Counted(a.index_pages, "page"), 100.0 * a.index_overhead);
     if (const auto& pi = a.process_index; pi && pi->sole) {
       out += fmt::format(
-          "  {:<12} P index: 1 process ({}), the array itself (no copy until a second process); process tree "
-          "height {}, {} page\n",
-          "", *pi->sole, pi->tree_height, pi->tree_pages);
+          "  {:<12} P index: 1 process ({}), read from the array itself (no copy until a second process); process "
+          "tree height {}, {}\n",
+          "", *pi->sole, pi->tree_height, Counted(pi->tree_pages, "page"));
     } else if (pi) {
       out += fmt::format(
-          "  {:<12} P index: {} processes, each with its own TN tree ({} data + {} index pages); process tree height "
-          "{}, {} pages\n",
-          "", pi->processes, pi->data_pages, pi->index_pages, pi->tree_height, pi->tree_pages);
+          "  {:<12} P index: {}, each with its own TN tree ({} data + {} index pages); process tree height "
+          "{}, {}\n",
+          "", Counted(pi->processes, "process", "processes"), pi->data_pages, pi->index_pages, pi->tree_height,
+          Counted(pi->tree_pages, "page"));
     }
     out += fmt::format(
         "  {:<12} {:.2f} bytes per record in pages as read (before compression), all of the above "
@@ -87,9 +97,9 @@ std::string DarshanLogs(const StoreSummary& s) {
   std::string out = fmt::format("darshan logs {}\n", s.darshan_logs.size());
   for (const DarshanLogInfo& l : s.darshan_logs) {
     const nlohmann::json d = ResultJson::Of(l);  // the same words as the JSON form
-    out += fmt::format("  log {}: job {}, uid {}, {} processes, format {}, run {} s, from {} ({}, {})\n", l.log, l.job,
-                       l.uid, l.nprocs, d["format"].get<std::string>(), l.end_sec - l.start_sec, l.file,
-                       d["source"].get<std::string>(), Bytes(l.source_bytes));
+    out += fmt::format("  log {}: job {}, uid {}, {}, format {}, run {} s, from {} ({}, {})\n", l.log, l.job, l.uid,
+                       Counted(l.nprocs, "process", "processes"), d["format"].get<std::string>(),
+                       l.end_sec - l.start_sec, l.file, d["source"].get<std::string>(), Bytes(l.source_bytes));
     out += fmt::format("    exe: {}\n", l.exe);
     const std::vector<std::string> partial = StoreSummary::PartialModules(l);
     if (!partial.empty()) out += fmt::format("    incomplete data (partial flag) in: {}\n", fmt::join(partial, ", "));

@@ -129,4 +129,9 @@ std::string UtcText(int64_t epoch_s) {
                      std::chrono::sys_time<std::chrono::seconds>(std::chrono::seconds(epoch_s)));
 }
 
+std::string Counted(uint64_t n, std::string_view noun, std::string_view plural) {
+  if (n == 1) return fmt::format("1 {}", noun);
+  return plural.empty() ? fmt::format("{} {}s", n, noun) : fmt::format("{} {}", n, plural);
+}
+
 }  // namespace xtfq::cli

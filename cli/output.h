@@ -29,5 +29,7 @@ std::string UtcText(int64_t epoch_s);
 std::string CsvField(const std::string& s);
 // A number as a user reads it: whole numbers without a fraction, others with the shortest exact form.
 std::string NumText(double v);
+// "1 page", "2 pages": a count with its noun, plural unless the count is 1 (plural given when not noun + "s").
+std::string Counted(uint64_t n, std::string_view noun, std::string_view plural = {});
 
 }  // namespace xtfq::cli

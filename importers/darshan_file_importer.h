@@ -1,6 +1,8 @@
 // DarshanFileImporter: the Importer of Darshan logs, binary (DarshanImporter) or darshan-parser
 // text (DarshanTextImporter), each input sniffed (Importer::Sniff) unless the format was forced;
-// each becomes the next log of the store (numbered after the logs it already holds).
+// each becomes the next log of the store (numbered after the logs it already holds). An input that
+// is byte for byte a log already there, or an earlier input, is skipped with a warning
+// (DarshanDuplicates) unless ImportOptions::keep_duplicates.
 //
 // Thread-safety: one import at a time.
 #pragma once

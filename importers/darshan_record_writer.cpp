@@ -227,6 +227,7 @@ Status DarshanRecordWriter::EndHeatmaps() {
 
 Status DarshanRecordWriter::Finish(const DarshanJob& job) {
   XTFQ_TRY(FlushChunk());
+  stats_.job = job;
   const Schema& s = L::LogSchema();
   std::vector<std::byte> r(s.record_width());
   std::string mounts;

@@ -52,6 +52,7 @@ struct DarshanImportOptions {
 
 struct DarshanImportStats {
   uint64_t names = 0, records = 0, segments = 0, source_bytes = 0;
+  DarshanJob job;  // (set by Finish)
 };
 
 class DarshanRecordWriter {

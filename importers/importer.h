@@ -39,6 +39,9 @@ struct ImportOptions {
   std::string slurm_version = "22.05";
   // job_stats: read and parse the next snapshot on a second thread while one is imported.
   bool parse_ahead = true;
+  // Darshan: import an input that is byte for byte a log the store holds or an earlier input of the
+  // run (otherwise skipped with a warning: it would count the run twice).
+  bool keep_duplicates = false;
 };
 
 struct ImportReport {

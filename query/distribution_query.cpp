@@ -118,6 +118,29 @@ Result<GridResult> DistributionQuery::Run(StoreReader& reader, const ArrayDesc& 
       }
     }
   }
+  // A bounded process range with a P index: the window of each process of the range, when those
+  // fill fewer pages (their share of the window, estimated, and a descent each) than the best above.
+  // A range holding no process with records reads nothing.
+  const bool ranged = req.p1 != INT64_MIN || req.p2 != INT64_MAX;
+  if (ranged && !req.scan && schema.process_field() && array.process_index) {
+    const std::vector<const ArrayDesc*> procs = GridQuery::ProcessArrays(reader.catalogue(), array, req.p1, req.p2);
+    const double share = static_cast<double>(w1 - w0) / static_cast<double>(array.record_count());
+    double pages = 0;
+    for (const ArrayDesc* p : procs) {
+      pages +=
+          std::ceil(static_cast<double>(p->record_count()) * share / per_page) + static_cast<double>(p->levels.size());
+    }
+    if (pages < best_pages) {
+      for (const ArrayDesc* p : procs) {
+        TnTree own(reader.cache(), *p);
+        XTFQ_ASSIGN_OR_RETURN(uint64_t a, own.LowerBound(req.t1));
+        XTFQ_ASSIGN_OR_RETURN(uint64_t b, own.LowerBound(req.t2));
+        XTFQ_TRY(ReadRecords(own, schema, req, a, b, out));
+        ++out.plan.process_arrays;
+      }
+      return out;
+    }
+  }
   if (best == nullptr) {
     XTFQ_TRY(ReadRecords(tree, schema, req, w0, w1, out));
     return out;

@@ -8,7 +8,9 @@
 // for the processes at its edges) and the two ends, each under one bin, are read as records. The
 // level is the one whose cells and end records fill the fewest pages, or none (one read of the
 // window's records) when that is cheaper, when no level holds the distributions, or when a record
-// filter is given (Darshan's --file: the grid has no file dimension).
+// filter is given (Darshan's --file: the grid has no file dimension). A bounded process range of an
+// array with a P index is read from its processes' own arrays (each one's window of records) when
+// they fill fewer pages than that (a range of a few processes, or of none: nothing is read).
 //
 // The answer is exact: every record of the window in the range is in exactly one part.
 //

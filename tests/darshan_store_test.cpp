@@ -426,5 +426,64 @@ TEST_CASE("darshan store: a bad log leaves an existing store at its last commit"
   CHECK(gen() == before);
 }
 
+TEST_CASE("darshan store: a log imported again is skipped, and the same run of other bytes is imported with a warning") {
+  test::TempDir dir;
+  REQUIRE(DarshanGenerator::Write(dir.File("g1.darshan"), DarshanGenOptions{2000, 4, 10, 2, 100, 3}).ok());
+  REQUIRE(DarshanGenerator::Write(dir.File("g2.darshan"), DarshanGenOptions{3000, 8, 20, 2, 100, 4}).ok());
+  auto logs = [&](const std::string& store) {
+    auto r = StoreReader::Open(dir.File(store));
+    REQUIRE(r.ok());
+    auto l = DarshanLogs::List(**r);
+    REQUIRE(l.ok());
+    return l->size();
+  };
+  REQUIRE(Xtfq(dir, "import g1.darshan g2.darshan -o s.xtfq").status == 0);
+  REQUIRE(logs("s.xtfq") == 2);
+  // Again: skipped, said, exit 0, nothing added.
+  auto again = Xtfq(dir, "import g1.darshan -o s.xtfq");
+  CHECK(again.status == 0);
+  CHECK_MESSAGE(again.err.find("g1.darshan: skipped: the same bytes as Darshan log 0") != std::string::npos, again.err);
+  CHECK(logs("s.xtfq") == 2);
+  CHECK_MESSAGE(again.err.find("import: nothing new: s.xtfq stays at generation") != std::string::npos, again.err);
+  // Twice in one run (a file and the directory that holds it, say).
+  auto twice = Xtfq(dir, "import g2.darshan g2.darshan -o t.xtfq");
+  CHECK(twice.status == 0);
+  CHECK_MESSAGE(twice.err.find("g2.darshan: skipped: the same bytes as Darshan log 0") != std::string::npos, twice.err);
+  CHECK(logs("t.xtfq") == 1);
+  // The darshan-parser text of log 0: other bytes, the same run: imported, with a warning.
+  auto text = Xtfq(dir, "dump g1.darshan");
+  REQUIRE(text.status == 0);
+  std::ofstream(dir.File("g1.txt")) << text.out;
+  auto t = Xtfq(dir, "import g1.txt -o s.xtfq");
+  CHECK(t.status == 0);
+  CHECK(t.err.find("skipped") == std::string::npos);
+  CHECK_MESSAGE(t.err.find("g1.txt (log 2) has the job id (4242003), uid, process count, start, end and executable of "
+                           "Darshan log 0") != std::string::npos,
+                t.err);
+  CHECK(logs("s.xtfq") == 3);
+  // The text with one counter changed, its length kept: as long as log 2, compared, not the same.
+  std::string changed = text.out;
+  const size_t at = changed.find("\tPOSIX_WRITES\t");
+  REQUIRE(at != std::string::npos);
+  char& digit = changed[at + std::string("\tPOSIX_WRITES\t").size()];
+  REQUIRE(digit >= '0');
+  REQUIRE(digit <= '9');
+  digit = digit == '9' ? '8' : static_cast<char>(digit + 1);
+  std::ofstream(dir.File("g1b.txt")) << changed;
+  auto b = Xtfq(dir, "import g1b.txt -o s.xtfq");
+  CHECK(b.status == 0);
+  CHECK_MESSAGE(b.err.find("skipped") == std::string::npos, b.err);
+  CHECK(b.err.find("g1b.txt (log 3) has the job id (4242003)") != std::string::npos);
+  CHECK(logs("s.xtfq") == 4);
+  auto c = Xtfq(dir, "import g1.txt -o s.xtfq");
+  CHECK_MESSAGE(c.err.find("g1.txt: skipped: the same bytes as Darshan log 2") != std::string::npos, c.err);
+  // --keep-duplicates takes it all the same.
+  auto keep = Xtfq(dir, "import g1.darshan -o s.xtfq --keep-duplicates");
+  CHECK(keep.status == 0);
+  CHECK(keep.err.find("skipped") == std::string::npos);
+  CHECK(logs("s.xtfq") == 5);
+  CHECK(Xtfq(dir, "check s.xtfq").status == 0);
+}
+
 }  // namespace
 }  // namespace xtfq

@@ -376,6 +376,63 @@ TEST_CASE("grid: cells equal the naive model on a generated DXT log of 1024 rank
   }
 }
 
+TEST_CASE("grid: window percentiles of a few ranks read those ranks' own arrays, of ranks without records none") {
+  GeneratedLog f(60000, 256, 2.0);
+  auto reader = StoreReader::Open(f.store);
+  REQUIRE(reader.ok());
+  auto a = (*reader)->Array("darshan/0/DXT_POSIX.write");
+  REQUIRE(a.ok());
+  const std::vector<size_t> dists = GridLayout::DistributionFields((*a)->schema);
+  REQUIRE(!dists.empty());
+  const Field& tf = (*a)->schema.fields()[*(*a)->schema.time_field()];
+  const Field& pf = (*a)->schema.fields()[*(*a)->schema.process_field()];
+  // Ranks 37 and 38 over the middle of the run, counted from every record.
+  DistributionRequest d;
+  d.p1 = 37, d.p2 = 39, d.distributions = dists;
+  std::vector<int64_t> times;
+  REQUIRE((*reader)
+              ->ForEach(**a,
+                        [&](const std::byte* r) -> Status {
+                          times.push_back(LoadInteger(r + tf.offset, tf.type));
+                          return Ok();
+                        })
+              .ok());
+  d.t1 = times[times.size() / 4], d.t2 = times[3 * times.size() / 4];
+  uint64_t in_window = 0;
+  REQUIRE((*reader)
+              ->ForEach(**a,
+                        [&](const std::byte* r) -> Status {
+                          const int64_t t = LoadInteger(r + tf.offset, tf.type),
+                                        p = LoadInteger(r + pf.offset, pf.type);
+                          in_window += t >= d.t1 && t < d.t2 && p >= d.p1 && p < d.p2;
+                          return Ok();
+                        })
+              .ok());
+  REQUIRE(in_window > 0);
+  auto w = DistributionQuery::Run(**reader, **a, d);
+  REQUIRE_MESSAGE(w.ok(), Why(w));
+  CHECK(w->plan.process_arrays == 2);
+  CHECK(w->plan.levels.empty());
+  CHECK(w->plan.records_read == in_window);  // each rank's window of records, nothing more
+  CHECK(w->count[0] == in_window);
+  SameAsModel(**reader, **a, *w, "ranks 37:39");
+  // Ranks past the job's: nothing is read.
+  d.p1 = 1000, d.p2 = 2000;
+  auto none = DistributionQuery::Run(**reader, **a, d);
+  REQUIRE(none.ok());
+  CHECK(none->count[0] == 0);
+  CHECK(none->plan.records_read == 0);
+  CHECK(none->plan.process_arrays == 0);
+  CHECK(none->plan.Describe() == "nothing to read");
+  // --scan reads the window of every rank and answers the same.
+  d.p1 = 37, d.p2 = 39, d.scan = true;
+  auto scan = DistributionQuery::Run(**reader, **a, d);
+  REQUIRE(scan.ok());
+  CHECK(scan->plan.process_arrays == 0);
+  CHECK(scan->plan.records_read > in_window);
+  CHECK(scan->count[0] == in_window);
+}
+
 TEST_CASE("grid: cells equal the naive model on DXT segments of 10^5 ranks") {
   // DXT segments of 10^5 ranks written straight into a store (the generator's logs of 10^5 ranks
   // take half a minute to import: XTFQ_STRESS=1 runs one below).
