@@ -121,9 +121,13 @@ std::string Text(const DarshanWindowAnswer& a) {
                          : "segments starting",
       ResultJson::EdgeSeconds(a.spec.t1, true), ResultJson::EdgeSeconds(a.spec.t2, false),
       a.request.ranks.empty() ? "all" : a.request.ranks, a.answered,
-      a.result.estimated ? "a record counts by the share of its read or write interval inside the window; shared "
-                           "records (rank -1) count in "
-                           "the totals of all ranks, in no rank's row"
+      a.result.estimated && a.request.ranks.empty()
+          ? "a record counts by the share of its read or write interval inside the window; shared records (rank -1) "
+            "count in the totals of all ranks, in no rank's row"
+      : a.result.estimated
+          ? "a record counts by the share of its read or write interval inside the window; shared records (rank -1: "
+            "a file every rank opened, reduced by Darshan into one record) are in no rank range: without --ranks "
+            "they count in the totals"
       : a.result.heatmap ? "a bin counts whole in the window that holds its start"
                          : "a segment counts whole in the window that holds its start");
   out += fmt::format("{:<6} {:>12} {:>16} {:>12} {:>12} {:>12} {:>12} {:>9} {:>9} {:>9}\n", "op", "ops", "bytes",

@@ -121,6 +121,20 @@ Result<std::unordered_map<uint64_t, std::string>> DarshanLogs::Names(StoreReader
   return names;
 }
 
+std::vector<std::string> DarshanLogs::HeaderDoubts(const DarshanLogInfo& info) {
+  std::vector<std::string> out;
+  constexpr int64_t kMaxProcesses = int64_t{1} << 24;  // no machine has run an MPI job of more
+  if (info.nprocs < 1 || info.nprocs > kMaxProcesses) {
+    out.push_back(fmt::format("{} processes ({})", info.nprocs, info.nprocs < 1 ? "none" : "more than 2^24"));
+  }
+  if (info.end_sec == 0 && info.start_sec > 0) {
+    out.push_back("no end time (0: a job killed before it wrote its log leaves none)");
+  } else if (info.end_sec < info.start_sec) {
+    out.push_back(fmt::format("an end time before its start (run {} s)", info.end_sec - info.start_sec));
+  }
+  return out;
+}
+
 Result<std::unique_ptr<File>> DarshanLogs::Source(StoreReader& reader, const DarshanLogInfo& info) {
   XTFQ_ASSIGN_OR_RETURN(const ArrayDesc* src, reader.Array(DarshanLayout::kSource));
   return std::unique_ptr<File>(

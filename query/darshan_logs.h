@@ -42,6 +42,11 @@ class DarshanLogs {
   static Result<DarshanLogInfo> Find(StoreReader& reader, std::optional<int64_t> log, std::optional<int64_t> job);
   // The name records of `info` by record id (empty when it has none).
   static Result<std::unordered_map<uint64_t, std::string>> Names(StoreReader& reader, const DarshanLogInfo& info);
+  // What in the header of `info` cannot be right, each as a phrase ("4427712942739450220 processes (more than
+  // 2^24)", "an end time before its start (run -1660838432 s)", no end time): a damaged or mislabelled header (a dev
+  // snapshot's job struct) or a killed job's log (end time 0). darshan-parser prints these values as they are,
+  // and so do `dump` and `info`, with these doubts beside them.
+  static std::vector<std::string> HeaderDoubts(const DarshanLogInfo& info);
   // The source of `info` as a File (writes fail).
   static Result<std::unique_ptr<File>> Source(StoreReader& reader, const DarshanLogInfo& info);
 };

@@ -72,6 +72,9 @@ std::vector<std::string> DarshanWindowQuery::Warnings(const DarshanLogInfo& info
                     spec.t1 == INT64_MIN ? "-inf" : secs(spec.t1), spec.t2 == INT64_MAX ? "+inf" : secs(spec.t2),
                     secs(f.last), info.start_sec));
   }
+  for (const std::string& d : DarshanLogs::HeaderDoubts(info)) {
+    out.push_back(fmt::format("log {}'s header cannot be right: {} (darshan-parser prints the same)", info.log, d));
+  }
   if (info.nprocs > 0 && (spec.p1 >= info.nprocs || (spec.p2 != INT64_MAX && spec.p2 <= 0))) {
     out.push_back(fmt::format("the ranks [{}, {}) lie outside the job's {} ranks (0 to {})",
                               spec.p1 == INT64_MIN ? "-inf" : std::to_string(spec.p1),

@@ -147,6 +147,18 @@ nlohmann::json ResultJson::Of(const JobStatsHeatmap& h) {
 
 nlohmann::json ResultJson::Of(const DarshanLogInfo& l) {
   const bool text = l.source == DarshanLayout::SourceKind::kParserText;
+  const std::vector<std::string> doubts = DarshanLogs::HeaderDoubts(l);
+  std::vector<std::string> note;
+  if (text) {
+    note.push_back(
+        "floating-point counters carry only the six decimals darshan-parser prints; no DXT segments; job "
+        "nanoseconds unknown");
+  }
+  if (!doubts.empty()) {
+    note.push_back(fmt::format(
+        "the header cannot be right: {} (darshan-parser prints the same); windows take the run from the data",
+        fmt::join(doubts, ", ")));
+  }
   return {{"log", l.log},
           {"job", l.job},
           {"uid", l.uid},
@@ -159,9 +171,8 @@ nlohmann::json ResultJson::Of(const DarshanLogInfo& l) {
           {"source", text ? "darshan-parser text" : "binary log"},
           {"source_bytes", l.source_bytes},
           {"partial_modules", StoreSummary::PartialModules(l)},
-          {"note", text ? "floating-point counters carry only the six decimals darshan-parser prints; "
-                          "no DXT segments; job nanoseconds unknown"
-                        : ""}};
+          {"header_doubts", doubts},
+          {"note", fmt::format("{}", fmt::join(note, "; "))}};
 }
 
 nlohmann::json ResultJson::Of(const GridAnswer& g) {

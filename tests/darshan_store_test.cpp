@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "importers/darshan_generator.h"
@@ -426,7 +427,8 @@ TEST_CASE("darshan store: a bad log leaves an existing store at its last commit"
   CHECK(gen() == before);
 }
 
-TEST_CASE("darshan store: a log imported again is skipped, and the same run of other bytes is imported with a warning") {
+TEST_CASE(
+    "darshan store: a log imported again is skipped, and the same run of other bytes is imported with a warning") {
   test::TempDir dir;
   REQUIRE(DarshanGenerator::Write(dir.File("g1.darshan"), DarshanGenOptions{2000, 4, 10, 2, 100, 3}).ok());
   REQUIRE(DarshanGenerator::Write(dir.File("g2.darshan"), DarshanGenOptions{3000, 8, 20, 2, 100, 4}).ok());
@@ -483,6 +485,54 @@ TEST_CASE("darshan store: a log imported again is skipped, and the same run of o
   CHECK(keep.err.find("skipped") == std::string::npos);
   CHECK(logs("s.xtfq") == 5);
   CHECK(Xtfq(dir, "check s.xtfq").status == 0);
+}
+
+TEST_CASE("darshan store: a header that cannot be right is said beside its values, in info and in query") {
+  const std::vector<fs::path> logs = CorpusLogs();
+  if (logs.empty()) {
+    test::SharedAbsent("no Darshan corpus logs under " + Corpus().string());
+    return;
+  }
+  test::TempDir dir;
+  std::string args = "import -q --no-grid -o s.xtfq";
+  for (const fs::path& l : logs) args += " '" + l.string() + "'";
+  REQUIRE(Xtfq(dir, args).status == 0);
+  auto reader = StoreReader::Open(dir.File("s.xtfq"));
+  REQUIRE(reader.ok());
+  auto listed = DarshanLogs::List(**reader);
+  REQUIRE(listed.ok());
+  std::set<std::string> doubted;
+  for (const DarshanLogInfo& l : *listed) {
+    // darshan-parser's header lines of the same log.
+    const std::string text = Slurp(l.file + ".txt");
+    auto value = [&](const std::string& key) {
+      const size_t at = text.find("# " + key + ": ");
+      REQUIRE(at != std::string::npos);
+      return std::stoll(text.substr(at + key.size() + 4));
+    };
+    const int64_t nprocs = value("nprocs"), start = value("start_time"), end = value("end_time");
+    CHECK(l.nprocs == nprocs);
+    const std::vector<std::string> doubts = DarshanLogs::HeaderDoubts(l);
+    const size_t expected = (nprocs < 1 || nprocs > (int64_t{1} << 24)) + (end < start);
+    CHECK_MESSAGE(doubts.size() == expected, l.file);
+    if (!doubts.empty()) doubted.insert(fs::path(l.file).filename().string());
+  }
+  CHECK(doubted == std::set<std::string>{"killed_mmap_nocomp.darshan", "quirk-dev341-oldjob.darshan"});
+  // Where a user sees them.
+  auto info = Xtfq(dir, "info s.xtfq");
+  CHECK(info.out.find("note: the header cannot be right: 4427712942739450220 processes (more than 2^24), an end "
+                      "time before its start (run -1660838432 s)") != std::string::npos);
+  CHECK(info.out.find("note: the header cannot be right: no end time (0: a job killed before it wrote its log leaves "
+                      "none)") != std::string::npos);
+  const auto quirk = std::find_if(listed->begin(), listed->end(), [](const DarshanLogInfo& l) {
+    return l.file.ends_with("quirk-dev341-oldjob.darshan");
+  });
+  auto q = Xtfq(dir, fmt::format("query s.xtfq --log {}", quirk->log));
+  CHECK(q.status == 0);
+  CHECK_MESSAGE(q.err.find(fmt::format("xtfq query: warning: log {}'s header cannot be right: 4427712942739450220 "
+                                       "processes (more than 2^24)",
+                                       quirk->log)) != std::string::npos,
+                q.err);
 }
 
 }  // namespace
