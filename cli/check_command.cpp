@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "cli/output.h"
 #include "layouts/grid_layout.h"
 #include "layouts/jobstats_layout.h"
 #include "query/grid_builder.h"
@@ -45,8 +46,12 @@ int CheckCommand::Run() {
   for (const Error& e : r.problems) fmt::print(stderr, "xtfq check: {}\n", e.message());
   if (r.rollback) fmt::print(stderr, "xtfq check: {}{}\n", allow_rollback_ ? "warning: " : "", *r.rollback);
   if (!r.ok()) {
-    fmt::print(stderr, "xtfq check: {}: {}{} problem(s) found\n", store_, r.problems.size(),
-               r.problems.size() >= max_problems_ ? " or more" : "");
+    if (r.problems_raised > r.problems.size()) {
+      fmt::print(stderr, "xtfq check: {}: {} problems found, the first {} listed (--max-problems)\n", store_,
+                 r.problems_raised, r.problems.size());
+    } else {
+      fmt::print(stderr, "xtfq check: {}: {} found\n", store_, Counted(r.problems.size(), "problem"));
+    }
     return kExitFailure;
   }
   if (r.rollback && !allow_rollback_) {

@@ -30,6 +30,8 @@ std::string_view RoleName(StoreChecker::Role role) {
 }
 
 void StoreChecker::Problem(Error e) {
+  ++problems_raised_;
+  report_.problems_raised = problems_raised_;
   if (report_.problems.size() < max_problems_) report_.problems.push_back(std::move(e));
 }
 
@@ -199,7 +201,11 @@ StoreChecker::Report StoreChecker::Run() {
   // Each array's root summary, and each process-indexed array's records summarized per process.
   std::vector<std::optional<Summary>> totals(cat.arrays.size() + 1);
   std::map<uint32_t, std::map<int64_t, Summary>> by_process;
+  // Arrays whose records were read whole (no problem in their data pages): only those are compared
+  // with their per-process copies below; a damaged page is named once, not again for every process.
+  std::vector<bool> whole(cat.arrays.size() + 1, true);
   for (const ArrayDesc& a : cat.arrays) {
+    const uint64_t raised = problems_raised_;
     std::optional<std::vector<IndexEntry>> below;
     per_process_ = a.process_index ? &by_process[a.id.value] : nullptr;
     expect_process_ = a.per_process() ? std::optional<int64_t>(a.process) : std::nullopt;
@@ -220,6 +226,7 @@ StoreChecker::Report StoreChecker::Run() {
       }
       below = CheckChain(a.levels[l], l == 0 ? PageKind::kData : PageKind::kIndex, a.id, static_cast<uint8_t>(l), width,
                          &a.schema, l == 0 ? nullptr : &*below, what);
+      if (l == 0 && (problems_raised_ != raised || !below)) whole[a.id.value] = false;
     }
     per_process_ = nullptr;
     expect_process_.reset();
@@ -233,8 +240,23 @@ StoreChecker::Report StoreChecker::Run() {
     }
   }
   // Invariant 14: each per-process array holds its parent's records of its process; a sole-process
-  // array's records are all of its process.
+  // array's records are all of its process. Not compared where either side's records are damaged.
+  std::vector<bool> skipped(cat.arrays.size() + 1, false);
   for (const ArrayDesc& a : cat.arrays) {
+    const uint32_t parent_id = a.per_process() ? a.parent.value : a.id.value;
+    if ((a.sole_process || a.per_process()) && parent_id < whole.size() && (!whole[parent_id] || !whole[a.id.value])) {
+      if (!skipped[parent_id]) {
+        skipped[parent_id] = true;
+        const ArrayDesc* p = cat.Get(ArrayId(parent_id));
+        report_.warnings.push_back(
+            fmt::format("{}: array '{}': its P index was not compared with its records (invariant 14): pages of them "
+                        "are damaged (the problems listed)",
+                        store_.name(), p != nullptr ? p->name : a.name));
+      }
+      by_process[a.id.value].clear();
+      if (a.per_process()) by_process[parent_id].erase(a.process);
+      continue;
+    }
     if (a.sole_process) {
       auto& mine = by_process[a.id.value];
       if (mine.size() > 1 || (mine.size() == 1 && mine.begin()->first != a.process)) {
@@ -262,7 +284,7 @@ StoreChecker::Report StoreChecker::Run() {
     parent.erase(it);
   }
   for (auto& [id, left] : by_process) {
-    if (!left.empty()) {
+    if (!left.empty() && !skipped[id]) {
       Problem(Error(ErrorCode::kCorrupt,
                     fmt::format("{}: array '{}': {} processes (the first {}) have no per-process "
                                 "array",
@@ -275,6 +297,16 @@ StoreChecker::Report StoreChecker::Run() {
     CheckProcessTree(a, totals);
   }
   space_full_ = space_shadow_ = nullptr;
+  if (chains_cut_) {
+    // The pages after a damaged one were not read: their slots, ids and places in the packs would
+    // each be reported as leaked or misplaced. The damage is reported above, once.
+    report_.warnings.push_back(
+        fmt::format("{}: the packs' layout and the accounting of slots and page ids (invariants 9, 16, 19) were not "
+                    "checked: damaged pages (the problems listed) cut chains short, so the pages after them were not "
+                    "read",
+                    store_.name()));
+    return std::move(report_);
+  }
   CheckPacks();
   // An id no chain names is a replaced shadow's, which the map forgets; one the map still has is
   // leaked.
@@ -335,7 +367,10 @@ std::optional<std::vector<IndexEntry>> StoreChecker::CheckChain(const ChainDesc&
               cap,
               chain.FullPages(cap),
               std::vector<std::byte>(store_.page_size())};
-  if (!CheckFullPages(w)) return std::nullopt;
+  if (!CheckFullPages(w)) {
+    chains_cut_ = true;  // the pages after the one that failed were not read
+    return std::nullopt;
+  }
   if (!CheckOpenPage(w)) return std::nullopt;
   CheckCoverage(w);
   CheckHeapEnd(w);

@@ -44,6 +44,7 @@ class StoreChecker {
 
   struct Report {
     std::vector<Error> problems;        // each names the page or superblock
+    uint64_t problems_raised = 0;       // all of them, also those past max_problems (not listed)
     std::vector<std::string> warnings;  // what a crash leaves legitimately, and may also be damage
     // The superblock slot not in use is invalid and does not read as the generation before the
     // one in use: the store may have been rolled back one generation (invariant 10). Not a problem of the generation
@@ -137,6 +138,8 @@ class StoreChecker {
 
   Store& store_;
   size_t max_problems_;
+  uint64_t problems_raised_ = 0;  // every Problem, also those past max_problems_
+  bool chains_cut_ = false;       // a chain's walk stopped at a page that failed
   Report report_;
   // While the data pages of an array with a process index are checked: its records' summary per
   // process. While those of a per-process array are: its process.
