@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <charconv>
 #include <cmath>
 #include <map>
 
@@ -20,11 +21,16 @@ void Put64(std::byte* r, uint32_t off, uint64_t v) { StoreLe<uint64_t>(r + off, 
 void Put32(std::byte* r, uint32_t off, uint32_t v) { StoreLe<uint32_t>(r + off, v); }
 void PutF(std::byte* r, uint32_t off, double v) { StoreLe<uint64_t>(r + off, std::bit_cast<uint64_t>(v)); }
 
+// "4K:1 8K:3": the buckets as label:count, space-separated.
 std::string HistText(const JobStatsCounter& c) {
   std::string s;
+  s.reserve(c.hist.size() * 12);
+  char digits[24];
   for (const auto& [label, n] : c.hist) {
     if (!s.empty()) s += ' ';
-    s += fmt::format("{}:{}", label, n);
+    s += label;
+    s += ':';
+    s.append(digits, std::to_chars(digits, digits + sizeof digits, n).ptr);
   }
   return s;
 }
@@ -75,7 +81,7 @@ Result<double> JobStatsImporter::CollectionTime(File& in, std::optional<double> 
 }
 
 Result<uint64_t> JobStatsImporter::Intern(std::string_view s) {
-  auto it = state_->strings.find(std::string(s));
+  auto it = state_->strings.find(s);
   if (it != state_->strings.end()) return it->second;
   XTFQ_ASSIGN_OR_RETURN(StringRef ref, sink_->AddString(s));
   state_->strings.emplace(std::string(s), ref.Pack());
@@ -83,7 +89,7 @@ Result<uint64_t> JobStatsImporter::Intern(std::string_view s) {
 }
 
 Result<ArrayId> JobStatsImporter::Array(std::string_view name, const Schema& schema) {
-  if (auto it = arrays_.find(std::string(name)); it != arrays_.end()) return it->second;
+  if (auto it = arrays_.find(name); it != arrays_.end()) return it->second;
   std::optional<ArrayId> id = sink_->FindArrayId(name);
   if (!id) {
     XTFQ_ASSIGN_OR_RETURN(ArrayId created, sink_->CreateArray(name, schema));
@@ -164,8 +170,8 @@ Result<JobStatsParsed> JobStatsImporter::Parse(File& in, const std::string& targ
   p.name = in.name();
   XTFQ_ASSIGN_OR_RETURN(double when, CollectionTime(in, at));
   p.time = static_cast<int64_t>(std::llround(when));
-  XTFQ_ASSIGN_OR_RETURN(p.summary, JobStatsParser::Parse(in, target, [&](const JobStatsEntry& e) {
-                          p.entries.push_back(e);
+  XTFQ_ASSIGN_OR_RETURN(p.summary, JobStatsParser::Parse(in, target, [&](JobStatsEntry& e) {
+                          p.entries.push_back(std::move(e));
                           return Ok();
                         }));
   return p;
@@ -320,7 +326,11 @@ Status JobStatsImporter::ImportTarget(const std::string& file, const std::string
       const bool bytes = L::CountsBytes(c.op, c.unit);
       const uint64_t delta = bytes ? d_sum : d_samples;
       if (state_->step_ops.insert(c.op).second && !L::IsLustreOp(c.op)) ++state_->other_step_ops;
-      XTFQ_ASSIGN_OR_RETURN(ArrayId steps, Array(L::StepArrayName(c.op), L::StepSchema()));
+      if (op >= step_arrays_.size()) step_arrays_.resize(op + 1, ArrayId(0));
+      if (step_arrays_[op] == ArrayId(0)) {
+        XTFQ_ASSIGN_OR_RETURN(step_arrays_[op], Array(L::StepArrayName(c.op), L::StepSchema()));
+      }
+      const ArrayId steps = step_arrays_[op];
       std::byte st[L::kStepWidth] = {};
       Put64(st, L::kStepT1, static_cast<uint64_t>(t));
       Put32(st, L::kStepTarget, g);

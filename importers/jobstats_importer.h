@@ -101,7 +101,8 @@ class JobStatsImporter {
   JobStatsState* state_;
   JobStatsImportOptions options_;
   JobIdClassifier classifier_;
-  std::unordered_map<std::string, ArrayId> arrays_;
+  std::unordered_map<std::string, ArrayId, JobStatsState::StringHash, std::equal_to<>> arrays_;
+  std::vector<ArrayId> step_arrays_;  // by op id: its step array (0: not looked up yet)
   // Op names of the snapshot being imported whose steps are not kept, and the first of them.
   std::unordered_set<std::string> refused_;
   const JobStatsCounter* first_refused_ = nullptr;

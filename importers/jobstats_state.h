@@ -46,7 +46,12 @@ struct JobStatsState {
   size_t other_step_ops = 0;
   uint64_t series = 0, entries = 0, counters = 0;           // records held
   int64_t last_time = std::numeric_limits<int64_t>::min();  // the newest collection of any target
-  std::unordered_map<std::string, uint64_t> strings;        // interned string -> StringRef (packed)
+  // Interned string -> StringRef (packed); looked up by string_view (no string made per lookup).
+  struct StringHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, uint64_t, StringHash, std::equal_to<>> strings;
 
   // What `source` holds: its targets, ops and series with their strings, and each target's last
   // collection with its entries and counters (found through the collections' per-target arrays,

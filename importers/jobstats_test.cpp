@@ -33,7 +33,7 @@ struct Parsed {
 
 Parsed ParseFile(File& f, const std::string& target = "") {
   Parsed p;
-  auto s = JobStatsParser::Parse(f, target, [&](const JobStatsEntry& e) {
+  auto s = JobStatsParser::Parse(f, target, [&](JobStatsEntry& e) {
     p.entries.push_back(e);
     return Ok();
   });

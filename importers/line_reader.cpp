@@ -9,12 +9,11 @@ namespace xtfq {
 Result<bool> LineReader::Next(std::string& line) {
   line.clear();
   for (;;) {
-    if (pos_ == buf_.size()) {
+    if (pos_ == len_) {
       if (eof_) return false;
-      buf_.resize(size_t{1} << 20);
-      XTFQ_ASSIGN_OR_RETURN(size_t got,
-                            f_.ReadAt(off_, std::span(reinterpret_cast<std::byte*>(buf_.data()), buf_.size())));
-      buf_.resize(got);
+      if (!buf_) buf_ = std::make_unique_for_overwrite<char[]>(kChunk);
+      XTFQ_ASSIGN_OR_RETURN(size_t got, f_.ReadAt(off_, std::span(reinterpret_cast<std::byte*>(buf_.get()), kChunk)));
+      len_ = got;
       off_ += got, pos_ = 0;
       if (got == 0) {
         eof_ = true;
@@ -23,9 +22,9 @@ Result<bool> LineReader::Next(std::string& line) {
         return true;
       }
     }
-    const char* start = buf_.data() + pos_;
-    const void* nl = std::memchr(start, '\n', buf_.size() - pos_);
-    const size_t n = nl == nullptr ? buf_.size() - pos_ : static_cast<size_t>(static_cast<const char*>(nl) - start);
+    const char* start = buf_.get() + pos_;
+    const void* nl = std::memchr(start, '\n', len_ - pos_);
+    const size_t n = nl == nullptr ? len_ - pos_ : static_cast<size_t>(static_cast<const char*>(nl) - start);
     line.append(start, n);
     pos_ += n;
     if (line.size() > max_line_) {

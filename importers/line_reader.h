@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "store/file.h"
@@ -22,8 +23,9 @@ class LineReader {
  private:
   File& f_;
   size_t max_line_;
-  std::string buf_;
-  size_t pos_ = 0;
+  static constexpr size_t kChunk = size_t{1} << 20;
+  std::unique_ptr<char[]> buf_;  // kChunk bytes, not zeroed (a small file's snapshot touches only its own)
+  size_t len_ = 0, pos_ = 0;     // bytes in buf_, and the next one to read
   uint64_t off_ = 0, number_ = 0;
   bool eof_ = false;
 };
