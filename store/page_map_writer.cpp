@@ -20,7 +20,10 @@ Result<std::vector<Location>*> PageMapWriter::Leaf(uint32_t index) {
   auto it = dirty_.find(index);
   if (it != dirty_.end()) return &it->second;
   std::vector<Location> locs;
-  if (index < directory_.size() && directory_[index] != kNoPage) {
+  if (auto c = clean_.find(index); c != clean_.end()) {
+    locs = std::move(c->second);
+    clean_.erase(c);
+  } else if (index < directory_.size() && directory_[index] != kNoPage) {
     XTFQ_ASSIGN_OR_RETURN(locs,
                           PageMapReader::ReadLeaf(*file_, page_size_, committed_pages_, directory_[index], index));
   }
@@ -36,8 +39,20 @@ Status PageMapWriter::Set(PageId id, const Location& loc) {
 }
 
 Result<Location> PageMapWriter::Get(PageId id) {
-  XTFQ_ASSIGN_OR_RETURN(std::vector<Location> * leaf, Leaf(id.value / per_leaf_));
-  const uint32_t i = id.value % per_leaf_;
+  const uint32_t index = id.value / per_leaf_, i = id.value % per_leaf_;
+  const std::vector<Location>* leaf = nullptr;
+  if (auto d = dirty_.find(index); d != dirty_.end()) {
+    leaf = &d->second;
+  } else if (auto c = clean_.find(index); c != clean_.end()) {
+    leaf = &c->second;
+  } else if (index < directory_.size() && directory_[index] != kNoPage) {
+    // A committed leaf, kept as read (not dirty: a commit does not rewrite it).
+    XTFQ_ASSIGN_OR_RETURN(std::vector<Location> locs,
+                          PageMapReader::ReadLeaf(*file_, page_size_, committed_pages_, directory_[index], index));
+    leaf = &clean_.emplace(index, std::move(locs)).first->second;
+  } else {
+    return Location{};
+  }
   return i < leaf->size() ? (*leaf)[i] : Location{};
 }
 
@@ -69,6 +84,7 @@ Status PageMapWriter::Commit(PageAllocator& slots, PageWriteQueue& writes) {
     directory_[index] = slot;
   }
   dirty_.clear();
+  clean_.clear();
   committed_pages_ = slots.page_count();
   return Ok();
 }

@@ -51,6 +51,7 @@ class PageMapWriter {
   uint32_t per_leaf_;
   std::vector<PageId> directory_;
   std::map<uint32_t, std::vector<Location>> dirty_;
+  std::map<uint32_t, std::vector<Location>> clean_;  // committed leaves Get read, unchanged (until Commit)
 };
 
 }  // namespace xtfq

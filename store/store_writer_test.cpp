@@ -599,6 +599,27 @@ TEST_CASE("store writer: an array of one process keeps no copy until another com
   }
 }
 
+TEST_CASE("store writer: copying a sole array reads the page map without rewriting the leaves it read") {
+  Driver d(Options(4096, 2));
+  std::mt19937_64 rng(3);
+  d.CreateArray("solo", Events());
+  const uint32_t cap = PageCapacity(4096, 32);
+  int64_t t = 0;
+  // 800 full pages: their ids fill the first two page-map leaves and more.
+  for (uint32_t i = 0; i < 800 * cap; ++i) d.Append("solo", MakeRecord(Events(), rng, t++, 5));
+  d.Commit();
+  const std::vector<PageId> before = d.writer().Pending().map_leaves;
+  REQUIRE(before.size() >= 3);
+  d.Append("solo", MakeRecord(Events(), rng, t++, 6));  // the copy reads back all 800 pages
+  d.Commit();
+  const std::vector<PageId> after = d.writer().Pending().map_leaves;
+  REQUIRE(after.size() >= before.size());
+  // The leaves of the full pages read back are where they were; the copy's new ids are in new leaves.
+  CHECK(after[0] == before[0]);
+  CHECK(after[1] == before[1]);
+  d.Reopen(Options(4096, 2));
+}
+
 TEST_CASE("store: a sole-process array in a store that says version 6 is refused, naming the array") {
   auto disk = std::make_shared<MemDisk>();
   {
