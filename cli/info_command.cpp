@@ -97,9 +97,13 @@ std::string DarshanLogs(const StoreSummary& s) {
   std::string out = fmt::format("darshan logs {}\n", s.darshan_logs.size());
   for (const DarshanLogInfo& l : s.darshan_logs) {
     const nlohmann::json d = ResultJson::Of(l);  // the same words as the JSON form
+    // The run time as darshan-parser prints it (4 decimals), without trailing zeros.
+    std::string run = fmt::format("{:.4f}", DarshanLogs::RunSeconds(l));
+    run.erase(run.find_last_not_of('0') + 1);
+    if (run.back() == '.') run.pop_back();
     out += fmt::format("  log {}: job {}, uid {}, {}, format {}, run {} s, from {} ({}, {})\n", l.log, l.job, l.uid,
-                       Counted(l.nprocs, "process", "processes"), d["format"].get<std::string>(),
-                       l.end_sec - l.start_sec, l.file, d["source"].get<std::string>(), Bytes(l.source_bytes));
+                       Counted(l.nprocs, "process", "processes"), d["format"].get<std::string>(), run, l.file,
+                       d["source"].get<std::string>(), Bytes(l.source_bytes));
     out += fmt::format("    exe: {}\n", l.exe);
     const std::vector<std::string> partial = StoreSummary::PartialModules(l);
     if (!partial.empty()) out += fmt::format("    incomplete data (partial flag) in: {}\n", fmt::join(partial, ", "));

@@ -117,6 +117,12 @@ class TextImport {
 
   // Header lines (job, metadata, mounts), partial-module warnings and module section openings.
   Status CommentLine(std::string_view l) {
+    // darshan-dxt-parser's text: its segments would be dropped, and the log imported without them.
+    if (StartsWith(l, "# DXT, file_id: ")) {
+      return Bad(
+          "darshan-dxt-parser output: xtfq reads DXT segments from the binary log, not from this text; import the "
+          "log itself (its darshan-parser text gives the counters without the segments)");
+    }
     auto value = [&](std::string_view key) { return l.substr(key.size()); };
     auto integer = [&](std::string_view key, int64_t& out) -> Status {
       if (!ParseNumber(value(key), out)) return Bad(fmt::format("'{}' is not an integer", value(key)));

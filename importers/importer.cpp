@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 
 #include "importers/darshan_file_importer.h"
 #include "importers/darshan_importer.h"
@@ -65,12 +66,37 @@ Result<Importer::Inputs> Importer::Expand(const std::vector<std::string>& inputs
     }
     if (ec) return Error(ErrorCode::kIo, fmt::format("{}: cannot list: {}", in, ec.message()));
     std::sort(files.begin(), files.end());
+    // Darshan's own tools' text beside a binary log (X.darshan.txt, X.darshan.dxt.txt, ...) is the
+    // same run: the log itself is imported, with its DXT segments and exact doubles, not its text.
+    std::vector<std::pair<std::string, Result<std::string>>> kinds;
+    std::map<std::string, std::string> binary;  // a log's path and its path without ".darshan" -> the log
     for (const std::string& f : files) {
-      if (fs::file_size(f, ec) == 0) {
+      kinds.emplace_back(f, fs::file_size(f, ec) == 0 ? Result<std::string>(std::string()) : Sniff(f));
+      if (kinds.back().second.ok() && *kinds.back().second == "darshan") {
+        binary.emplace(f, f);
+        if (f.ends_with(".darshan")) binary.emplace(f.substr(0, f.size() - 8), f);
+      }
+    }
+    auto text_of = [&](const std::string& f) -> std::optional<std::string> {
+      // The binary log X (or X.darshan) such that f is "X.<something>", the longest such X.
+      const size_t name = f.rfind('/') == std::string::npos ? 0 : f.rfind('/') + 1;
+      for (size_t dot = f.rfind('.'); dot != std::string::npos && dot > name; dot = f.rfind('.', dot - 1)) {
+        if (auto it = binary.find(f.substr(0, dot)); it != binary.end()) return it->second;
+      }
+      return std::nullopt;
+    };
+    for (auto& [f, kind] : kinds) {
+      if (kind.ok() && kind->empty()) {
         out.skipped.push_back(fmt::format("{}: empty", f));
         continue;
       }
-      auto kind = Sniff(f);
+      if (kind.ok() && *kind == "darshan-text" && format != "darshan-text") {
+        if (auto log = text_of(f)) {
+          out.skipped.push_back(
+              fmt::format("{}: Darshan's text of {}, which is imported from the log itself", f, *log));
+          continue;
+        }
+      }
       if (!kind.ok()) {
         out.skipped.push_back(
             fmt::format("{}: not an input (not a Darshan log, darshan-parser text, job_stats, a Slurm profile (HDF5 or "

@@ -103,6 +103,14 @@ Result<DarshanLogInfo> DarshanLogs::Find(StoreReader& reader, std::optional<int6
     XTFQ_TRY(DataLast(reader, found));
     return found;
   }
+  if (log && job && hits.empty()) {
+    for (const auto& l : logs) {
+      if (l.log == *log) {
+        return Error(ErrorCode::kNotFound, fmt::format("{}: log {} is job {}, not job {}; give one of --log and --job",
+                                                       reader.store().name(), *log, l.job, *job));
+      }
+    }
+  }
   const std::string what = log ? fmt::format("log {}", *log) : job ? fmt::format("job {}", *job) : "a log";
   return Error(hits.empty() ? ErrorCode::kNotFound : ErrorCode::kInvalidArgument,
                fmt::format("{}: {} {}; give --log N (the store has {})", reader.store().name(), what,
@@ -119,6 +127,14 @@ Result<std::unordered_map<uint64_t, std::string>> DarshanLogs::Names(StoreReader
     return Ok();
   }));
   return names;
+}
+
+double DarshanLogs::RunSeconds(const DarshanLogInfo& info) {
+  if (info.format_minor == 41) {
+    return (static_cast<double>(info.end_sec) + static_cast<double>(info.end_nsec) / 1e9) -
+           (static_cast<double>(info.start_sec) + static_cast<double>(info.start_nsec) / 1e9);
+  }
+  return static_cast<double>(info.end_sec - info.start_sec + 1);
 }
 
 std::vector<std::string> DarshanLogs::HeaderDoubts(const DarshanLogInfo& info) {

@@ -47,6 +47,9 @@ class DarshanLogs {
   // snapshot's job struct) or a killed job's log (end time 0). darshan-parser prints these values as they are,
   // and so do `dump` and `info`, with these doubts beside them.
   static std::vector<std::string> HeaderDoubts(const DarshanLogInfo& info);
+  // The run time darshan-parser prints ("# run time:"), seconds: end - start with the nanoseconds for
+  // format 3.41, end - start + 1 whole seconds before it (darshan-util counts both ends' seconds).
+  static double RunSeconds(const DarshanLogInfo& info);
   // The source of `info` as a File (writes fail).
   static Result<std::unique_ptr<File>> Source(StoreReader& reader, const DarshanLogInfo& info);
 };

@@ -54,6 +54,7 @@ Result<DarshanSegmentsAnswer> DarshanSegmentsQuery::Run(StoreReader& reader, con
   spec.t1 = win.t1, spec.t2 = win.t2, spec.p1 = win.p1, spec.p2 = win.p2;
   a.warnings = DarshanWindowQuery::Warnings(a.info, spec);
   a.source = q.module == "POSIX" ? "DXT_POSIX" : "DXT_MPIIO";
+  if (auto partial = DarshanWindowQuery::PartialWarning(a.info, a.source)) a.warnings.push_back(*partial);
   const Catalogue& cat = reader.catalogue();
   std::vector<std::pair<bool, std::vector<std::byte>>> pages;
   bool any = false;

@@ -7,6 +7,7 @@
 #include "layouts/darshan_layout.h"
 #include "query/darshan_file_filter.h"
 #include "query/distribution_query.h"
+#include "query/store_summary.h"
 #include "store/endian.h"
 
 namespace xtfq {
@@ -58,6 +59,15 @@ Result<DarshanOpDistribution> Distribution(StoreReader& reader, const ArrayDesc&
 TimeFrame DarshanWindowQuery::Frame(const DarshanLogInfo& info) {
   const int64_t run_ns = (info.end_sec - info.start_sec) * 1000000000 + (info.end_nsec - info.start_nsec);
   return TimeFrame::Darshan(info.start_sec, std::max(run_ns, info.data_last));
+}
+
+std::optional<std::string> DarshanWindowQuery::PartialWarning(const DarshanLogInfo& info, std::string_view module) {
+  const std::vector<std::string> partial = StoreSummary::PartialModules(info);
+  if (std::find(partial.begin(), partial.end(), module) == partial.end()) return std::nullopt;
+  return fmt::format(
+      "log {}'s {} data is incomplete (Darshan's partial flag: the runtime ran out of memory for its "
+      "records): the totals count only the records it kept",
+      info.log, module);
 }
 
 std::vector<std::string> DarshanWindowQuery::Warnings(const DarshanLogInfo& info, const DarshanWindowSpec& spec) {
@@ -125,10 +135,16 @@ Result<DarshanWindowAnswer> DarshanWindowQuery::Run(StoreReader& reader, const D
                      [&](uint64_t x, uint64_t y) { return bytes(x) > bytes(y); });
     if (a.file_order.size() > q.top_files) a.file_order.resize(q.top_files);
   }
+  // The module the answer came from: its DXT segments, its HEATMAP bins or its counter records.
+  const std::string source = a.result.heatmap       ? "HEATMAP"
+                             : a.result.estimated   ? q.module
+                             : q.module == "MPI-IO" ? "DXT_MPIIO"
+                                                    : "DXT_POSIX";
   a.read = DarshanOpMetrics::Of(a.result.read);
   a.write = DarshanOpMetrics::Of(a.result.write);
   a.imbalance = RankImbalance::Of(a.result.ranks, !a.result.heatmap);
   a.warnings = Warnings(a.info, a.spec);
+  if (auto w = PartialWarning(a.info, source)) a.warnings.push_back(*w);
   a.answered = a.result.indexed ? "from the index" : "from the window's segments";
   if (a.result.estimated) {
     a.answered =

@@ -77,6 +77,9 @@ class DarshanWindowQuery {
   // The time frame of a log: ns from its job's start, its run time (or its last DXT segment's start
   // when later), its start on the wall clock.
   static TimeFrame Frame(const DarshanLogInfo& info);
+  // The warning for a log whose `module` ("DXT_POSIX", "HEATMAP", "STDIO", ...) has Darshan's partial
+  // flag set, if it has.
+  static std::optional<std::string> PartialWarning(const DarshanLogInfo& info, std::string_view module);
   // Warnings for a window or rank range that lies wholly outside the job.
   static std::vector<std::string> Warnings(const DarshanLogInfo& info, const DarshanWindowSpec& spec);
 };

@@ -166,6 +166,7 @@ nlohmann::json ResultJson::Of(const DarshanLogInfo& l) {
           {"format", fmt::format("3.{:02}", l.format_minor)},
           {"start_sec", l.start_sec},
           {"end_sec", l.end_sec},
+          {"run_s", DarshanLogs::RunSeconds(l)},
           {"exe", l.exe},
           {"file", l.file},
           {"source", text ? "darshan-parser text" : "binary log"},

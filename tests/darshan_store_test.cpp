@@ -487,7 +487,8 @@ TEST_CASE(
   CHECK(Xtfq(dir, "check s.xtfq").status == 0);
 }
 
-TEST_CASE("darshan store: a header that cannot be right is said beside its values, in info and in query") {
+TEST_CASE(
+    "darshan store: a header that cannot be right is said beside its values, and the run time is darshan-parser's") {
   const std::vector<fs::path> logs = CorpusLogs();
   if (logs.empty()) {
     test::SharedAbsent("no Darshan corpus logs under " + Corpus().string());
@@ -512,6 +513,12 @@ TEST_CASE("darshan store: a header that cannot be right is said beside its value
     };
     const int64_t nprocs = value("nprocs"), start = value("start_time"), end = value("end_time");
     CHECK(l.nprocs == nprocs);
+    // The run time `info` shows is darshan-parser's, to its four decimals.
+    const size_t run = text.find("# run time: ");
+    REQUIRE(run != std::string::npos);
+    CHECK_MESSAGE(
+        fmt::format("{:.4f}", DarshanLogs::RunSeconds(l)) == text.substr(run + 12, text.find('\n', run) - run - 12),
+        l.file);
     const std::vector<std::string> doubts = DarshanLogs::HeaderDoubts(l);
     const size_t expected = (nprocs < 1 || nprocs > (int64_t{1} << 24)) + (end < start);
     CHECK_MESSAGE(doubts.size() == expected, l.file);
