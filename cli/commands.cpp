@@ -99,6 +99,10 @@ int RunCli(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    if (app.get_subcommands().empty() && argc > 1 && argv[1][0] != '-') {
+      fmt::print(stderr, "xtfq: '{}' is not an xtfq command; see 'xtfq --help'\n", argv[1]);
+      return kExitUsage;
+    }
     // Point to the help of the command being parsed ("xtfq check --help"), not the list of commands.
     std::string command = "xtfq";
     for (const CLI::App* sub = &app; !sub->get_subcommands().empty();) {

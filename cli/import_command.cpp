@@ -37,7 +37,8 @@ CLI::App* ImportCommand::Register(CLI::App& parent) {
         return SlurmSeriesWriter::ParseVersion(v) ? "" : "give MAJOR.MINOR, e.g. 22.05 or 25.11";
       });
   app->add_option("--array", array_, "array name for events");
-  app->add_option("--page-size", page_size_, "page size of a new store: 4096 to 65536, a power of two");
+  app->add_option("--page-size", page_size_, "page size of a new store: 4096 to 65536, a power of two")
+      ->check(CLI::IsMember({4096u, 8192u, 16384u, 32768u, 65536u}));
   app->add_option("--sort-memory", sort_memory_mib_,
                   "MiB of records sorted in memory before runs spill to TMPDIR (Darshan)")
       ->check(CLI::Range(1, 1 << 20));

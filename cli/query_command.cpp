@@ -135,6 +135,8 @@ Result<std::string> QueryCommand::Answer() {
 }
 
 Result<std::string> QueryCommand::JobStats() {
+  if (flags_["--top"]->count() > 0 && js_.top == 0)
+    return Error(ErrorCode::kUsage, "--top 0: give the number of groups to list");
   js_.time = time_, js_.scan = opts_.scan(), js_.filter.jobs = jobs_;
   XTFQ_ASSIGN_OR_RETURN(js_.filter.uids, JobStatsReport::ParseUids(uids_));
   XTFQ_ASSIGN_OR_RETURN(auto view, JobStatsView::Open(opts_.reader()));

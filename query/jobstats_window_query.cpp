@@ -272,7 +272,7 @@ Result<JobStatsWindowAnswer> JobStatsWindowQuery::Run(JobStatsView& view, const 
   if (r.top > 0 || !r.sort.empty()) {
     const std::string key = r.sort.empty() ? (a.columns.empty() ? std::string() : a.columns.front()) : r.sort;
     if (!op_key && std::find(a.columns.begin(), a.columns.end(), key) == a.columns.end()) {
-      return Error(ErrorCode::kInvalidArgument,
+      return Error(ErrorCode::kUsage,
                    fmt::format("--sort {}: not an op of this answer ({})", key, fmt::join(a.columns, " ")));
     }
     std::stable_sort(a.window.groups.begin(), a.window.groups.end(),

@@ -542,5 +542,53 @@ TEST_CASE(
                 q.err);
 }
 
+TEST_CASE("darshan store: a directory of logs with Darshan's texts beside them imports each log once") {
+  const fs::path real = Corpus() / "real";
+  if (test::SharedMissing(real / "partial-stdio.darshan")) return;
+  test::TempDir dir;
+  size_t logs = 0, texts = 0;
+  for (const auto& e : fs::directory_iterator(real)) {
+    logs += e.path().extension() == ".darshan";
+    texts += e.path().extension() == ".txt";
+  }
+  REQUIRE(texts > 0);
+  auto r = Xtfq(dir, fmt::format("import -o d.xtfq '{}'", real.string()));
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  CHECK(r.err.find("the same run imported twice") == std::string::npos);
+  // Every text is left out, each named with its log (READMEs are left out as not inputs).
+  size_t named = 0;
+  for (size_t at = r.err.find("Darshan's text of"); at != std::string::npos;
+       at = r.err.find("Darshan's text of", at + 1))
+    ++named;
+  CHECK(named == texts);
+  auto reader = StoreReader::Open(dir.File("d.xtfq"));
+  REQUIRE(reader.ok());
+  auto listed = DarshanLogs::List(**reader);
+  REQUIRE(listed.ok());
+  CHECK(listed->size() == logs);
+  for (const DarshanLogInfo& l : *listed) CHECK(l.source == DarshanLayout::SourceKind::kBinary);
+  // darshan-dxt-parser output on its own: refused at its first DXT record, not imported without them.
+  auto dxt = Xtfq(dir, fmt::format("import -o x.xtfq '{}'", (real / "ior-hdf5-h5d1-dxt.dxt.txt").string()));
+  CHECK(dxt.status == 1);
+  CHECK_MESSAGE(dxt.err.find("ior-hdf5-h5d1-dxt.dxt.txt: line 75: darshan-dxt-parser output") != std::string::npos,
+                dxt.err);
+  // A log whose module ran out of memory: the answer from it says so.
+  const auto partial = std::find_if(listed->begin(), listed->end(),
+                                    [](const DarshanLogInfo& l) { return l.file.ends_with("partial-stdio.darshan"); });
+  REQUIRE(partial != listed->end());
+  auto q = Xtfq(dir, fmt::format("query d.xtfq --log {} --module STDIO", partial->log));
+  CHECK(q.status == 0);
+  CHECK_MESSAGE(
+      q.err.find(fmt::format("warning: log {}'s STDIO data is incomplete", partial->log)) != std::string::npos, q.err);
+  auto posix = Xtfq(dir, fmt::format("query d.xtfq --log {}", partial->log));
+  CHECK(posix.err.find("incomplete") == std::string::npos);  // its POSIX module is whole
+  // --log and --job that name different logs.
+  auto both = Xtfq(dir, fmt::format("query d.xtfq --log {} --job 1", partial->log));
+  CHECK(both.status == 1);
+  CHECK_MESSAGE(
+      both.err.find(fmt::format("log {} is job {}, not job 1", partial->log, partial->job)) != std::string::npos,
+      both.err);
+}
+
 }  // namespace
 }  // namespace xtfq
