@@ -141,6 +141,7 @@ Result<std::string> QueryCommand::JobStats() {
   XTFQ_ASSIGN_OR_RETURN(js_.filter.uids, JobStatsReport::ParseUids(uids_));
   XTFQ_ASSIGN_OR_RETURN(auto view, JobStatsView::Open(opts_.reader()));
   XTFQ_ASSIGN_OR_RETURN(JobStatsWindowAnswer a, JobStatsWindowQuery::Run(*view, js_));
+  for (const std::string& w : a.warnings) fmt::print(stderr, "xtfq query: warning: {}\n", w);
   return JobStatsReport::Window(a, opts_.format());
 }
 

@@ -263,6 +263,13 @@ Result<std::vector<JobStatsKey>> JobStatsWindowQuery::ParseKeys(const std::vecto
 Result<JobStatsWindowAnswer> JobStatsWindowQuery::Run(JobStatsView& view, const JobStatsWindowRequest& r) {
   JobStatsWindowAnswer a;
   XTFQ_ASSIGN_OR_RETURN(auto w, ResolveWindow(view, r.time));
+  XTFQ_ASSIGN_OR_RETURN(auto span, view.Span());
+  if (span && (w.second <= span->first || w.first >= span->second)) {
+    a.warnings.push_back(
+        fmt::format("the window [{}, {}) lies outside the collections ({} to {}, epoch seconds): no rate step is in "
+                    "it, and its zeros say nothing of the I/O then",
+                    w.first, w.second, span->first, span->second));
+  }
   XTFQ_ASSIGN_OR_RETURN(a.by, ParseKeys(r.by));
   XTFQ_ASSIGN_OR_RETURN(a.window, Compute(view, w.first, w.second, r.filter, a.by, r.scan));
   const bool op_key = std::find(a.by.begin(), a.by.end(), JobStatsKey::kOp) != a.by.end();

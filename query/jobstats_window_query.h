@@ -76,6 +76,8 @@ struct JobStatsWindowAnswer {
   uint64_t groups_in_window = 0;  // before --top kept the first N
   uint32_t request_top = 0;       // --top (0: every group)
   std::string sorted_by;          // the op whose total ordered the groups (with --top or --sort)
+  // A window that lies wholly outside the collections (its zeros are no data, not no I/O).
+  std::vector<std::string> warnings;
   // The group's result in a column (nullptr: no step of that op).
   static const JobStatsOpResult* Column(const JobStatsGroup& g, const std::string& column);
   // total / (t2 - t1); none for the empty window.

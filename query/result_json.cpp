@@ -112,6 +112,7 @@ nlohmann::json ResultJson::Of(const JobStatsWindowAnswer& a) {
   nlohmann::json j;
   j["t1"] = w.t1, j["t2"] = w.t2, j["indexed"] = w.indexed, j["steps_read"] = w.steps_read;
   j["groups_in_window"] = a.groups_in_window;
+  j["warnings"] = a.warnings;
   if (a.request_top > 0) j["top"] = a.request_top, j["sorted_by"] = a.sorted_by;
   if (w.summarised) j["summarised_to"] = w.summarised_to, j["summary_cells"] = w.summary_cells;
   for (JobStatsKey k : a.by) j["by"].push_back(JobStatsKeyName(k));

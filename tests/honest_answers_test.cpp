@@ -58,6 +58,23 @@ TEST_CASE("honest: flags that do not apply to the store are usage errors") {
   CHECK(Xtfq(dir, "query js.xtfq --by op").status == 0);
 }
 
+TEST_CASE("honest: a job_stats window outside the collections says its zeros are no data") {
+  test::TempDir dir;
+  REQUIRE(Xtfq(dir, "gen jobstats --targets 2 --jobs 10 --samples 4 --start 1767225600 -o js").status == 0);
+  REQUIRE(Xtfq(dir, "import js -o js.xtfq").status == 0);
+  const test::Run before = Xtfq(dir, "query js.xtfq --time 10:20 --by op");
+  REQUIRE(before.status == 0);
+  CHECK_MESSAGE(
+      before.err.find("warning: the window [10, 20) lies outside the collections (1767225600 to") != std::string::npos,
+      before.err);
+  const test::Run json = Xtfq(dir, "query js.xtfq --time @1867225600:@1867225700 --by op --format json");
+  CHECK(json.out.find("lies outside the collections") != std::string::npos);
+  // Inside the collections: no warning.
+  const test::Run inside = Xtfq(dir, "query js.xtfq --by op");
+  REQUIRE(inside.status == 0);
+  CHECK(inside.err.empty());
+}
+
 TEST_CASE("honest: a HEATMAP-only log refuses file filters and names no slowest rank") {
   const std::filesystem::path log =
       std::filesystem::path(XTFQ_SHARED_DIR) / "data/darshan/real/heatmap-inactive-ranks.darshan";
