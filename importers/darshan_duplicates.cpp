@@ -59,20 +59,33 @@ Result<DarshanDuplicates> DarshanDuplicates::Load(RecordSource* existing) {
   return d;
 }
 
-Result<bool> DarshanDuplicates::SameAsStored(const Log& l, const std::string& path, uint64_t size) {
+Status DarshanDuplicates::ReadSourceRefs() {
+  if (source_read_) return Ok();
+  source_read_ = true;
   const ArrayDesc* src = existing_->catalogue().Find(DarshanLayout::kSource);
-  if (src == nullptr) return false;
+  if (src == nullptr) return Ok();
   const Schema& s = src->schema;
-  const size_t chunks = static_cast<size_t>((size + DarshanLayout::kSourceChunk - 1) / DarshanLayout::kSourceChunk);
-  // The log's chunks, in order (a store keeps one record per chunk).
-  std::vector<std::optional<uint64_t>> refs(chunks);
-  XTFQ_TRY(existing_->ForEachAt(*src, 0, src->record_count(), [&](const std::byte* r) -> Result<bool> {
-    if (Int(s, r, "log") != l.log) return true;
+  return existing_->ForEachAt(*src, 0, src->record_count(), [&](const std::byte* r) -> Result<bool> {
     const uint64_t chunk = static_cast<uint64_t>(Int(s, r, "chunk"));
-    if (chunk < chunks) refs[chunk] = static_cast<uint64_t>(Int(s, r, "data"));
+    if (chunk >= kMaxChunks) return true;  // not a log this store could have kept whole
+    auto& refs = source_refs_[Int(s, r, "log")];
+    if (refs.size() <= chunk) refs.resize(chunk + 1);
+    refs[chunk] = static_cast<uint64_t>(Int(s, r, "data"));
     return true;
-  }));
-  if (std::any_of(refs.begin(), refs.end(), [](const auto& r) { return !r; })) return false;
+  });
+}
+
+Result<bool> DarshanDuplicates::SameAsStored(const Log& l, const std::string& path, uint64_t size) {
+  XTFQ_TRY(ReadSourceRefs());
+  const auto it = source_refs_.find(l.log);
+  if (it == source_refs_.end()) return false;
+  // The log's chunks, in order (a store keeps one record per chunk).
+  const auto& refs = it->second;
+  const size_t chunks = static_cast<size_t>((size + DarshanLayout::kSourceChunk - 1) / DarshanLayout::kSourceChunk);
+  if (refs.size() < chunks) return false;
+  if (std::any_of(refs.begin(), refs.begin() + static_cast<ptrdiff_t>(chunks), [](const auto& r) { return !r; })) {
+    return false;
+  }
   XTFQ_ASSIGN_OR_RETURN(auto file, PosixFile::Open(path, PosixFile::Mode::kRead));
   std::vector<std::byte> buf(DarshanLayout::kSourceChunk);
   for (size_t c = 0; c < chunks; ++c) {

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "importers/darshan_record_writer.h"
@@ -49,9 +50,17 @@ class DarshanDuplicates {
     std::string exe;
   };
   Result<bool> SameAsStored(const Log& l, const std::string& path, uint64_t size);
+  // Reads darshan.source once: the chunk refs of every kept log (source_refs_).
+  Status ReadSourceRefs();
+
+  // A kept log of more chunks than this is not compared (2^24 chunks of the source chunk size).
+  static constexpr uint64_t kMaxChunks = uint64_t{1} << 24;
 
   RecordSource* existing_ = nullptr;
   std::vector<Log> logs_;
+  bool source_read_ = false;
+  // Per kept log: its source chunks' string refs by chunk number (none where a chunk is missing).
+  std::unordered_map<int64_t, std::vector<std::optional<uint64_t>>> source_refs_;
 };
 
 }  // namespace xtfq

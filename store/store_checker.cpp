@@ -30,8 +30,7 @@ std::string_view RoleName(StoreChecker::Role role) {
 }
 
 void StoreChecker::Problem(Error e) {
-  ++problems_raised_;
-  report_.problems_raised = problems_raised_;
+  ++report_.problems_raised;
   if (report_.problems.size() < max_problems_) report_.problems.push_back(std::move(e));
 }
 
@@ -205,7 +204,7 @@ StoreChecker::Report StoreChecker::Run() {
   // with their per-process copies below; a damaged page is named once, not again for every process.
   std::vector<bool> whole(cat.arrays.size() + 1, true);
   for (const ArrayDesc& a : cat.arrays) {
-    const uint64_t raised = problems_raised_;
+    const uint64_t raised = report_.problems_raised;
     std::optional<std::vector<IndexEntry>> below;
     per_process_ = a.process_index ? &by_process[a.id.value] : nullptr;
     expect_process_ = a.per_process() ? std::optional<int64_t>(a.process) : std::nullopt;
@@ -226,7 +225,7 @@ StoreChecker::Report StoreChecker::Run() {
       }
       below = CheckChain(a.levels[l], l == 0 ? PageKind::kData : PageKind::kIndex, a.id, static_cast<uint8_t>(l), width,
                          &a.schema, l == 0 ? nullptr : &*below, what);
-      if (l == 0 && (problems_raised_ != raised || !below)) whole[a.id.value] = false;
+      if (l == 0 && (report_.problems_raised != raised || !below)) whole[a.id.value] = false;
     }
     per_process_ = nullptr;
     expect_process_.reset();

@@ -138,8 +138,7 @@ class StoreChecker {
 
   Store& store_;
   size_t max_problems_;
-  uint64_t problems_raised_ = 0;  // every Problem, also those past max_problems_
-  bool chains_cut_ = false;       // a chain's walk stopped at a page that failed
+  bool chains_cut_ = false;  // a chain's walk stopped at a page that failed
   Report report_;
   // While the data pages of an array with a process index are checked: its records' summary per
   // process. While those of a per-process array are: its process.
