@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <future>
 #include <system_error>
 
+#include "importers/ahead_queue.h"
 #include "importers/input_progress.h"
 #include "importers/jobstats_importer.h"
 #include "importers/jobstats_state.h"
@@ -47,28 +47,20 @@ Result<ImportReport> JobStatsFileImporter::Import(const std::vector<std::string>
   // Snapshot k + 1 is read and parsed on a second thread while snapshot k is imported (parsing is
   // about 40% of an import); the import itself stays in collection order on this thread. The time
   // found above is passed on, so a file's head is not read again.
-  auto parse = [&](size_t k) -> Result<JobStatsParsed> {
-    XTFQ_ASSIGN_OR_RETURN(auto file, PosixFile::Open(order[k].second, PosixFile::Mode::kRead));
-    return JobStatsImporter::Parse(*file, options.target, order[k].first);
-  };
-  // Two parsed snapshots are in memory at most. Without a thread to be had, files are parsed here.
-  std::future<Result<JobStatsParsed>> ahead;
-  auto start = [&](size_t k) {
-    if (!options_.parse_ahead || k >= order.size()) return;
-    try {
-      ahead = std::async(std::launch::async, parse, k);
-    } catch (const std::system_error&) {
-      ahead = {};
-    }
-  };
-  start(0);
+  AheadQueue<Result<JobStatsParsed>> ahead(
+      order.size(),
+      [&](size_t k) -> Result<JobStatsParsed> {
+        XTFQ_ASSIGN_OR_RETURN(auto file, PosixFile::Open(order[k].second, PosixFile::Mode::kRead));
+        return JobStatsImporter::Parse(*file, options.target, order[k].first);
+      },
+      options_.parse_ahead);
   for (size_t k = 0; k < order.size(); ++k) {
     const std::string& f = order[k].second;
     progress.Begin(f);
-    Result<JobStatsParsed> parsed = ahead.valid() ? ahead.get() : parse(k);
+    Result<JobStatsParsed> parsed = ahead.Next();
     if (!parsed.ok()) return parsed.error();
-    start(k + 1);
-    XTFQ_ASSIGN_OR_RETURN(JobStatsImportStats st, importer.Import(std::move(*parsed)));
+    XTFQ_ASSIGN_OR_RETURN(JobStatsImportStats st, importer.Import(*parsed));
+    ahead.Retire(std::move(parsed));
     for (const std::string& p : st.problems) r.warnings.push_back(fmt::format("{} (entry skipped)", p));
     r.warnings.insert(r.warnings.end(), st.warnings.begin(), st.warnings.end());
     if (!st.held.empty()) {

@@ -51,7 +51,7 @@ Result<double> JobStatsImporter::CollectionTime(File& in, std::optional<double> 
     }
     return *at;
   }
-  LineReader lines(in);
+  LineReader lines(in, size_t{16} << 20, size_t{16} << 10);  // the first lines only: not the whole file
   for (int i = 0; i < 64; ++i) {
     std::string line;
     XTFQ_ASSIGN_OR_RETURN(bool more, lines.Next(line));
@@ -104,7 +104,7 @@ bool JobStatsImporter::StepsKept(const std::string& op) const {
 }
 
 Result<uint32_t> JobStatsImporter::NameId(std::string_view array, const std::string& name,
-                                          std::unordered_map<std::string, uint32_t>& ids, size_t count) {
+                                          JobStatsState::StringMap<uint32_t>& ids, size_t count) {
   if (auto it = ids.find(name); it != ids.end()) return it->second;
   XTFQ_ASSIGN_OR_RETURN(ArrayId a, Array(array, array == L::kTargets ? L::TargetSchema() : L::OpSchema()));
   XTFQ_ASSIGN_OR_RETURN(uint64_t ref, Intern(name));
@@ -130,9 +130,17 @@ Result<uint32_t> JobStatsImporter::OpId(const std::string& name) {
   return id;
 }
 
+Result<uint32_t> JobStatsImporter::OpAt(size_t k, const std::string& name) {
+  if (k < op_at_.size() && op_at_[k] < state_->ops.size() && state_->ops[op_at_[k]] == name) return op_at_[k];
+  XTFQ_ASSIGN_OR_RETURN(uint32_t op, OpId(name));
+  if (k >= op_at_.size()) op_at_.resize(k + 1, UINT32_MAX);
+  op_at_[k] = op;
+  return op;
+}
+
 Result<uint32_t> JobStatsImporter::SeriesId(uint32_t target, const JobStatsEntry& e, int64_t t, bool* created) {
-  std::string key = JobStatsState::SeriesKey(target, e.job_id);
-  if (auto it = state_->series_ids.find(key); it != state_->series_ids.end()) {
+  JobStatsState::SeriesKey(target, e.job_id, series_key_);
+  if (auto it = state_->series_ids.find(std::string_view(series_key_)); it != state_->series_ids.end()) {
     *created = false;
     return it->second;
   }
@@ -156,7 +164,7 @@ Result<uint32_t> JobStatsImporter::SeriesId(uint32_t target, const JobStatsEntry
   }
   XTFQ_TRY(sink_->Append(a, r));
   const auto id = static_cast<uint32_t>(state_->series++);
-  state_->series_ids.emplace(std::move(key), id);
+  state_->series_ids.emplace(series_key_, id);
   return id;
 }
 
@@ -177,7 +185,7 @@ Result<JobStatsParsed> JobStatsImporter::Parse(File& in, const std::string& targ
   return p;
 }
 
-Result<JobStatsImportStats> JobStatsImporter::Import(JobStatsParsed parsed) {
+Result<JobStatsImportStats> JobStatsImporter::Import(const JobStatsParsed& parsed) {
   JobStatsImportStats stats;
   const int64_t t = parsed.time;
   stats.time = t;
@@ -244,6 +252,7 @@ Status JobStatsImporter::ImportTarget(const std::string& file, const std::string
   }
   // Duplicates within one dump: the last one stands.
   std::unordered_map<std::string_view, size_t> last;
+  last.reserve(entries.size());
   for (size_t i = 0; i < entries.size(); ++i) last[entries[i]->job_id] = i;
   XTFQ_ASSIGN_OR_RETURN(ArrayId entry_array, Array(L::kEntries, L::EntrySchema()));
   XTFQ_ASSIGN_OR_RETURN(ArrayId counter_array, Array(L::kCounters, L::CounterSchema()));
@@ -252,6 +261,7 @@ Status JobStatsImporter::ImportTarget(const std::string& file, const std::string
   const bool baseline = tg.last_time == std::numeric_limits<int64_t>::min();
   const int64_t t0 = tg.last_time;
   std::unordered_map<uint32_t, JobStatsState::Previous> now;
+  now.reserve(entries.size());
   const uint64_t first_entry = state_->entries, first_counter = state_->counters;
   uint32_t kept = 0, duplicates = 0;
   for (size_t i = 0; i < entries.size(); ++i) {
@@ -266,18 +276,20 @@ Status JobStatsImporter::ImportTarget(const std::string& file, const std::string
     stats.new_series += created ? 1 : 0;
     JobStatsState::Previous cur;
     cur.start_time = e.start_time;
+    cur.values.reserve(e.counters.size());
     const uint64_t entry_counters = state_->counters;
     auto prev_it = baseline ? tg.entries.end() : tg.entries.find(s);
     const JobStatsState::Previous* prev = prev_it == tg.entries.end() ? nullptr : &prev_it->second;
     const bool start_changed =
         prev != nullptr && prev->start_time && e.start_time && *prev->start_time != *e.start_time;
     bool reset_counted = false;
-    for (const JobStatsCounter& c : e.counters) {
+    for (size_t k = 0; k < e.counters.size(); ++k) {
+      const JobStatsCounter& c = e.counters[k];
       const uint64_t sum = c.sum.value_or(0);
       const bool nonzero = c.samples != 0 || sum != 0 || c.min.value_or(0) != 0 || c.max.value_or(0) != 0 ||
                            c.sumsq.value_or(0) != 0 || !c.hist.empty();
       if (!nonzero) continue;  // Lustre's implicit zero
-      XTFQ_ASSIGN_OR_RETURN(uint32_t op, OpId(c.op));
+      XTFQ_ASSIGN_OR_RETURN(uint32_t op, OpAt(k, c.op));
       std::byte r[L::kCntWidth] = {};
       Put64(r, L::kCntT, static_cast<uint64_t>(t));
       Put32(r, L::kCntSeries, s);
@@ -298,7 +310,8 @@ Status JobStatsImporter::ImportTarget(const std::string& file, const std::string
       ++state_->counters;
       cur.values.push_back({op, c.samples, sum});
       if (baseline) continue;
-      if (!StepsKept(c.op)) {
+      ArrayId steps = op < step_arrays_.size() ? step_arrays_[op] : ArrayId(0);
+      if (steps == ArrayId(0) && !StepsKept(c.op)) {
         if (refused_.insert(c.op).second && (first_refused_ == nullptr || c.line < first_refused_->line))
           first_refused_ = &c;
         continue;
@@ -325,12 +338,12 @@ Status JobStatsImporter::ImportTarget(const std::string& file, const std::string
       if (d_samples == 0 && d_sum == 0) continue;
       const bool bytes = L::CountsBytes(c.op, c.unit);
       const uint64_t delta = bytes ? d_sum : d_samples;
-      if (state_->step_ops.insert(c.op).second && !L::IsLustreOp(c.op)) ++state_->other_step_ops;
-      if (op >= step_arrays_.size()) step_arrays_.resize(op + 1, ArrayId(0));
-      if (step_arrays_[op] == ArrayId(0)) {
+      if (steps == ArrayId(0)) {
+        if (state_->step_ops.insert(c.op).second && !L::IsLustreOp(c.op)) ++state_->other_step_ops;
+        if (op >= step_arrays_.size()) step_arrays_.resize(op + 1, ArrayId(0));
         XTFQ_ASSIGN_OR_RETURN(step_arrays_[op], Array(L::StepArrayName(c.op), L::StepSchema()));
+        steps = step_arrays_[op];
       }
-      const ArrayId steps = step_arrays_[op];
       std::byte st[L::kStepWidth] = {};
       Put64(st, L::kStepT1, static_cast<uint64_t>(t));
       Put32(st, L::kStepTarget, g);

@@ -75,7 +75,7 @@ class JobStatsImporter {
   // CollectionTime; `target`: as the options'), which touches no importer state and may run on
   // another thread, then importing it, in collection order.
   static Result<JobStatsParsed> Parse(File& in, const std::string& target, std::optional<double> at);
-  Result<JobStatsImportStats> Import(JobStatsParsed parsed);
+  Result<JobStatsImportStats> Import(const JobStatsParsed& parsed);
   // Sets the collection time of the snapshots that follow (as --at does).
   void set_time(std::optional<double> at) { options_.at = at; }
 
@@ -84,10 +84,13 @@ class JobStatsImporter {
       : sink_(&sink), state_(&state), options_(std::move(options)), classifier_(std::move(c)) {}
   Result<uint64_t> Intern(std::string_view s);
   // The id of a target or op name in `array` (ids), appended as the next record when new.
-  Result<uint32_t> NameId(std::string_view array, const std::string& name,
-                          std::unordered_map<std::string, uint32_t>& ids, size_t count);
+  Result<uint32_t> NameId(std::string_view array, const std::string& name, JobStatsState::StringMap<uint32_t>& ids,
+                          size_t count);
   Result<uint32_t> TargetId(const std::string& name);
   Result<uint32_t> OpId(const std::string& name);
+  // OpId of the k-th counter of an entry: Lustre prints an entry's ops in the same order every
+  // time, so the op at k last time is compared first (no hash lookup when it is the same).
+  Result<uint32_t> OpAt(size_t k, const std::string& name);
   Result<uint32_t> SeriesId(uint32_t target, const JobStatsEntry& e, int64_t t, bool* created);
   Result<ArrayId> Array(std::string_view name, const Schema& schema);
   // Whether the steps of `op` are kept: it has its array, or may have one (Lustre's own, or
@@ -101,8 +104,10 @@ class JobStatsImporter {
   JobStatsState* state_;
   JobStatsImportOptions options_;
   JobIdClassifier classifier_;
-  std::unordered_map<std::string, ArrayId, JobStatsState::StringHash, std::equal_to<>> arrays_;
+  JobStatsState::StringMap<ArrayId> arrays_;
   std::vector<ArrayId> step_arrays_;  // by op id: its step array (0: not looked up yet)
+  std::string series_key_;            // SeriesId's key, its buffer reused
+  std::vector<uint32_t> op_at_;       // OpAt: the op id of the k-th counter last time
   // Op names of the snapshot being imported whose steps are not kept, and the first of them.
   std::unordered_set<std::string> refused_;
   const JobStatsCounter* first_refused_ = nullptr;

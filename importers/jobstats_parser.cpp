@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <unordered_map>
 
@@ -121,6 +124,151 @@ std::optional<std::string> ParseCounter(std::string_view text, JobStatsCounter& 
   return std::nullopt;
 }
 
+// The common counter line, read in one pass: `name: { key: N, unit: U, ..., hist: { L: N, ... } }`
+// with nothing after its last '}'. Whatever else it meets (a wrapped or malformed line, a number
+// that is not plain digits, an empty item, a missing samples) makes it give up, and the line is
+// read by ParseCounter, which says what is wrong: so both read a line it takes the same way
+// (tests/jobstats_test.cpp compares them).
+bool FastCounter(std::string_view t, JobStatsCounter& c) {
+  static constexpr auto kNameChar = [] {
+    std::array<bool, 256> a{};
+    for (int ch = 0; ch < 256; ++ch) {
+      a[ch] =
+          (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '.';
+    }
+    return a;
+  }();
+  const char* p = t.data();
+  const char* const end = p + t.size();
+  // Lustre pads its columns with runs of spaces: eight at a time, then the rest one by one.
+  auto spaces = [&] {
+    while (end - p >= 8) {
+      uint64_t w;
+      std::memcpy(&w, p, 8);
+      const uint64_t x = w ^ 0x2020202020202020ULL;
+      if (x != 0) {
+        p += std::countr_zero(x) / 8;
+        break;
+      }
+      p += 8;
+    }
+    while (p < end && (*p == ' ' || *p == '\t')) ++p;
+  };
+  auto word = [&]() -> std::string_view {
+    const char* w = p;
+    while (p < end && kNameChar[static_cast<unsigned char>(*p)]) ++p;
+    return {w, static_cast<size_t>(p - w)};
+  };
+  // Plain digits that fit in 64 bits (what from_chars takes in ParseCounter).
+  auto number = [&](uint64_t& v) {
+    const char* d = p;
+    while (p < end && static_cast<unsigned char>(*p - '0') < 10) ++p;
+    if (p == d) return false;
+    if (p - d > 19) {  // may not fit
+      auto [q, ec] = std::from_chars(d, p, v);
+      return ec == std::errc() && q == p;
+    }
+    v = 0;
+    for (; d < p; ++d) v = v * 10 + static_cast<uint64_t>(*d - '0');
+    return true;
+  };
+  // ':' right after the word (ParseCounter finds "hist:" only so), then blanks.
+  auto colon = [&] {
+    if (p == end || *p != ':') return false;
+    ++p;
+    spaces();
+    return true;
+  };
+  const std::string_view op = word();
+  if (op.empty() || !colon() || p == end || *p != '{') return false;
+  ++p;
+  c.op.assign(op);
+  c.samples = 0;
+  c.unit.clear();
+  c.min.reset(), c.max.reset(), c.sum.reset(), c.sumsq.reset();
+  c.hist.clear();
+  bool samples = false, hist = false;
+  enum class Key { kOther, kSamples, kUnit, kMin, kMax, kSum, kSumsq, kHist };
+  auto key_of = [](std::string_view k) {
+    switch (k.size()) {
+      case 3:
+        return k == "min" ? Key::kMin : k == "max" ? Key::kMax : k == "sum" ? Key::kSum : Key::kOther;
+      case 4:
+        return k == "unit" ? Key::kUnit : k == "hist" ? Key::kHist : Key::kOther;
+      case 5:
+        return k == "sumsq" ? Key::kSumsq : Key::kOther;
+      case 7:
+        return k == "samples" ? Key::kSamples : Key::kOther;
+      default:
+        return Key::kOther;
+    }
+  };
+  for (;;) {
+    spaces();
+    const Key key = key_of(word());
+    if (key == Key::kOther || !colon()) return false;  // a key of a later version: ParseCounter ignores it
+    if (key == Key::kUnit) {
+      const char* u = p;
+      while (p < end && *p != ',' && *p != '}' && *p != '{' && *p != ':') ++p;
+      if (p == end || *p == '{' || *p == ':') return false;
+      c.unit.assign(Trim(std::string_view(u, static_cast<size_t>(p - u))));
+      if (c.unit.empty()) return false;
+    } else if (key == Key::kHist) {
+      if (hist || p == end || *p != '{') return false;
+      hist = true;
+      ++p;
+      spaces();
+      if (p < end && *p == '}') {
+        ++p;
+      } else {
+        for (;;) {
+          spaces();
+          const std::string_view label = word();
+          uint64_t n = 0;
+          if (label.empty() || !colon() || !number(n)) return false;
+          c.hist.emplace_back(std::string(label), n);
+          spaces();
+          if (p == end) return false;
+          if (*p == '}') {
+            ++p;
+            break;
+          }
+          if (*p != ',') return false;
+          ++p;
+        }
+      }
+    } else {
+      uint64_t v = 0;
+      if (!number(v)) return false;
+      switch (key) {
+        case Key::kSamples:
+          c.samples = v, samples = true;
+          break;
+        case Key::kMin:
+          c.min = v;
+          break;
+        case Key::kMax:
+          c.max = v;
+          break;
+        case Key::kSum:
+          c.sum = v;
+          break;
+        default:
+          c.sumsq = v;
+          break;
+      }
+    }
+    spaces();
+    if (p == end) return false;
+    if (*p == '}') break;
+    if (*p != ',') return false;
+    ++p;
+  }
+  ++p;
+  while (p < end && (*p == ' ' || *p == '\t' || *p == '\r')) ++p;
+  return p == end && samples;
+}
+
 }  // namespace
 
 std::optional<double> JobStatsParser::TimeFromName(std::string_view name) {
@@ -191,10 +339,12 @@ std::optional<std::string> JobStatsParser::DecodeJobId(std::string_view text, bo
 }
 
 Result<JobStatsParser::Summary> JobStatsParser::Parse(File& in, const std::string& target,
-                                                      const std::function<Status(JobStatsEntry&)>& entry) {
+                                                      const std::function<Status(JobStatsEntry&)>& entry,
+                                                      bool one_pass) {
   Summary sum;
   LineReader lines(in, size_t{64} << 20);
-  std::string line, pending;
+  std::string_view line;
+  std::string pending;
   uint64_t pending_line = 0;
   int64_t pending_balance = 0;    // of the '{' and '}' in `pending`, counted line by line
   bool pending_too_long = false;  // past kMaxCounterText: counted, no longer kept
@@ -217,12 +367,7 @@ Result<JobStatsParser::Summary> JobStatsParser::Parse(File& in, const std::strin
   };
   std::unordered_map<std::string, std::pair<uint64_t, uint64_t>> units;  // unknown unit -> first line, counters
   std::vector<std::string> unit_order;
-  auto counter = [&](std::string_view text, uint64_t at) {
-    if (!e) return problem(at, "a counter before any '- job_id:' line");
-    if (bad) return;
-    sum.scanned += text.size();
-    JobStatsCounter c;
-    if (auto err = ParseCounter(text, c)) return problem(at, *err + " (the entry is skipped)");
+  auto add_counter = [&](JobStatsCounter& c, uint64_t at) {
     c.line = at;
     if (!c.unit.empty() && c.unit != "reqs" && c.unit != "bytes" && c.unit != "usecs") {
       auto [it, fresh] = units.try_emplace(c.unit, at, 0);
@@ -230,6 +375,14 @@ Result<JobStatsParser::Summary> JobStatsParser::Parse(File& in, const std::strin
       ++it->second.second;
     }
     e->counters.push_back(std::move(c));
+  };
+  JobStatsCounter c;
+  auto counter = [&](std::string_view text, uint64_t at) {
+    if (!e) return problem(at, "a counter before any '- job_id:' line");
+    if (bad) return;
+    sum.scanned += text.size();
+    if (auto err = ParseCounter(text, c)) return problem(at, *err + " (the entry is skipped)");
+    add_counter(c, at);
   };
   for (;;) {
     XTFQ_ASSIGN_OR_RETURN(bool more, lines.Next(line));
@@ -264,6 +417,15 @@ Result<JobStatsParser::Summary> JobStatsParser::Parse(File& in, const std::strin
           pending.clear();
           pending_too_long = false;
         }
+        continue;
+      }
+    }
+    // The common line first: a counter of the current entry, on one line.
+    if (one_pass && e && !bad && in_stats && !l.empty() && l.front() == ' ') {
+      const std::string_view t = Trim(l);
+      if (FastCounter(t, c)) {
+        sum.scanned += t.size();
+        add_counter(c, at);
         continue;
       }
     }

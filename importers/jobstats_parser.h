@@ -83,7 +83,10 @@ class JobStatsParser {
   static constexpr size_t kMaxCounterText = size_t{64} << 10;
   // Reads `in`; `target` names the target of a plain `cat` (no `param=` lines). Calls `entry`
   // for each complete entry (which it may move from); an error it returns stops the parse.
-  static Result<Summary> Parse(File& in, const std::string& target, const std::function<Status(JobStatsEntry&)>& entry);
+  // `one_pass` false reads every counter line by the general parser only (tests compare the two:
+  // the one-pass reader of the common line gives way to it on anything else).
+  static Result<Summary> Parse(File& in, const std::string& target, const std::function<Status(JobStatsEntry&)>& entry,
+                               bool one_pass = true);
   // When a snapshot was collected, from its file name: "...-<epoch>.txt" (seconds, maybe with a
   // fraction) or an ISO 8601 UTC stamp "...-2026-11-22T10:00:00Z.txt" (also "20261122T100000Z").
   static std::optional<double> TimeFromName(std::string_view file_name);

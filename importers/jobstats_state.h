@@ -35,23 +35,27 @@ struct JobStatsState {
     int64_t last_time = std::numeric_limits<int64_t>::min();  // none yet
     std::unordered_map<uint32_t, Previous> entries;           // series -> its counters at last_time
   };
+  // Maps keyed by string, looked up by string_view (no string made per lookup).
+  struct StringHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  template <class V>
+  using StringMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
+
   std::vector<Target> targets;
-  std::unordered_map<std::string, uint32_t> target_ids;
+  StringMap<uint32_t> target_ids;
   std::vector<std::string> ops;
-  std::unordered_map<std::string, uint32_t> op_ids;
-  std::unordered_map<std::string, uint32_t> series_ids;  // SeriesKey(target, raw id) -> series
+  StringMap<uint32_t> op_ids;
+  StringMap<uint32_t> series_ids;  // SeriesKey(target, raw id) -> series
   // The ops that have a step array (jobstats/op/<op>), and how many of them are not Lustre's own
   // (at most JobStatsLayout::kMaxOtherOpArrays).
   std::unordered_set<std::string> step_ops;
   size_t other_step_ops = 0;
   uint64_t series = 0, entries = 0, counters = 0;           // records held
   int64_t last_time = std::numeric_limits<int64_t>::min();  // the newest collection of any target
-  // Interned string -> StringRef (packed); looked up by string_view (no string made per lookup).
-  struct StringHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  std::unordered_map<std::string, uint64_t, StringHash, std::equal_to<>> strings;
+  // Interned string -> StringRef (packed).
+  StringMap<uint64_t> strings;
 
   // What `source` holds: its targets, ops and series with their strings, and each target's last
   // collection with its entries and counters (found through the collections' per-target arrays,
@@ -60,9 +64,14 @@ struct JobStatsState {
   static Result<JobStatsState> Load(RecordSource& source);
 
   static std::string SeriesKey(uint32_t target, std::string_view raw) {
-    std::string k(reinterpret_cast<const char*>(&target), sizeof target);
-    k.append(raw);
+    std::string k;
+    SeriesKey(target, raw, k);
     return k;
+  }
+  // The same into `k` (its buffer reused).
+  static void SeriesKey(uint32_t target, std::string_view raw, std::string& k) {
+    k.assign(reinterpret_cast<const char*>(&target), sizeof target);
+    k.append(raw);
   }
 };
 

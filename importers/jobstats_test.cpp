@@ -8,10 +8,12 @@
 #include <map>
 
 #include "importers/jobid_classifier.h"
+#include "importers/jobstats_generator.h"
 #include "importers/jobstats_parser.h"
 #include "store/mem_file.h"
 #include "store/posix_file.h"
 #include "tests/shared_data.h"
+#include "tests/temp_dir.h"
 #include "tests/why.h"
 
 namespace xtfq {
@@ -374,6 +376,137 @@ TEST_CASE("jobstats: the collection time comes from a collected_at line or the f
   CHECK(!JobStatsParser::TimeFromName("oss3-jobstats.txt").has_value());
   CHECK(!JobStatsParser::TimeFromName("OST0002.txt").has_value());
   CHECK(!JobStatsParser::TimeFromName("oss3-2024-13-08T11:00:00Z.txt").has_value());
+}
+
+}  // namespace
+}  // namespace xtfq
+
+namespace xtfq {
+namespace {
+
+// Everything a parse gives: each entry with every counter field, the problems and the warnings.
+std::string Describe(File& f, bool one_pass) {
+  std::string out;
+  auto s = JobStatsParser::Parse(
+      f, "cat-target",
+      [&](JobStatsEntry& e) {
+        out += fmt::format("entry {} [{}] q{} {} {} {} b{} line {}\n", e.target, e.job_id, e.quoted, e.snapshot_time,
+                           e.start_time.value_or(-1), e.elapsed_time.value_or(-1), e.since_boot, e.line);
+        for (const JobStatsCounter& c : e.counters) {
+          auto opt = [](const std::optional<uint64_t>& v) { return v ? fmt::format("{}", *v) : std::string("-"); };
+          out += fmt::format("  {} {} [{}] {} {} {} {} line {} hist", c.op, c.samples, c.unit, opt(c.min), opt(c.max),
+                             opt(c.sum), opt(c.sumsq), c.line);
+          for (const auto& [label, n] : c.hist) out += fmt::format(" {}={}", label, n);
+          out += '\n';
+        }
+        return Ok();
+      },
+      one_pass);
+  if (!s.ok()) return "error: " + s.error().message();
+  out += fmt::format("entries {} lines {} targets {}\n", s->entries, s->lines, fmt::join(s->targets, ","));
+  for (const auto& p : s->problems) out += fmt::format("problem {}: {}\n", p.line, p.message);
+  for (const auto& w : s->warnings) out += fmt::format("warning {}: {}\n", w.line, w.message);
+  return out;
+}
+
+std::string DescribeText(const std::string& text, bool one_pass) {
+  auto disk = std::make_shared<MemDisk>();
+  std::vector<std::byte> b(text.size());
+  std::memcpy(b.data(), text.data(), text.size());
+  disk->SetContents(b);
+  MemFile f("capture.txt", disk);
+  return Describe(f, one_pass);
+}
+
+std::string DescribeFile(const std::string& path, bool one_pass) {
+  auto f = PosixFile::Open(path, PosixFile::Mode::kRead);
+  REQUIRE_MESSAGE(f.ok(), Why(f));
+  return Describe(**f, one_pass);
+}
+
+TEST_CASE("jobstats: the one-pass counter reader reads every line as the general parser does") {
+  // Lines it must give way on (the general parser then reads or refuses them), and lines it takes.
+  const std::vector<std::string> lines = {
+      "open: { samples: 5, unit: reqs }",
+      "open:{samples:5,unit:reqs}",
+      "open:            { samples:         189, unit: usecs, min:       16, max:     2004, sum:           182948, "
+      "sumsq:          244035520 }",
+      "read_bytes: { samples: 3, unit: bytes, min: 4096, max: 8192, sum: 16384, hist: { 4K: 2, 8K: 1 } }",
+      "read_bytes: { samples: 3, unit: bytes, hist: { 4K: 2, 8K: 1 }, min: 4096, max: 8192, sum: 16384 }",
+      "read_bytes: { samples: 3, unit: bytes, hist: { } }",
+      "read_bytes: { samples: 3, unit: bytes, hist: {} }",
+      "read_bytes: { samples: 3, unit: bytes, hist: { 4K: 2,, 8K: 1 } }",
+      "read_bytes: { samples: 3, unit: bytes, hist: { 4K: 2, 8K: 1 }, hist: { 1M: 1 } }",
+      "read_bytes: { samples: 3, unit: bytes, hist : { 4K: 2 } }",
+      "read_bytes: { samples: 3, unit: bytes, hist: { 4K: 2 } sum: 5 }",
+      "open: { samples : 5, unit: reqs }",
+      "open : { samples: 5, unit: reqs }",
+      "open: { samples: 5, unit: reqs, xhist: 5 }",
+      "open: { samples: 5, unit: reqs, later_key: 7 }",
+      "open: { samples: 5, unit: }",
+      "open: { samples: 5, unit: re:qs }",
+      "open: { samples: 5, unit: a b }",
+      "open: { samples: 5, unit: bytes, unit: reqs }",
+      "open: { samples: 18446744073709551615, unit: reqs }",
+      "open: { samples: 18446744073709551616, unit: reqs }",
+      "open: { samples: 0018446744073709551615, unit: reqs }",
+      "open: { samples: +5, unit: reqs }",
+      "open: { samples: -5, unit: reqs }",
+      "open: { samples: 5x, unit: reqs }",
+      "open: { samples: 5 6, unit: reqs }",
+      "open: { unit: reqs }",
+      "open: { samples: 5, unit: reqs } }",
+      "open: { samples: 5, unit: reqs } trailing",
+      "open: { samples: 5, unit: reqs }\r",
+      "open:\t{\tsamples:\t5,\tunit:\treqs\t}",
+      "open: { samples: 5, samples: 6 }",
+      "open: { samples: 5,, unit: reqs }",
+      "open: { samples: 5, unit: reqs, }",
+      "op-name: { samples: 5 }",
+      "ops/x: { samples: 5 }",
+      "open: { samples: 5, unit: reqs",
+      "open: { samples: 5, unit: reqs, hist: { 4K: 1",
+      "open: samples: 5 }",
+      "{ samples: 5 }",
+      ": { samples: 5 }",
+      "open: { samples: 5, unit: weird_unit }",
+  };
+  for (const std::string& line : lines) {
+    CAPTURE(line);
+    const std::string text =
+        "job_stats:\n- job_id: a.1001\n  snapshot_time: 1723114647\n  " + line + "\n  close: { samples: 1 }\n";
+    CHECK(DescribeText(text, true) == DescribeText(text, false));
+  }
+  // A wrapped counter (its lines joined) and a counter after a bad one.
+  const std::string wrapped =
+      "job_stats:\n- job_id: a.1001\n  snapshot_time: 1723114647\n  read_bytes: { samples: 3, unit: bytes,\n"
+      "    hist: { 4K: 2, 8K: 1 } }\n  open: { samples: +1 }\n  close: { samples: 1 }\n- job_id: b\n"
+      "  open: { samples: 2 }\n";
+  CHECK(DescribeText(wrapped, true) == DescribeText(wrapped, false));
+
+  // Every variant the generator prints (with malformed ids), and every real capture.
+  test::TempDir dir;
+  size_t files = 0;
+  for (const std::string v : {"A", "B", "C", "D", "E1", "E2", "F"}) {
+    JobStatsGenOptions o;
+    o.variant = v, o.targets = 5, o.jobs = 12, o.samples = 3, o.malformed_rate = 0.1;
+    REQUIRE(JobStatsGenerator::Write(o, dir.File("gen" + v)).ok());
+    for (const auto& e : fs::directory_iterator(dir.File("gen" + v))) {
+      if (e.path().extension() != ".txt") continue;
+      CAPTURE(e.path().string());
+      CHECK(DescribeFile(e.path().string(), true) == DescribeFile(e.path().string(), false));
+      ++files;
+    }
+  }
+  CHECK(files >= 7 * 3);
+  if (test::SharedMissing(Data())) return;
+  for (const auto& e : fs::directory_iterator(Data())) {
+    if (e.path().extension() != ".txt") continue;
+    CAPTURE(e.path().string());
+    CHECK(DescribeFile(e.path().string(), true) == DescribeFile(e.path().string(), false));
+    ++files;
+  }
+  CHECK(files >= 7 * 3 + 14);
 }
 
 }  // namespace
