@@ -14,6 +14,7 @@
 #include "cli/check_command.h"
 #include "cli/collect_command.h"
 #include "cli/command.h"
+#include "cli/darshan_input.h"
 #include "cli/dump_command.h"
 #include "cli/gen_command.h"
 #include "cli/grid_command.h"
@@ -31,6 +32,18 @@ namespace xtfq::cli {
 
 int Fail(std::string_view command, const Error& error) {
   fmt::print(stderr, "xtfq {}: {}\n", command, error.message());
+  // Damage in a store (the error names the store's file: "S.xtfq: page 1 ...: checksum mismatch"):
+  // say how to see all of it. Damage in an input (a Darshan log) names that file, not a store.
+  if (error.code() == ErrorCode::kCorrupt && command != "check") {
+    const std::string& m = error.message();
+    const size_t colon = m.find(": ");
+    if (colon != std::string::npos && DarshanInput::IsStore(m.substr(0, colon))) {
+      fmt::print(stderr,
+                 "xtfq {}: the store is damaged: 'xtfq check {}' lists every damaged page and the array it belongs "
+                 "to\n",
+                 command, m.substr(0, colon));
+    }
+  }
   return error.code() == ErrorCode::kUsage ? kExitUsage : kExitFailure;
 }
 

@@ -14,9 +14,31 @@
 
 namespace xtfq {
 
+namespace {
+std::string HeldNote(const std::string& file, const std::vector<std::string>& targets, int64_t t) {
+  return fmt::format("{}: already in the store (target{} {} collected at {}); skipped", file,
+                     targets.size() == 1 ? "" : "s", fmt::join(targets, ", "), t);
+}
+}  // namespace
+
 bool JobStatsFileImporter::LooksLikeJobStats(std::string_view head) {
   return head.find("job_stats") != std::string_view::npos || head.find("- job_id:") != std::string_view::npos ||
          head.find("collected_at:") != std::string_view::npos;
+}
+
+Result<std::vector<std::string>> JobStatsFileImporter::Held(RecordSource& existing, const JobStatsState& state,
+                                                            const JobStatsParsed& p) {
+  std::vector<std::string> targets;
+  auto add = [&](const std::string& name) {
+    if (!name.empty() && std::find(targets.begin(), targets.end(), name) == targets.end()) targets.push_back(name);
+  };
+  for (const std::string& name : p.summary.targets) add(name);
+  for (const JobStatsEntry& e : p.entries) add(e.target);
+  for (const std::string& name : targets) {
+    XTFQ_ASSIGN_OR_RETURN(bool held, state.Holds(existing, name, p.time));
+    if (!held) return std::vector<std::string>();
+  }
+  return targets;
 }
 
 Result<ImportReport> JobStatsFileImporter::Import(const std::vector<std::string>& inputs, RecordSink& sink,
@@ -54,18 +76,32 @@ Result<ImportReport> JobStatsFileImporter::Import(const std::vector<std::string>
         return JobStatsImporter::Parse(*file, options.target, order[k].first);
       },
       options_.parse_ahead);
+  size_t held_files = 0;  // every collection of them held already
   for (size_t k = 0; k < order.size(); ++k) {
     const std::string& f = order[k].second;
     progress.Begin(f);
     Result<JobStatsParsed> parsed = ahead.Next();
     if (!parsed.ok()) return parsed.error();
+    // A snapshot older than the newest the store holds can only be one it holds already (a
+    // directory imported again): skipped when every target it names has its collection at that
+    // time; otherwise Import refuses it (records are appended in time order).
+    if (existing != nullptr && parsed->time < state.last_time) {
+      XTFQ_ASSIGN_OR_RETURN(std::vector<std::string> held, Held(*existing, state, *parsed));
+      if (!held.empty()) {
+        r.notes.push_back(HeldNote(f, held, parsed->time));
+        ahead.Retire(std::move(parsed));
+        ++held_files;
+        progress.End();
+        continue;
+      }
+    }
     XTFQ_ASSIGN_OR_RETURN(JobStatsImportStats st, importer.Import(*parsed));
     ahead.Retire(std::move(parsed));
     for (const std::string& p : st.problems) r.warnings.push_back(fmt::format("{} (entry skipped)", p));
     r.warnings.insert(r.warnings.end(), st.warnings.begin(), st.warnings.end());
+    held_files += !st.held.empty() && st.collections == 0 ? 1 : 0;
     if (!st.held.empty()) {
-      r.notes.push_back(fmt::format("{}: already in the store (target{} {} collected at {}); skipped", f,
-                                    st.held.size() == 1 ? "" : "s", fmt::join(st.held, ", "), st.time));
+      r.notes.push_back(HeldNote(f, st.held, st.time));
     }
     total.collections += st.collections, total.entries += st.entries, total.duplicates += st.duplicates;
     total.counters += st.counters, total.steps += st.steps, total.new_series += st.new_series,
@@ -73,7 +109,8 @@ Result<ImportReport> JobStatsFileImporter::Import(const std::vector<std::string>
     total.problems.insert(total.problems.end(), st.problems.begin(), st.problems.end());
     progress.End();
   }
-  r.inputs = files.size(), r.records = total.entries, r.entries = total.entries, r.steps = total.steps;
+  r.inputs = files.size() - held_files;  // those that added something (an import of none commits nothing)
+  r.records = total.entries, r.entries = total.entries, r.steps = total.steps;
   r.totals = fmt::format(
       "{} job_stats files: {} collections, {} entries ({} duplicates replaced, {} skipped), {} counters, {} new "
       "series, {} rate steps, "

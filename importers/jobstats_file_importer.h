@@ -2,7 +2,8 @@
 // continues from what the store holds (JobStatsState::Load), orders the snapshots by collection
 // time (--at, a "# collected_at:" line or the file name), imports each (JobStatsImporter), and
 // reports every skipped entry as a warning naming its file and line (nothing is dropped
-// silently), and each file whose collection the store already holds as a note.
+// silently), and each file whose collection the store already holds as a note (also one older than
+// the newest collection held: a directory imported again).
 //
 // Thread-safety: one import at a time.
 #pragma once
@@ -10,6 +11,8 @@
 #include <string_view>
 
 #include "importers/importer.h"
+#include "importers/jobstats_importer.h"
+#include "importers/jobstats_state.h"
 
 namespace xtfq {
 
@@ -22,6 +25,11 @@ class JobStatsFileImporter final : public Importer {
 
   // Whether the first bytes look like job_stats text.
   static bool LooksLikeJobStats(std::string_view head);
+
+  // The targets of snapshot `p` when `existing` holds the collection of each of them at p.time
+  // (none when it names no target or one is not held).
+  static Result<std::vector<std::string>> Held(RecordSource& existing, const JobStatsState& state,
+                                               const JobStatsParsed& p);
 
  private:
   ImportOptions options_;

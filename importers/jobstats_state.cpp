@@ -109,4 +109,35 @@ Result<JobStatsState> JobStatsState::Load(RecordSource& source) {
   return st;
 }
 
+Result<bool> JobStatsState::Holds(RecordSource& source, std::string_view target, int64_t t) const {
+  const auto id = target_ids.find(target);
+  const ArrayDesc* cols = source.catalogue().Find(L::kCollections);
+  if (id == target_ids.end() || cols == nullptr) return false;
+  const auto mine = source.catalogue().Children(cols->id, id->second, int64_t{id->second} + 1);
+  if (mine.empty()) return false;
+  const ArrayDesc& pa = *mine.front();
+  // The first collection at or after t (collections of a target are in time order).
+  auto time_at = [&](uint64_t k) -> Result<int64_t> {
+    int64_t at = 0;
+    XTFQ_TRY(source.ForEachAt(pa, k, k + 1, [&](const std::byte* r) -> Result<bool> {
+      at = I64At(r, L::kColT);
+      return false;
+    }));
+    return at;
+  };
+  uint64_t lo = 0, hi = pa.record_count();
+  while (lo < hi) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    XTFQ_ASSIGN_OR_RETURN(int64_t at, time_at(mid));
+    if (at < t) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  if (lo == pa.record_count()) return false;
+  XTFQ_ASSIGN_OR_RETURN(int64_t at, time_at(lo));
+  return at == t;
+}
+
 }  // namespace xtfq

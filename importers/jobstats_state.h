@@ -62,6 +62,9 @@ struct JobStatsState {
   // so O(targets x log N) pages plus the entries of those collections). Empty for a store
   // without job_stats.
   static Result<JobStatsState> Load(RecordSource& source);
+  // Whether `source` holds a collection of the target named `target` at time t: a binary search
+  // of the target's collections, O(log^2 N) pages (only asked of snapshots older than the newest).
+  Result<bool> Holds(RecordSource& source, std::string_view target, int64_t t) const;
 
   static std::string SeriesKey(uint32_t target, std::string_view raw) {
     std::string k;
