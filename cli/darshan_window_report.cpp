@@ -49,7 +49,10 @@ std::string Csv(const DarshanWindowAnswer& a) {
       for (double q : kQuantiles) out += fmt::format(",{0}_p{1:g}_lower,{0}_p{1:g}_upper", f, q * 100);
     }
   }
-  out += "\n";
+  // Last: whether the row is estimated (spread from counter records over their time spans), as
+  // JSON's "estimated" says.
+  out += ",estimated\n";
+  const char* estimated = a.result.estimated && !a.result.exact ? "true" : "false";
   auto row = [&](const std::string& key, const char* op, const DarshanOpStats& s, const std::string* file = nullptr,
                  const std::optional<DarshanOpDistribution>* dist = nullptr) {
     const DarshanOpMetrics d = DarshanOpMetrics::Of(s);
@@ -68,7 +71,7 @@ std::string Csv(const DarshanWindowAnswer& a) {
         }
       }
     }
-    out += "\n";
+    out += fmt::format(",{}\n", estimated);
   };
   if (a.request.per_rank) {
     for (const auto& [rank, ops] : a.result.ranks)

@@ -235,11 +235,25 @@ TEST_CASE(
         doctest::Approx(ParserSum(one_text, "POSIX", "POSIX_BYTES_READ") / 2).epsilon(1e-4));
   const test::Run text_out = Xtfq(dir, fmt::format("query l.xtfq --time {:.9f}:{:.9f}", a, (a + b) / 2));
   CHECK(text_out.out.find("estimated from counters") != std::string::npos);
+  // CSV says so too, in its last column: every row of the half window, no row of the whole run.
+  const test::Run half_csv = Xtfq(dir, fmt::format("query l.xtfq --time {:.9f}:{:.9f} --format csv", a, (a + b) / 2));
+  REQUIRE(half_csv.status == 0);
+  const test::Run whole_csv = Xtfq(dir, "query l.xtfq --format csv");
+  REQUIRE(whole_csv.status == 0);
+  for (const auto& [out, label] : {std::pair{half_csv.out, std::string("true")}, {whole_csv.out, "false"}}) {
+    std::stringstream lines(out);
+    std::string line;
+    REQUIRE(std::getline(lines, line));
+    CHECK(line.ends_with(",estimated"));
+    int rows = 0;
+    for (; std::getline(lines, line); ++rows) CHECK_MESSAGE(line.ends_with("," + label), line);
+    CHECK(rows == 2);  // read and write
+  }
   // Per file: the CSV names the file.
   const test::Run csv = Xtfq(dir, "query l.xtfq --per-file --format csv");
-  CHECK(
-      csv.out.starts_with("key,op,ops,bytes,busy_s,bw_mib_s,iops,avg_size,seq_ratio,consec_ratio,small_ratio,file\n"));
-  CHECK(csv.out.find(",/tmp/tmp/mpi-io-test.tmp.dat\n") != std::string::npos);
+  CHECK(csv.out.starts_with(
+      "key,op,ops,bytes,busy_s,bw_mib_s,iops,avg_size,seq_ratio,consec_ratio,small_ratio,file,estimated\n"));
+  CHECK(csv.out.find(",/tmp/tmp/mpi-io-test.tmp.dat,false\n") != std::string::npos);
 }
 
 }  // namespace
