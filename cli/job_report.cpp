@@ -109,14 +109,17 @@ std::string JobReport::Text(const JobTimelineAnswer& a) {
 std::string JobReport::Json(const JobTimelineAnswer& a) { return ResultJson::Of(a).dump(2) + "\n"; }
 
 std::string JobReport::Csv(const JobTimelineAnswer& a) {
-  std::string out = "kind,t1,t2,source,store,entity,metric,value\n";
+  // Last column: whether the value is an estimate (Darshan bytes spread from counter records).
+  std::string out = "kind,t1,t2,source,store,entity,metric,value,estimated\n";
   auto row = [&](const std::string& kind, const JobWindow& w, const std::string& source, const std::string& store,
                  const std::string& entity, const std::string& metric, const std::string& value) {
-    out += fmt::format("{},{},{},{},{},{},{},{}\n", kind, w.t1, w.t2, source, CsvField(store), CsvField(entity), metric,
-                       value);
+    const bool estimated = source == "darshan" && w.darshan_estimated;
+    out += fmt::format("{},{},{},{},{},{},{},{},{}\n", kind, w.t1, w.t2, source, CsvField(store), CsvField(entity),
+                       metric, value, estimated);
   };
   for (const JobSource& s : a.sources) {
-    if (!s.found) out += fmt::format("missing,,,{},{},,reason,{}\n", s.kind, CsvField(s.store), CsvField(s.detail));
+    if (!s.found)
+      out += fmt::format("missing,,,{},{},,reason,{},false\n", s.kind, CsvField(s.store), CsvField(s.detail));
   }
   auto emit = [&](const std::string& kind, const JobWindow& w) {
     if (w.darshan_read) {

@@ -50,6 +50,9 @@ struct JobWindow {
   // Darshan (every matched log): DXT bytes and operations; nullopt without a log.
   std::optional<int64_t> darshan_read, darshan_write;
   std::optional<uint64_t> darshan_ops;
+  // Some log's bytes here are spread from its counter records over their time spans (a log with
+  // neither DXT nor HEATMAP, a window inside its run): an estimate.
+  bool darshan_estimated = false;
   // Stragglers: how unevenly the ranks shared the window's I/O (the log, of several, whose
   // slowest rank was busiest); nullopt without DXT I/O in the window.
   std::optional<RankImbalance> darshan_ranks;

@@ -367,6 +367,7 @@ nlohmann::json JobWindowJson(const JobWindow& w) {
   if (w.darshan_read) {
     j["darshan"] = {{"read_bytes", *w.darshan_read}, {"write_bytes", *w.darshan_write}};
     j["darshan"]["ops"] = w.darshan_ops ? nlohmann::json(*w.darshan_ops) : nlohmann::json(nullptr);
+    j["darshan"]["estimated"] = w.darshan_estimated;
     j["darshan"]["ranks"] = nullptr;
     if (w.darshan_ranks) {
       j["darshan"]["ranks"] = ResultJson::Of(*w.darshan_ranks);

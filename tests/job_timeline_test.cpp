@@ -9,7 +9,9 @@
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
+#include "tests/shared_data.h"
 #include "tests/temp_dir.h"
 #include "tests/xtfq_cli.h"
 
@@ -144,7 +146,8 @@ TEST_CASE("job: one job across Darshan, job_stats and Slurm gives each source's 
                 text.out);
   CHECK(text.out.find(fmt::format("slurm tasks read {} B", slurm_read)) != std::string::npos);
   const Run csv = Xtfq(dir, fmt::format("job {} d.xtfq j.xtfq s.xtfq --windows 8 --format csv", kJob));
-  CHECK(csv.out.find(fmt::format("total,{},{},slurm,,tasks,read_bytes,{}\n", t1, t2, slurm_read)) != std::string::npos);
+  CHECK(csv.out.find(fmt::format("total,{},{},slurm,,tasks,read_bytes,{},false\n", t1, t2, slurm_read)) !=
+        std::string::npos);
 
   // A Slurm profile of the first ten minutes only: the job's job_stats bytes after them are not
   // shown, and a note says how many, as the job's own query over every collection and over the span
@@ -180,6 +183,40 @@ TEST_CASE("job: one job across Darshan, job_stats and Slurm gives each source's 
     CHECK(notes.find("lie outside the span shown") == std::string::npos);
   }
   CHECK(everywhere > inside);  // the job wrote after its first ten minutes
+}
+
+TEST_CASE("job: windows of a log without DXT or HEATMAP are labelled estimates, its whole run is not") {
+  const std::string log = std::string(XTFQ_SHARED_DIR) + "/data/darshan/real/h5-block-chunk-coll-256rank.darshan";
+  if (SharedMissing(log)) return;
+  TempDir dir;
+  REQUIRE(Xtfq(dir, fmt::format("import -q '{}' -o h.xtfq", log)).status == 0);
+  // Job 511919 (its header), 12 s: six windows of 2 s, each spread from the counter records.
+  const Run csv = Xtfq(dir, "job 511919 h.xtfq --windows 6 --format csv");
+  REQUIRE_MESSAGE(csv.status == 0, csv.err);
+  CHECK(csv.out.starts_with("kind,t1,t2,source,store,entity,metric,value,estimated\n"));
+  int windows = 0, totals = 0;
+  double window_sum = 0, total = 0;
+  std::istringstream lines(csv.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find(",darshan,,job,write_bytes,") == std::string::npos) continue;
+    const size_t v = line.rfind(',', line.size() - (line.ends_with(",true") ? 6 : 7));
+    const double bytes = std::stod(line.substr(v + 1));
+    if (line.starts_with("window,")) {
+      CHECK_MESSAGE(line.ends_with(",true"), line);
+      ++windows, window_sum += bytes;
+    } else if (line.starts_with("total,")) {
+      CHECK_MESSAGE(line.ends_with(",false"), line);  // the whole run: the counters' sums, exact
+      ++totals, total = bytes;
+    }
+  }
+  CHECK(windows == 6);
+  CHECK(totals == 1);
+  CHECK(std::abs(window_sum - total) <= 6);  // each window's share, rounded to whole bytes
+  const Run json = Xtfq(dir, "job 511919 h.xtfq --windows 6 --format json");
+  REQUIRE(json.status == 0);
+  const auto j = nlohmann::json::parse(json.out);
+  CHECK(j["windows"][0]["darshan"]["estimated"] == true);
+  CHECK(j["totals"]["darshan"]["estimated"] == false);
 }
 
 TEST_CASE("job: a source without the job says so, and no source at all is an error") {
