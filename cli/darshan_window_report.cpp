@@ -56,8 +56,9 @@ std::string Csv(const DarshanWindowAnswer& a) {
   auto row = [&](const std::string& key, const char* op, const DarshanOpStats& s, const std::string* file = nullptr,
                  const std::optional<DarshanOpDistribution>* dist = nullptr) {
     const DarshanOpMetrics d = DarshanOpMetrics::Of(s);
-    // (HEATMAP bins count bytes only: operations and busy time are empty, unknown)
-    const bool bytes_only = a.result.heatmap;
+    // (HEATMAP bins count bytes only: operations and busy time are empty, unknown; the totals'
+    // come from the counter records where those are exact)
+    const bool bytes_only = a.result.heatmap && !(key == "all" && a.result.counter_ops);
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}", key, op, bytes_only ? "" : std::to_string(s.ops), s.bytes,
                        bytes_only ? "" : fmt::format("{}", s.busy), C(d.bw_mib_s), C(d.iops), C(d.avg_size),
                        C(d.seq_ratio), C(d.consec_ratio), C(d.small_ratio));
@@ -135,8 +136,9 @@ std::string Text(const DarshanWindowAnswer& a) {
                          : "a segment counts whole in the window that holds its start");
   out += fmt::format("{:<6} {:>12} {:>16} {:>12} {:>12} {:>12} {:>12} {:>9} {:>9} {:>9}\n", "op", "ops", "bytes",
                      "busy_s", "bw_MiB/s", "iops", "avg_size", "seq", "consec", "small");
-  // HEATMAP bins count bytes only: operations, busy time and sizes are NA, not zero.
-  const bool bytes_only = a.result.heatmap;
+  // HEATMAP bins count bytes only: operations, busy time and sizes are NA, not zero (unless the
+  // counter records give them exactly).
+  const bool bytes_only = a.result.heatmap && !a.result.counter_ops;
   for (int op = 0; op < 2; ++op) {
     const DarshanOpStats& s = op == 0 ? a.result.read : a.result.write;
     const DarshanOpMetrics& d = op == 0 ? a.read : a.write;

@@ -119,7 +119,8 @@ Result<DarshanWindowResult> DarshanWindow::Compute(StoreReader& reader, const Da
     }
   }
   if (any) return out;
-  // No DXT: the HEATMAP bins of the module give bytes (no operations, sizes or times).
+  // No DXT: the HEATMAP bins of the module give bytes (no operations, sizes or times; the counter
+  // records give those where they are exact for the window: AddCounterOps).
   const ArrayDesc* h =
       cat.Find(L::ArrayName(info.log, spec.module == "MPI-IO" ? "HEATMAP.MPIIO" : "HEATMAP." + spec.module));
   if (h == nullptr || !(h->schema == L::HeatmapSchema())) return DarshanCounterWindow::Compute(reader, info, spec);
@@ -162,7 +163,24 @@ Result<DarshanWindowResult> DarshanWindow::Compute(StoreReader& reader, const Da
     XTFQ_TRY(PerRank(reader, *h, spec,
                      [&](int64_t rank, const Summary& ps) { bytes(ps, out.ranks[rank][0], out.ranks[rank][1]); }));
   }
+  XTFQ_TRY(AddCounterOps(reader, info, spec, out));
   return out;
+}
+
+Status DarshanWindow::AddCounterOps(StoreReader& reader, const DarshanLogInfo& info, const DarshanWindowSpec& spec,
+                                    DarshanWindowResult& out) {
+  DarshanWindowSpec totals = spec;
+  totals.per_rank = false, totals.per_file = false;
+  Result<DarshanWindowResult> c = DarshanCounterWindow::Compute(reader, info, totals);
+  if (!c.ok()) {
+    // No counter records of the module: the bins alone answer. Damage or I/O errors are said.
+    if (c.error().code() == ErrorCode::kCorrupt || c.error().code() == ErrorCode::kIo) return c.error();
+    return Ok();
+  }
+  if (!c->exact || c->read.bytes != out.read.bytes || c->write.bytes != out.write.bytes) return Ok();
+  out.read = c->read, out.write = c->write;
+  out.counter_ops = true;
+  return Ok();
 }
 
 }  // namespace xtfq

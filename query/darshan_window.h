@@ -59,6 +59,10 @@ struct DarshanWindowResult {
   // a bin counts in the window that holds its start; operations, sizes and times are unknown.
   bool heatmap = false;
   double heatmap_width = 0;
+  // A HEATMAP answer whose totals also carry operations, busy time, sequential and consecutive
+  // counts and size classes: from the module's counter records, exact (each lies wholly inside or
+  // outside the window) and of the same bytes as the bins. Rank rows stay bytes only.
+  bool counter_ops = false;
   // Neither DXT nor HEATMAP: estimated from the counter records (DarshanCounterWindow); `exact`
   // when every record lay wholly inside or outside the window.
   bool estimated = false, exact = false;
@@ -69,6 +73,12 @@ class DarshanWindow {
   // kNotFound when the log has no DXT segments of the module.
   static Result<DarshanWindowResult> Compute(StoreReader& reader, const DarshanLogInfo& info,
                                              const DarshanWindowSpec& spec);
+
+ private:
+  // Fills a HEATMAP answer's operations from the counter records when they are exact for the
+  // window and agree with its bytes (counter_ops); leaves it bytes only otherwise.
+  static Status AddCounterOps(StoreReader& reader, const DarshanLogInfo& info, const DarshanWindowSpec& spec,
+                              DarshanWindowResult& out);
 };
 
 }  // namespace xtfq

@@ -157,8 +157,12 @@ Result<DarshanWindowAnswer> DarshanWindowQuery::Run(StoreReader& reader, const D
   if (a.result.heatmap) {
     a.answered += fmt::format(
         "; no DXT in this log: bytes from the HEATMAP bins ({} s wide, a bin counts in the window that holds "
-        "its start); operations, sizes and times are not in heatmaps",
-        a.result.heatmap_width);
+        "its start); {}",
+        a.result.heatmap_width,
+        a.result.counter_ops
+            ? "operations, busy time and size classes from the counter records, exact here (each lies wholly inside "
+              "or outside the window; per rank they are not split)"
+            : "operations, sizes and times are not in heatmaps");
   }
   return a;
 }

@@ -246,7 +246,7 @@ Result<JobTimelineAnswer> JobTimeline::Run(const std::vector<StoreReader*>& stor
       heatmap = heatmap || a.result.heatmap;
       estimated = estimated || a.result.estimated;
       w.darshan_estimated = w.darshan_estimated || (a.result.estimated && !a.result.exact);
-      if (!a.result.heatmap && !a.result.estimated)
+      if ((!a.result.heatmap && (!a.result.estimated || a.result.exact)) || a.result.counter_ops)
         w.darshan_ops = w.darshan_ops.value_or(0) + a.result.read.ops + a.result.write.ops;
       auto busiest = [](const RankImbalance& r) { return r.slowest ? r.slowest->busy : -1.0; };
       if (a.imbalance && a.imbalance->slowest &&

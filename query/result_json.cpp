@@ -99,7 +99,7 @@ nlohmann::json ResultJson::Of(const DarshanWindowAnswer& a) {
     auto unknown = [](nlohmann::json& o) {
       for (const char* k : {"ops", "busy_s", "seq", "consec", "size_classes"}) o[k] = nullptr;
     };
-    unknown(j["read"]), unknown(j["write"]);
+    if (!a.result.counter_ops) unknown(j["read"]), unknown(j["write"]);
     if (j.contains("per_rank")) {
       for (auto& r : j["per_rank"]) unknown(r["read"]), unknown(r["write"]);
     }

@@ -174,14 +174,15 @@ TEST_CASE("darshan window: the query command reads seconds and filters files") {
   REQUIRE_MESSAGE(diag.status == 0, diag.err);
   // The diagnostics are small writes only: no reads, every write in the small classes.
   // (then the percentile columns: empty without reads)
-  CHECK(diag.out.find("all,read,0,0,0,,,,,," + std::string(12, ',') + "\n") != std::string::npos);
+  CHECK(diag.out.find("all,read,0,0,0,,,,,," + std::string(12, ',') + ",false\n") != std::string::npos);
   const size_t write_row = diag.out.find("all,write,");
   REQUIRE(write_row != std::string::npos);
   std::vector<std::string> cols;
   std::stringstream row(diag.out.substr(write_row, diag.out.find('\n', write_row) - write_row));
   for (std::string c; std::getline(row, c, ',');) cols.push_back(c);
-  REQUIRE(cols.size() == 23);
-  CHECK(cols[10] == "1");  // small_ratio 1 on the write row
+  REQUIRE(cols.size() == 24);
+  CHECK(cols[10] == "1");      // small_ratio 1 on the write row
+  CHECK(cols[23] == "false");  // from DXT segments: not an estimate
   // Its sizes' percentiles lie under 10 KiB (the small classes): p99's upper end.
   CHECK(std::stod(cols[16]) <= 10240);
   auto bad = test::Xtfq(f.dir, "query g.xtfq --time 5:1");
@@ -276,23 +277,49 @@ TEST_CASE("darshan window: a log without DXT answers bytes from its HEATMAP bins
     CHECK(a->write.bytes == b->write.bytes);
     CHECK(a->ranks.size() == b->ranks.size());
   }
-  // What a heatmap does not hold is unknown in every output, never 0: JSON null, text NA, CSV empty.
+  // The whole run: operations, busy time and size classes from the counter records, which are
+  // exact there and count the bins' bytes; per rank the bins alone (bytes only).
+  int64_t reads = 0, writes = 0;
+  {
+    auto posix = (*reader)->Array("darshan/0/POSIX");
+    const Schema& s = (*posix)->schema;
+    ChainCursor c = (*reader)->Records(**posix);
+    for (auto more = c.First(); more.ok() && *more; more = c.Next()) {
+      reads += LoadLe<int64_t>(c.entry() + s.fields()[*s.Find("POSIX_READS")].offset);
+      writes += LoadLe<int64_t>(c.entry() + s.fields()[*s.Find("POSIX_WRITES")].offset);
+    }
+  }
+  CHECK(all->counter_ops);
+  CHECK(all->read.ops == reads);
+  CHECK(all->write.ops == writes);
   const test::Run json = test::Xtfq(dir, "query h.xtfq --per-rank --format json");
   REQUIRE_MESSAGE(json.status == 0, json.err);
   const auto j = nlohmann::json::parse(json.out);
-  for (const char* op : {"read", "write"}) {
-    CHECK(j[op]["ops"].is_null());
-    CHECK(j[op]["busy_s"].is_null());
-    CHECK(j[op]["size_classes"].is_null());
-  }
+  CHECK(j["read"]["ops"].get<int64_t>() == reads);
+  CHECK(j["write"]["ops"].get<int64_t>() == writes);
+  CHECK(!j["read"]["busy_s"].is_null());
   CHECK(j["read"]["bytes"].get<int64_t>() + j["write"]["bytes"].get<int64_t>() == read + written);
+  CHECK(j["answered"].get<std::string>().find("from the counter records, exact here") != std::string::npos);
   REQUIRE(!j["per_rank"].empty());
   CHECK(j["per_rank"][0]["read"]["ops"].is_null());
-  const test::Run text = test::Xtfq(dir, "query h.xtfq");
+  // A window that cuts a record's read interval (0.024 to 0.038 s): the counters are not exact
+  // there, so what a heatmap does not hold is unknown in every output, never 0: JSON null, text
+  // NA, CSV empty.
+  const test::Run cut = test::Xtfq(dir, "query h.xtfq --time 0.03:1 --format json");
+  REQUIRE_MESSAGE(cut.status == 0, cut.err);
+  const auto k = nlohmann::json::parse(cut.out);
+  for (const char* op : {"read", "write"}) {
+    CHECK(k[op]["ops"].is_null());
+    CHECK(k[op]["busy_s"].is_null());
+    CHECK(k[op]["size_classes"].is_null());
+  }
+  const test::Run text = test::Xtfq(dir, "query h.xtfq --time 0.03:1");
   CHECK(text.out.find("size classes (Darshan's 10): NA (heatmaps count bytes only)") != std::string::npos);
-  CHECK(text.out.find(fmt::format("read             NA {:>16}           NA", read)) != std::string::npos);
-  const test::Run csv = test::Xtfq(dir, "query h.xtfq --format csv");
-  CHECK(csv.out.find(fmt::format("all,read,,{},,", read)) != std::string::npos);
+  CHECK(text.out.find("read             NA                0           NA") != std::string::npos);
+  const test::Run csv = test::Xtfq(dir, "query h.xtfq --time 0.03:1 --format csv");
+  CHECK(csv.out.find("all,read,,0,,") != std::string::npos);
+  const test::Run whole_csv = test::Xtfq(dir, "query h.xtfq --format csv");
+  CHECK(whole_csv.out.find(fmt::format("all,read,{},{},", reads, read)) != std::string::npos);
 }
 
 }  // namespace

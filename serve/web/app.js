@@ -207,8 +207,9 @@ function pick(sel) {
     const dxt = q.source.startsWith('DXT');
     for (const op of ['read', 'write']) {
       const o = q[op];
-      // Darshan's bandwidth: bytes over the busy time summed over ranks (not the timeline's aggregate)
-      out.push(dxt || q.estimated ? `${op}: ${o.ops} ops, ${o.bytes} B, ${num(o.bw_mib_s)} MiB/s per busy second, busy ${num(o.busy_s)} s`
+      // Darshan's bandwidth: bytes over the busy time summed over ranks (not the timeline's aggregate);
+      // operations are null where the answer has none (HEATMAP bins without exact counters)
+      out.push(o.ops !== null ? `${op}: ${o.ops} ops, ${o.bytes} B, ${num(o.bw_mib_s)} MiB/s per busy second, busy ${num(o.busy_s)} s`
         : `${op}: ${o.bytes} B (heatmap bins hold no operations or times)`);
       if (o.percentiles) {
         const d = o.percentiles.duration_s, s = o.percentiles.size, r = (v) => (v ? v.map((x) => num(x, 3)).join('..') : 'NA');
