@@ -35,7 +35,7 @@ CLI::App* GridCommand::Register(CLI::App& parent) {
   app->add_option("--op", r_.op,
                   "Darshan: read, write or all (default); job_stats: the op whose steps are integrated (default "
                   "write_bytes)");
-  app->add_option("--by", r_.by, "job_stats: rows by target (default), job, uid, node, class or id");
+  by_ = app->add_option("--by", r_.by, "job_stats: rows by target (default), job, uid, node, class or id");
   darshan_flags_["--module"] =
       app->add_option("--module", r_.module, "Darshan: POSIX (default), MPI-IO, STDIO (HEATMAP)")
           ->check(CLI::IsMember({"POSIX", "MPI-IO", "STDIO"}));
@@ -64,6 +64,14 @@ Result<std::string> GridCommand::Answer() {
                                                     r_.array.empty() ? "no Darshan log" : "array " + r_.array));
       }
     }
+  }
+  if (by_->count() > 0 && (!r_.array.empty() || darshan || !JobStatsView::Holds(opts_.reader().store()))) {
+    return Error(
+        ErrorCode::kUsage,
+        fmt::format("--by is for job_stats (rows by target, job, uid, node, class or id); {} holds {}", opts_.store(),
+                    !r_.array.empty() ? "array " + r_.array
+                    : darshan         ? "Darshan logs: rows are ranks (--ranks, --processes)"
+                                      : "no job_stats"));
   }
   if (darshan && jobs_.size() > 1) return Error(ErrorCode::kUsage, "--job: one Darshan job id");
   if (darshan && jobs_.size() == 1) {

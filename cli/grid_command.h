@@ -29,6 +29,7 @@ class GridCommand final : public Command {
   std::string processes_;
   std::vector<std::string> jobs_;
   std::map<std::string, CLI::Option*> darshan_flags_;
+  CLI::Option* by_ = nullptr;  // --by: job_stats only
 };
 
 }  // namespace xtfq::cli

@@ -40,7 +40,7 @@ std::string SegmentsCommand::Render(const DarshanSegmentsAnswer& a, const std::s
   std::string out =
       fmt::format("log {} (job {}), {} {} segments, window [{}, {}) s, ranks {}: {} in all", a.info.log, a.info.job,
                   a.source, a.request.op, ResultJson::EdgeSeconds(a.t1, true), ResultJson::EdgeSeconds(a.t2, false),
-                  a.request.ranks.empty() ? ":" : a.request.ranks, a.total);
+                  a.request.ranks.empty() ? "all" : a.request.ranks, a.total);
   if (a.segments.empty()) {
     out += a.request.offset > 0 && a.total > 0 ? fmt::format("; --offset {} is past them\n", a.request.offset) : "\n";
     return out;

@@ -85,7 +85,10 @@ std::vector<std::string> DarshanWindowQuery::Warnings(const DarshanLogInfo& info
   for (const std::string& d : DarshanLogs::HeaderDoubts(info)) {
     out.push_back(fmt::format("log {}'s header cannot be right: {} (darshan-parser prints the same)", info.log, d));
   }
-  if (info.nprocs > 0 && (spec.p1 >= info.nprocs || (spec.p2 != INT64_MAX && spec.p2 <= 0))) {
+  if (spec.p2 <= spec.p1) {
+    out.push_back(fmt::format("the ranks {}:{} are an empty range, no rank (R1:R2 is half-open: {}:{} is rank {})",
+                              spec.p1, spec.p2, spec.p1, spec.p1 + 1, spec.p1));
+  } else if (info.nprocs > 0 && (spec.p1 >= info.nprocs || (spec.p2 != INT64_MAX && spec.p2 <= 0))) {
     out.push_back(fmt::format("the ranks [{}, {}) lie outside the job's {} ranks (0 to {})",
                               spec.p1 == INT64_MIN ? "-inf" : std::to_string(spec.p1),
                               spec.p2 == INT64_MAX ? "+inf" : std::to_string(spec.p2), info.nprocs, info.nprocs - 1));

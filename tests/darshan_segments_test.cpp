@@ -147,6 +147,16 @@ TEST_CASE("segments: bad pages, logs without DXT, and the command line") {
   CHECK(bad.status == 2);
   CHECK(bad.err.find("--limit 5000: give 1 to 1000") != std::string::npos);
   CHECK(test::Xtfq(f.dir, "segments g.xtfq --op both").status == 2);
+  // Every rank is "all" in the header; an empty rank range is named as one, with no segments.
+  const test::Run every = test::Xtfq(f.dir, "segments g.xtfq --limit 1");
+  CHECK_MESSAGE(every.out.find(", ranks all: ") != std::string::npos, every.out);
+  const test::Run empty = test::Xtfq(f.dir, "segments g.xtfq --ranks 3:3");
+  CHECK(empty.status == 0);
+  CHECK_MESSAGE(
+      empty.err.find("warning: the ranks 3:3 are an empty range, no rank (R1:R2 is half-open: 3:4 is rank 3)") !=
+          std::string::npos,
+      empty.err);
+  CHECK(empty.out.find("ranks 3:3: 0 in all\n") != std::string::npos);
 }
 
 TEST_CASE("segments: per-file rows read the window's segments and equal the scan, and the top files by bytes") {
