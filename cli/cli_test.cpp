@@ -42,6 +42,27 @@ TEST_CASE("cli: gen and import then info and check on a fresh store") {
   Run json = Xtfq(dir, "info s.xtfq --format json");
   REQUIRE(json.status == 0);
   CHECK(json.out.find("\"records\": 5000") != std::string::npos);
+  // --brief: the same lines without the arrays' blocks (each indented under the arrays line).
+  Run brief = Xtfq(dir, "info s.xtfq --brief");
+  REQUIRE(brief.status == 0);
+  std::string want;
+  {
+    std::istringstream lines(info.out);
+    bool in_arrays = false;
+    for (std::string line; std::getline(lines, line);) {
+      if (line.starts_with("arrays ")) {
+        in_arrays = true;
+        want += line + " (each described without --brief)\n";
+        continue;
+      }
+      if (in_arrays && (line.starts_with("  ") || line.starts_with("(* marks"))) continue;
+      in_arrays = false;
+      want += line + "\n";
+    }
+  }
+  CHECK(brief.out == want);
+  CHECK(std::count(brief.out.begin(), brief.out.end(), '\n') == 8);
+  CHECK(Xtfq(dir, "info s.xtfq --brief --format json").status == 2);
   Run check = Xtfq(dir, "check s.xtfq");
   CHECK(check.status == 0);
   CHECK(check.out.rfind("ok: s.xtfq at generation 3", 0) == 0);

@@ -14,6 +14,9 @@ CLI::App* InfoCommand::Register(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand("info", "Show a store's layout: pages, generation, free space, arrays");
   app->add_option("STORE", store_, "store file")->required();
   app->add_option("--format", format_, "output format")->check(CLI::IsMember({"text", "json"}));
+  app->add_flag("--brief", brief_,
+                "the store's header, its Darshan logs, job_stats and Slurm jobs, without a block per array (text "
+                "only)");
   app->footer(
       "An array with a P index (the per-process view that answers a rank window) shows it on a line of its own:\n"
       "  'P index: N processes, each with its own TN tree': the records copied once more, grouped by process;\n"
@@ -144,6 +147,10 @@ std::string SlurmJobs(const StoreSummary& s) {
 }  // namespace
 
 int InfoCommand::Run() {
+  if (brief_ && format_ == "json") {
+    return Fail("info",
+                Error(ErrorCode::kUsage, "--brief is for text; JSON gives every field; see 'xtfq info --help'"));
+  }
   auto reader = StoreReader::Open(store_);
   if (!reader.ok()) return Fail("info", reader.error());
   auto summary = StoreSummary::Of(**reader);
@@ -152,8 +159,10 @@ int InfoCommand::Run() {
     fmt::print("{}\n", ResultJson::Of(*summary).dump(2));
     return kExitOk;
   }
-  fmt::print("{}{}{}{}{}", Header(*summary), Arrays(*summary), DarshanLogs(*summary), JobStats(*summary),
-             SlurmJobs(*summary));
+  const std::string arrays =
+      brief_ ? fmt::format("arrays       {} (each described without --brief)\n", summary->arrays.size())
+             : Arrays(*summary);
+  fmt::print("{}{}{}{}{}", Header(*summary), arrays, DarshanLogs(*summary), JobStats(*summary), SlurmJobs(*summary));
   return kExitOk;
 }
 

@@ -17,6 +17,7 @@ class InfoCommand final : public Command {
  private:
   std::string store_;
   std::string format_ = "text";
+  bool brief_ = false;
 };
 
 }  // namespace xtfq::cli
