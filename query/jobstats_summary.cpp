@@ -27,6 +27,7 @@ constexpr int64_t kChunk = 16;
 struct Acc {
   double total = 0, peak = 0, series_max = 0;
   uint64_t started = 0;
+  uint32_t steps = 0;  // while level 0 is built (Compute): where the cell's RatePeak is
 };
 using Cells = std::unordered_map<uint64_t, Acc>;  // (group << 32) | op
 
@@ -224,8 +225,9 @@ Status Compute(JobStatsView& view, int shift, int64_t from, int64_t to, std::vec
     const int64_t c1 = std::min(to, c0 + kChunk);
     const int64_t lo = c0 << shift, hi = c1 << shift;
     std::vector<std::vector<Cells>> acc(keys.size(), std::vector<Cells>(static_cast<size_t>(c1 - c0)));
-    std::vector<std::vector<std::unordered_map<uint64_t, RatePeak>>> peaks(
-        keys.size(), std::vector<std::unordered_map<uint64_t, RatePeak>>(static_cast<size_t>(c1 - c0)));
+    // Each cell's steps, for its peak: at acc's cell's `steps` (one hash lookup a step and cell).
+    std::vector<std::vector<std::vector<RatePeak>>> peaks(
+        keys.size(), std::vector<std::vector<RatePeak>>(static_cast<size_t>(c1 - c0)));
     // Each series' integral over each bin, summed in the order of its steps (as the heatmap's
     // own path sums them: the same doubles).
     std::vector<std::unordered_map<uint64_t, double>> integral(emit_z != nullptr ? static_cast<size_t>(c1 - c0) : 0);
@@ -253,11 +255,14 @@ Status Compute(JobStatsView& view, int shift, int64_t from, int64_t to, std::vec
           }
           for (size_t k = 0; k < keys.size(); ++k) {
             const uint64_t key = (uint64_t{keys[k].groups[series]} << 32) | os.op;
-            Acc& a = acc[k][static_cast<size_t>(b - c0)][key];
+            std::vector<RatePeak>& bin_peaks = peaks[k][static_cast<size_t>(b - c0)];
+            auto [it, fresh] = acc[k][static_cast<size_t>(b - c0)].try_emplace(key);
+            Acc& a = it->second;
+            if (fresh) a.steps = static_cast<uint32_t>(bin_peaks.size()), bin_peaks.emplace_back();
             if (b == b1 - 1) a.total += static_cast<double>(delta);
             a.series_max = std::max(a.series_max, rate);
             if (b == b0) ++a.started;
-            peaks[k][static_cast<size_t>(b - c0)][key].Add(t0, t1, rate);
+            bin_peaks[a.steps].Add(t0, t1, rate);
           }
         }
         return true;
@@ -267,7 +272,7 @@ Status Compute(JobStatsView& view, int shift, int64_t from, int64_t to, std::vec
       for (size_t k = 0; k < keys.size(); ++k) {
         Cells& cells = acc[k][static_cast<size_t>(b - c0)];
         for (auto& [key, a] : cells) {
-          a.peak = peaks[k][static_cast<size_t>(b - c0)][key].Max(b << shift, (b + 1) << shift);
+          a.peak = peaks[k][static_cast<size_t>(b - c0)][a.steps].Max(b << shift, (b + 1) << shift);
         }
         XTFQ_TRY(Finish(keys[k], 0, b, cells, shift, emit));
       }

@@ -5,8 +5,13 @@
 namespace xtfq {
 
 double RatePeak::Max(int64_t w1, int64_t w2) const {
-  std::vector<std::pair<int64_t, double>> edges;  // (time, change); ends sort before starts at one time
-  edges.reserve(2 * steps_.size());
+  if (steps_.size() == 1) {  // most cells: one step, its rate where it overlaps (the same as below)
+    const Step& s = steps_[0];
+    return std::max(s.t0, w1) < std::min(s.t1, w2) ? std::max(0.0, s.rate) : 0.0;
+  }
+  // (time, change); ends sort before starts at one time. One buffer a thread, not one a call.
+  thread_local std::vector<std::pair<int64_t, double>> edges;
+  edges.clear();
   for (const Step& s : steps_) {
     const int64_t a = std::max(s.t0, w1), b = std::min(s.t1, w2);
     if (a >= b) continue;
