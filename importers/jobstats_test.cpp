@@ -14,6 +14,7 @@
 #include "store/posix_file.h"
 #include "tests/shared_data.h"
 #include "tests/temp_dir.h"
+#include "tests/text_file.h"
 #include "tests/why.h"
 
 namespace xtfq {
@@ -45,11 +46,7 @@ Parsed ParseFile(File& f, const std::string& target = "") {
 }
 
 Parsed ParseText(const std::string& text, const std::string& target = "fs-OST0000") {
-  auto disk = std::make_shared<MemDisk>();
-  std::vector<std::byte> b(text.size());
-  std::memcpy(b.data(), text.data(), text.size());
-  disk->SetContents(b);
-  MemFile f("capture.txt", disk);
+  MemFile f = test::TextFile("capture.txt", text);
   return ParseFile(f, target);
 }
 
@@ -410,11 +407,7 @@ std::string Describe(File& f, bool one_pass) {
 }
 
 std::string DescribeText(const std::string& text, bool one_pass) {
-  auto disk = std::make_shared<MemDisk>();
-  std::vector<std::byte> b(text.size());
-  std::memcpy(b.data(), text.data(), text.size());
-  disk->SetContents(b);
-  MemFile f("capture.txt", disk);
+  MemFile f = test::TextFile("capture.txt", text);
   return Describe(f, one_pass);
 }
 

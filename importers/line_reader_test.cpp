@@ -9,6 +9,7 @@
 
 #include "importers/ahead_queue.h"
 #include "store/mem_file.h"
+#include "tests/text_file.h"
 #include "tests/why.h"
 
 namespace xtfq {
@@ -31,13 +32,7 @@ std::vector<std::string> NaiveLines(const std::string& text) {
   return out;
 }
 
-MemFile FileOf(const std::string& text) {
-  auto disk = std::make_shared<MemDisk>();
-  std::vector<std::byte> b(text.size());
-  std::memcpy(b.data(), text.data(), text.size());
-  disk->SetContents(b);
-  return MemFile("lines.txt", disk);
-}
+MemFile FileOf(const std::string& text) { return test::TextFile("lines.txt", text); }
 
 TEST_CASE("line reader: views and copies give the lines of a naive split, at every chunk size") {
   std::mt19937_64 rng(7);
