@@ -180,7 +180,9 @@ bool FastCounter(std::string_view t, JobStatsCounter& c) {
     return true;
   };
   const std::string_view op = word();
-  if (op.empty() || !colon() || p == end || *p != '{') return false;
+  // (An entry's time keys are read as times, also when a '{' follows: ParseCounter's caller says so.)
+  if (op.empty() || op == "snapshot_time" || op == "start_time" || op == "elapsed_time") return false;
+  if (!colon() || p == end || *p != '{') return false;
   ++p;
   c.op.assign(op);
   c.samples = 0;

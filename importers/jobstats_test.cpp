@@ -463,6 +463,9 @@ TEST_CASE("jobstats: the one-pass counter reader reads every line as the general
       "{ samples: 5 }",
       ": { samples: 5 }",
       "open: { samples: 5, unit: weird_unit }",
+      "snapshot_time: { samples: 5 }",
+      "start_time:{samples:5}",
+      "elapsed_time: { samples: 5, unit: reqs }",
   };
   for (const std::string& line : lines) {
     CAPTURE(line);
