@@ -76,7 +76,9 @@ Result<ImportReport> JobStatsFileImporter::Import(const std::vector<std::string>
         return JobStatsImporter::Parse(*file, options.target, order[k].first);
       },
       options_.parse_ahead);
-  size_t held_files = 0;  // every collection of them held already
+  size_t held_files = 0;                      // every collection of them held already
+  std::vector<std::string> held_notes;        // a file's targets whose collection is held, one per file
+  std::pair<std::string, int64_t> held_last;  // the last such file, and its time
   for (size_t k = 0; k < order.size(); ++k) {
     const std::string& f = order[k].second;
     progress.Begin(f);
@@ -88,7 +90,8 @@ Result<ImportReport> JobStatsFileImporter::Import(const std::vector<std::string>
     if (existing != nullptr && parsed->time < state.last_time) {
       XTFQ_ASSIGN_OR_RETURN(std::vector<std::string> held, Held(*existing, state, *parsed));
       if (!held.empty()) {
-        r.notes.push_back(HeldNote(f, held, parsed->time));
+        held_notes.push_back(HeldNote(f, held, parsed->time));
+        held_last = {f, parsed->time};
         ahead.Retire(std::move(parsed));
         ++held_files;
         progress.End();
@@ -100,23 +103,29 @@ Result<ImportReport> JobStatsFileImporter::Import(const std::vector<std::string>
     for (const std::string& p : st.problems) r.warnings.push_back(fmt::format("{} (entry skipped)", p));
     r.warnings.insert(r.warnings.end(), st.warnings.begin(), st.warnings.end());
     held_files += !st.held.empty() && st.collections == 0 ? 1 : 0;
-    if (!st.held.empty()) {
-      r.notes.push_back(HeldNote(f, st.held, st.time));
-    }
+    if (!st.held.empty()) held_notes.push_back(HeldNote(f, st.held, st.time)), held_last = {f, st.time};
     total.collections += st.collections, total.entries += st.entries, total.duplicates += st.duplicates;
     total.counters += st.counters, total.steps += st.steps, total.new_series += st.new_series,
         total.resets += st.resets;
     total.problems.insert(total.problems.end(), st.problems.begin(), st.problems.end());
     progress.End();
   }
+  // A directory imported again as it grows holds many such files: a few are named, the rest counted.
+  constexpr size_t kHeldNamed = 3;
+  for (size_t i = 0; i < held_notes.size() && i < kHeldNamed; ++i) r.notes.push_back(held_notes[i]);
+  if (held_notes.size() > kHeldNamed) {
+    r.notes.push_back(fmt::format("and {} more files already in the store, skipped (the last: {}, collected at {})",
+                                  held_notes.size() - kHeldNamed, held_last.first, held_last.second));
+  }
   r.inputs = files.size() - held_files;  // those that added something (an import of none commits nothing)
   r.records = total.entries, r.entries = total.entries, r.steps = total.steps;
   r.totals = fmt::format(
-      "{} job_stats files: {} collections, {} entries ({} duplicates replaced, {} skipped), {} counters, {} new "
+      "{} job_stats files{}: {} collections, {} entries ({} duplicates replaced, {} skipped), {} counters, {} new "
       "series, {} rate steps, "
       "{} resets",
-      files.size(), total.collections, total.entries, total.duplicates, total.problems.size(), total.counters,
-      total.new_series, total.steps, total.resets);
+      files.size(), held_files > 0 ? fmt::format(" ({} of them already in the store)", held_files) : "",
+      total.collections, total.entries, total.duplicates, total.problems.size(), total.counters, total.new_series,
+      total.steps, total.resets);
   return r;
 }
 
