@@ -269,6 +269,20 @@ Result<JobStatsWindowAnswer> JobStatsWindowQuery::Run(JobStatsView& view, const 
         fmt::format("the window [{}, {}) lies outside the collections ({} to {}, epoch seconds): no rate step is in "
                     "it, and its zeros say nothing of the I/O then",
                     w.first, w.second, span->first, span->second));
+  } else if (span && (w.first < span->first || w.second > span->second)) {
+    // Rates are known from the first collection to the last; seconds of the window outside that
+    // count as zero in its means.
+    const int64_t before = std::max<int64_t>(0, span->first - w.first);
+    const int64_t after = std::max<int64_t>(0, w.second - span->second);
+    a.warnings.push_back(fmt::format(
+        "the window [{}, {}) runs {} s {} the collections ({} to {}, epoch seconds): no rate step covers those {} of "
+        "its {} s, so its rate means count them as zero (--time {}:{} is the part the collections cover)",
+        w.first, w.second, before + after,
+        before > 0 && after > 0 ? "before and after"
+        : before > 0            ? "before"
+                                : "past",
+        span->first, span->second, before + after, w.second - w.first, std::max(w.first, span->first),
+        std::min(w.second, span->second)));
   }
   XTFQ_ASSIGN_OR_RETURN(a.by, ParseKeys(r.by));
   XTFQ_ASSIGN_OR_RETURN(a.window, Compute(view, w.first, w.second, r.filter, a.by, r.scan));

@@ -73,6 +73,26 @@ TEST_CASE("honest: a job_stats window outside the collections says its zeros are
   const test::Run inside = Xtfq(dir, "query js.xtfq --by op");
   REQUIRE(inside.status == 0);
   CHECK(inside.err.empty());
+  // Running past them: the seconds without data are counted, and the covered part named; the mean
+  // over the long window is the covered part's total over all of its seconds.
+  const test::Run past = Xtfq(dir, "query js.xtfq --time @1767225600:@1767235600 --op read_bytes --format json");
+  REQUIRE_MESSAGE(past.status == 0, past.err);
+  const auto p = nlohmann::json::parse(past.out);
+  REQUIRE(p["warnings"].size() == 1);
+  const std::string w = p["warnings"][0].get<std::string>();
+  CHECK_MESSAGE(w.find("the window [1767225600, 1767235600) runs ") != std::string::npos, w);
+  CHECK_MESSAGE(w.find("s past the collections (1767225600 to ") != std::string::npos, w);
+  const size_t at = w.find("--time ");
+  REQUIRE(at != std::string::npos);
+  const std::string covered = w.substr(at + 7, w.find(' ', at + 7) - at - 7);
+  const test::Run part = Xtfq(dir, fmt::format("query js.xtfq --time {} --op read_bytes --format json", covered));
+  REQUIRE_MESSAGE(part.status == 0, part.err);
+  const auto q = nlohmann::json::parse(part.out);
+  CHECK(q["warnings"].empty());
+  const auto& long_ops = p["groups"][0]["ops"]["read_bytes"];
+  const auto& part_ops = q["groups"][0]["ops"]["read_bytes"];
+  CHECK(long_ops["total"].get<double>() == part_ops["total"].get<double>());
+  CHECK(long_ops["rate_mean"].get<double>() == doctest::Approx(part_ops["total"].get<double>() / 10000));
 }
 
 TEST_CASE("honest: a HEATMAP-only log refuses file filters and names no slowest rank") {
