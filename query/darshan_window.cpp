@@ -177,7 +177,11 @@ Status DarshanWindow::AddCounterOps(StoreReader& reader, const DarshanLogInfo& i
     if (c.error().code() == ErrorCode::kCorrupt || c.error().code() == ErrorCode::kIo) return c.error();
     return Ok();
   }
-  if (!c->exact || c->read.bytes != out.read.bytes || c->write.bytes != out.write.bytes) return Ok();
+  if (!c->exact) return Ok();
+  if (c->read.bytes != out.read.bytes || c->write.bytes != out.write.bytes) {
+    out.counter_bytes = std::array<int64_t, 2>{c->read.bytes, c->write.bytes};
+    return Ok();
+  }
   out.read = c->read, out.write = c->write;
   out.counter_ops = true;
   return Ok();

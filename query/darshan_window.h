@@ -63,6 +63,9 @@ struct DarshanWindowResult {
   // counts and size classes: from the module's counter records, exact (each lies wholly inside or
   // outside the window) and of the same bytes as the bins. Rank rows stay bytes only.
   bool counter_ops = false;
+  // A HEATMAP answer whose counter records are exact for the window but count other bytes (read,
+  // written) than its bins: both are said (the bins missed some I/O, or the records did).
+  std::optional<std::array<int64_t, 2>> counter_bytes;
   // Neither DXT nor HEATMAP: estimated from the counter records (DarshanCounterWindow); `exact`
   // when every record lay wholly inside or outside the window.
   bool estimated = false, exact = false;

@@ -148,6 +148,14 @@ Result<DarshanWindowAnswer> DarshanWindowQuery::Run(StoreReader& reader, const D
   a.imbalance = RankImbalance::Of(a.result.ranks, !a.result.heatmap);
   a.warnings = Warnings(a.info, a.spec);
   if (auto w = PartialWarning(a.info, source)) a.warnings.push_back(*w);
+  if (a.result.counter_bytes) {
+    a.warnings.push_back(fmt::format(
+        "log {}'s HEATMAP bins count {} bytes read and {} written here, its {} counter records {} and {} (each "
+        "record lies wholly inside or outside the window): the bins and the counters disagree; operations and times "
+        "are left unknown",
+        a.info.log, a.result.read.bytes, a.result.write.bytes, q.module, (*a.result.counter_bytes)[0],
+        (*a.result.counter_bytes)[1]));
+  }
   a.answered = a.result.indexed ? "from the index" : "from the window's segments";
   if (a.result.estimated) {
     a.answered =
