@@ -73,8 +73,14 @@ Result<std::vector<std::pair<std::string, std::vector<std::string>>>> ImportComm
   std::vector<std::pair<std::string, std::vector<std::string>>> groups;
   XTFQ_ASSIGN_OR_RETURN(Importer::Inputs expanded, Importer::Expand(inputs_, format_));
   if (!expanded.skipped.empty()) {
-    fmt::print(stderr, "xtfq import: warning: {} file{} left out: {}\n", expanded.skipped.size(),
-               expanded.skipped.size() == 1 ? "" : "s", fmt::join(expanded.skipped, "; "));
+    // One line a file (a directory of logs holds a darshan-parser text beside each), ten at most.
+    constexpr size_t kNamed = 10;
+    fmt::print(stderr, "xtfq import: warning: {} file{} left out:\n", expanded.skipped.size(),
+               expanded.skipped.size() == 1 ? "" : "s");
+    for (size_t k = 0; k < expanded.skipped.size() && k < kNamed; ++k)
+      fmt::print(stderr, "xtfq import:   {}\n", expanded.skipped[k]);
+    if (expanded.skipped.size() > kNamed)
+      fmt::print(stderr, "xtfq import:   and {} more\n", expanded.skipped.size() - kNamed);
   }
   if (expanded.files.empty()) return Error(ErrorCode::kInvalidArgument, "no input file to import");
   for (const std::string& in : expanded.files) {

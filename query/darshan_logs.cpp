@@ -87,9 +87,16 @@ Result<std::vector<DarshanLogInfo>> DarshanLogs::List(StoreReader& reader) {
 
 Result<DarshanLogInfo> DarshanLogs::Find(StoreReader& reader, std::optional<int64_t> log, std::optional<int64_t> job) {
   XTFQ_ASSIGN_OR_RETURN(std::vector<DarshanLogInfo> logs, List(reader));
+  // The logs to choose from: a few named, the rest counted (info --brief lists them all).
+  constexpr size_t kNamed = 5;
   std::string listed;
-  for (const auto& l : logs)
+  for (size_t k = 0; k < logs.size() && k < kNamed; ++k) {
+    const DarshanLogInfo& l = logs[k];
     listed += fmt::format("{}log {} (job {}, {})", listed.empty() ? "" : ", ", l.log, l.job, l.file);
+  }
+  if (logs.size() > kNamed) {
+    listed += fmt::format(" and {} more: xtfq info --brief {} lists them", logs.size() - kNamed, reader.store().name());
+  }
   if (logs.empty()) {
     return Error(ErrorCode::kNotFound, fmt::format("{}: the store holds no Darshan log", reader.store().name()));
   }
@@ -106,13 +113,14 @@ Result<DarshanLogInfo> DarshanLogs::Find(StoreReader& reader, std::optional<int6
   if (log && job && hits.empty()) {
     for (const auto& l : logs) {
       if (l.log == *log) {
-        return Error(ErrorCode::kNotFound, fmt::format("{}: log {} is job {}, not job {}; give one of --log and --job",
-                                                       reader.store().name(), *log, l.job, *job));
+        return Error(ErrorCode::kUsage, fmt::format("{}: log {} is job {}, not job {}; give one of --log and --job",
+                                                    reader.store().name(), *log, l.job, *job));
       }
     }
   }
   const std::string what = log ? fmt::format("log {}", *log) : job ? fmt::format("job {}", *job) : "a log";
-  return Error(hits.empty() ? ErrorCode::kNotFound : ErrorCode::kInvalidArgument,
+  // Several logs and nothing to choose one by is a command line that lacks --log: a usage error.
+  return Error(hits.empty() ? ErrorCode::kNotFound : ErrorCode::kUsage,
                fmt::format("{}: {} {}; give --log N (the store has {})", reader.store().name(), what,
                            hits.empty() ? "is not there" : "is ambiguous", listed));
 }

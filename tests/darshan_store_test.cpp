@@ -546,21 +546,25 @@ TEST_CASE("darshan store: a directory of logs with Darshan's texts beside them i
   const fs::path real = Corpus() / "real";
   if (test::SharedMissing(real / "partial-stdio.darshan")) return;
   test::TempDir dir;
-  size_t logs = 0, texts = 0;
+  size_t logs = 0, texts = 0, others = 0;
   for (const auto& e : fs::directory_iterator(real)) {
     logs += e.path().extension() == ".darshan";
     texts += e.path().extension() == ".txt";
+    others += e.path().extension() != ".darshan" && e.path().extension() != ".txt";
   }
   REQUIRE(texts > 0);
   auto r = Xtfq(dir, fmt::format("import -o d.xtfq '{}'", real.string()));
   REQUIRE_MESSAGE(r.status == 0, r.err);
   CHECK(r.err.find("the same run imported twice") == std::string::npos);
-  // Every text is left out, each named with its log (READMEs are left out as not inputs).
+  // Every text is left out (READMEs as not inputs): the first ten named with their logs, one a
+  // line, the rest counted.
+  CHECK_MESSAGE(r.err.find(fmt::format("xtfq import: warning: {} files left out:\n", texts + others)) == 0, r.err);
   size_t named = 0;
   for (size_t at = r.err.find("Darshan's text of"); at != std::string::npos;
        at = r.err.find("Darshan's text of", at + 1))
     ++named;
-  CHECK(named == texts);
+  CHECK(named == std::min<size_t>(texts, 10));
+  CHECK(r.err.find(fmt::format("xtfq import:   and {} more\n", texts + others - 10)) != std::string::npos);
   auto reader = StoreReader::Open(dir.File("d.xtfq"));
   REQUIRE(reader.ok());
   auto listed = DarshanLogs::List(**reader);
@@ -584,7 +588,13 @@ TEST_CASE("darshan store: a directory of logs with Darshan's texts beside them i
   CHECK(posix.err.find("incomplete") == std::string::npos);  // its POSIX module is whole
   // --log and --job that name different logs.
   auto both = Xtfq(dir, fmt::format("query d.xtfq --log {} --job 1", partial->log));
-  CHECK(both.status == 1);
+  CHECK(both.status == 2);  // a usage error
+  // Several logs and no --log: a usage error naming a few and saying how to list them all.
+  auto none = Xtfq(dir, "query d.xtfq");
+  CHECK(none.status == 2);
+  CHECK_MESSAGE(none.err.find("a log is ambiguous; give --log N (the store has log 0 (job ") != std::string::npos,
+                none.err);
+  CHECK_MESSAGE(none.err.find(" more: xtfq info --brief d.xtfq lists them)\n") != std::string::npos, none.err);
   CHECK_MESSAGE(
       both.err.find(fmt::format("log {} is job {}, not job 1", partial->log, partial->job)) != std::string::npos,
       both.err);
