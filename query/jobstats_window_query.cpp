@@ -242,7 +242,9 @@ Result<std::pair<int64_t, int64_t>> JobStatsWindowQuery::ResolveWindow(JobStatsV
   XTFQ_ASSIGN_OR_RETURN(TimeWindow w, TimeWindow::Parse(time, frame));
   if (!span && (w.open_lo() || w.open_hi()))
     return Error(ErrorCode::kNotFound, "the store holds no job_stats collection");
-  const int64_t t1 = w.open_lo() ? span->first : w.lo, t2 = w.open_hi() ? span->second : w.hi;
+  // An open end is the last collection, or the start when that is later (100%: takes the last
+  // instant in, so "100%:" is the empty window after it, not a window that ends before it starts).
+  const int64_t t1 = w.open_lo() ? span->first : w.lo, t2 = w.open_hi() ? std::max(span->second, t1) : w.hi;
   if (t1 > t2) {
     return Error(ErrorCode::kUsage,
                  fmt::format("--time '{}': the window [{}, {}) ends before it starts (the collections span {} to {})",

@@ -69,6 +69,11 @@ TEST_CASE("honest: a job_stats window outside the collections says its zeros are
       before.err);
   const test::Run json = Xtfq(dir, "query js.xtfq --time @1867225600:@1867225700 --by op --format json");
   CHECK(json.out.find("lies outside the collections") != std::string::npos);
+  // From 100% on: the empty window after the last collection, not a usage error.
+  const test::Run end = Xtfq(dir, "query js.xtfq --time 100%: --by op");
+  CHECK_MESSAGE(end.status == 0, end.err);
+  CHECK(end.err.find("lies outside the collections") != std::string::npos);
+  CHECK(end.out.find(" (0 s), ") != std::string::npos);
   // Inside the collections: no warning.
   const test::Run inside = Xtfq(dir, "query js.xtfq --by op");
   REQUIRE(inside.status == 0);
