@@ -108,11 +108,11 @@ std::string Imbalance(const std::optional<RankImbalance>& imb, const DarshanWind
         r.ranks, bytes);
   }
   return fmt::format(
-      "rank imbalance over {} ranks with segments: {}; "
+      "rank imbalance over {} ranks with {}: {}; "
       "slowest rank {} ({} bytes, {:.6g} s busy), fastest rank {} ({} bytes, {:.6g} s busy), slowest/fastest bytes "
       "{}\n",
-      r.ranks, bytes, r.slowest->rank, r.slowest->bytes, r.slowest->busy, r.fastest->rank, r.fastest->bytes,
-      r.fastest->busy, T(r.slowest_to_fastest_bytes));
+      r.ranks, result.estimated ? "I/O in their counter records" : "segments", bytes, r.slowest->rank, r.slowest->bytes,
+      r.slowest->busy, r.fastest->rank, r.fastest->bytes, r.fastest->busy, T(r.slowest_to_fastest_bytes));
 }
 
 std::string Text(const DarshanWindowAnswer& a) {

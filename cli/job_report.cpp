@@ -79,9 +79,8 @@ std::string JobReport::Text(const JobTimelineAnswer& a) {
     out += fmt::format("{:<8} {}{}{}\n", s.kind, s.store, s.store.empty() ? "" : ": ", s.detail);
   }
   const bool node_wide = NodeWide(a);
-  out +=
-      fmt::format("{:<21}{:<42}|{:<45}|{:<36}{}\n", "", " darshan (DXT, POSIX)", " jobstats: the job, its top target",
-                  " slurm: tasks", node_wide ? "| slurm node-wide: file system, network" : "");
+  out += fmt::format("{:<21}{:<42}|{:<45}|{:<36}{}\n", "", " darshan (POSIX)", " jobstats: the job, its top target",
+                     " slurm: tasks", node_wide ? "| slurm node-wide: file system, network" : "");
   out += fmt::format(
       "{:<21} {:>8} {:>8} {:>7} {:>14} | {:>8} {:>8} {:<18} {:>6} | {:>8} {:>8} {:>7} {:>7}{}\n", "window start (UTC)",
       "R MiB/s", "W MiB/s", "ops", "slowest rank", "R MiB/s", "W MiB/s", "", "", "R MiB/s", "W MiB/s", "CPU s",

@@ -232,7 +232,7 @@ Result<JobTimelineAnswer> JobTimeline::Run(const std::vector<StoreReader*>& stor
   std::vector<std::pair<int64_t, int64_t>> cuts;
   for (int64_t a = out.t1; a < out.t2; a += width) cuts.emplace_back(a, std::min(out.t2, a + width));
   cuts.emplace_back(out.t1, out.t2);
-  bool heatmap = false, estimated = false;
+  bool heatmap = false, estimated = false, dxt = false;
   for (size_t k = 0; k < cuts.size(); ++k) {
     JobWindow w;
     w.t1 = cuts[k].first, w.t2 = cuts[k].second;
@@ -244,6 +244,7 @@ Result<JobTimelineAnswer> JobTimeline::Run(const std::vector<StoreReader*>& stor
       w.darshan_read = w.darshan_read.value_or(0) + a.result.read.bytes;
       w.darshan_write = w.darshan_write.value_or(0) + a.result.write.bytes;
       heatmap = heatmap || a.result.heatmap;
+      dxt = dxt || (!a.result.heatmap && !a.result.estimated);
       estimated = estimated || a.result.estimated;
       w.darshan_estimated = w.darshan_estimated || (a.result.estimated && !a.result.exact);
       if ((!a.result.heatmap && (!a.result.estimated || a.result.exact)) || a.result.counter_ops)
@@ -325,9 +326,11 @@ Result<JobTimelineAnswer> JobTimeline::Run(const std::vector<StoreReader*>& stor
     }
   }
   if (!darshan.empty()) {
-    out.notes.push_back(
-        "darshan: DXT_POSIX segments (MPI-IO's are the same bytes seen one layer up); a segment counts in the window "
-        "that holds its start (the compute nodes' clock)");
+    if (dxt) {
+      out.notes.push_back(
+          "darshan: DXT_POSIX segments (MPI-IO's are the same bytes seen one layer up); a segment counts in the "
+          "window that holds its start (the compute nodes' clock)");
+    }
     if (heatmap) out.notes.push_back("darshan: a log without DXT gives bytes from its HEATMAP bins, no operations");
     if (estimated) out.notes.push_back("darshan: a log with neither DXT nor HEATMAP gives estimates from its counters");
   }

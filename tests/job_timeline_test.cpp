@@ -217,6 +217,11 @@ TEST_CASE("job: windows of a log without DXT or HEATMAP are labelled estimates, 
   const auto j = nlohmann::json::parse(json.out);
   CHECK(j["windows"][0]["darshan"]["estimated"] == true);
   CHECK(j["totals"]["darshan"]["estimated"] == false);
+  // The text says where its numbers come from: counters, not segments.
+  const Run text = Xtfq(dir, "job 511919 h.xtfq --windows 6");
+  CHECK(text.out.find("DXT_POSIX segments") == std::string::npos);
+  CHECK(text.out.find("# darshan: a log with neither DXT nor HEATMAP gives estimates from its counters") !=
+        std::string::npos);
 }
 
 TEST_CASE("job: a source without the job says so, and no source at all is an error") {
