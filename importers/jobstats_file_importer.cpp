@@ -15,10 +15,16 @@
 namespace xtfq {
 
 namespace {
-std::string HeldNote(const std::string& file, const std::vector<std::string>& targets, int64_t t) {
-  return fmt::format("{}: already in the store (target{} {} collected at {}); skipped", file,
-                     targets.size() == 1 ? "" : "s", fmt::join(targets, ", "), t);
-}
+// A file whose targets' collections at its time the store holds already.
+struct HeldFile {
+  std::string file;
+  std::vector<std::string> targets;
+  int64_t time = 0;
+  std::string Note() const {
+    return fmt::format("{}: already in the store (target{} {} collected at {}); skipped", file,
+                       targets.size() == 1 ? "" : "s", fmt::join(targets, ", "), time);
+  }
+};
 }  // namespace
 
 bool JobStatsFileImporter::LooksLikeJobStats(std::string_view head) {
@@ -76,9 +82,8 @@ Result<ImportReport> JobStatsFileImporter::Import(const std::vector<std::string>
         return JobStatsImporter::Parse(*file, options.target, order[k].first);
       },
       options_.parse_ahead);
-  size_t held_files = 0;                      // every collection of them held already
-  std::vector<std::string> held_notes;        // a file's targets whose collection is held, one per file
-  std::pair<std::string, int64_t> held_last;  // the last such file, and its time
+  size_t held_files = 0;             // every collection of them held already
+  std::vector<HeldFile> held_notes;  // files with targets whose collection is held, in order
   for (size_t k = 0; k < order.size(); ++k) {
     const std::string& f = order[k].second;
     progress.Begin(f);
@@ -90,8 +95,7 @@ Result<ImportReport> JobStatsFileImporter::Import(const std::vector<std::string>
     if (existing != nullptr && parsed->time < state.last_time) {
       XTFQ_ASSIGN_OR_RETURN(std::vector<std::string> held, Held(*existing, state, *parsed));
       if (!held.empty()) {
-        held_notes.push_back(HeldNote(f, held, parsed->time));
-        held_last = {f, parsed->time};
+        held_notes.push_back({f, std::move(held), parsed->time});
         ahead.Retire(std::move(parsed));
         ++held_files;
         progress.End();
@@ -103,7 +107,7 @@ Result<ImportReport> JobStatsFileImporter::Import(const std::vector<std::string>
     for (const std::string& p : st.problems) r.warnings.push_back(fmt::format("{} (entry skipped)", p));
     r.warnings.insert(r.warnings.end(), st.warnings.begin(), st.warnings.end());
     held_files += !st.held.empty() && st.collections == 0 ? 1 : 0;
-    if (!st.held.empty()) held_notes.push_back(HeldNote(f, st.held, st.time)), held_last = {f, st.time};
+    if (!st.held.empty()) held_notes.push_back({f, st.held, st.time});
     total.collections += st.collections, total.entries += st.entries, total.duplicates += st.duplicates;
     total.counters += st.counters, total.steps += st.steps, total.new_series += st.new_series,
         total.resets += st.resets;
@@ -112,10 +116,10 @@ Result<ImportReport> JobStatsFileImporter::Import(const std::vector<std::string>
   }
   // A directory imported again as it grows holds many such files: a few are named, the rest counted.
   constexpr size_t kHeldNamed = 3;
-  for (size_t i = 0; i < held_notes.size() && i < kHeldNamed; ++i) r.notes.push_back(held_notes[i]);
+  for (size_t i = 0; i < held_notes.size() && i < kHeldNamed; ++i) r.notes.push_back(held_notes[i].Note());
   if (held_notes.size() > kHeldNamed) {
     r.notes.push_back(fmt::format("and {} more files already in the store, skipped (the last: {}, collected at {})",
-                                  held_notes.size() - kHeldNamed, held_last.first, held_last.second));
+                                  held_notes.size() - kHeldNamed, held_notes.back().file, held_notes.back().time));
   }
   r.inputs = files.size() - held_files;  // those that added something (an import of none commits nothing)
   r.records = total.entries, r.entries = total.entries, r.steps = total.steps;
