@@ -17,7 +17,9 @@ void ArrayOptions::Register(CLI::App* app) {
   app->add_option("--backend", backend_, "page source: pread (default; safe on Lustre and NFS) or mmap")
       ->check(CLI::IsMember({"pread", "mmap"}));
   app->add_option("--cache-mb", cache_mb_, "page cache budget in MiB")->check(CLI::Range(size_t{1}, size_t{1} << 30));
-  app->add_option("--format", format_, "output format (csv: Darshan windows only)")
+  app->add_option(
+         "--format", format_,
+         "output format (csv: for Darshan logs, job_stats, Slurm profiles and grids; not for a plain array's query)")
       ->check(CLI::IsMember({"text", "json", "csv"}));
   app->add_flag("--scan", scan_, "answer by scanning every record instead of using the index (for comparison)");
 }
@@ -34,7 +36,9 @@ Status ArrayOptions::OpenReader() {
 Status ArrayOptions::Open() {
   XTFQ_TRY(OpenReader());
   if (format_ == "csv")
-    return Error(ErrorCode::kInvalidArgument, "--format csv is for Darshan windows; use text or json");
+    return Error(ErrorCode::kUsage,
+                 "--format csv is for Darshan logs, job_stats, Slurm profiles and grids; a plain array's query "
+                 "answers in text or json");
   const Catalogue& cat = reader_->store().catalogue();
   std::string name = array_name_;
   if (name.empty()) {

@@ -134,6 +134,9 @@ std::string Text(const DarshanWindowAnswer& a) {
             "they count in the totals"
       : a.result.heatmap ? "a bin counts whole in the window that holds its start"
                          : "a segment counts whole in the window that holds its start");
+  out +=
+      "# bw_MiB/s = bytes / 1048576 / busy_s and iops = ops / busy_s, busy_s summed over the ranks (not the "
+      "window's wall time)\n";
   out += fmt::format("{:<6} {:>12} {:>16} {:>12} {:>12} {:>12} {:>12} {:>9} {:>9} {:>9}\n", "op", "ops", "bytes",
                      "busy_s", "bw_MiB/s", "iops", "avg_size", "seq", "consec", "small");
   // HEATMAP bins count bytes only: operations, busy time and sizes are NA, not zero (unless the

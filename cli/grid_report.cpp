@@ -66,10 +66,15 @@ std::string GridReport::Text(const GridAnswer& g) {
   std::string out =
       fmt::format("# {}: {} columns x {} rows of {}\n", g.source, g.cols(), g.rows.size(), g.process_name);
   if (g.frame.kind == TimeFrameKind::kJobStats) {
-    // Epoch seconds: whole, with the wall clock beside them.
-    out += fmt::format("# window [{}, {}) epoch s ({} to {}), columns of {:.9g} s\n", g.edges.front(), g.edges.back(),
+    // Epoch seconds: whole, with the wall clock beside them; edges are whole seconds, so columns
+    // of a width that does not divide the window are one of two whole widths.
+    int64_t narrow = INT64_MAX, wide = 0;
+    for (size_t c = 0; c + 1 < g.edges.size(); ++c) {
+      narrow = std::min(narrow, g.edges[c + 1] - g.edges[c]), wide = std::max(wide, g.edges[c + 1] - g.edges[c]);
+    }
+    out += fmt::format("# window [{}, {}) epoch s ({} to {}), columns of {} s\n", g.edges.front(), g.edges.back(),
                        UtcText(g.edges.front()), UtcText(g.edges.back()),
-                       static_cast<double>(g.edges.back() - g.edges.front()) / g.cols());
+                       narrow == wide ? std::to_string(wide) : fmt::format("{} or {}", narrow, wide));
   } else {
     out += fmt::format("# window [{:.9g}, {:.9g}) s ({}), columns of {:.9g} s\n", g.Seconds(g.edges.front()),
                        g.Seconds(g.edges.back()), g.frame.UnitName(),

@@ -8,7 +8,7 @@ CLI::App* HeatmapCommand::Register(CLI::App& parent) {
   CLI::App* app =
       parent.add_subcommand("heatmap", "Log-binned heatmap of job_stats rates: series per rate bin and time cell");
   app->add_option("STORE", store_, "store file")->required();
-  app->add_flag("--jobstats", jobstats_, "job_stats rates (the only kind for now)")->required();
+  app->add_flag("--jobstats", jobstats_, "job_stats rates (the default, and the only kind for now)");
   app->add_option("--op", r_.op, "the op (write_bytes, open, ...)")->required();
   app->add_option("--base", r_.base, "bin base b > 1 (default 2): bin k holds rates in [b^k, b^(k+1))")
       ->check(CLI::Range(1.000001, 1e9));

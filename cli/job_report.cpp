@@ -1,6 +1,11 @@
 #include "cli/job_report.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <map>
+#include <vector>
 
 #include "cli/output.h"
 #include "layouts/slurm_layout.h"
@@ -116,22 +121,28 @@ std::string JobReport::Csv(const JobTimelineAnswer& a) {
     out += fmt::format("{},{},{},{},{},{},{},{},{}\n", kind, w.t1, w.t2, source, CsvField(store), CsvField(entity),
                        metric, value, estimated);
   };
+  // The stores a kind's rows come from (Darshan and Slurm rows sum every store that holds the job).
+  std::map<std::string, std::vector<std::string>> stores;
   for (const JobSource& s : a.sources) {
     if (!s.found)
       out += fmt::format("missing,,,{},{},,reason,{},false\n", s.kind, CsvField(s.store), CsvField(s.detail));
+    auto& v = stores[s.kind];
+    if (s.found && std::find(v.begin(), v.end(), s.store) == v.end()) v.push_back(s.store);
   }
+  const std::string darshan = fmt::format("{}", fmt::join(stores["darshan"], " "));
+  const std::string slurm = fmt::format("{}", fmt::join(stores["slurm"], " "));
   auto emit = [&](const std::string& kind, const JobWindow& w) {
     if (w.darshan_read) {
-      row(kind, w, "darshan", "", "job", "read_bytes", std::to_string(*w.darshan_read));
-      row(kind, w, "darshan", "", "job", "write_bytes", std::to_string(*w.darshan_write));
-      if (w.darshan_ops) row(kind, w, "darshan", "", "job", "ops", std::to_string(*w.darshan_ops));
+      row(kind, w, "darshan", darshan, "job", "read_bytes", std::to_string(*w.darshan_read));
+      row(kind, w, "darshan", darshan, "job", "write_bytes", std::to_string(*w.darshan_write));
+      if (w.darshan_ops) row(kind, w, "darshan", darshan, "job", "ops", std::to_string(*w.darshan_ops));
       if (w.darshan_ranks && w.darshan_ranks->slowest) {
         const RankImbalance& r = *w.darshan_ranks;
         const std::string e = fmt::format("log={} rank={}", w.darshan_ranks_log, r.slowest->rank);
-        row(kind, w, "darshan", "", e, "slowest_rank_busy_s", fmt::format("{:.17g}", r.slowest->busy));
-        row(kind, w, "darshan", "", e, "slowest_rank_bytes", std::to_string(r.slowest->bytes));
+        row(kind, w, "darshan", darshan, e, "slowest_rank_busy_s", fmt::format("{:.17g}", r.slowest->busy));
+        row(kind, w, "darshan", darshan, e, "slowest_rank_bytes", std::to_string(r.slowest->bytes));
         if (r.slowest_to_fastest_bytes)
-          row(kind, w, "darshan", "", e, "slowest_to_fastest_bytes",
+          row(kind, w, "darshan", darshan, e, "slowest_to_fastest_bytes",
               fmt::format("{:.17g}", *r.slowest_to_fastest_bytes));
       }
     }
@@ -144,17 +155,17 @@ std::string JobReport::Csv(const JobTimelineAnswer& a) {
       if (auto s = t.Share()) row(kind, w, "jobstats", t.store, e, "share", fmt::format("{:.17g}", *s));
     }
     if (w.slurm_read) {
-      row(kind, w, "slurm", "", "tasks", "read_bytes", fmt::format("{:.17g}", *w.slurm_read));
-      row(kind, w, "slurm", "", "tasks", "write_bytes", fmt::format("{:.17g}", *w.slurm_write));
-      row(kind, w, "slurm", "", "tasks", "cpu_s", fmt::format("{:.17g}", *w.slurm_cpu));
-      row(kind, w, "slurm", "", "tasks", "samples", std::to_string(w.slurm_rows));
+      row(kind, w, "slurm", slurm, "tasks", "read_bytes", fmt::format("{:.17g}", *w.slurm_read));
+      row(kind, w, "slurm", slurm, "tasks", "write_bytes", fmt::format("{:.17g}", *w.slurm_write));
+      row(kind, w, "slurm", slurm, "tasks", "cpu_s", fmt::format("{:.17g}", *w.slurm_cpu));
+      row(kind, w, "slurm", slurm, "tasks", "samples", std::to_string(w.slurm_rows));
     }
     for (const auto& [v, kind_id, entity] : {std::tuple{&w.slurm_fs, SlurmLayout::kFilesystem, "filesystem"},
                                              std::tuple{&w.slurm_net, SlurmLayout::kNetwork, "network"}}) {
       if (!*v) continue;
       const auto& names = SlurmWindowQuery::Metrics(kind_id);
       for (size_t m = 0; m < names.size(); ++m)
-        row(kind, w, "slurm", "", entity, std::string(names[m]), fmt::format("{:.17g}", (**v)[m]));
+        row(kind, w, "slurm", slurm, entity, std::string(names[m]), fmt::format("{:.17g}", (**v)[m]));
     }
   };
   for (const JobWindow& w : a.windows) emit("window", w);

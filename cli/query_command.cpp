@@ -44,7 +44,7 @@ CLI::App* QueryCommand::Register(CLI::App& parent) {
                                    "job_stats: group by job, uid, node, target, op, class, id; Slurm: by job, step, "
                                    "node, task (repeatable, or comma-separated)")
                        ->delimiter(',');
-  flags_["--uid"] = app->add_option("--uid", uids_, "job_stats: only these uids");
+  flags_["--uid"] = app->add_option("--uid", uids_, "job_stats: only these uids")->delimiter(',');
   flags_["--node"] =
       app->add_option("--node", js_.filter.nodes, "job_stats, Slurm: only these nodes (short names)")->delimiter(',');
   flags_["--slurm"] =
@@ -60,9 +60,11 @@ CLI::App* QueryCommand::Register(CLI::App& parent) {
                                       "Slurm: prorate (a sample's deltas spread over its interval, the default) or "
                                       "sample (a sample counts whole where its EpochTime falls)")
                           ->check(CLI::IsMember({"prorate", "sample"}));
-  flags_["--target"] = app->add_option("--target", js_.filter.targets, "job_stats: only these targets");
-  flags_["--op"] = app->add_option("--op", js_.filter.ops, "job_stats: only these ops");
-  flags_["--class"] = app->add_option("--class", js_.filter.classes, "job_stats: only these job id classes");
+  flags_["--target"] = app->add_option("--target", js_.filter.targets, "job_stats: only these targets")->delimiter(',');
+  flags_["--op"] = app->add_option("--op", js_.filter.ops, "job_stats: only these ops (repeatable, or comma-separated)")
+                       ->delimiter(',');
+  flags_["--class"] =
+      app->add_option("--class", js_.filter.classes, "job_stats: only these job id classes")->delimiter(',');
   flags_["--id"] = app->add_option("--id", js_.filter.ids, "job_stats: only these raw job ids");
   flags_["--top"] = app->add_option(
       "--top", js_.top,

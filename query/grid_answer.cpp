@@ -311,8 +311,10 @@ Result<GridAnswer> JobStats(StoreReader& reader, const GridAnswerRequest& req, G
     metric.name = m, metric.stat = GridMetric::Stat::kSum, metric.unit = m == "total" ? g.unit : g.unit + "/s";
     ans.metrics.push_back(metric);
     std::vector<std::optional<double>> v(g.cells.size());
+    const size_t W = g.edges.size() - 1;
     for (size_t i = 0; i < g.cells.size(); ++i) {
-      const size_t c = i % g.edges.size() == 0 ? 0 : i % (g.edges.size() - 1);
+      if (!g.covered[i]) continue;  // no collection covers it: unknown, not 0
+      const size_t c = i % W;
       const double width = static_cast<double>(g.edges[c + 1] - g.edges[c]);
       v[i] = m == "total" ? g.cells[i] : (width > 0 ? std::optional<double>(g.cells[i] / width) : std::nullopt);
     }
@@ -323,19 +325,30 @@ Result<GridAnswer> JobStats(StoreReader& reader, const GridAnswerRequest& req, G
     ans.notes.push_back(fmt::format("the {} largest of {} {} groups; the other {} hold {:.6g} {}", g.rows.size(),
                                     g.groups, g.by, g.groups - g.rows.size(), g.others, g.unit));
   }
-  if (g.by == "target" && req.filter.jobs.empty()) {
-    // Targets the store has that have no row: no step of the op in the window (a target collected
-    // once has no rate yet).
-    std::vector<std::string> absent;
-    for (const std::string& t : view->targets()) {
-      if (std::find(g.rows.begin(), g.rows.end(), t) == g.rows.end()) absent.push_back(t);
+  if (const auto bare = static_cast<size_t>(std::count(g.covered.begin(), g.covered.end(), 0)); bare > 0) {
+    ans.notes.push_back(fmt::format(
+        "{} of the {} cells lie before the first or after the last collection of their row's target{}: NA, no "
+        "collection covers them",
+        bare, g.covered.size(), g.by == "target" ? "" : "s"));
+  }
+  if (g.by == "target" && req.filter.jobs.empty() && g.groups <= g.rows.size()) {
+    // Targets the store has that have no row, and why.
+    XTFQ_ASSIGN_OR_RETURN(std::vector<JobStatsView::TargetCollections> spans, view->Collections());
+    std::vector<std::string> once, never, quiet;
+    for (uint32_t t = 0; t < view->targets().size(); ++t) {
+      const std::string& name = view->targets()[t];
+      if (std::find(g.rows.begin(), g.rows.end(), name) != g.rows.end()) continue;
+      XTFQ_ASSIGN_OR_RETURN(bool has, view->HasSteps(g.op, t));
+      (spans[t].count < 2 ? once : !has ? never : quiet).push_back(name);
     }
-    if (!absent.empty() && g.groups <= g.rows.size()) {
-      ans.notes.push_back(
-          fmt::format("{} of the store's {} targets have no {} step in the window (a target collected "
-                      "once has no rate yet): {}",
-                      absent.size(), view->targets().size(), g.op, fmt::join(absent, ", ")));
-    }
+    const size_t n = view->targets().size();
+    auto say = [&](const std::vector<std::string>& v, const std::string& why) {
+      if (v.empty()) return;
+      ans.notes.push_back(fmt::format("{} of the store's {} targets {}: {}", v.size(), n, why, fmt::join(v, ", ")));
+    };
+    say(once, "were collected once (a rate needs two collections; the first is a baseline)");
+    say(never, fmt::format("never changed {} in any collection", g.op));
+    say(quiet, fmt::format("have no {} change in the window", g.op));
   }
   return ans;
 }

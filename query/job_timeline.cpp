@@ -59,6 +59,51 @@ std::string SlurmJobs(const SlurmView& v) {
                      jobs.size() > first.size() ? fmt::format(" and {} more", jobs.size() - first.size()) : "");
 }
 
+// The seconds [first, last + 1) in which the series `f` selects changed: from the start of the
+// first rate step to the end of the last, found by halving the window on exact window totals
+// (each a JobStatsWindowQuery on the summaries); nullopt when no step of theirs changed.
+Result<std::optional<std::pair<int64_t, int64_t>>> ActiveSpan(JobStatsView& view, const JobStatsFilter& f) {
+  using Span = std::optional<std::pair<int64_t, int64_t>>;
+  XTFQ_ASSIGN_OR_RETURN(auto all, view.Span());
+  if (!all) return Span();
+  auto any = [&](int64_t a, int64_t b) -> Result<bool> {
+    if (a >= b) return false;
+    XTFQ_ASSIGN_OR_RETURN(JobStatsWindow w, JobStatsWindowQuery::Compute(view, a, b, f, {}));
+    for (const JobStatsGroup& g : w.groups) {
+      for (const auto& [op, r] : g.ops) {
+        if (r.total > 0) return true;
+      }
+    }
+    return false;
+  };
+  const int64_t s1 = all->first, s2 = all->second + 1;
+  XTFQ_ASSIGN_OR_RETURN(bool some, any(s1, s2));
+  if (!some) return Span();
+  // The least t with a change in [s1, t), and the greatest t with a change in [t, s2).
+  int64_t a = s1 + 1, b = s2;
+  while (a < b) {
+    const int64_t m = a + (b - a) / 2;
+    XTFQ_ASSIGN_OR_RETURN(bool in, any(s1, m));
+    if (in) {
+      b = m;
+    } else {
+      a = m + 1;
+    }
+  }
+  const int64_t first = a - 1;
+  a = s1, b = s2 - 1;
+  while (a < b) {
+    const int64_t m = a + (b - a + 1) / 2;
+    XTFQ_ASSIGN_OR_RETURN(bool in, any(m, s2));
+    if (in) {
+      a = m;
+    } else {
+      b = m - 1;
+    }
+  }
+  return Span(std::pair{first, a + 1});
+}
+
 }  // namespace
 
 std::optional<double> JobTargetLoad::Share() const {
@@ -215,13 +260,26 @@ Result<JobTimelineAnswer> JobTimeline::Run(const std::vector<StoreReader*>& stor
   if (!any_jobstats) out.sources.push_back({"jobstats", "", false, "no store given holds job_stats"});
   if (!any_slurm) out.sources.push_back({"slurm", "", false, "no store given holds Slurm profiles"});
   if (!out.any()) return out;
-  // The span: Darshan's and Slurm's; else the job_stats collections of the stores that hold the job.
+  // The span: Darshan's and Slurm's; else the seconds the job's job_stats series changed in (its
+  // rate steps), else the collections of the stores that hold the job.
   if (lo == INT64_MAX) {
     for (JobStatsPart& j : jobstats) {
-      XTFQ_ASSIGN_OR_RETURN(auto span, j.view->Span());
-      if (span) widen(span->first, span->second);
+      XTFQ_ASSIGN_OR_RETURN(auto active, ActiveSpan(*j.view, j.job));
+      if (active) widen(active->first, active->second);
     }
-    out.notes.push_back("the span is that of the job_stats collections (no Darshan log or Slurm profile of the job)");
+    if (lo != INT64_MAX) {
+      out.notes.push_back(
+          "the span is that of the job's job_stats rate steps, from the first to the last collection interval in "
+          "which a counter of its series changed (no Darshan log or Slurm profile of the job)");
+    } else {
+      for (JobStatsPart& j : jobstats) {
+        XTFQ_ASSIGN_OR_RETURN(auto span, j.view->Span());
+        if (span) widen(span->first, span->second);
+      }
+      out.notes.push_back(
+          "the span is that of the job_stats collections: no counter of the job's series changed between two "
+          "collections (no Darshan log or Slurm profile of the job)");
+    }
   }
   out.t1 = lo, out.t2 = std::max(hi, lo + 1);
   const double span = static_cast<double>(out.t2 - out.t1);
@@ -247,10 +305,11 @@ Result<JobTimelineAnswer> JobTimeline::Run(const std::vector<StoreReader*>& stor
       dxt = dxt || (!a.result.heatmap && !a.result.estimated);
       estimated = estimated || a.result.estimated;
       w.darshan_estimated = w.darshan_estimated || (a.result.estimated && !a.result.exact);
-      if ((!a.result.heatmap && (!a.result.estimated || a.result.exact)) || a.result.counter_ops)
-        w.darshan_ops = w.darshan_ops.value_or(0) + a.result.read.ops + a.result.write.ops;
+      // Operations and the slowest rank only where they are known, not spread from counters.
+      const bool known = (!a.result.heatmap && (!a.result.estimated || a.result.exact)) || a.result.counter_ops;
+      if (known) w.darshan_ops = w.darshan_ops.value_or(0) + a.result.read.ops + a.result.write.ops;
       auto busiest = [](const RankImbalance& r) { return r.slowest ? r.slowest->busy : -1.0; };
-      if (a.imbalance && a.imbalance->slowest &&
+      if (known && a.imbalance && a.imbalance->slowest &&
           (!w.darshan_ranks || busiest(*a.imbalance) > busiest(*w.darshan_ranks))) {
         w.darshan_ranks = a.imbalance;
         w.darshan_ranks_log = d.info.log;

@@ -47,14 +47,15 @@ struct JobTargetLoad {
 
 struct JobWindow {
   int64_t t1 = 0, t2 = 0;  // epoch seconds, half-open
-  // Darshan (every matched log): DXT bytes and operations; nullopt without a log.
+  // Darshan (every matched log): bytes and operations; nullopt without a log. Operations only
+  // where they are known (DXT, or counters exact for the window), not spread from counters.
   std::optional<int64_t> darshan_read, darshan_write;
   std::optional<uint64_t> darshan_ops;
   // Some log's bytes here are spread from its counter records over their time spans (a log with
   // neither DXT nor HEATMAP, a window inside its run): an estimate.
   bool darshan_estimated = false;
   // Stragglers: how unevenly the ranks shared the window's I/O (the log, of several, whose
-  // slowest rank was busiest); nullopt without DXT I/O in the window.
+  // slowest rank was busiest); nullopt without I/O in the window or where operations are unknown.
   std::optional<RankImbalance> darshan_ranks;
   int64_t darshan_ranks_log = 0;
   std::vector<JobTargetLoad> targets;  // job_stats: the targets the job touched

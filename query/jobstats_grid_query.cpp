@@ -29,15 +29,21 @@ Result<JobStatsGrid> JobStatsGridQuery::Run(JobStatsView& view, const JobStatsGr
   XTFQ_ASSIGN_OR_RETURN(std::vector<char> series, view.SelectSeries(req.filter));
   XTFQ_ASSIGN_OR_RETURN(std::vector<uint32_t> targets, view.SelectTargets(req.filter, series));
   const size_t W = req.cols;
+  XTFQ_ASSIGN_OR_RETURN(std::vector<JobStatsView::TargetCollections> spans, view.Collections());
   std::unordered_map<std::string, size_t> index;
   std::vector<std::string> labels;
   std::vector<std::vector<double>> cells;
+  std::vector<std::pair<int64_t, int64_t>> cover;  // per label: the hull of its targets' [first, last)
   XTFQ_TRY(view.Steps(*steps, t1, t2, targets, series, req.scan, g.steps_read, [&](const std::byte* r) {
     const uint32_t target = LoadLe<uint32_t>(r + L::kStepTarget), s = LoadLe<uint32_t>(r + L::kStepSeries);
     const std::string label = view.GroupKey({key}, s, target, req.op);
     auto [it, fresh] = index.try_emplace(label, labels.size());
-    if (fresh) labels.push_back(label), cells.emplace_back(W, 0.0);
+    if (fresh) labels.push_back(label), cells.emplace_back(W, 0.0), cover.emplace_back(INT64_MAX, INT64_MIN);
     std::vector<double>& row = cells[it->second];
+    if (target < spans.size()) {
+      auto& [lo, hi] = cover[it->second];
+      lo = std::min(lo, spans[target].first), hi = std::max(hi, spans[target].last);
+    }
     const uint64_t delta = LoadLe<uint64_t>(r + L::kStepDelta);
     if ((LoadLe<uint32_t>(r + L::kStepFlags) & L::kStepBytes) != 0) g.unit = "bytes";
     const int64_t a = LoadLe<int64_t>(r + L::kStepT0), b = LoadLe<int64_t>(r + L::kStepT1);
@@ -65,6 +71,9 @@ Result<JobStatsGrid> JobStatsGridQuery::Run(JobStatsView& view, const JobStatsGr
     g.rows.push_back(labels[i]);
     g.totals.push_back(totals[i]);
     g.cells.insert(g.cells.end(), cells[i].begin(), cells[i].end());
+    for (size_t c = 0; c < W; ++c) {
+      g.covered.push_back(g.edges[c] < cover[i].second && cover[i].first < g.edges[c + 1] ? 1 : 0);
+    }
   }
   return g;
 }

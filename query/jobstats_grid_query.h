@@ -3,7 +3,8 @@
 // rows' rate steps over the column (JobStatsView::Part: a step's change spread evenly over
 // [t0, t1)), so the cells of a row sum to the row's window total in `xtfq query --jobstats`.
 // Rows are the H groups with the largest window totals (every group when H = 0), largest first;
-// what the others hold is said.
+// what the others hold is said. A cell that no collection of its row's targets covers (before a
+// target's first collection or after its last) is marked not covered: its value is unknown, not 0.
 //
 // Cost: reads the window's steps of the selected targets (JobStatsView::Steps), each spread over
 // the columns it overlaps. Summaries of job_stats that spare reading steps are not built yet.
@@ -35,8 +36,11 @@ struct JobStatsGrid {
   std::vector<std::string> rows;  // group labels, largest window total first
   std::vector<double> totals;     // per row: the window total
   std::vector<double> cells;      // rows x cols, row-major: integrals
-  uint64_t groups = 0;            // groups with steps in the window (rows are the first of them)
-  double others = 0;              // the window total of the groups left out
+  // rows x cols: 1 where the collections of the row's targets cover part of the column (a
+  // target's steps cover its first to its last collection); elsewhere no value is known.
+  std::vector<char> covered;
+  uint64_t groups = 0;  // groups with steps in the window (rows are the first of them)
+  double others = 0;    // the window total of the groups left out
   uint64_t steps_read = 0;
 };
 

@@ -150,6 +150,35 @@ Result<std::optional<std::pair<int64_t, int64_t>>> JobStatsView::Span() {
   return std::optional<std::pair<int64_t, int64_t>>(std::pair{first, I64At(r.data(), L::kColT)});
 }
 
+Result<std::vector<JobStatsView::TargetCollections>> JobStatsView::Collections() {
+  std::vector<TargetCollections> out(targets_.size());
+  const Catalogue& cat = reader_.catalogue();
+  const ArrayDesc* a = cat.Find(L::kCollections);
+  if (a == nullptr || a->record_count() == 0) return out;
+  Primitives p(reader_.cache(), *a, &cat);
+  std::vector<std::byte> r(a->schema.record_width());
+  for (uint32_t g = 0; g < out.size(); ++g) {
+    XTFQ_ASSIGN_OR_RETURN(const ArrayDesc* pa, OfTarget(p, g));
+    if (pa == nullptr || pa->record_count() == 0) continue;
+    TnTree t(reader_.cache(), *pa);
+    out[g].count = pa->record_count();
+    XTFQ_TRY(t.Record(0, r));
+    out[g].first = I64At(r.data(), L::kColT);
+    XTFQ_TRY(t.Record(pa->record_count() - 1, r));
+    out[g].last = I64At(r.data(), L::kColT);
+  }
+  return out;
+}
+
+Result<bool> JobStatsView::HasSteps(const std::string& op, uint32_t g) {
+  const Catalogue& cat = reader_.catalogue();
+  const ArrayDesc* a = cat.Find(L::StepArrayName(op));
+  if (a == nullptr) return false;
+  Primitives p(reader_.cache(), *a, &cat);
+  XTFQ_ASSIGN_OR_RETURN(const ArrayDesc* pa, OfTarget(p, g));
+  return pa != nullptr && pa->record_count() > 0;
+}
+
 Result<std::vector<char>> JobStatsView::SelectSeries(const JobStatsFilter& f) const {
   if (!f.BySeries()) return std::vector<char>();
   std::vector<char> keep(series_.size(), 0);

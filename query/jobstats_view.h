@@ -61,6 +61,15 @@ class JobStatsView {
   uint64_t entries() const;
   // First and last collection times; nullopt when there is none.
   Result<std::optional<std::pair<int64_t, int64_t>>> Span();
+  // Per target (indexed as targets()): how many collections hold it, the first and the last. A
+  // target's rate steps cover [first, last): its first collection is a baseline.
+  struct TargetCollections {
+    uint64_t count = 0;
+    int64_t first = 0, last = 0;
+  };
+  Result<std::vector<TargetCollections>> Collections();
+  // Whether the steps array of `op` holds a step of target g.
+  Result<bool> HasSteps(const std::string& op, uint32_t g);
 
   // The series the filter keeps (empty vector: all), and the targets involved.
   Result<std::vector<char>> SelectSeries(const JobStatsFilter& filter) const;

@@ -10,6 +10,12 @@ namespace xtfq {
 
 namespace {
 nlohmann::json J(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+
+// A window edge in JSON: seconds, or null for an open side (the run's edge).
+nlohmann::json EdgeJson(int64_t ns, bool lo) {
+  if (lo ? ns == INT64_MIN : ns == INT64_MAX) return nullptr;
+  return static_cast<double>(ns) / 1e9;
+}
 }  // namespace
 
 std::string ResultJson::EdgeSeconds(int64_t ns, bool lo) {
@@ -57,7 +63,7 @@ nlohmann::json ResultJson::Of(const DarshanWindowAnswer& a) {
                       {"job", a.info.job},
                       {"module", a.spec.module},
                       {"source", a.Source()},
-                      {"window_s", {EdgeSeconds(a.spec.t1, true), EdgeSeconds(a.spec.t2, false)}},
+                      {"window_s", {EdgeJson(a.spec.t1, true), EdgeJson(a.spec.t2, false)}},
                       {"ranks", a.request.ranks.empty() ? ":" : a.request.ranks},
                       {"answered", a.answered},
                       {"estimated", a.result.estimated && !a.result.exact},
@@ -120,7 +126,9 @@ nlohmann::json ResultJson::Of(const JobStatsWindowAnswer& a) {
   for (const JobStatsGroup& g : w.groups) {
     nlohmann::json gj;
     for (size_t i = 0; i < a.by.size(); ++i) gj[std::string(JobStatsKeyName(a.by[i]))] = g.keys[i];
-    if (g.ops.empty()) gj["no_rate_steps"] = true;
+    // Every group has `ops` (empty when no rate step of it lies in the window) and says so.
+    gj["no_rate_steps"] = g.ops.empty();
+    gj["ops"] = nlohmann::json::object();
     for (const auto& [op, o] : g.ops) {
       gj["ops"][op] = {{"total", o.total},
                        {"rate_mean", J(a.RateMean(o))},
@@ -333,7 +341,7 @@ nlohmann::json ResultJson::Of(const DarshanSegmentsAnswer& a) {
                       {"job", a.info.job},
                       {"source", a.source},
                       {"op", a.request.op},
-                      {"window_s", {EdgeSeconds(a.t1, true), EdgeSeconds(a.t2, false)}},
+                      {"window_s", {EdgeJson(a.t1, true), EdgeJson(a.t2, false)}},
                       {"ranks", a.request.ranks.empty() ? ":" : a.request.ranks},
                       {"total", a.total},
                       {"offset", a.request.offset},

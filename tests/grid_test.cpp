@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "importers/darshan_generator.h"
@@ -715,10 +716,66 @@ TEST_CASE("grid: a job_stats target without rate steps in the window is named in
   bool named = false;
   for (const auto& n : j["notes"]) {
     named |= n.get<std::string>() ==
-             "1 of the store's 2 targets have no write_bytes step in the window (a target collected once has no rate "
-             "yet): scratch-OST0009";
+             "1 of the store's 2 targets were collected once (a rate needs two collections; the first is a "
+             "baseline): scratch-OST0009";
   }
   CHECK_MESSAGE(named, j["notes"].dump());
+}
+
+TEST_CASE("grid: job_stats cells outside a target's collections are NA, rates divide by each column's own width") {
+  test::TempDir dir;
+  // An MDT and three OSTs; mkdir changes on the MDT only.
+  REQUIRE(test::Xtfq(dir, "gen jobstats --targets 4 --jobs 12 --samples 10 --interval 120 -o js").status == 0);
+  REQUIRE(test::Xtfq(dir, "import -q js -o s.xtfq").status == 0);
+  const int64_t first = 1767225600, last = first + 9 * 120;
+  // Seven columns over [first - 600, first + 8040): whole-second edges, widths 1,234 and 1,235.
+  const std::string time = fmt::format("@{}:@{}", first - 600, first - 600 + 8640);
+  const test::Run g =
+      test::Xtfq(dir, fmt::format("grid s.xtfq --op read_bytes --cols 7 --time {} --format json", time));
+  REQUIRE_MESSAGE(g.status == 0, g.err);
+  const nlohmann::json j = nlohmann::json::parse(g.out);
+  const auto edges = j["time"]["edges"].get<std::vector<int64_t>>();
+  REQUIRE(edges.size() == 8);
+  std::set<int64_t> widths;
+  for (size_t c = 0; c + 1 < edges.size(); ++c) widths.insert(edges[c + 1] - edges[c]);
+  CHECK(widths == std::set<int64_t>{1234, 1235});
+  size_t na = 0, bare_cols = 0, rows = j["row_labels"].size();
+  for (size_t c = 0; c < 7; ++c) bare_cols += edges[c] < last && first < edges[c + 1] ? 0 : 1;
+  REQUIRE(rows >= 2);
+  for (size_t r = 0; r < rows; ++r) {
+    for (size_t c = 0; c < 7; ++c) {
+      const auto& total = j["metrics"][0]["values"][r][c];
+      const auto& rate = j["metrics"][1]["values"][r][c];
+      // Covered: the column meets [first, last), every target's collections here.
+      const bool covered = edges[c] < last && first < edges[c + 1];
+      CHECK_MESSAGE(total.is_null() == !covered, r, " ", c);
+      CHECK(rate.is_null() == !covered);
+      na += covered ? 0 : 1;
+      if (covered) {
+        CHECK(std::abs(rate.get<double>() * static_cast<double>(edges[c + 1] - edges[c]) - total.get<double>()) <=
+              1e-6 * std::max(1.0, total.get<double>()));
+      }
+    }
+  }
+  CHECK(bare_cols == 5);  // the first two columns meet the collections
+  CHECK(na == rows * bare_cols);
+  std::string notes = j["notes"].dump();
+  CHECK_MESSAGE(notes.find(fmt::format("{} of the {} cells lie before the first or after the last collection", na,
+                                       rows * 7)) != std::string::npos,
+                notes);
+  // Text gives the two whole widths, not a fraction.
+  const test::Run text = test::Xtfq(dir, fmt::format("grid s.xtfq --op read_bytes --cols 7 --time {}", time));
+  CHECK_MESSAGE(text.out.find("columns of 1234 or 1235 s") != std::string::npos, text.out);
+  // mkdir: the OSTs never change it, and the note says so rather than blaming the collections.
+  const test::Run m = test::Xtfq(dir, "grid s.xtfq --op mkdir --format json");
+  REQUIRE_MESSAGE(m.status == 0, m.err);
+  const nlohmann::json mj = nlohmann::json::parse(m.out);
+  CHECK(mj["row_labels"] == nlohmann::json{"scratch-MDT0000"});
+  notes = mj["notes"].dump();
+  CHECK_MESSAGE(notes.find("3 of the store's 4 targets never changed mkdir in any collection: scratch-OST0000, "
+                           "scratch-OST0001, scratch-OST0002") != std::string::npos,
+                notes);
+  CHECK(notes.find("collected once") == std::string::npos);
 }
 
 TEST_CASE("grid: edge cases: processes around zero, one process, ranges without records, no aggregate fields") {

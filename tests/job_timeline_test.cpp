@@ -8,11 +8,13 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "tests/shared_data.h"
 #include "tests/temp_dir.h"
+#include "tests/truth_csv.h"
 #include "tests/xtfq_cli.h"
 
 namespace xtfq::test {
@@ -146,8 +148,11 @@ TEST_CASE("job: one job across Darshan, job_stats and Slurm gives each source's 
                 text.out);
   CHECK(text.out.find(fmt::format("slurm tasks read {} B", slurm_read)) != std::string::npos);
   const Run csv = Xtfq(dir, fmt::format("job {} d.xtfq j.xtfq s.xtfq --windows 8 --format csv", kJob));
-  CHECK(csv.out.find(fmt::format("total,{},{},slurm,,tasks,read_bytes,{},false\n", t1, t2, slurm_read)) !=
+  CHECK(csv.out.find(fmt::format("total,{},{},slurm,s.xtfq,tasks,read_bytes,{},false\n", t1, t2, slurm_read)) !=
         std::string::npos);
+  // Darshan rows name the store they come from.
+  CHECK(csv.out.find(fmt::format("total,{},{},darshan,d.xtfq,job,read_bytes,{},false\n", t1, t2,
+                                 d["read"]["bytes"].get<int64_t>())) != std::string::npos);
 
   // A Slurm profile of the first ten minutes only: the job's job_stats bytes after them are not
   // shown, and a note says how many, as the job's own query over every collection and over the span
@@ -198,7 +203,9 @@ TEST_CASE("job: windows of a log without DXT or HEATMAP are labelled estimates, 
   double window_sum = 0, total = 0;
   std::istringstream lines(csv.out);
   for (std::string line; std::getline(lines, line);) {
-    if (line.find(",darshan,,job,write_bytes,") == std::string::npos) continue;
+    // The slowest rank only where operations are known: not in a window spread from counters.
+    if (line.starts_with("window,")) CHECK_MESSAGE(line.find("slowest_rank") == std::string::npos, line);
+    if (line.find(",darshan,h.xtfq,job,write_bytes,") == std::string::npos) continue;
     const size_t v = line.rfind(',', line.size() - (line.ends_with(",true") ? 6 : 7));
     const double bytes = std::stod(line.substr(v + 1));
     if (line.starts_with("window,")) {
@@ -216,6 +223,8 @@ TEST_CASE("job: windows of a log without DXT or HEATMAP are labelled estimates, 
   REQUIRE(json.status == 0);
   const auto j = nlohmann::json::parse(json.out);
   CHECK(j["windows"][0]["darshan"]["estimated"] == true);
+  CHECK(j["windows"][0]["darshan"]["ranks"].is_null());
+  CHECK(j["windows"][0]["darshan"]["ops"].is_null());
   CHECK(j["totals"]["darshan"]["estimated"] == false);
   // The text says where its numbers come from: counters, not segments.
   const Run text = Xtfq(dir, "job 511919 h.xtfq --windows 6");
@@ -272,6 +281,44 @@ TEST_CASE("job: a source without the job says so, and no source at all is an err
   CHECK(named);
   CHECK(r["totals"]["slurm"]["read_bytes"] == 10 * 1048576);
   CHECK(Xtfq(dir, "job 77 missing.xtfq").status == 1);
+}
+
+TEST_CASE("job: a job only job_stats holds spans the collection intervals in which its counters changed") {
+  TempDir dir;
+  REQUIRE(Xtfq(dir, "gen jobstats -o js --targets 4 --jobs 20 --samples 40 --interval 120").status == 0);
+  REQUIRE(Xtfq(dir, "import -q js -o j.xtfq").status == 0);
+  // The truth: each series' job, and the steps the generator drew.
+  std::map<std::pair<std::string, std::string>, std::string> job_of;
+  for (const auto& r : ReadTruthCsv(dir.File("js/truth_series.csv"))) job_of[{r[0], r[1]}] = r[3];
+  std::map<std::string, std::pair<int64_t, int64_t>> span;  // job: first t0, last t1 of a step with a change
+  for (const auto& r : ReadTruthCsv(dir.File("js/truth_steps.csv"))) {
+    const std::string& job = job_of[{r[0], r[1]}];
+    if (job.empty() || std::stod(r[5]) <= 0) continue;
+    auto [it, fresh] = span.try_emplace(job, int64_t{std::stoll(r[3])}, int64_t{std::stoll(r[4])});
+    it->second = {std::min(it->second.first, int64_t{std::stoll(r[3])}),
+                  std::max(it->second.second, int64_t{std::stoll(r[4])})};
+  }
+  auto all = ReadTruthCsv(dir.File("js/truth_steps.csv"));
+  int64_t first = INT64_MAX, last = INT64_MIN;
+  for (const auto& r : all)
+    first = std::min(first, int64_t{std::stoll(r[3])}), last = std::max(last, int64_t{std::stoll(r[4])});
+  size_t shorter = 0;
+  for (const auto& [job, s] : span) {
+    const Run run = Xtfq(dir, fmt::format("job {} j.xtfq --format json", job));
+    REQUIRE_MESSAGE(run.status == 0, run.err);
+    const nlohmann::json j = nlohmann::json::parse(run.out);
+    CHECK_MESSAGE(j["span"]["t1"] == s.first, job);
+    CHECK_MESSAGE(j["span"]["t2"] == s.second, job);
+    shorter += s.first > first || s.second < last ? 1 : 0;
+    bool said = false;
+    for (const auto& n : j["notes"]) {
+      said |= n.get<std::string>().starts_with("the span is that of the job's job_stats rate steps");
+      CHECK_MESSAGE(n.get<std::string>().find("lie outside the span shown") == std::string::npos, n);
+    }
+    CHECK(said);
+  }
+  CHECK(span.size() >= 10);
+  CHECK(shorter > 0);  // jobs that come and go: not the collections' span
 }
 
 }  // namespace
