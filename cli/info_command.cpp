@@ -97,7 +97,9 @@ std::string Arrays(const StoreSummary& s) {
 
 std::string DarshanLogs(const StoreSummary& s) {
   if (s.darshan_logs.empty()) return "";
-  std::string out = fmt::format("darshan logs {}\n", s.darshan_logs.size());
+  std::string out = fmt::format(
+      "darshan logs {} (run: as darshan-parser prints it, end - start + 1 s for logs of whole-second times)\n",
+      s.darshan_logs.size());
   for (const DarshanLogInfo& l : s.darshan_logs) {
     const nlohmann::json d = ResultJson::Of(l);  // the same words as the JSON form
     // The run time as darshan-parser prints it (4 decimals), without trailing zeros.
@@ -118,7 +120,8 @@ std::string DarshanLogs(const StoreSummary& s) {
 std::string JobStats(const StoreSummary& s) {
   if (!s.jobstats) return "";
   const StoreSummary::JobStats& j = *s.jobstats;
-  std::string out = fmt::format("job_stats:   {} targets, {} collections from {} to {}, {} entries, {} series\n",
+  std::string out = fmt::format("job_stats:   {} targets, {} collections (each of one target at one time) from {} to {}, {} entries, {} "
+                                "series\n",
                                 j.targets, j.collections, j.first, j.last, j.entries, j.series);
   std::string cls;
   for (const auto& [k, v] : j.classes) cls += fmt::format("{}{} {}", cls.empty() ? "" : ", ", k, v);

@@ -55,6 +55,13 @@ class TextSink final : public DarshanSignals::Sink {
         fmt::print(out_, "JOB\t{}\t{}\n", l.name, v);
         break;
       case Line::Kind::kModuleAgg:
+        if (state_ == State::kJob) {
+          // The spec's job level sums every module's records: a layer's bytes count again below it.
+          fmt::print(out_,
+                     "# (the job level sums every module's records, as the spec defines it: bytes that pass "
+                     "through MPI-IO or HDF5 to POSIX count once at each layer; the modules below give each "
+                     "layer apart)\n");
+        }
         if (state_ != State::kAgg || l.module != module_) {
           Flush();
           Banner("MODULE: " + l.module);
