@@ -120,9 +120,10 @@ std::string DarshanLogs(const StoreSummary& s) {
 std::string JobStats(const StoreSummary& s) {
   if (!s.jobstats) return "";
   const StoreSummary::JobStats& j = *s.jobstats;
-  std::string out = fmt::format("job_stats:   {} targets, {} collections (each of one target at one time) from {} to {}, {} entries, {} "
-                                "series\n",
-                                j.targets, j.collections, j.first, j.last, j.entries, j.series);
+  std::string out = fmt::format(
+      "job_stats:   {} targets, {} collections (each of one target at one time) from {} to {}, {} entries, {} "
+      "series\n",
+      j.targets, j.collections, j.first, j.last, j.entries, j.series);
   std::string cls;
   for (const auto& [k, v] : j.classes) cls += fmt::format("{}{} {}", cls.empty() ? "" : ", ", k, v);
   out += fmt::format("  series per job id class: {}\n", cls);
