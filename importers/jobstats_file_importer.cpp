@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <system_error>
 
 #include "importers/ahead_queue.h"
 #include "importers/input_progress.h"
 #include "importers/jobstats_importer.h"
+#include "importers/jobstats_parser.h"
 #include "importers/jobstats_state.h"
 #include "store/posix_file.h"
 
@@ -32,16 +34,21 @@ bool JobStatsFileImporter::LooksLikeJobStats(std::string_view head) {
          head.find("collected_at:") != std::string_view::npos;
 }
 
-Result<std::vector<std::string>> JobStatsFileImporter::Held(RecordSource& existing, const JobStatsState& state,
-                                                            const JobStatsParsed& p) {
+std::vector<std::string> JobStatsFileImporter::ParsedTargets(const JobStatsParsed& p) {
   std::vector<std::string> targets;
   auto add = [&](const std::string& name) {
     if (!name.empty() && std::find(targets.begin(), targets.end(), name) == targets.end()) targets.push_back(name);
   };
   for (const std::string& name : p.summary.targets) add(name);
   for (const JobStatsEntry& e : p.entries) add(e.target);
+  return targets;
+}
+
+Result<std::vector<std::string>> JobStatsFileImporter::Held(RecordSource& existing, const JobStatsState& state,
+                                                            std::vector<std::string> targets, int64_t time) {
+  if (targets.empty()) return targets;
   for (const std::string& name : targets) {
-    XTFQ_ASSIGN_OR_RETURN(bool held, state.Holds(existing, name, p.time));
+    XTFQ_ASSIGN_OR_RETURN(bool held, state.Holds(existing, name, time));
     if (!held) return std::vector<std::string>();
   }
   return targets;
@@ -65,6 +72,30 @@ Result<ImportReport> JobStatsFileImporter::Import(const std::vector<std::string>
     order.emplace_back(t, f);
   }
   std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  size_t held_files = 0;             // every collection of them held already
+  std::vector<HeldFile> held_notes;  // files with targets whose collection is held, in order
+  // A snapshot older than the newest the store holds can only be one it holds already (a
+  // directory imported again): skipped, without parsing its entries, when every target it names
+  // has its collection at that time (JobStatsParser::Targets names at least the targets a parse
+  // would). Older ones that are not are parsed, checked again below, and refused by Import.
+  if (existing != nullptr) {
+    std::vector<std::pair<double, std::string>> rest;
+    for (auto& [t, f] : order) {
+      const auto second = static_cast<int64_t>(std::llround(t));  // as JobStatsImporter::Parse rounds it
+      if (second < state.last_time) {
+        XTFQ_ASSIGN_OR_RETURN(auto file, PosixFile::Open(f, PosixFile::Mode::kRead));
+        XTFQ_ASSIGN_OR_RETURN(std::vector<std::string> targets, JobStatsParser::Targets(*file, options.target));
+        XTFQ_ASSIGN_OR_RETURN(std::vector<std::string> held, Held(*existing, state, std::move(targets), second));
+        if (!held.empty()) {
+          held_notes.push_back({f, std::move(held), second});
+          ++held_files;
+          continue;
+        }
+      }
+      rest.emplace_back(t, std::move(f));
+    }
+    order = std::move(rest);
+  }
   XTFQ_ASSIGN_OR_RETURN(JobStatsImporter importer, JobStatsImporter::Make(sink, state, options));
   JobStatsImportStats total;
   ImportReport r;
@@ -82,18 +113,16 @@ Result<ImportReport> JobStatsFileImporter::Import(const std::vector<std::string>
         return JobStatsImporter::Parse(*file, options.target, order[k].first);
       },
       options_.parse_ahead);
-  size_t held_files = 0;             // every collection of them held already
-  std::vector<HeldFile> held_notes;  // files with targets whose collection is held, in order
   for (size_t k = 0; k < order.size(); ++k) {
     const std::string& f = order[k].second;
     progress.Begin(f);
     Result<JobStatsParsed> parsed = ahead.Next();
     if (!parsed.ok()) return parsed.error();
-    // A snapshot older than the newest the store holds can only be one it holds already (a
-    // directory imported again): skipped when every target it names has its collection at that
-    // time; otherwise Import refuses it (records are appended in time order).
+    // The parse's own targets (a file the scan above could not show held, say one with an
+    // unreadable entry of a target the store lacks).
     if (existing != nullptr && parsed->time < state.last_time) {
-      XTFQ_ASSIGN_OR_RETURN(std::vector<std::string> held, Held(*existing, state, *parsed));
+      XTFQ_ASSIGN_OR_RETURN(std::vector<std::string> held,
+                            Held(*existing, state, ParsedTargets(*parsed), parsed->time));
       if (!held.empty()) {
         held_notes.push_back({f, std::move(held), parsed->time});
         ahead.Retire(std::move(parsed));

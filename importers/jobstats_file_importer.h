@@ -26,10 +26,12 @@ class JobStatsFileImporter final : public Importer {
   // Whether the first bytes look like job_stats text.
   static bool LooksLikeJobStats(std::string_view head);
 
-  // The targets of snapshot `p` when `existing` holds the collection of each of them at p.time
-  // (none when it names no target or one is not held).
+  // `targets` when `existing` holds the collection of each of them at `time` (seconds); none when
+  // there is no target or one is not held.
   static Result<std::vector<std::string>> Held(RecordSource& existing, const JobStatsState& state,
-                                               const JobStatsParsed& p);
+                                               std::vector<std::string> targets, int64_t time);
+  // The targets a parsed snapshot names: its `param=` targets and its entries', non-empty, once.
+  static std::vector<std::string> ParsedTargets(const JobStatsParsed& p);
 
  private:
   ImportOptions options_;

@@ -55,11 +55,27 @@ int64_t Balance(std::string_view s) {
 
 // Whether a line of job_stats text opens a new entry or leaves the current target: where a
 // counter whose '{' was never closed ends at the latest.
-bool StartsEntryOrTarget(std::string_view l, std::string_view trimmed) {
-  if (trimmed.starts_with("- job_id:") || trimmed == "- job_id" || trimmed == "job_stats:") return true;
-  if (l.empty() || l.front() == ' ' || l.front() == '-') return false;
+// The parameter of an `lctl get_param` line "param=value" (no space, tab or ':' before the '='),
+// else nullopt.
+std::optional<std::string_view> FramingParam(std::string_view l) {
+  if (l.empty() || l.front() == ' ' || l.front() == '-') return std::nullopt;
   const size_t eq = l.find('='), sp = l.find_first_of(" \t:");
-  return eq != std::string_view::npos && (sp == std::string_view::npos || sp > eq);
+  if (eq == std::string_view::npos || (sp != std::string_view::npos && sp < eq)) return std::nullopt;
+  return l.substr(0, eq);
+}
+
+// The target a job_stats parameter names ("obdfilter.scratch-OST0000.job_stats"), else nullopt.
+std::optional<std::string> StatsTarget(std::string_view param) {
+  if (!param.ends_with(".job_stats")) return std::nullopt;
+  const size_t dot = param.find('.');
+  return dot == std::string_view::npos ? std::string()
+                                       : std::string(param.substr(dot + 1, param.size() - 10 - dot - 1));
+}
+
+bool StartsEntry(std::string_view trimmed) { return trimmed.starts_with("- job_id:") || trimmed == "- job_id"; }
+
+bool StartsEntryOrTarget(std::string_view l, std::string_view trimmed) {
+  return StartsEntry(trimmed) || trimmed == "job_stats:" || FramingParam(l).has_value();
 }
 
 // "op: { samples: N, unit: U, min: A, max: B, sum: C, sumsq: D, hist: { 4K: 1, ... } }".
@@ -340,6 +356,37 @@ std::optional<std::string> JobStatsParser::DecodeJobId(std::string_view text, bo
   return out;
 }
 
+Result<std::vector<std::string>> JobStatsParser::Targets(File& in, const std::string& target) {
+  // The rules of Parse for `param=` lines, `job_stats:` and entries, without reading the entries.
+  LineReader lines(in, size_t{64} << 20);
+  std::string_view line;
+  std::vector<std::string> out;
+  auto add = [&](const std::string& name) {
+    if (!name.empty() && std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  };
+  std::string current = target;
+  bool in_stats = true;
+  for (;;) {
+    XTFQ_ASSIGN_OR_RETURN(bool more, lines.Next(line));
+    if (!more) break;
+    // Counter lines (indented names) are the most: the first character settles them.
+    if (line.empty() || line.front() == '#' || (line.front() == ' ' && line.find('-') == std::string_view::npos))
+      continue;
+    std::string_view l = line;
+    if (l.back() == '\r') l.remove_suffix(1);
+    if (const auto name = FramingParam(l)) {
+      const auto stats = StatsTarget(*name);
+      in_stats = stats.has_value();
+      if (in_stats) add(current = *stats);
+      continue;
+    }
+    if (!in_stats) continue;
+    const std::string_view t = Trim(l);
+    if (StartsEntry(t) || (t == "job_stats:" && !target.empty() && out.empty())) add(current);
+  }
+  return out;
+}
+
 Result<JobStatsParser::Summary> JobStatsParser::Parse(File& in, const std::string& target,
                                                       const std::function<Status(JobStatsEntry&)>& entry,
                                                       bool one_pass) {
@@ -445,26 +492,19 @@ Result<JobStatsParser::Summary> JobStatsParser::Parse(File& in, const std::strin
       continue;
     }
     // `param=value` of lctl get_param.
-    if (l.front() != ' ' && l.front() != '-') {
-      const size_t eq = l.find('=');
-      const size_t sp = l.find_first_of(" \t:");
-      if (eq != std::string_view::npos && (sp == std::string_view::npos || sp > eq)) {
-        XTFQ_TRY(finish());
-        const std::string_view name = l.substr(0, eq);
-        in_stats = name.ends_with(".job_stats");
-        if (in_stats) {
-          const size_t dot = name.find('.');
-          current_target = dot == std::string_view::npos
-                               ? std::string()
-                               : std::string(name.substr(dot + 1, name.size() - 10 - dot - 1));
-          sum.targets.push_back(current_target);
-          const std::string_view value = Trim(l.substr(eq + 1));
-          if (!value.empty() && value != "job_stats:")
-            problem(at, fmt::format("unexpected value '{}' after {}=", value, name));
-          bad = false;
-        }
-        continue;
+    if (const auto name = FramingParam(l)) {
+      XTFQ_TRY(finish());
+      const auto stats = StatsTarget(*name);
+      in_stats = stats.has_value();
+      if (in_stats) {
+        current_target = *stats;
+        sum.targets.push_back(current_target);
+        const std::string_view value = Trim(l.substr(name->size() + 1));
+        if (!value.empty() && value != "job_stats:")
+          problem(at, fmt::format("unexpected value '{}' after {}=", value, *name));
+        bad = false;
       }
+      continue;
     }
     if (!in_stats) continue;
     const std::string_view t = Trim(l);
@@ -473,7 +513,7 @@ Result<JobStatsParser::Summary> JobStatsParser::Parse(File& in, const std::strin
       if (target.empty() == false && sum.targets.empty()) sum.targets.push_back(current_target);
       continue;
     }
-    if (t.starts_with("- job_id:") || t == "- job_id") {
+    if (StartsEntry(t)) {
       XTFQ_TRY(finish());
       e.emplace();
       e->counters.reserve(16);  // an entry has 10-20 ops: one allocation, not five

@@ -87,6 +87,11 @@ class JobStatsParser {
   // the one-pass reader of the common line gives way to it on anything else).
   static Result<Summary> Parse(File& in, const std::string& target, const std::function<Status(JobStatsEntry&)>& entry,
                                bool one_pass = true);
+  // The targets `in` holds entries of or names in a `param=` line (`target` for a plain `cat`
+  // with entries), non-empty names once each, in order: what Parse would give as its targets and
+  // its entries' targets, or more (entries it would skip as unreadable still name theirs), read
+  // without parsing an entry.
+  static Result<std::vector<std::string>> Targets(File& in, const std::string& target);
   // When a snapshot was collected, from its file name: "...-<epoch>.txt" (seconds, maybe with a
   // fraction) or an ISO 8601 UTC stamp "...-2026-11-22T10:00:00Z.txt" (also "20261122T100000Z").
   static std::optional<double> TimeFromName(std::string_view file_name);

@@ -505,5 +505,86 @@ TEST_CASE("jobstats: the one-pass counter reader reads every line as the general
   CHECK(files >= 7 * 3 + 14);
 }
 
+// The targets a parse names (its `param=` targets and its entries'), as the importer's held check
+// takes them: non-empty, once each, in order.
+std::vector<std::string> ParsedTargets(File& f, const std::string& target) {
+  std::vector<std::string> out;
+  auto add = [&](const std::string& n) {
+    if (!n.empty() && std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+  };
+  std::vector<std::string> of_entries;
+  auto s = JobStatsParser::Parse(f, target, [&](JobStatsEntry& e) {
+    of_entries.push_back(e.target);
+    return Ok();
+  });
+  REQUIRE_MESSAGE(s.ok(), Why(s));
+  for (const std::string& t : s->targets) add(t);
+  for (const std::string& t : of_entries) add(t);
+  return out;
+}
+
+// Whether every name of `a` is in `b`.
+bool Within(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  return std::all_of(a.begin(), a.end(),
+                     [&](const std::string& x) { return std::find(b.begin(), b.end(), x) != b.end(); });
+}
+
+TEST_CASE("jobstats: the target scan names every target a parse names, without reading entries") {
+  // Crafted: framing with empty and other parameters, a plain cat, CRLF, an unreadable entry of a
+  // target the framing does not name (the scan may name more, never fewer), a counter wrapped
+  // over lines.
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"obdfilter.s-OST0000.job_stats=\njob_stats:\n- job_id: a\n  open: { samples: 1 }\n"
+       "obdfilter.s-OST0001.job_stats=job_stats:\nmdt.s-MDT0000.job_stats=\njob_stats:\n",
+       {"s-OST0000", "s-OST0001", "s-MDT0000"}},
+      {"job_stats:\n- job_id: a\n  open: { samples: 1 }\n", {"cat-target"}},
+      {"job_stats:\n", {"cat-target"}},
+      {"", {}},
+      {"obdfilter.s-OST0002.job_stats=\r\njob_stats:\r\n- job_id: a\r\n  open: { samples: 1 }\r\n", {"s-OST0002"}},
+      {"osd-ldiskfs.s-OST0000.brw_stats=\n- job_id: x\nobdfilter.s-OST0003.job_stats=\njob_stats:\n", {"s-OST0003"}},
+      {"- job_id: \"bad\\xZZ\"\n  open: { samples: 1 }\n", {"cat-target"}},
+      {"obdfilter.s-OST0004.job_stats=\njob_stats:\n- job_id: a\n  read_bytes: { samples: 3, unit: bytes,\n"
+       "    hist: { 4K: 2, 8K: 1 } }\n  - job_id: b\n  open: { samples: 1 }\n",
+       {"s-OST0004"}},
+  };
+  for (const auto& [text, want] : cases) {
+    CAPTURE(text);
+    MemFile a = test::TextFile("a.txt", text);
+    auto got = JobStatsParser::Targets(a, "cat-target");
+    REQUIRE_MESSAGE(got.ok(), Why(got));
+    CHECK(*got == want);
+    MemFile b = test::TextFile("b.txt", text);
+    CHECK(Within(ParsedTargets(b, "cat-target"), *got));
+  }
+  // Every variant the generator prints, and every real capture: the same targets as a parse.
+  test::TempDir dir;
+  size_t files = 0;
+  auto check = [&](const std::string& path) {
+    CAPTURE(path);
+    auto f = PosixFile::Open(path, PosixFile::Mode::kRead);
+    REQUIRE(f.ok());
+    auto got = JobStatsParser::Targets(**f, "");
+    REQUIRE_MESSAGE(got.ok(), Why(got));
+    auto g = PosixFile::Open(path, PosixFile::Mode::kRead);
+    REQUIRE(g.ok());
+    CHECK(*got == ParsedTargets(**g, ""));
+    ++files;
+  };
+  for (const std::string v : {"A", "B", "C", "D", "E1", "E2", "F"}) {
+    JobStatsGenOptions o;
+    o.variant = v, o.targets = 9, o.jobs = 12, o.samples = 3, o.malformed_rate = 0.1;
+    REQUIRE(JobStatsGenerator::Write(o, dir.File("gen" + v)).ok());
+    for (const auto& e : fs::directory_iterator(dir.File("gen" + v))) {
+      if (e.path().extension() == ".txt") check(e.path().string());
+    }
+  }
+  CHECK(files >= 7 * 3 * 3);
+  if (test::SharedMissing(Data())) return;
+  for (const auto& e : fs::directory_iterator(Data())) {
+    if (e.path().extension() == ".txt") check(e.path().string());
+  }
+  CHECK(files >= 7 * 3 * 3 + 14);
+}
+
 }  // namespace
 }  // namespace xtfq
