@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "cli/output.h"
 #include "index/tn_tree.h"
 #include "layouts/grid_layout.h"
 #include "layouts/jobstats_layout.h"
@@ -29,7 +30,7 @@ Status ArrayOptions::OpenReader() {
   ReaderOptions ro;
   ro.backend = backend_ == "mmap" ? Backend::kMmap : Backend::kPread;
   ro.cache_bytes = cache_mb_ << 20;
-  XTFQ_ASSIGN_OR_RETURN(reader_, StoreReader::Open(store_, ro));
+  XTFQ_ASSIGN_OR_RETURN(reader_, OpenForReading(store_, ro));
   return Ok();
 }
 

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "cli/output.h"
 #include "importers/darshan_importer.h"
 #include "importers/darshan_parser_text.h"
 #include "importers/darshan_text_importer.h"
@@ -66,7 +67,7 @@ Result<std::unique_ptr<DarshanInput>> DarshanInput::Open(const std::string& path
     }
     XTFQ_TRY(w->Commit());
   }
-  XTFQ_ASSIGN_OR_RETURN(in->reader_, StoreReader::Open(store));
+  XTFQ_ASSIGN_OR_RETURN(in->reader_, OpenForReading(store));
   XTFQ_ASSIGN_OR_RETURN(in->info_, DarshanLogs::Find(*in->reader_, log, job));
   return in;
 }

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "cli/output.h"
+
 namespace xtfq::cli {
 
 CLI::App* HeatmapCommand::Register(CLI::App& parent) {
@@ -29,7 +31,7 @@ CLI::App* HeatmapCommand::Register(CLI::App& parent) {
 }
 
 int HeatmapCommand::Run() {
-  auto reader = StoreReader::Open(store_);
+  auto reader = OpenForReading(store_);
   if (!reader.ok()) return Fail("heatmap", reader.error());
   auto uids = JobStatsReport::ParseUids(uids_);
   if (!uids.ok()) return Fail("heatmap", uids.error());

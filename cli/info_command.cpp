@@ -155,7 +155,7 @@ int InfoCommand::Run() {
     return Fail("info",
                 Error(ErrorCode::kUsage, "--brief is for text; JSON gives every field; see 'xtfq info --help'"));
   }
-  auto reader = StoreReader::Open(store_);
+  auto reader = OpenForReading(store_);
   if (!reader.ok()) return Fail("info", reader.error());
   auto summary = StoreSummary::Of(**reader);
   if (!summary.ok()) return Fail("info", summary.error());

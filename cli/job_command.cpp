@@ -33,7 +33,7 @@ int JobCommand::Run() {
   std::vector<std::unique_ptr<StoreReader>> readers;
   std::vector<StoreReader*> ptrs;
   for (const std::string& s : stores_) {
-    auto r = StoreReader::Open(s);
+    auto r = OpenForReading(s);
     if (!r.ok()) return Fail("job", r.error());
     ptrs.push_back(r->get());
     readers.push_back(std::move(*r));

@@ -134,4 +134,17 @@ std::string Counted(uint64_t n, std::string_view noun, std::string_view plural) 
   return plural.empty() ? fmt::format("{} {}s", n, noun) : fmt::format("{} {}", n, plural);
 }
 
+Result<std::unique_ptr<StoreReader>> OpenForReading(const std::string& path, const ReaderOptions& options) {
+  XTFQ_ASSIGN_OR_RETURN(std::unique_ptr<StoreReader> r, StoreReader::Open(path, options));
+  const Store& s = r->store();
+  if (auto lost = s.Rollback()) {
+    fmt::print(stderr,
+               "xtfq: warning: {}; {}: this reads generation {}, the commit before it ('xtfq check {}' says more)\n",
+               s.other_superblock() ? s.other_superblock()->message()
+                                    : fmt::format("{}: superblock {} is not valid", path, 1 - s.superblock_slot()),
+               *lost, s.generation(), path);
+  }
+  return r;
+}
+
 }  // namespace xtfq::cli

@@ -4,12 +4,14 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "query/distribution_query.h"
 #include "query/primitives.h"
+#include "query/store_reader.h"
 
 namespace xtfq::cli {
 
@@ -29,6 +31,10 @@ std::string UtcText(int64_t epoch_s);
 std::string CsvField(const std::string& s);
 // A number as a user reads it: whole numbers without a fraction, others with the shortest exact form.
 std::string NumText(double v);
+// Opens a store for reading. When its newer superblock is not valid and the one read is not the
+// generation before it (Store::Rollback: a commit torn by a crash, or damage), says on stderr that
+// it reads the older generation and what may be lost, rather than answer from it silently.
+Result<std::unique_ptr<StoreReader>> OpenForReading(const std::string& path, const ReaderOptions& options = {});
 // "1 page", "2 pages": a count with its noun, plural unless the count is 1 (plural given when not noun + "s").
 std::string Counted(uint64_t n, std::string_view noun, std::string_view plural = {});
 

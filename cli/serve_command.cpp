@@ -7,6 +7,7 @@
 #include <fstream>
 #include <random>
 
+#include "cli/output.h"
 #include "serve/http_server.h"
 #include "serve/viewer_api.h"
 
@@ -37,6 +38,10 @@ CLI::App* ServeCommand::Register(CLI::App& parent) {
 
 int ServeCommand::Run() {
   const std::string token = no_token_ ? "" : Token();
+  // Each store once through the reading commands' open, which says so when it reads an older generation.
+  for (const std::string& s : stores_) {
+    if (auto r = OpenForReading(s); !r.ok()) return Fail("serve", r.error());
+  }
   auto api = serve::ViewerApi::Open(stores_, token);
   if (!api.ok()) return Fail("serve", api.error());
   serve::HttpServer server;

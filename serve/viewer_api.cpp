@@ -185,6 +185,11 @@ Result<std::string> ViewerApi::Stores() {
     Served& s = *stores_[i];
     std::lock_guard lock(s.mutex);
     nlohmann::json j = {{"store", i}, {"path", s.path}};
+    // A store read at the generation before a newer superblock that is not valid (Store::Rollback).
+    if (auto lost = s.reader->store().Rollback()) {
+      j["warning"] = fmt::format("the newer superblock is not valid: {}; this is generation {}, the commit before it",
+                                 *lost, s.reader->store().generation());
+    }
     XTFQ_ASSIGN_OR_RETURN(std::vector<DarshanLogInfo> logs, DarshanLogs::List(*s.reader));
     if (!logs.empty()) {
       j["kind"] = "darshan";

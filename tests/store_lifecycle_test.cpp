@@ -148,6 +148,16 @@ TEST_CASE("lifecycle: damage to the superblock in use is a rollback that check r
   CHECK_MESSAGE(refused.err.find("generation 3 was lost") != std::string::npos, refused.err);
   CHECK_MESSAGE(refused.err.find("rolled back to generation 2") != std::string::npos, refused.err);
   CHECK_MESSAGE(refused.err.find("--allow-rollback") != std::string::npos, refused.err);
+  // The reading commands answer from generation 2, and say so (not silently).
+  for (const char* cmd : {"info s.xtfq", "info s.xtfq --brief --format text", "query s.xtfq", "grid s.xtfq"}) {
+    const Run read = Xtfq(dir, cmd);
+    CHECK_MESSAGE(
+        read.err.find("xtfq: warning: s.xtfq: superblock 1 (offset 4096): checksum mismatch") != std::string::npos, cmd,
+        ": ", read.err);
+    CHECK_MESSAGE(
+        read.err.find("generation 3 was lost: this reads generation 2, the commit before it") != std::string::npos, cmd,
+        ": ", read.err);
+  }
   const Run accepted = Xtfq(dir, "check s.xtfq --allow-rollback");
   CHECK_MESSAGE(accepted.status == 0, accepted.err);
   CHECK_MESSAGE(accepted.err.find("warning: ") != std::string::npos, accepted.err);
