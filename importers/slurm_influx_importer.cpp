@@ -31,6 +31,11 @@ Result<ImportReport> SlurmInfluxImporter::Import(const std::vector<std::string>&
           fmt::format("{}: {} time{} not a whole second; kept to the second (the store keeps EpochTime in seconds)", f,
                       c.subsecond, c.subsecond == 1 ? " was" : "s were"));
     }
+    if (c.unterminated > 0) {
+      report.warnings.push_back(
+          fmt::format("{}: line {}, the last, ends without a newline: it may be cut short (the plugin ends every line)",
+                      f, c.unterminated));
+    }
     captures.push_back(std::move(c));
     XTFQ_TRY(writer.Add(
         f, SlurmLayout::kInflux,

@@ -164,9 +164,25 @@ Result<SlurmInfluxCapture> SlurmInfluxParser::Parse(std::string_view text, std::
   int64_t divisor = 1;
   uint64_t line_no = 0;
   size_t pos = 0;
+  // A whole request's body (after its "### " header lines) is its Content-Length bytes: one that
+  // ends sooner was cut short, and its last line may still parse (a time cut to fewer digits).
+  std::optional<uint64_t> declared;
+  uint64_t request_line = 0;
+  size_t body_from = 0;
+  auto whole = [&](size_t body_end, uint64_t last_line) -> Status {
+    if (!declared || body_end - body_from >= *declared) return Ok();
+    return Error(ErrorCode::kInvalidArgument,
+                 fmt::format("{}: line {}: the request's Content-Length is {} bytes but its body has {} (to line {}): "
+                             "the capture is cut short",
+                             file, request_line, *declared, body_end - body_from, last_line));
+  };
   while (pos < text.size()) {
+    const size_t start = pos;
     size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
+    if (end == std::string_view::npos) {
+      end = text.size();
+      out.unterminated = line_no + 1;
+    }
     std::string_view line = text.substr(pos, end - pos);
     pos = end + 1;
     ++line_no;
@@ -177,6 +193,19 @@ Result<SlurmInfluxCapture> SlurmInfluxParser::Parse(std::string_view text, std::
     if (line.empty()) continue;
     if (line.front() == '#') {
       ++out.comments;
+      if (line.starts_with("### ") && line.find("/write?") != std::string_view::npos) {
+        XTFQ_TRY(whole(start, line_no - 1));
+        declared.reset(), request_line = line_no;
+      }
+      if (request_line > 0 && line.starts_with("### Content-Length:")) {
+        uint64_t n = 0;
+        std::string_view v = line.substr(19);
+        v.remove_prefix(std::min(v.find_first_not_of(' '), v.size()));
+        if (auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+            ec == std::errc() && p == v.data() + v.size())
+          declared = n;
+      }
+      body_from = std::min(pos, text.size());
       const size_t q = line.find("/write?");
       if (q != std::string_view::npos) {
         const size_t p = line.find("precision=", q);
@@ -323,6 +352,7 @@ Result<SlurmInfluxCapture> SlurmInfluxParser::Parse(std::string_view text, std::
     }
     out.datasets.push_back(std::move(d));
   }
+  XTFQ_TRY(whole(text.size(), line_no));
   return out;
 }
 

@@ -24,7 +24,8 @@
 // Errors name the file and line: a line without job, step and host tags, or a task's (per-field
 // form: a field no node series has; grouped: measurement task) without a task tag; a field without
 // '=' or value; a number that does not parse, or an integer suffix on one that is not an integer;
-// no time; a time unit it does not know.
+// no time; a time unit it does not know; a request (a "### ... /write?" line and its "###"
+// headers) whose body is shorter than its Content-Length (a capture cut short).
 //
 // Thread-safety: stateless.
 #pragma once
@@ -44,6 +45,8 @@ struct SlurmInfluxCapture {
   uint64_t lines = 0;      // lines of line protocol read
   uint64_t comments = 0;   // comment lines (request headers) skipped
   uint64_t subsecond = 0;  // times that were not whole seconds (truncated to the second)
+  // The last line when the text does not end with a newline (it may be cut short); 0 otherwise.
+  uint64_t unterminated = 0;
 };
 
 class SlurmInfluxParser {

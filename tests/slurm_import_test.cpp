@@ -307,6 +307,27 @@ TEST_CASE("slurm: an influxdb capture imports, as bodies or as logged requests, 
   }
   CHECK(lines == 388);
   CHECK(batch == 136);
+  // The capture cut short (a copy ending inside a body): the request is refused, naming its line
+  // and its Content-Length; bodies cut inside their last line import with a warning.
+  {
+    std::ifstream whole(requests, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(whole)), std::istreambuf_iterator<char>());
+    std::ofstream(dir.File("cut.log"), std::ios::binary) << text.substr(0, 9000);
+    std::ifstream body_in(bodies, std::ios::binary);
+    std::string body((std::istreambuf_iterator<char>(body_in)), std::istreambuf_iterator<char>());
+    std::ofstream(dir.File("cut.txt"), std::ios::binary) << body.substr(0, body.size() - 5);
+  }
+  Run cut = Xtfq(dir, "import -q --format slurm-influx -o c.xtfq cut.log");
+  CHECK(cut.status == 1);
+  CHECK_MESSAGE(cut.err.find("cut.log: line 123: the request's Content-Length is 8596 bytes but its body has 1109 "
+                             "(to line 145): the capture is cut short") != std::string::npos,
+                cut.err);
+  CHECK_FALSE(fs::exists(dir.File("c.xtfq")));
+  Run cut_body = Xtfq(dir, "import -q --format slurm-influx -o c.xtfq cut.txt");
+  CHECK(cut_body.status == 0);
+  CHECK_MESSAGE(cut_body.err.find("cut.txt: line 388, the last, ends without a newline: it may be cut short") !=
+                    std::string::npos,
+                cut_body.err);
   CHECK(std::count_if(sa.series.begin(), sa.series.end(), [](const Series& x) { return x.step == L::kBatchStep; }) ==
         3);
 }
