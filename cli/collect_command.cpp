@@ -43,14 +43,14 @@ Result<std::string> Capture(const std::vector<std::string>& argv) {
   std::string cmd;
   for (const auto& a : argv) cmd += (cmd.empty() ? "" : " ") + Quote(a);
   std::FILE* p = ::popen(cmd.c_str(), "r");
-  if (p == nullptr) return Error(ErrorCode::kIo, fmt::format("cannot run '{}'", cmd));
+  if (p == nullptr) return Error(ErrorCode::kIo, fmt::format("cannot run {}", cmd));
   std::string out;
   char buf[65536];
   for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
   const int rc = ::pclose(p);
   if (rc != 0) {
     return Error(ErrorCode::kIo,
-                 fmt::format("'{}' failed ({})", cmd,
+                 fmt::format("{} failed ({})", cmd,
                              WIFEXITED(rc) ? fmt::format("exit {}", WEXITSTATUS(rc)) : std::string("killed")));
   }
   return out;
@@ -65,14 +65,15 @@ std::string Span(const std::vector<std::string>& paths) {
 }
 }  // namespace
 
-void CollectCommand::AppendToStore(SnapshotDirectory& dir, const CollectStore& store,
+bool CollectCommand::AppendToStore(SnapshotDirectory& dir, const CollectStore& store,
                                    const std::optional<SnapshotDirectory::Snapshot>& fresh) {
+  bool not_job_stats = false;  // the fresh snapshot: lines read, none of them job_stats
   std::vector<SnapshotDirectory::Snapshot> todo;
   if (rescan_) {
     auto all = dir.List();
     if (!all.ok()) {
       fmt::print(stderr, "xtfq collect: {}; the snapshots wait for the next collection\n", all.error().message());
-      return;
+      return false;
     }
     todo = std::move(*all);
   } else if (fresh) {
@@ -90,7 +91,13 @@ void CollectCommand::AppendToStore(SnapshotDirectory& dir, const CollectStore& s
       fmt::print(stderr, "collect: {} ({} entries, {} rate steps{}) -> {} generation {}\n", d.snapshot.path, d.entries,
                  d.steps, earlier ? "; written earlier, not in the store until now" : "", store.path(), d.generation);
     } else if (d.notes.empty()) {
-      fmt::print(stderr, "collect: {} (no target in it: nothing for {})\n", d.snapshot.path, store.path());
+      // Lines that are not job_stats (the command printed something else): a failed collection.
+      // An empty output is a server whose targets hold no entry (Lustre 2.17 prints nothing then).
+      const bool other = !d.warnings.empty();
+      not_job_stats = not_job_stats || (other && fresh && d.snapshot.path == fresh->path);
+      fmt::print(stderr, "{}collect: {} (no target in it{}: nothing for {})\n", other ? "xtfq " : "", d.snapshot.path,
+                 other ? ", and lines that are not job_stats: the command's output is not a snapshot" : "",
+                 store.path());
     }
     unstored_.erase(d.snapshot.path);
   }
@@ -122,6 +129,7 @@ void CollectCommand::AppendToStore(SnapshotDirectory& dir, const CollectStore& s
                  waiting.size() == 1 ? "goes" : "go");
     }
   }
+  return not_job_stats;
 }
 
 int CollectCommand::Run() {
@@ -205,7 +213,7 @@ int CollectCommand::Run() {
       continue;
     }
     unstored_.insert(*path);
-    AppendToStore(dir, *store, SnapshotDirectory::Snapshot{t, *path});
+    if (AppendToStore(dir, *store, SnapshotDirectory::Snapshot{t, *path})) ++failures;
   }
   // A bounded run ends with what is outside the store said, and fails when nothing was collected.
   if (!unstored_.empty()) {

@@ -32,8 +32,9 @@ class CollectCommand final : public Command {
 
  private:
   // Appends the snapshots waiting for the store (all of the directory after a failure or at
-  // start, else `fresh`) and reports each on stderr.
-  void AppendToStore(SnapshotDirectory& dir, const CollectStore& store,
+  // start, else `fresh`) and reports each on stderr. True when `fresh` held lines, none of them
+  // job_stats (a failed collection).
+  bool AppendToStore(SnapshotDirectory& dir, const CollectStore& store,
                      const std::optional<SnapshotDirectory::Snapshot>& fresh);
 
   double interval_ = 120;

@@ -265,6 +265,23 @@ TEST_CASE("collect: an interval below one second is a usage error") {
   CHECK(!fs::exists(dir.File("snaps")));
 }
 
+TEST_CASE("collect: a command whose output is not job_stats is a failed collection, an empty output is not") {
+  test::TempDir dir;
+  {
+    std::ofstream out(dir.File("notes.txt"));
+    out << "hello\nthis is not job_stats\n";
+  }
+  test::Run r = test::Xtfq(dir, "collect --interval 1 --count 1 --out snaps --store s.xtfq -- cat notes.txt");
+  CHECK(r.status == 1);
+  CHECK_MESSAGE(r.err.find("(no target in it, and lines that are not job_stats: the command's output is not a "
+                           "snapshot: nothing for s.xtfq)") != std::string::npos,
+                r.err);
+  // A server whose targets hold no entry prints nothing (Lustre 2.17): collected, nothing to add.
+  test::Run empty = test::Xtfq(dir, "collect --interval 1 --count 1 --out snaps2 --store e.xtfq -- true");
+  CHECK_MESSAGE(empty.status == 0, empty.err);
+  CHECK(empty.err.find("(no target in it: nothing for e.xtfq)") != std::string::npos);
+}
+
 TEST_CASE("collect: file name and collected_at stamp and store agree on every collection time") {
   test::TempDir dir;
   WriteSnapshotScript(dir);
