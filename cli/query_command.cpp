@@ -158,6 +158,7 @@ Result<std::string> QueryCommand::Slurm() {
   XTFQ_ASSIGN_OR_RETURN(std::vector<SlurmKey> by, SlurmWindowQuery::ParseKeys(slurm_req_.by));
   XTFQ_ASSIGN_OR_RETURN(auto view, SlurmView::Open(opts_.reader()));
   XTFQ_ASSIGN_OR_RETURN(SlurmWindow w, SlurmWindowQuery::Run(*view, slurm_req_));
+  for (const std::string& x : w.warnings) fmt::print(stderr, "xtfq query: warning: {}\n", x);
   return SlurmReport::Window(w, by, opts_.format());
 }
 

@@ -120,4 +120,17 @@ const Schema& SlurmLayout::OtherSchema() {
   return s;
 }
 
+std::string_view SlurmLayout::FieldUnit(std::string_view f) {
+  if (f.ends_with("_bytes")) return "bytes";
+  if (f.ends_with("_packets") || f.starts_with("packets_")) return "packets";
+  if (f.ends_with("_mb")) return "MB";
+  if (f == "cpu_time" || f == "interval" || f == "elapsed") return "s";
+  if (f == "rss" || f == "vmsize") return "KiB";
+  if (f == "reads" || f == "writes" || f == "d_reads" || f == "d_writes") return "ops";
+  if (f == "pages") return "pages";
+  if (f == "cpu_freq") return "kHz";
+  if (f == "cpu_util" || f == "gpu_util") return "%";
+  return "";
+}
+
 }  // namespace xtfq

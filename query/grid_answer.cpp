@@ -426,6 +426,23 @@ Result<GridAnswer> GridAnswerQuery::Run(StoreReader& reader, const GridAnswerReq
     XTFQ_ASSIGN_OR_RETURN(GridMetric metric, GridMetric::Parse(m, schema, src.aliases));
     ans.metrics.push_back(std::move(metric));
   }
+  if (!src.arrays.empty() && SlurmLayout::Owns(src.arrays.front()->name)) {
+    // Slurm sample arrays: each metric in its field's unit; node-wide series once per step.
+    for (GridMetric& m : ans.metrics) {
+      if (m.unit.empty() && !m.aggregates.empty())
+        m.unit = SlurmLayout::FieldUnit(schema.fields()[schema.aggregates()[m.aggregates.front()]].name);
+    }
+    const std::string& name = src.arrays.front()->name;
+    if (name.ends_with("/fs") || name.ends_with("/net")) {
+      ans.notes.push_back(
+          "node-wide series (every process on the node): a node that several steps sampled has a series for each, "
+          "the same counters each time, and a row that holds several of them counts each; `xtfq query --slurm` and "
+          "`xtfq job` count one series a node");
+    }
+    if (name.ends_with("/fs")) {
+      ans.notes.push_back("d_ fields are the deltas the import took from the Filesystem series' running totals");
+    }
+  }
   for (const GridMetric& m : ans.metrics) {
     for (size_t a : m.aggregates) {
       if (std::find(g.fields.begin(), g.fields.end(), a) == g.fields.end()) g.fields.push_back(a);
@@ -500,7 +517,7 @@ Result<GridAnswer> GridAnswerQuery::Run(StoreReader& reader, const GridAnswerReq
   GridResult& r = *merged;
   r.snapped |= snapped;
   ans.edges = r.edges, ans.rows = r.rows, ans.count = r.count, ans.snapped = r.snapped, ans.plan = r.plan;
-  ans.notes = r.notes;
+  ans.notes.insert(ans.notes.begin(), r.notes.begin(), r.notes.end());
   if (r.snapped) {
     ans.notes.push_back(
         fmt::format("snapped onto the grid's bins: {} columns over [{}, {}) instead of {} over [{}, {})", r.cols(),

@@ -457,6 +457,7 @@ nlohmann::json ResultJson::Of(const SlurmWindow& w, const std::vector<SlurmKey>&
     }
     j["groups"].push_back(std::move(o));
   }
+  j["warnings"] = w.warnings;
   j["notes"] = w.notes;
   j["edge_rows"] = w.edge_rows;
   return j;

@@ -130,7 +130,25 @@ Result<SlurmWindow> SlurmWindowQuery::Run(SlurmView& view, const SlurmWindowRequ
   if (t1 > t2)
     return Error(ErrorCode::kUsage,
                  fmt::format("--time '{}': the window [{}, {}) ends before it starts", r.time, t1, t2));
-  return Compute(view, t1, t2, sel, by, r.prorate, r.scan);
+  XTFQ_ASSIGN_OR_RETURN(SlurmWindow out, Compute(view, t1, t2, sel, by, r.prorate, r.scan));
+  if (span) {
+    // The samples cover [first sample's start, last sample's time]: seconds of the window outside
+    // them have no data.
+    const int64_t a = span->first, b = span->second + 1;
+    const int64_t covered = std::max<int64_t>(0, std::min(t2, b) - std::max(t1, a));
+    if (covered == 0 && t2 > t1) {
+      out.warnings.push_back(fmt::format(
+          "the window [{}, {}) lies outside the selected series' samples ({} to {}): its zeros are no data, not no "
+          "I/O",
+          t1, t2, a, b));
+    } else if (covered < t2 - t1) {
+      out.warnings.push_back(fmt::format(
+          "{} of the window's {} seconds lie outside the selected series' samples ({} to {}): no data there; "
+          "--time @{}:@{} is the part they cover",
+          t2 - t1 - covered, t2 - t1, a, b, std::max(t1, a), std::min(t2, b)));
+    }
+  }
+  return out;
 }
 
 Result<SlurmWindow> SlurmWindowQuery::Compute(SlurmView& view, int64_t t1, int64_t t2,

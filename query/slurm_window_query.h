@@ -53,6 +53,9 @@ struct SlurmWindow {
   bool prorate = true;
   std::vector<SlurmGroup> groups;  // by kind, then keys
   std::vector<std::string> notes;
+  // A window (Run) partly or wholly outside the selected series' samples: its zeros there are no
+  // data, not no I/O.
+  std::vector<std::string> warnings;
   uint64_t edge_rows = 0;  // rows read one by one at the window's edges (prorating), or by the scan
 };
 

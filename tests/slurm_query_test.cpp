@@ -232,6 +232,21 @@ TEST_CASE("slurm query: windows that tile a job's span partition its totals, and
   CHECK(total["Network"]["series"] == 2);
   CHECK(total["Tasks"]["series"] == 3);
   CHECK(j["notes"].size() == 3);  // the two node-wide choices, and task I/O as a lower bound
+  CHECK(j["warnings"].empty());
+  // A window outside the samples answers zeros and says they are no data; one that runs past them
+  // says how much and gives the part they cover.
+  const Run before = Xtfq(dir, "query s.xtfq --job 100 --time 0:10 --format json");
+  REQUIRE_MESSAGE(before.status == 0, before.err);
+  CHECK_MESSAGE(before.err.find(fmt::format("xtfq query: warning: the window [0, 10) lies outside the selected series' "
+                                            "samples ({} to {}): its zeros are no data, not no I/O",
+                                            t1, t2)) != std::string::npos,
+                before.err);
+  CHECK(nlohmann::json::parse(before.out)["warnings"].size() == 1);
+  const Run past = Xtfq(dir, fmt::format("query s.xtfq --job 100 --time @{}:@{}", t1 + 1, t2 + 9));
+  CHECK_MESSAGE(past.err.find(fmt::format("9 of the window's {} seconds lie outside the selected series' samples ({} "
+                                          "to {}): no data there; --time @{}:@{} is the part they cover",
+                                          t2 + 8 - t1, t1, t2, t1 + 1, t2)) != std::string::npos,
+                past.err);
   CHECK(j["notes"][0].get<std::string>().find("the job sums one per node, step 0's (the most samples); step batch left "
                                               "out") != std::string::npos);
   // 7-second windows from t1: their sums are the whole span's.
@@ -282,6 +297,18 @@ TEST_CASE("slurm grid: a sample array's grid has a column a sample interval, and
     for (const auto& v : m["values"][0]) sums[m["name"]] += v.is_null() ? 0.0 : v.get<double>();
   }
   CHECK(sums.contains("rss.max"));
+  // Each metric in its field's unit.
+  std::map<std::string, std::string> units;
+  for (const auto& m : g["metrics"]) units[m["name"]] = m["unit"];
+  CHECK(units == std::map<std::string, std::string>{
+                     {"read_bytes", "bytes"}, {"write_bytes", "bytes"}, {"cpu_time", "s"}, {"rss.max", "KiB"}});
+  // A node-wide array says that several steps' series of one node are the same counters.
+  const Run net = Xtfq(dir, "grid s.xtfq --array slurm/100/net --cols 1 --format json");
+  REQUIRE_MESSAGE(net.status == 0, net.err);
+  const nlohmann::json nj = nlohmann::json::parse(net.out);
+  CHECK(nj["metrics"][0]["unit"] == "bytes");
+  CHECK(nj["metrics"][2]["unit"] == "packets");
+  CHECK_MESSAGE(nj["notes"].dump().find("count one series a node") != std::string::npos, nj["notes"].dump());
   const nlohmann::json q =
       nlohmann::json::parse(Xtfq(dir, "query s.xtfq --job 100 --kind tasks --by job --edges sample --format json").out);
   CHECK(sums["read_bytes"] == q["groups"][0]["read_bytes"].get<double>());
