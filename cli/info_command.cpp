@@ -161,13 +161,16 @@ int InfoCommand::Run() {
   if (!summary.ok()) return Fail("info", summary.error());
   if (format_ == "json") {
     fmt::print("{}\n", ResultJson::Of(*summary).dump(2));
-    return kExitOk;
+  } else {
+    const std::string arrays =
+        brief_ ? fmt::format("arrays       {} (each described without --brief)\n", summary->arrays.size())
+               : Arrays(*summary);
+    fmt::print("{}{}{}{}{}", Header(*summary), arrays, DarshanLogs(*summary), JobStats(*summary), SlurmJobs(*summary));
   }
-  const std::string arrays =
-      brief_ ? fmt::format("arrays       {} (each described without --brief)\n", summary->arrays.size())
-             : Arrays(*summary);
-  fmt::print("{}{}{}{}{}", Header(*summary), arrays, DarshanLogs(*summary), JobStats(*summary), SlurmJobs(*summary));
-  return kExitOk;
+  // A damaged page: what could be read is printed, the rest named, and the exit says so.
+  int rc = kExitOk;
+  for (const Error& e : summary->unreadable) rc = Fail("info", e);
+  return rc;
 }
 
 }  // namespace xtfq::cli

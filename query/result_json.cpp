@@ -308,6 +308,8 @@ nlohmann::json ResultJson::Of(const StoreSummary& s) {
                      {"last", j.last == INT64_MIN ? nlohmann::json(nullptr) : nlohmann::json(j.last)}});
   }
   const StoreSummary::Pages& p = s.pages;
+  std::vector<std::string> unreadable;
+  for (const Error& e : s.unreadable) unreadable.push_back(e.message());
   return {{"store", s.store},
           {"format_version", s.format_version},
           {"page_size", s.page_size},
@@ -332,6 +334,7 @@ nlohmann::json ResultJson::Of(const StoreSummary& s) {
           {"catalogue_bytes", s.catalogue_bytes},
           {"arrays", arrays},
           {"darshan_logs", darshan},
+          {"unreadable", unreadable},
           {"jobstats", jobstats},
           {"slurm_jobs", slurm}};
 }

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <functional>
+
 #include "index/tn_tree.h"
 #include "layouts/darshan_layout.h"
 #include "layouts/slurm_layout.h"
@@ -104,7 +106,24 @@ Result<StoreSummary> StoreSummary::Of(StoreReader& reader) {
   // Every slot not otherwise used is a pack slot (docs/format.md, invariant 9).
   pg.pack = sb.page_count - pg.superblock - pg.catalogue - pg.page_map - pg.free;
   out.free_bytes = pg.free * sb.page_size, out.heap_bytes = cat.heap.entries, out.catalogue_bytes = sb.catalogue_bytes;
-  XTFQ_ASSIGN_OR_RETURN(out.darshan_logs, DarshanLogs::List(reader));
+  // The summaries of the kinds of data read data pages: a damaged page leaves its part out, said.
+  auto part = [&](std::string_view what, const std::function<Status()>& read) -> Status {
+    Status st = read();
+    if (st.ok() || st.error().code() != ErrorCode::kCorrupt) return st;
+    out.unreadable.push_back(Error(ErrorCode::kCorrupt, fmt::format("{} ({} left out)", st.error().message(), what)));
+    return Ok();
+  };
+  XTFQ_TRY(part("the Darshan logs", [&]() -> Status {
+    XTFQ_ASSIGN_OR_RETURN(out.darshan_logs, DarshanLogs::List(reader));
+    return Ok();
+  }));
+  XTFQ_TRY(part("the job_stats summary", [&]() -> Status { return JobStatsPart(reader, out); }));
+  XTFQ_TRY(part("the Slurm jobs", [&]() -> Status { return SlurmPart(reader, out); }));
+  return out;
+}
+
+Status StoreSummary::JobStatsPart(StoreReader& reader, StoreSummary& out) {
+  const Store& s = reader.store();
   if (JobStatsView::Holds(s)) {
     XTFQ_ASSIGN_OR_RETURN(auto js, JobStatsView::Open(reader));
     XTFQ_ASSIGN_OR_RETURN(auto span, js->Span());
@@ -117,6 +136,10 @@ Result<StoreSummary> StoreSummary::Of(StoreReader& reader) {
     if (span) j.first = span->first, j.last = span->second;
     out.jobstats = std::move(j);
   }
+  return Ok();
+}
+
+Status StoreSummary::SlurmPart(StoreReader& reader, StoreSummary& out) {
   if (SlurmView::Holds(reader.store())) {
     using L = SlurmLayout;
     XTFQ_ASSIGN_OR_RETURN(std::unique_ptr<SlurmView> view, SlurmView::Open(reader));
@@ -142,7 +165,7 @@ Result<StoreSummary> StoreSummary::Of(StoreReader& reader) {
       out.slurm_jobs.push_back(std::move(j));
     }
   }
-  return out;
+  return Ok();
 }
 
 }  // namespace xtfq

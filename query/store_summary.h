@@ -74,10 +74,17 @@ struct StoreSummary {
     int64_t first = INT64_MAX, last = INT64_MIN;  // first sample's start, last sample (epoch seconds)
   };
   std::vector<SlurmJob> slurm_jobs;
+  // Parts that could not be read from a damaged store (a data page failing its checksum): the
+  // error of each, with what it left out ("the Slurm jobs: ..."). The rest is still summarised.
+  std::vector<Error> unreadable;
 
   static Result<StoreSummary> Of(StoreReader& reader);
   // The modules of a log whose partial flag is set ("slot N" for an unnamed one).
   static std::vector<std::string> PartialModules(const DarshanLogInfo& log);
+
+ private:
+  static Status JobStatsPart(StoreReader& reader, StoreSummary& out);
+  static Status SlurmPart(StoreReader& reader, StoreSummary& out);
 };
 
 }  // namespace xtfq

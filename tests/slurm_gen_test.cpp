@@ -467,5 +467,36 @@ TEST_CASE("gen slurm: bad flags exit 2 and write nothing, and a file it cannot c
                 blocked.err);
 }
 
+TEST_CASE("gen slurm: info on a store with a damaged data page prints what it can read and names the rest") {
+  TempDir dir;
+  REQUIRE(Xtfq(dir, "gen slurm -o g --job 12 --start 1795300000 --nodes 2 --samples 30").status == 0);
+  REQUIRE(Xtfq(dir, "import -q -o s.xtfq g").status == 0);
+  const auto size = fs::file_size(dir.File("s.xtfq"));
+  std::ifstream in(dir.File("s.xtfq"), std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // A byte of each slot past the superblocks in turn: info never fails without printing the
+  // header, and where the Slurm part is what broke, it says so and exits 1.
+  size_t slurm_left_out = 0;
+  for (uint64_t slot = 2; slot * 4096 < size; ++slot) {
+    std::string bad = bytes;
+    bad[slot * 4096 + 100] = static_cast<char>(bad[slot * 4096 + 100] ^ 0x5a);
+    std::ofstream(dir.File("b.xtfq"), std::ios::binary) << bad;
+    const Run r = Xtfq(dir, "info --brief b.xtfq");
+    CAPTURE(slot);
+    CAPTURE(r.err);
+    CHECK((r.status == 0 || r.status == 1));
+    if (r.err.find("(the Slurm jobs left out)") == std::string::npos) continue;
+    ++slurm_left_out;
+    CHECK(r.status == 1);
+    CHECK(r.out.starts_with("store        b.xtfq\n"));
+    CHECK(r.err.find("checksum mismatch") != std::string::npos);
+    CHECK(r.err.find("xtfq info: the store is damaged: 'xtfq check b.xtfq'") != std::string::npos);
+    const Run j = Xtfq(dir, "info b.xtfq --format json");
+    CHECK(j.status == 1);
+    CHECK(nlohmann::json::parse(j.out)["unreadable"].size() == 1);
+  }
+  CHECK(slurm_left_out > 0);
+}
+
 }  // namespace
 }  // namespace xtfq::test
