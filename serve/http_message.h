@@ -14,6 +14,7 @@ struct HttpRequest {
   std::string method;                         // "GET", "HEAD", ...
   std::string path;                           // the target's path, percent-decoded ("/api/grid")
   std::map<std::string, std::string> params;  // the query string's, percent-decoded (the last of repeats)
+  std::string repeated;                       // a parameter given more than once (the first such), else ""
 };
 
 struct HttpResponse {

@@ -50,6 +50,7 @@ std::optional<HttpRequest> Parse(const http::request<http::empty_body>& req) {
     auto k = UrlDecode(pair.substr(0, eq), true);
     auto v = UrlDecode(eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1), true);
     if (!k || !v) return std::nullopt;
+    if (out.params.count(*k) != 0 && out.repeated.empty()) out.repeated = *k;
     out.params[*k] = *v;
   }
   return out;

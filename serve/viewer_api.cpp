@@ -82,7 +82,8 @@ Status OnlyParams(const HttpRequest& r, std::initializer_list<std::string_view> 
   for (const auto& [k, v] : r.params) {
     if (k == "token") continue;
     if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) {
-      return Bad(fmt::format("{}: no parameter '{}' (it takes {})", r.path, k, fmt::join(allowed, ", ")));
+      return Bad(fmt::format("{}: no parameter '{}' (it takes {})", r.path, k,
+                             allowed.size() == 0 ? std::string("none") : fmt::format("{}", fmt::join(allowed, ", "))));
     }
   }
   return Ok();
@@ -152,8 +153,14 @@ HttpResponse ViewerApi::Answer(const HttpRequest& request) {
     }
   }
   Result<std::string> body = Error(ErrorCode::kNotFound, fmt::format("{}: no such page or API", request.path));
-  if (request.path == "/api/stores") {
-    body = Stores();
+  if (!request.repeated.empty()) {
+    body = Bad(fmt::format("{}: parameter '{}' given more than once", request.path, request.repeated));
+  } else if (request.path == "/api/stores") {
+    if (Status only = OnlyParams(request, {}); !only.ok()) {
+      body = only.error();
+    } else {
+      body = Stores();
+    }
   } else if (request.path == "/api/grid") {
     body = Grid(request);
   } else if (request.path == "/api/query") {
@@ -299,9 +306,7 @@ Result<std::string> ViewerApi::Query(const HttpRequest& r) {
     Copy(r, {{"time", &q.time}, {"sort", &q.sort}});
     q.by = List(Param(r, "by") != nullptr ? *Param(r, "by") : std::string("job"));
     if (const std::string* v = Param(r, "op")) q.filter.ops = List(*v);
-    XTFQ_ASSIGN_OR_RETURN(std::optional<int64_t> top, Int(r, "top"));
-    if (top && (*top < 0 || *top > 1'000'000)) return Bad(fmt::format("top={}: give 0 to 1000000", *top));
-    q.top = static_cast<uint32_t>(top.value_or(0));
+    XTFQ_ASSIGN_OR_RETURN(q.top, Count(r, "top", 0));  // as --top: 1 or more when given; all groups without
     XTFQ_ASSIGN_OR_RETURN(JobStatsView * view, JobStats(*s));
     XTFQ_ASSIGN_OR_RETURN(JobStatsWindowAnswer a, JobStatsWindowQuery::Run(*view, q));
     return Text(ResultJson::Of(a));
@@ -318,9 +323,11 @@ Result<std::string> ViewerApi::Query(const HttpRequest& r) {
       const std::string* v = Param(r, name);
       if (v == nullptr) continue;
       for (const std::string& x : List(*v)) {
-        char* end = nullptr;
-        const long long n = std::strtoll(x.c_str(), &end, 10);
-        if (x.empty() || *end != '\0') return Bad(fmt::format("{}={}: give whole numbers, comma-separated", name, *v));
+        // As the command line takes them: whole numbers from 0 to 2^62 (a job id as Slurm gives it).
+        int64_t n = -1;
+        const auto [end, ec] = std::from_chars(x.data(), x.data() + x.size(), n);
+        if (ec != std::errc() || end != x.data() + x.size() || n < 0 || n > (int64_t{1} << 62))
+          return Bad(fmt::format("{}={}: give whole numbers from 0 to 2^62, comma-separated", name, *v));
         into->push_back(n);
       }
     }

@@ -150,6 +150,11 @@ TEST_CASE("serve: bad requests get a 4xx that says why") {
                         {"/api/heatmap", {{"token", "secret"}}, 400, "holds no job_stats"},
                         {"/api/heatmap", {{"token", "secret"}, {"store", "1"}, {"base", "1"}}, 400, "base=1"},
                         {"/api/heatmap", {{"token", "secret"}, {"store", "1"}, {"cell", "0"}}, 400, "cell=0"},
+                        {"/api/stores",
+                         {{"token", "secret"}, {"extra", "1"}},
+                         400,
+                         "/api/stores: no parameter 'extra' (it takes none)"},
+                        {"/api/query", {{"token", "secret"}, {"store", "1"}, {"top", "0"}}, 400, "top=0: give 1 to"},
                         {"/api/nothing", {{"token", "secret"}}, 404, "no such page or API"},
                         {"/../../etc/passwd", {{"token", "secret"}}, 404, "no such page or API"},
                         {"/index.html/../../etc/passwd", {{"token", "secret"}}, 404, "no such page or API"}}) {
@@ -208,6 +213,12 @@ TEST_CASE("serve: over sockets, a request the parser refuses is a 400 and the se
       Exchange(*port, "GET /api/grid?token=secret&cols=3&time=10%3A60 HTTP/1.1\r\nConnection: close\r\n\r\n");
   CHECK(encoded.first == "HTTP/1.1 200 OK");
   CHECK(nlohmann::json::parse(encoded.second)["cols"] == 3);
+  // A parameter given twice is refused rather than one of them taken.
+  const auto twice =
+      Exchange(*port, "GET /api/grid?token=secret&store=0&store=1 HTTP/1.1\r\nConnection: close\r\n\r\n");
+  CHECK(twice.first == "HTTP/1.1 400 Bad Request");
+  CHECK_MESSAGE(twice.second.find("/api/grid: parameter 'store' given more than once") != std::string::npos,
+                twice.second);
   const auto again = Exchange(*port, "GET /api/stores HTTP/1.1\r\nConnection: close\r\n\r\n");
   CHECK(again.first == "HTTP/1.1 403 Forbidden");
   server.Stop();
@@ -275,6 +286,10 @@ TEST_CASE("serve: a Slurm store is listed with its jobs, and /api/query answers 
   REQUIRE_MESSAGE(cli.status == 0, cli.err);
   CHECK(nlohmann::json::parse(q.body) == nlohmann::json::parse(cli.out));
   CHECK((*a)->Handle(Get("/api/query", {{"token", "secret"}, {"task", "x"}})).status == 400);
+  // A job id the command line refuses is a 400 here too, not a search for it.
+  const HttpResponse huge = (*a)->Handle(Get("/api/query", {{"token", "secret"}, {"job", "99999999999999999999999"}}));
+  CHECK(huge.status == 400);
+  CHECK_MESSAGE(huge.body.find("give whole numbers from 0 to 2^62") != std::string::npos, huge.body);
   CHECK((*a)->Handle(Get("/api/query", {{"token", "secret"}, {"ranks", "0:2"}})).status == 400);
 }
 
