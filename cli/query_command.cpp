@@ -122,10 +122,23 @@ Result<std::string> QueryCommand::Answer() {
       XTFQ_TRY(OnlyFlags(kind, {"--jobstats", "--by", "--uid", "--node", "--target", "--op", "--class", "--id", "--top",
                                 "--sort", "--job"}));
       return JobStats();
-    case Kind::kDarshan:
-      XTFQ_TRY(
-          OnlyFlags(kind, {"--ranks", "--module", "--file", "--job", "--log", "--per-rank", "--per-file", "--top"}));
-      return Darshan();
+    case Kind::kDarshan: {
+      Status flags =
+          OnlyFlags(kind, {"--ranks", "--module", "--file", "--job", "--log", "--per-rank", "--per-file", "--top"});
+      Result<std::string> d = flags.ok() ? Darshan() : Result<std::string>(flags.error());
+      // A store that also holds other data: a Darshan usage error says how to ask for that instead.
+      const Store& store = opts_.reader().store();
+      const bool js = JobStatsView::Holds(store), slurm = SlurmView::Holds(store);
+      if (d.ok() || d.error().code() != ErrorCode::kUsage || (!js && !slurm)) return d;
+      return Error(ErrorCode::kUsage,
+                   fmt::format("{} (the store also holds {}: give {} for those)", d.error().message(),
+                               js && slurm ? "job_stats and Slurm profiles"
+                               : js        ? "job_stats"
+                                           : "Slurm profiles",
+                               js && slurm ? "--jobstats or --slurm"
+                               : js        ? "--jobstats"
+                                           : "--slurm"));
+    }
     case Kind::kSlurm:
       XTFQ_TRY(OnlyFlags(kind, {"--slurm", "--by", "--job", "--node", "--step", "--task", "--kind", "--edges"}));
       return Slurm();

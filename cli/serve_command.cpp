@@ -28,7 +28,7 @@ std::string Token() {
 CLI::App* ServeCommand::Register(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand("serve", "Serve the zoomable viewer and its JSON API for stores");
   app->add_option("STORE", stores_, "store files")->required();
-  app->add_option("--port", port_, "TCP port (0: any free one)");
+  app->add_option("--port", port_, "TCP port (0: any free one)")->check(CLI::Range(0u, 65535u));
   app->add_option("--bind", bind_, "address to listen on (default 127.0.0.1: this machine only)");
   app->add_flag("--no-token", no_token_,
                 "serve without the URL token (anyone who reaches the port reads the stores; other users of a "
@@ -45,7 +45,8 @@ int ServeCommand::Run() {
   auto api = serve::ViewerApi::Open(stores_, token);
   if (!api.ok()) return Fail("serve", api.error());
   serve::HttpServer server;
-  auto port = server.Start(bind_, port_, [&](const serve::HttpRequest& r) { return (*api)->Handle(r); });
+  auto port =
+      server.Start(bind_, static_cast<uint16_t>(port_), [&](const serve::HttpRequest& r) { return (*api)->Handle(r); });
   if (!port.ok()) return Fail("serve", port.error());
   const std::string host = bind_.find(':') != std::string::npos ? "[" + bind_ + "]" : bind_;
   fmt::print("xtfq serve: {} store{} on http://{}:{}/{}\n", stores_.size(), stores_.size() == 1 ? "" : "s", host, *port,

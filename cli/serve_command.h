@@ -21,7 +21,7 @@ class ServeCommand final : public Command {
  private:
   std::vector<std::string> stores_;
   std::string bind_ = "127.0.0.1";
-  uint16_t port_ = 8765;
+  uint32_t port_ = 8765;  // checked to 0..65535
   bool no_token_ = false;
 };
 

@@ -193,6 +193,19 @@ Result<Source> RawSource(StoreReader& reader, const GridAnswerRequest& req) {
       if (!a.per_process() && !GridLayout::IsGridArray(a.name)) own.push_back(a.name);
     }
     name = own.size() == 1 ? own[0] : "events";
+    if (own.size() != 1 && cat.Find(name) == nullptr) {
+      // No default: name what there is to draw (a Slurm store's sample arrays, first).
+      std::vector<std::string> drawable;
+      for (const std::string& n : own) {
+        if (SlurmDefaults(n)) drawable.push_back(n);
+      }
+      if (drawable.empty()) drawable = own;
+      const size_t shown = std::min<size_t>(drawable.size(), 6);
+      return Error(ErrorCode::kUsage,
+                   fmt::format("{} holds {} arrays and no 'events': give --array, one of {}{}", reader.store().name(),
+                               own.size(), fmt::join(drawable.begin(), drawable.begin() + shown, ", "),
+                               drawable.size() > shown ? fmt::format(" and {} more", drawable.size() - shown) : ""));
+    }
   }
   XTFQ_ASSIGN_OR_RETURN(const ArrayDesc* a, reader.Array(name));
   if (!a->schema.time_field()) {

@@ -398,6 +398,26 @@ TEST_CASE("slurm query: flags that do not apply, unknown kinds and bad ids are u
   CHECK(by.err.find("--by 'target': give job, step, node or task") != std::string::npos);
   const Run both = Xtfq(dir, "query s.xtfq --slurm --jobstats");
   CHECK(both.status == 2);
+  // A grid without --array names the sample arrays to give.
+  const Run grid = Xtfq(dir, "grid s.xtfq");
+  CHECK(grid.status == 2);
+  CHECK_MESSAGE(grid.err.find("and no 'events': give --array, one of slurm/100/tasks, slurm/100/fs, slurm/100/net") !=
+                    std::string::npos,
+                grid.err);
+  // Two Darshan logs beside the profile: the ambiguous log's usage error points at --slurm too.
+  REQUIRE(Xtfq(dir, "gen darshan 200 --ranks 2 --files 10 -o a.darshan").status == 0);
+  REQUIRE(Xtfq(dir, "gen darshan 200 --ranks 2 --files 10 --seed 9 -o b.darshan").status == 0);
+  REQUIRE(Xtfq(dir, fmt::format("import -q -o m.xtfq a.darshan b.darshan '{}'", files[0])).status == 0);
+  const Run mixed = Xtfq(dir, "query m.xtfq");
+  CHECK(mixed.status == 2);
+  CHECK_MESSAGE(mixed.err.find("give --log N") != std::string::npos, mixed.err);
+  CHECK_MESSAGE(mixed.err.find("(the store also holds Slurm profiles: give --slurm for those)") != std::string::npos,
+                mixed.err);
+  CHECK(Xtfq(dir, "query m.xtfq --slurm").status == 0);
+  const Run node_flag = Xtfq(dir, "query m.xtfq --node n1");
+  CHECK(node_flag.status == 2);
+  CHECK_MESSAGE(node_flag.err.find("--node does not apply to Darshan logs") != std::string::npos, node_flag.err);
+  CHECK_MESSAGE(node_flag.err.find("give --slurm for those") != std::string::npos, node_flag.err);
   // A job the store does not hold: nothing selected, said so.
   const Run none = Xtfq(dir, "query s.xtfq --job 7");
   CHECK(none.status != 0);
