@@ -9,9 +9,13 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <span>
 #include <thread>
 
 #include "importers/jobid_classifier.h"
+#include "importers/jobstats_parser.h"
+#include "store/file.h"
+#include "store/posix_file.h"
 
 namespace xtfq::cli {
 
@@ -65,6 +69,26 @@ std::string Span(const std::vector<std::string>& paths) {
 }
 }  // namespace
 
+bool CollectCommand::NotJobStats(const std::string& path) const {
+  auto file = PosixFile::Open(path, PosixFile::Mode::kRead);
+  if (!file.ok()) return false;
+  auto targets = JobStatsParser::Targets(**file, target_);
+  if (!targets.ok() || !targets->empty()) return false;
+  auto size = (*file)->Size();
+  if (!size.ok()) return false;
+  std::string text(*size, '\0');
+  if (!ReadExact(**file, 0, std::as_writable_bytes(std::span(text))).ok()) return false;
+  // Any line that is not blank and not a comment ("# collected_at: ...").
+  for (size_t at = 0; at < text.size();) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    const std::string_view line = std::string_view(text).substr(at, end - at);
+    if (line.find_first_not_of(" \t\r") != std::string_view::npos && !line.starts_with("#")) return true;
+    at = end + 1;
+  }
+  return false;
+}
+
 bool CollectCommand::AppendToStore(SnapshotDirectory& dir, const CollectStore& store,
                                    const std::optional<SnapshotDirectory::Snapshot>& fresh) {
   bool not_job_stats = false;  // the fresh snapshot: lines read, none of them job_stats
@@ -90,14 +114,20 @@ bool CollectCommand::AppendToStore(SnapshotDirectory& dir, const CollectStore& s
     if (d.appended) {
       fmt::print(stderr, "collect: {} ({} entries, {} rate steps{}) -> {} generation {}\n", d.snapshot.path, d.entries,
                  d.steps, earlier ? "; written earlier, not in the store until now" : "", store.path(), d.generation);
-    } else if (d.notes.empty()) {
-      // Lines that are not job_stats (the command printed something else): a failed collection.
-      // An empty output is a server whose targets hold no entry (Lustre 2.17 prints nothing then).
-      const bool other = !d.warnings.empty();
-      not_job_stats = not_job_stats || (other && fresh && d.snapshot.path == fresh->path);
-      fmt::print(stderr, "{}collect: {} (no target in it{}: nothing for {})\n", other ? "xtfq " : "", d.snapshot.path,
-                 other ? ", and lines that are not job_stats: the command's output is not a snapshot" : "",
-                 store.path());
+    } else {
+      // Lines, none of them job_stats (the command printed something else, such as another
+      // parameter): a failed collection. An empty output is a server whose targets hold no entry
+      // (Lustre 2.17 prints nothing then), and a snapshot whose targets are held is noted.
+      const bool other = fresh && d.snapshot.path == fresh->path && NotJobStats(d.snapshot.path);
+      not_job_stats = not_job_stats || other;
+      if (other) {
+        fmt::print(stderr,
+                   "xtfq collect: {} (lines, and none of them job_stats: the command's output is not a snapshot; "
+                   "nothing for {})\n",
+                   d.snapshot.path, store.path());
+      } else if (d.notes.empty()) {
+        fmt::print(stderr, "collect: {} (no target in it: nothing for {})\n", d.snapshot.path, store.path());
+      }
     }
     unstored_.erase(d.snapshot.path);
   }

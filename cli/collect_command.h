@@ -31,6 +31,8 @@ class CollectCommand final : public Command {
   int Run() override;
 
  private:
+  // Whether the snapshot at `path` holds lines (not blank, not comments) and no job_stats target.
+  bool NotJobStats(const std::string& path) const;
   // Appends the snapshots waiting for the store (all of the directory after a failure or at
   // start, else `fresh`) and reports each on stderr. True when `fresh` held lines, none of them
   // job_stats (a failed collection).

@@ -137,12 +137,16 @@ std::string Counted(uint64_t n, std::string_view noun, std::string_view plural) 
 Result<std::unique_ptr<StoreReader>> OpenForReading(const std::string& path, const ReaderOptions& options) {
   XTFQ_ASSIGN_OR_RETURN(std::unique_ptr<StoreReader> r, StoreReader::Open(path, options));
   const Store& s = r->store();
-  if (auto lost = s.Rollback()) {
-    fmt::print(stderr,
-               "xtfq: warning: {}; {}: this reads generation {}, the commit before it ('xtfq check {}' says more)\n",
+  if (s.Rollback()) {
+    // The other slot names the next generation: that commit was torn or damaged after. Else its
+    // generation field is damaged too, and whether a newer generation was lost cannot be told.
+    const bool next = s.other_generation() && *s.other_generation() == s.generation() + 1;
+    fmt::print(stderr, "xtfq: warning: {}; {}: this reads generation {}{} ('xtfq check {}' says more)\n",
                s.other_superblock() ? s.other_superblock()->message()
                                     : fmt::format("{}: superblock {} is not valid", path, 1 - s.superblock_slot()),
-               *lost, s.generation(), path);
+               next ? fmt::format("generation {} was lost", s.generation() + 1)
+                    : std::string("whether a newer generation was lost cannot be told"),
+               s.generation(), next ? ", the commit before it" : "", path);
   }
   return r;
 }

@@ -369,9 +369,7 @@ Result<std::vector<std::string>> JobStatsParser::Targets(File& in, const std::st
   for (;;) {
     XTFQ_ASSIGN_OR_RETURN(bool more, lines.Next(line));
     if (!more) break;
-    // Counter lines (indented names) are the most: the first character settles them.
-    if (line.empty() || line.front() == '#' || (line.front() == ' ' && line.find('-') == std::string_view::npos))
-      continue;
+    if (line.empty() || line.front() == '#') continue;
     std::string_view l = line;
     if (l.back() == '\r') l.remove_suffix(1);
     if (const auto name = FramingParam(l)) {

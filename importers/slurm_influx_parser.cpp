@@ -197,15 +197,18 @@ Result<SlurmInfluxCapture> SlurmInfluxParser::Parse(std::string_view text, std::
         XTFQ_TRY(whole(start, line_no - 1));
         declared.reset(), request_line = line_no;
       }
-      if (request_line > 0 && line.starts_with("### Content-Length:")) {
+      constexpr std::string_view kLength = "### content-length:";
+      auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+      if (request_line > 0 && line.size() > kLength.size() &&
+          std::equal(kLength.begin(), kLength.end(), line.begin(), [&](char a, char b) { return a == lower(b); })) {
         uint64_t n = 0;
-        std::string_view v = line.substr(19);
+        std::string_view v = line.substr(kLength.size());
         v.remove_prefix(std::min(v.find_first_not_of(' '), v.size()));
         if (auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
             ec == std::errc() && p == v.data() + v.size())
           declared = n;
       }
-      body_from = std::min(pos, text.size());
+      if (line.starts_with("### ")) body_from = std::min(pos, text.size());  // a header: the body starts after it
       const size_t q = line.find("/write?");
       if (q != std::string_view::npos) {
         const size_t p = line.find("precision=", q);

@@ -101,7 +101,7 @@ class SlurmLayout {
   // 1 i64, 2 f64), pad 7 bytes, value u64 (the value's bits). 56 bytes.
   static const Schema& OtherSchema();
   // The unit of a sample array's field as a grid or a report labels it: "bytes", "s", "KiB",
-  // "ops", "packets", "MB", "pages", "MHz", "%", "s" for `interval`, "" when it has none.
+  // "ops", "packets", "MB", "pages", "kHz", "%", "s" for `interval`, "" when it has none.
   static std::string_view FieldUnit(std::string_view field);
   static constexpr uint32_t kOtField = 32, kOtType = 40, kOtValue = 48, kOtWidth = 56;
   enum ValueType : uint8_t { kU64 = 0, kI64 = 1, kF64 = 2 };

@@ -193,7 +193,7 @@ Result<Source> RawSource(StoreReader& reader, const GridAnswerRequest& req) {
       if (!a.per_process() && !GridLayout::IsGridArray(a.name)) own.push_back(a.name);
     }
     name = own.size() == 1 ? own[0] : "events";
-    if (own.size() != 1 && cat.Find(name) == nullptr) {
+    if (own.size() > 1 && cat.Find(name) == nullptr) {
       // No default: name what there is to draw (a Slurm store's sample arrays, first).
       std::vector<std::string> drawable;
       for (const std::string& n : own) {

@@ -61,7 +61,8 @@ std::string SlurmJobs(const SlurmView& v) {
 
 // The seconds [first, last + 1) in which the series `f` selects changed: from the start of the
 // first rate step to the end of the last, found by halving the window on exact window totals
-// (each a JobStatsWindowQuery on the summaries); nullopt when no step of theirs changed.
+// (each a JobStatsWindowQuery of the job's series, which reads their steps in the window: about
+// 2 log2(span) of them); nullopt when no step of theirs changed.
 Result<std::optional<std::pair<int64_t, int64_t>>> ActiveSpan(JobStatsView& view, const JobStatsFilter& f) {
   using Span = std::optional<std::pair<int64_t, int64_t>>;
   XTFQ_ASSIGN_OR_RETURN(auto all, view.Span());

@@ -155,6 +155,7 @@ Status StoreSummary::SlurmPart(StoreReader& reader, StoreSummary& out) {
       j.sources.insert(std::string(L::SourceName(x.source)));
       if (x.start != INT64_MIN) j.first = std::min(j.first, x.start);
     }
+    std::vector<SlurmJob> done;
     for (auto& [id, j] : jobs) {
       for (const char* kind : {"tasks", "fs", "net", "other"}) {
         auto a = reader.Array(L::JobArrayName(id, kind));
@@ -162,8 +163,9 @@ Status StoreSummary::SlurmPart(StoreReader& reader, StoreSummary& out) {
         XTFQ_ASSIGN_OR_RETURN(TimeFrame f, reader.Frame(**a));
         j.first = std::min(j.first, f.first), j.last = std::max(j.last, f.last);
       }
-      out.slurm_jobs.push_back(std::move(j));
+      done.push_back(std::move(j));
     }
+    out.slurm_jobs = std::move(done);  // all of them or, when a page fails, none
   }
   return Ok();
 }

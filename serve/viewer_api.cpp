@@ -194,8 +194,8 @@ Result<std::string> ViewerApi::Stores() {
     nlohmann::json j = {{"store", i}, {"path", s.path}};
     // A store read at the generation before a newer superblock that is not valid (Store::Rollback).
     if (auto lost = s.reader->store().Rollback()) {
-      j["warning"] = fmt::format("the newer superblock is not valid: {}; this is generation {}, the commit before it",
-                                 *lost, s.reader->store().generation());
+      j["warning"] = fmt::format("the other superblock is not valid ({}): this is generation {}", *lost,
+                                 s.reader->store().generation());
     }
     XTFQ_ASSIGN_OR_RETURN(std::vector<DarshanLogInfo> logs, DarshanLogs::List(*s.reader));
     if (!logs.empty()) {
@@ -326,8 +326,10 @@ Result<std::string> ViewerApi::Query(const HttpRequest& r) {
         // As the command line takes them: whole numbers from 0 to 2^62 (a job id as Slurm gives it).
         int64_t n = -1;
         const auto [end, ec] = std::from_chars(x.data(), x.data() + x.size(), n);
-        if (ec != std::errc() || end != x.data() + x.size() || n < 0 || n > (int64_t{1} << 62))
-          return Bad(fmt::format("{}={}: give whole numbers from 0 to 2^62, comma-separated", name, *v));
+        const bool job = std::string_view(name) == "job";
+        if (ec != std::errc() || end != x.data() + x.size() || (job && (n < 0 || n > (int64_t{1} << 62))))
+          return Bad(fmt::format("{}={}: give {}, comma-separated", name, *v,
+                                 job ? "job ids (whole numbers from 0 to 2^62)" : "whole numbers"));
         into->push_back(n);
       }
     }

@@ -289,7 +289,7 @@ TEST_CASE("serve: a Slurm store is listed with its jobs, and /api/query answers 
   // A job id the command line refuses is a 400 here too, not a search for it.
   const HttpResponse huge = (*a)->Handle(Get("/api/query", {{"token", "secret"}, {"job", "99999999999999999999999"}}));
   CHECK(huge.status == 400);
-  CHECK_MESSAGE(huge.body.find("give whole numbers from 0 to 2^62") != std::string::npos, huge.body);
+  CHECK_MESSAGE(huge.body.find("give job ids (whole numbers from 0 to 2^62)") != std::string::npos, huge.body);
   CHECK((*a)->Handle(Get("/api/query", {{"token", "secret"}, {"ranks", "0:2"}})).status == 400);
 }
 

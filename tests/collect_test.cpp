@@ -273,9 +273,18 @@ TEST_CASE("collect: a command whose output is not job_stats is a failed collecti
   }
   test::Run r = test::Xtfq(dir, "collect --interval 1 --count 1 --out snaps --store s.xtfq -- cat notes.txt");
   CHECK(r.status == 1);
-  CHECK_MESSAGE(r.err.find("(no target in it, and lines that are not job_stats: the command's output is not a "
-                           "snapshot: nothing for s.xtfq)") != std::string::npos,
+  CHECK_MESSAGE(r.err.find("(lines, and none of them job_stats: the command's output is not a snapshot; nothing "
+                           "for s.xtfq)") != std::string::npos,
                 r.err);
+  // Another parameter than job_stats (no warning from the parser: it skips other parameters).
+  {
+    std::ofstream out(dir.File("stats.txt"));
+    out << "obdfilter.fs-OST0000.stats=\nsnapshot_time             1795000000.1 secs.nsecs\n"
+           "read_bytes                5 samples [bytes] 4096 4096 20480\n";
+  }
+  test::Run other = test::Xtfq(dir, "collect --interval 1 --count 1 --out snaps3 --store o.xtfq -- cat stats.txt");
+  CHECK(other.status == 1);
+  CHECK_MESSAGE(other.err.find("none of them job_stats") != std::string::npos, other.err);
   // A server whose targets hold no entry prints nothing (Lustre 2.17): collected, nothing to add.
   test::Run empty = test::Xtfq(dir, "collect --interval 1 --count 1 --out snaps2 --store e.xtfq -- true");
   CHECK_MESSAGE(empty.status == 0, empty.err);

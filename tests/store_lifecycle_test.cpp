@@ -186,6 +186,16 @@ TEST_CASE("lifecycle: a store whose unused superblock slot lost its magic is sti
   const Run dump = Xtfq(dir, "dump s.xtfq");
   CHECK_MESSAGE(dump.status == 0, dump.err);
   CHECK(dump.out == dump_before.out);
+  // The other slot damaged in its generation field: what it held cannot be read, and the warning
+  // does not claim what was lost.
+  fs::copy_file(dir.File("s.xtfq"), dir.File("g.xtfq"));
+  Poke(dir.File("g.xtfq"), 0, "XTFQSTOR");
+  REQUIRE(Xtfq(dir, "dump g.xtfq").err.empty());
+  Flip(dir.File("g.xtfq"), format::kSbGeneration + 7);
+  const Run unsure = Xtfq(dir, "info --brief g.xtfq");
+  CHECK_MESSAGE(unsure.err.find("whether a newer generation was lost cannot be told: this reads generation 3 ('xtfq "
+                                "check g.xtfq' says more)") != std::string::npos,
+                unsure.err);
   const Run signals = Xtfq(dir, "signals s.xtfq --format json");
   CHECK_MESSAGE(signals.status == 0, signals.err);
   // The damage itself is what check reports: a warning, since the slot still reads as the
