@@ -14,7 +14,7 @@ namespace xtfq::test {
 inline MemFile TextFile(const std::string& name, std::string_view text) {
   auto disk = std::make_shared<MemDisk>();
   std::vector<std::byte> b(text.size());
-  std::memcpy(b.data(), text.data(), text.size());
+  if (!text.empty()) std::memcpy(b.data(), text.data(), text.size());  // (an empty text has no data pointer)
   disk->SetContents(b);
   return MemFile(name, disk);
 }
