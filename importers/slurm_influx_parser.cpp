@@ -193,10 +193,6 @@ Result<SlurmInfluxCapture> SlurmInfluxParser::Parse(std::string_view text, std::
     if (line.empty()) continue;
     if (line.front() == '#') {
       ++out.comments;
-      if (line.starts_with("### ") && line.find("/write?") != std::string_view::npos) {
-        XTFQ_TRY(whole(start, line_no - 1));
-        declared.reset(), request_line = line_no;
-      }
       constexpr std::string_view kLength = "### content-length:";
       auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
       if (request_line > 0 && line.size() > kLength.size() &&
@@ -208,9 +204,11 @@ Result<SlurmInfluxCapture> SlurmInfluxParser::Parse(std::string_view text, std::
             ec == std::errc() && p == v.data() + v.size())
           declared = n;
       }
-      if (line.starts_with("### ")) body_from = std::min(pos, text.size());  // a header: the body starts after it
       const size_t q = line.find("/write?");
       if (q != std::string_view::npos) {
+        // A request line: the request before it ends here.
+        XTFQ_TRY(whole(start, line_no - 1));
+        declared.reset(), request_line = line_no;
         const size_t p = line.find("precision=", q);
         std::string_view prec;
         if (p != std::string_view::npos) {
@@ -220,6 +218,7 @@ Result<SlurmInfluxCapture> SlurmInfluxParser::Parse(std::string_view text, std::
         divisor = Divisor(prec);
         if (divisor == 0) return bad(fmt::format("precision '{}' is not one of ns, us, ms, s", prec));
       }
+      if (line.starts_with("### ")) body_from = std::min(pos, text.size());  // a header: the body starts after it
       continue;
     }
     ++out.lines;

@@ -32,6 +32,7 @@ struct Source {
   TimeFrame frame;
   std::map<std::string, GridMetric> aliases;
   std::vector<std::string> defaults;
+  std::vector<std::string> notes;  // what a cell of this source is not (said with every grid of it)
 };
 
 GridMetric Alias(GridMetric::Stat stat, std::vector<size_t> aggs, std::string unit) {
@@ -218,6 +219,15 @@ Result<Source> RawSource(StoreReader& reader, const GridAnswerRequest& req) {
   if (auto defaults = SlurmDefaults(a->name)) {
     // A Slurm sample array: its deltas and the tasks' peak memory, rows by series.
     s.defaults = *defaults, s.process_name = "series";
+    if (a->name.ends_with("/fs") || a->name.ends_with("/net")) {
+      s.notes.push_back(
+          "node-wide series (every process on the node): a node that several steps sampled has a series for each, "
+          "the same counters each time, and a row that holds several of them counts each; `xtfq query --slurm` and "
+          "`xtfq job` count one series a node");
+    }
+    if (a->name.ends_with("/fs")) {
+      s.notes.push_back("d_ fields are the deltas the import took from the Filesystem series' running totals");
+    }
   } else {
     s.defaults = {"count"};
     for (uint16_t f : a->schema.aggregates()) s.defaults.push_back(a->schema.fields()[f].name);
@@ -346,7 +356,7 @@ Result<GridAnswer> JobStats(StoreReader& reader, const GridAnswerRequest& req, G
   }
   if (g.by == "target" && req.filter.jobs.empty() && g.groups <= g.rows.size()) {
     // Targets the store has that have no row, and why.
-    XTFQ_ASSIGN_OR_RETURN(std::vector<JobStatsView::TargetCollections> spans, view->Collections());
+    const std::vector<JobStatsView::TargetCollections>& spans = g.collections;
     std::vector<std::string> once, never, quiet;
     for (uint32_t t = 0; t < view->targets().size(); ++t) {
       const std::string& name = view->targets()[t];
@@ -440,22 +450,13 @@ Result<GridAnswer> GridAnswerQuery::Run(StoreReader& reader, const GridAnswerReq
     ans.metrics.push_back(std::move(metric));
   }
   if (!src.arrays.empty() && SlurmLayout::Owns(src.arrays.front()->name)) {
-    // Slurm sample arrays: each metric in its field's unit; node-wide series once per step.
+    // Slurm sample arrays: each metric in its field's unit.
     for (GridMetric& m : ans.metrics) {
       if (m.unit.empty() && !m.aggregates.empty())
         m.unit = SlurmLayout::FieldUnit(schema.fields()[schema.aggregates()[m.aggregates.front()]].name);
     }
-    const std::string& name = src.arrays.front()->name;
-    if (name.ends_with("/fs") || name.ends_with("/net")) {
-      ans.notes.push_back(
-          "node-wide series (every process on the node): a node that several steps sampled has a series for each, "
-          "the same counters each time, and a row that holds several of them counts each; `xtfq query --slurm` and "
-          "`xtfq job` count one series a node");
-    }
-    if (name.ends_with("/fs")) {
-      ans.notes.push_back("d_ fields are the deltas the import took from the Filesystem series' running totals");
-    }
   }
+  ans.notes = src.notes;
   for (const GridMetric& m : ans.metrics) {
     for (size_t a : m.aggregates) {
       if (std::find(g.fields.begin(), g.fields.end(), a) == g.fields.end()) g.fields.push_back(a);

@@ -29,7 +29,8 @@ Result<JobStatsGrid> JobStatsGridQuery::Run(JobStatsView& view, const JobStatsGr
   XTFQ_ASSIGN_OR_RETURN(std::vector<char> series, view.SelectSeries(req.filter));
   XTFQ_ASSIGN_OR_RETURN(std::vector<uint32_t> targets, view.SelectTargets(req.filter, series));
   const size_t W = req.cols;
-  XTFQ_ASSIGN_OR_RETURN(std::vector<JobStatsView::TargetCollections> spans, view.Collections());
+  XTFQ_ASSIGN_OR_RETURN(g.collections, view.Collections());
+  const std::vector<JobStatsView::TargetCollections>& spans = g.collections;
   std::unordered_map<std::string, size_t> index;
   std::vector<std::string> labels;
   std::vector<std::vector<double>> cells;

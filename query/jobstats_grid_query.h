@@ -39,6 +39,7 @@ struct JobStatsGrid {
   // rows x cols: 1 where the collections of the row's targets cover part of the column (a
   // target's steps cover its first to its last collection); elsewhere no value is known.
   std::vector<char> covered;
+  std::vector<JobStatsView::TargetCollections> collections;  // per target of the store (JobStatsView::Collections)
   uint64_t groups = 0;  // groups with steps in the window (rows are the first of them)
   double others = 0;    // the window total of the groups left out
   uint64_t steps_read = 0;
