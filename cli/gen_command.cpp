@@ -66,6 +66,9 @@ CLI::App* GenCommand::Register(CLI::App& parent) {
       ->check(CLI::Range(0.0, 0.9));
   jobstats_->add_option("--fs", j.fs, "file system name");
   jobstats_->add_option("--seed", j.seed, "random seed");
+  jobstats_->add_flag("--dense", j.dense,
+                      "every job on every target for the whole run: targets x jobs x samples entries (the scale "
+                      "shape)");
   jobstats_->add_option("-o,--output", out_, "output directory (created)")->required();
   slurm_ = app->add_subcommand(
       "slurm",

@@ -1,5 +1,6 @@
 #include "importers/jobstats_gen_grammar.h"
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include <array>
@@ -23,10 +24,12 @@ std::string Seconds(double t) {
 }
 
 // " 4K: 3, 1M: 2": the buckets of a byte counter's size histogram.
-std::string Histogram(const JobStatsGenGrammar::Counter& counter) {
-  std::string h;
-  for (const auto& [l2, n] : counter.hist) h += fmt::format("{}{}: {}", h.empty() ? " " : ", ", SizeLabel(l2), n);
-  return h;
+void AppendHistogram(fmt::memory_buffer& out, const JobStatsGenGrammar::Counter& counter) {
+  bool first = true;
+  for (const auto& [l2, n] : counter.hist) {
+    fmt::format_to(fmt::appender(out), FMT_COMPILE("{}{}: {}"), first ? " " : ", ", SizeLabel(l2), n);
+    first = false;
+  }
 }
 }  // namespace
 
@@ -59,25 +62,27 @@ bool JobStatsGenGrammar::PrintsStartTime() const {
   return variant_ == "D" || variant_ == "E1" || variant_ == "E2" || variant_ == "F";
 }
 
-std::string JobStatsGenGrammar::Entry(const std::string& id, const EntryTimes& times, const std::vector<Op>& ops,
-                                      const std::vector<Counter>& counters) const {
-  std::string out = fmt::format("- job_id:          {}\n", Id(id));
+void JobStatsGenGrammar::AppendEntry(std::string& out, const std::string& id, const EntryTimes& times,
+                                     const std::vector<Op>& ops, const std::vector<Counter>& counters) const {
+  fmt::format_to(std::back_inserter(out), "- job_id:          {}\n", Id(id));
   out += TimeLines(times);
-  for (size_t i = 0; i < ops.size(); ++i) out += CounterLine(ops[i], counters[i]);
-  return out;
+  for (size_t i = 0; i < ops.size(); ++i) AppendCounterLine(out, ops[i], counters[i]);
 }
 
-std::string JobStatsGenGrammar::Target(const std::string& param, const std::string& body) const {
-  if (!body.empty()) return fmt::format("{}=\njob_stats:\n{}", param, body);
-  return variant_ == "F" ? fmt::format("{}=\n", param) : fmt::format("{}=job_stats:\n", param);
+void JobStatsGenGrammar::AppendTarget(std::string& out, const std::string& param, const std::string& body) const {
+  if (!body.empty()) {
+    out += param, out += "=\njob_stats:\n", out += body;
+  } else {
+    out += param, out += variant_ == "F" ? "=\n" : "=job_stats:\n";
+  }
 }
 
-std::string JobStatsGenGrammar::FileName(const std::string& dir, uint32_t server, int64_t collected) const {
-  if (variant_ != "D") return fmt::format("{}/server{}-{}.txt", dir, server, collected);
+std::string JobStatsGenGrammar::FileName(uint32_t server, int64_t collected) const {
+  if (variant_ != "D") return fmt::format("server{}-{}.txt", server, collected);
   std::time_t tt = collected;
   std::tm tm{};
   gmtime_r(&tt, &tm);
-  return fmt::format("{}/server{}-{:04d}-{:02d}-{:02d}T{:02d}:{:02d}:{:02d}Z.txt", dir, server, tm.tm_year + 1900,
+  return fmt::format("server{}-{:04d}-{:02d}-{:02d}T{:02d}:{:02d}:{:02d}Z.txt", server, tm.tm_year + 1900,
                      tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
 }
 
@@ -118,20 +123,32 @@ std::string JobStatsGenGrammar::TimeLines(const EntryTimes& t) const {
   return fmt::format("  snapshot_time:   {}\n", t.snapshot);
 }
 
-std::string JobStatsGenGrammar::CounterLine(const Op& op, const Counter& x) const {
-  const std::string label = fmt::format("{}:", op.name);
-  if (variant_ == "A" && !op.bytes)
-    return fmt::format("  {:<17}{{ samples: {:>11}, unit:  reqs }}\n", label, x.samples);
-  if (variant_ == "A") {
-    return fmt::format("  {:<17}{{ samples: {:>11}, unit: bytes, min:{:>8}, max:{:>8}, sum:{:>16} }}\n", label,
-                       x.samples, x.min, x.max, x.sum);
+void JobStatsGenGrammar::AppendCounterLine(std::string& out, const Op& op, const Counter& x) const {
+  char label_buf[64];
+  const auto label_end = fmt::format_to_n(label_buf, sizeof label_buf, "{}:", op.name);
+  const std::string_view label(label_buf, std::min(label_end.size, sizeof label_buf));
+  // Formatted into a fmt buffer (appending to a std::string through fmt is slower) and then
+  // appended.
+  fmt::memory_buffer b;
+  auto to = fmt::appender(b);
+  if (variant_ == "A" && !op.bytes) {
+    fmt::format_to(to, FMT_COMPILE("  {:<17}{{ samples: {:>11}, unit:  reqs }}\n"), label, x.samples);
+  } else if (variant_ == "A") {
+    fmt::format_to(to, FMT_COMPILE("  {:<17}{{ samples: {:>11}, unit: bytes, min:{:>8}, max:{:>8}, sum:{:>16} }}\n"),
+                   label, x.samples, x.min, x.max, x.sum);
+  } else {
+    const char* sp = variant_ == "B" ? "" : " ";
+    fmt::format_to(
+        to, FMT_COMPILE("  {:<17}{{ samples: {:>11}, unit: {}, min:{}{:>8}, max:{}{:>8}, sum:{}{:>16}, sumsq: {:>18}"),
+        label, x.samples, op.bytes ? "bytes" : "usecs", sp, x.min, sp, x.max, sp, x.sum, x.sumsq);
+    if (op.bytes && (variant_ == "E2" || variant_ == "F")) {
+      fmt::format_to(to, ", hist: {{");
+      AppendHistogram(b, x);
+      fmt::format_to(to, " }}");
+    }
+    fmt::format_to(to, " }}\n");
   }
-  const char* sp = variant_ == "B" ? "" : " ";
-  std::string line =
-      fmt::format("  {:<17}{{ samples: {:>11}, unit: {}, min:{}{:>8}, max:{}{:>8}, sum:{}{:>16}, sumsq: {:>18}", label,
-                  x.samples, op.bytes ? "bytes" : "usecs", sp, x.min, sp, x.max, sp, x.sum, x.sumsq);
-  if (op.bytes && (variant_ == "E2" || variant_ == "F")) line += fmt::format(", hist: {{{} }}", Histogram(x));
-  return line + " }\n";
+  out.append(b.data(), b.size());
 }
 
 }  // namespace xtfq

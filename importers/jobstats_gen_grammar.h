@@ -41,19 +41,19 @@ class JobStatsGenGrammar {
   std::vector<Op> Ops(bool mdt) const;
   // Whether entries carry start_time, so a reader sees every reset (D, E1, E2, F).
   bool PrintsStartTime() const;
-  // One entry: its job_id line, its times and one line per op.
+  // Appends one entry to out: its job_id line, its times and one line per op.
   // REQUIRES: counters.size() == ops.size().
-  std::string Entry(const std::string& id, const EntryTimes& times, const std::vector<Op>& ops,
-                    const std::vector<Counter>& counters) const;
-  // A target's part of a snapshot: "<param>=" and its entries (body, empty for none).
-  std::string Target(const std::string& param, const std::string& body) const;
-  // The path of the snapshot of `server` collected at `collected` (epoch seconds), under dir.
-  std::string FileName(const std::string& dir, uint32_t server, int64_t collected) const;
+  void AppendEntry(std::string& out, const std::string& id, const EntryTimes& times, const std::vector<Op>& ops,
+                   const std::vector<Counter>& counters) const;
+  // Appends a target's part of a snapshot to out: "<param>=" and its entries (body, empty for none).
+  void AppendTarget(std::string& out, const std::string& param, const std::string& body) const;
+  // The file name of the snapshot of `server` collected at `collected` (epoch seconds).
+  std::string FileName(uint32_t server, int64_t collected) const;
 
  private:
   std::string Id(const std::string& id) const;
   std::string TimeLines(const EntryTimes& times) const;
-  std::string CounterLine(const Op& op, const Counter& counter) const;
+  void AppendCounterLine(std::string& out, const Op& op, const Counter& counter) const;
 
   std::string variant_;
 };

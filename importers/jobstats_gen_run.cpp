@@ -8,25 +8,20 @@
 #include <span>
 #include <utility>
 
-#include "store/posix_file.h"
-
 namespace xtfq {
 
 namespace {
 constexpr int64_t kCleanup = 600;  // job_cleanup_interval
 constexpr std::array<const char*, 5> kExes = {"cp", "rsync", "tar", "python3", "dd"};
-
-Status WriteWhole(const std::string& path, const std::string& text) {
-  return PosixFile::WriteAtomically(path, std::as_bytes(std::span(text)));
-}
+constexpr int kMinLog2 = 12, kSizeClasses = 13;  // transfers of 4 KiB to 16 MiB
 }  // namespace
 
-Result<JobStatsGenStats> JobStatsGenRun::Write(const JobStatsGenOptions& options, const std::string& dir) {
-  return JobStatsGenRun(options, dir).Run();
+Result<JobStatsGenStats> JobStatsGenRun::Write(const JobStatsGenOptions& options, JobStatsGenOutput& out) {
+  return JobStatsGenRun(options, out).Run();
 }
 
-JobStatsGenRun::JobStatsGenRun(const JobStatsGenOptions& options, std::string dir)
-    : options_(options), dir_(std::move(dir)), grammar_(options.variant), rng_(options.seed) {}
+JobStatsGenRun::JobStatsGenRun(const JobStatsGenOptions& options, JobStatsGenOutput& out)
+    : options_(options), out_(out), grammar_(options.variant), rng_(options.seed) {}
 
 Result<JobStatsGenStats> JobStatsGenRun::Run() {
   BuildTargets();
@@ -34,7 +29,10 @@ Result<JobStatsGenStats> JobStatsGenRun::Run() {
   written_.assign(servers_, 1);
   written_before_.assign(servers_, 1);
   for (uint32_t k = 0; k < options_.samples; ++k) XTFQ_TRY(Collect(k));
-  XTFQ_TRY(WriteTruth());
+  for (const Series& s : series_) {
+    XTFQ_TRY(out_.TrueSeries({targets_[s.target].name, s.id, s.cls, s.job, s.uid, s.node}));
+  }
+  XTFQ_TRY(out_.Finish());
   return stats_;
 }
 
@@ -67,12 +65,19 @@ void JobStatsGenRun::DrawJobs() {
   }
   DropDuplicateSeries();
   stats_.series = series_.size();
+  of_target_.assign(targets_.size(), {});
+  for (uint32_t i = 0; i < series_.size(); ++i) of_target_[series_[i].target].push_back(i);
 }
 
 JobStatsGenRun::Job JobStatsGenRun::DrawJob(uint32_t j) {
   Job job;
-  job.start = static_cast<uint32_t>(Pick(options_.samples));
-  job.end = std::min<uint32_t>(options_.samples, job.start + 2 + static_cast<uint32_t>(Pick(options_.samples / 2 + 2)));
+  if (options_.dense) {
+    job.start = 0, job.end = options_.samples;
+  } else {
+    job.start = static_cast<uint32_t>(Pick(options_.samples));
+    job.end =
+        std::min<uint32_t>(options_.samples, job.start + 2 + static_cast<uint32_t>(Pick(options_.samples / 2 + 2)));
+  }
   job.kind = static_cast<int>(j % 20);
   const uint64_t uid = 1000 + Pick(200);
   const std::string node = fmt::format("c{:04d}", Pick(2000));
@@ -121,10 +126,14 @@ void JobStatsGenRun::Malform(Job& job) {
   job.job.clear(), job.uid.clear(), job.node.clear();
 }
 
-// The targets job j touches: the MDT, and one to four OSTs.
+// The targets job j touches: the MDT, and one to four OSTs; every target when dense.
 std::vector<uint32_t> JobStatsGenRun::DrawJobTargets(uint32_t j) {
   const bool has_mdt = HasMdt();
   std::vector<uint32_t> on;
+  if (options_.dense) {
+    for (uint32_t g = 0; g < options_.targets; ++g) on.push_back(g);
+    return on;
+  }
   if (has_mdt) on.push_back(0);
   const uint32_t osts = options_.targets - (has_mdt ? 1 : 0);
   const uint32_t k = 1 + static_cast<uint32_t>(Pick(std::min<uint32_t>(osts, 4)));
@@ -162,16 +171,27 @@ Status JobStatsGenRun::Collect(uint32_t k) {
   const int64_t base_t = options_.start + static_cast<int64_t>(k) * options_.interval;
   DrawCollectedServers(k);
   for (Series& s : series_) DrawActivity(s, k, base_t);
-  std::vector<std::string> files(servers_);
+  // A server's targets are consecutive: its snapshot is given out after its last one, so one
+  // server's text is held at a time.
+  std::string text;
   for (uint32_t g = 0; g < options_.targets; ++g) {
     const uint32_t server = targets_[g].server;
-    if (!written_[server]) continue;
-    const int64_t c = base_t + server;
-    files[server] += RenderTarget(g, c);
-    RecordSteps(g, c);
-    targets_[g].last_written = c;
+    if (written_[server]) {
+      const int64_t c = base_t + server;
+      RenderTarget(g, c, text);
+      XTFQ_TRY(RecordSteps(g, c));
+      targets_[g].last_written = c;
+    }
+    if (g + 1 < options_.targets && targets_[g + 1].server == server) continue;
+    if (!written_[server]) {
+      ++stats_.missed;
+      continue;
+    }
+    XTFQ_TRY(out_.Snapshot(grammar_.FileName(server, base_t + server), base_t + server, std::move(text)));
+    text.clear();
+    ++stats_.files;
   }
-  return WriteServerFiles(files, base_t);
+  return Ok();
 }
 
 void JobStatsGenRun::DrawCollectedServers(uint32_t k) {
@@ -227,19 +247,41 @@ void JobStatsGenRun::DrawOpActivity(Series& s, size_t i) {
   if (!Driven(targets_[s.target], op.name) || Uniform() < 0.3) return;
   uint64_t count = 1 + Pick(op.name.ends_with("_bytes") ? 400 : 50);
   if (s.reset_pending && !grammar_.PrintsStartTime()) count = 0;
-  uint64_t added = 0;
-  for (uint64_t e = 0; e < count; ++e) added += DrawEvent(op, s.cum[i]);
-  s.pending[i] += added;
+  if (op.bytes) {
+    s.pending[i] += DrawTransfers(count, s.cum[i]);
+    return;
+  }
+  for (uint64_t e = 0; e < count; ++e) DrawEvent(s.cum[i]);
+  s.pending[i] += count;
 }
 
-// One event into the counter; returns what it adds to the op's value (bytes, or one event).
-uint64_t JobStatsGenRun::DrawEvent(const Op& op, Counter& counter) {
-  const int log2 = 12 + static_cast<int>(Pick(13));  // 4 KiB to 16 MiB
-  const uint64_t x = op.bytes ? uint64_t{1} << log2 : 5 + Pick(2000);
+// `count` transfers into a bytes counter: each one's size class drawn as DrawEvent draws it, and
+// the counter updated once per class (the same values: its sums wrap alike in any order); returns
+// their bytes.
+uint64_t JobStatsGenRun::DrawTransfers(uint64_t count, Counter& counter) {
+  std::array<uint64_t, kSizeClasses> in_class{};
+  for (uint64_t e = 0; e < count; ++e) ++in_class[Pick(kSizeClasses)];
+  uint64_t added = 0;
+  for (int c = 0; c < kSizeClasses; ++c) {
+    const uint64_t n = in_class[static_cast<size_t>(c)];
+    if (n == 0) continue;
+    const int log2 = kMinLog2 + c;
+    const uint64_t x = uint64_t{1} << log2;
+    counter.min = counter.samples == 0 ? x : std::min(counter.min, x), counter.max = std::max(counter.max, x);
+    counter.samples += n, counter.sum += n * x, counter.sumsq += n * x * x;  // wraps, as Lustre's does
+    counter.hist[log2] += n;
+    added += n * x;
+  }
+  return added;
+}
+
+// One event into an events counter. A size class is drawn for it too and not used: every event
+// draws one, which keeps the files of a seed what they were.
+void JobStatsGenRun::DrawEvent(Counter& counter) {
+  Pick(kSizeClasses);
+  const uint64_t x = 5 + Pick(2000);
   counter.min = counter.samples == 0 ? x : std::min(counter.min, x), counter.max = std::max(counter.max, x);
   counter.samples += 1, counter.sum += x, counter.sumsq += x * x;  // wraps, as Lustre's does
-  if (op.bytes) ++counter.hist[log2];
-  return op.bytes ? x : 1;
 }
 
 // An entry idle for job_cleanup_interval is purged.
@@ -254,60 +296,41 @@ bool JobStatsGenRun::Driven(const Target& target, std::string_view n) {
   return n == "write_bytes" || n == "read_bytes" || n == "punch" || n == "getattr" || n == "read" || n == "write";
 }
 
-// Target g's part of the snapshot collected at c; marks its absent series as seen gone.
-std::string JobStatsGenRun::RenderTarget(uint32_t g, int64_t c) {
+// Appends target g's part of the snapshot collected at c to text; marks its absent series as seen
+// gone.
+void JobStatsGenRun::RenderTarget(uint32_t g, int64_t c, std::string& text) {
   const Target& tg = targets_[g];
-  std::string body;
-  for (Series& s : series_) {
-    if (s.target != g) continue;
+  std::string& body = body_;
+  body.clear();
+  for (uint32_t i : of_target_[g]) {
+    Series& s = series_[i];
     if (!s.present) {
       s.purge_seen = true;
       continue;
     }
     ++stats_.entries;
-    body += grammar_.Entry(s.id, {.snapshot = s.last_update, .start = s.start_time, .collected = c}, tg.ops, s.cum);
+    grammar_.AppendEntry(body, s.id, {.snapshot = s.last_update, .start = s.start_time, .collected = c}, tg.ops, s.cum);
   }
-  return grammar_.Target(tg.param, body);
+  grammar_.AppendTarget(text, tg.param, body);
 }
 
 // Truth: the steps the collection of target g at c reveals against its previous written one
 // (invariant 2).
-void JobStatsGenRun::RecordSteps(uint32_t g, int64_t c) {
+Status JobStatsGenRun::RecordSteps(uint32_t g, int64_t c) {
   const Target& tg = targets_[g];
-  for (Series& s : series_) {
-    if (s.target != g) continue;
+  for (uint32_t k : of_target_[g]) {
+    Series& s = series_[k];
     if (s.present && tg.last_written != kNotWritten) {
       for (size_t i = 0; i < tg.ops.size(); ++i) {
         if (s.pending[i] == 0) continue;
-        truth_steps_ +=
-            fmt::format("{},{},{},{},{},{}\n", tg.name, s.id, tg.ops[i].name, tg.last_written, c, s.pending[i]);
+        XTFQ_TRY(out_.TrueStep({tg.name, s.id, tg.ops[i].name, tg.last_written, c, s.pending[i]}));
         ++stats_.steps;
       }
     }
     std::fill(s.pending.begin(), s.pending.end(), 0);
     s.reset_pending = false;
   }
-}
-
-Status JobStatsGenRun::WriteServerFiles(const std::vector<std::string>& files, int64_t base_t) {
-  for (uint32_t sv = 0; sv < servers_; ++sv) {
-    if (!written_[sv]) {
-      ++stats_.missed;
-      continue;
-    }
-    XTFQ_TRY(WriteWhole(grammar_.FileName(dir_, sv, base_t + sv), files[sv]));
-    ++stats_.files;
-  }
   return Ok();
-}
-
-Status JobStatsGenRun::WriteTruth() const {
-  std::string series_csv = "target,id,class,job,uid,node\n";
-  for (const Series& s : series_) {
-    series_csv += fmt::format("{},{},{},{},{},{}\n", targets_[s.target].name, s.id, s.cls, s.job, s.uid, s.node);
-  }
-  XTFQ_TRY(WriteWhole(dir_ + "/truth_steps.csv", truth_steps_));
-  return WriteWhole(dir_ + "/truth_series.csv", series_csv);
 }
 
 }  // namespace xtfq

@@ -4,8 +4,9 @@
 //
 // Same options and seed, same bytes. One std::mt19937_64 seeded with options.seed makes every
 // draw, and the draws happen in this order (changing it changes every file):
-//   1. per job: its start and end sample, its uid, its node, the exe (login and system entries),
-//      the malformed draw (not for truncated ids), the number of OSTs it touches;
+//   1. per job: its start and end sample (not when dense), its uid, its node, the exe (login and
+//      system entries), the malformed draw (not for truncated ids), the number of OSTs it touches
+//      (not when dense);
 //   2. per collection: whether each server was collected (none at collection 0), then per series
 //      in order: whether it is active (only inside its job's samples), whether it is reset (only
 //      when present and its server was written this time and last time), and when active: its
@@ -29,6 +30,7 @@
 #include <vector>
 
 #include "importers/jobstats_gen_grammar.h"
+#include "importers/jobstats_gen_output.h"
 #include "importers/jobstats_generator.h"
 #include "store/result.h"
 
@@ -36,10 +38,9 @@ namespace xtfq {
 
 class JobStatsGenRun {
  public:
-  // Writes the snapshots and truth files of `options` into dir.
-  // REQUIRES: options.variant is known; options.targets, samples and interval are positive; dir
-  // exists.
-  static Result<JobStatsGenStats> Write(const JobStatsGenOptions& options, const std::string& dir);
+  // Gives the snapshots and truth of `options` to out, in the order JobStatsGenOutput says.
+  // REQUIRES: options.variant is known; options.targets, samples and interval are positive.
+  static Result<JobStatsGenStats> Write(const JobStatsGenOptions& options, JobStatsGenOutput& out);
 
  private:
   using Op = JobStatsGenGrammar::Op;
@@ -68,7 +69,7 @@ class JobStatsGenRun {
     std::vector<uint64_t> pending;  // truth: value change since the last written collection
   };
 
-  JobStatsGenRun(const JobStatsGenOptions& options, std::string dir);
+  JobStatsGenRun(const JobStatsGenOptions& options, JobStatsGenOutput& out);
   Result<JobStatsGenStats> Run();
 
   double Uniform();
@@ -93,27 +94,25 @@ class JobStatsGenRun {
   void DrawReset(Series& s, uint32_t k, int64_t prev_c);
   void DrawUpdate(Series& s, int64_t c, int64_t prev_c);
   void DrawOpActivity(Series& s, size_t i);
-  uint64_t DrawEvent(const Op& op, Counter& counter);
+  void DrawEvent(Counter& counter);
+  uint64_t DrawTransfers(uint64_t count, Counter& counter);
   void PurgeIfIdle(Series& s, int64_t c);
   static bool Driven(const Target& target, std::string_view op);
-  std::string RenderTarget(uint32_t g, int64_t c);
-  void RecordSteps(uint32_t g, int64_t c);
-  Status WriteServerFiles(const std::vector<std::string>& files, int64_t base_t);
-
-  // Ground truth.
-  Status WriteTruth() const;
+  void RenderTarget(uint32_t g, int64_t c, std::string& text);
+  Status RecordSteps(uint32_t g, int64_t c);
 
   JobStatsGenOptions options_;
-  std::string dir_;
+  JobStatsGenOutput& out_;
   JobStatsGenGrammar grammar_;
   std::mt19937_64 rng_;
   std::vector<Target> targets_;
   uint32_t servers_ = 0;
   std::vector<Job> jobs_;
   std::vector<Series> series_;
-  std::vector<char> written_, written_before_;  // per server: collected this time, last time
-  std::string truth_steps_ = "target,id,op,t0,t1,delta\n";
+  std::vector<std::vector<uint32_t>> of_target_;  // per target: its series, in series_ order
+  std::vector<char> written_, written_before_;    // per server: collected this time, last time
   JobStatsGenStats stats_;
+  std::string body_;  // the entries of the target being rendered (kept for its capacity)
 };
 
 }  // namespace xtfq

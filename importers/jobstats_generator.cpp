@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "importers/jobstats_gen_files.h"
 #include "importers/jobstats_gen_run.h"
 
 namespace xtfq {
@@ -38,7 +39,13 @@ bool JobStatsGenerator::KnownVariant(std::string_view v) {
 Result<JobStatsGenStats> JobStatsGenerator::Write(const JobStatsGenOptions& options, const std::string& dir) {
   XTFQ_TRY(CheckOptions(options));
   XTFQ_TRY(CreateDirectory(dir));
-  return JobStatsGenRun::Write(options, dir);
+  XTFQ_ASSIGN_OR_RETURN(auto files, JobStatsGenFiles::Create(dir));
+  return JobStatsGenRun::Write(options, *files);
+}
+
+Result<JobStatsGenStats> JobStatsGenerator::Stream(const JobStatsGenOptions& options, JobStatsGenOutput& out) {
+  XTFQ_TRY(CheckOptions(options));
+  return JobStatsGenRun::Write(options, out);
 }
 
 }  // namespace xtfq

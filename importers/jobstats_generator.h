@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <string>
 
+#include "importers/jobstats_gen_output.h"
 #include "store/result.h"
 
 namespace xtfq {
@@ -41,6 +42,9 @@ struct JobStatsGenOptions {
   double malformed_rate = 0.01, reset_rate = 0.01, missing_rate = 0.02;
   uint64_t seed = 1;
   std::string fs = "scratch";
+  // Every job on every target for the whole run (targets x jobs x samples entries, less the
+  // first collection, idle collections and purges): the scale shape of issue 17.
+  bool dense = false;
 };
 
 struct JobStatsGenStats {
@@ -49,7 +53,10 @@ struct JobStatsGenStats {
 
 class JobStatsGenerator {
  public:
+  // The snapshot files and truth files of `options` in dir (created).
   static Result<JobStatsGenStats> Write(const JobStatsGenOptions& options, const std::string& dir);
+  // The same snapshots and truth given to out as they are made (JobStatsGenOutput).
+  static Result<JobStatsGenStats> Stream(const JobStatsGenOptions& options, JobStatsGenOutput& out);
   static bool KnownVariant(std::string_view v);
 };
 

@@ -88,6 +88,14 @@ Result<uint64_t> JobStatsImporter::Intern(std::string_view s) {
   return ref.Pack();
 }
 
+Result<uint64_t> JobStatsImporter::InternHistogram(std::string_view text) {
+  if (auto it = hist_texts_.find(text); it != hist_texts_.end()) return it->second;
+  XTFQ_ASSIGN_OR_RETURN(StringRef ref, sink_->AddString(text));
+  if (hist_texts_.size() >= kMaxHistTexts) hist_texts_.clear();
+  hist_texts_.emplace(std::string(text), ref.Pack());
+  return ref.Pack();
+}
+
 Result<ArrayId> JobStatsImporter::Array(std::string_view name, const Schema& schema) {
   if (auto it = arrays_.find(name); it != arrays_.end()) return it->second;
   std::optional<ArrayId> id = sink_->FindArrayId(name);
@@ -303,7 +311,7 @@ Status JobStatsImporter::ImportTarget(const std::string& file, const std::string
       Put64(r, L::kCntSumsq, c.sumsq.value_or(0));
       uint64_t hist = ~uint64_t{0};
       if (!c.hist.empty()) {
-        XTFQ_ASSIGN_OR_RETURN(hist, Intern(HistText(c)));
+        XTFQ_ASSIGN_OR_RETURN(hist, InternHistogram(HistText(c)));
       }
       Put64(r, L::kCntHist, hist);
       XTFQ_TRY(sink_->Append(counter_array, r));

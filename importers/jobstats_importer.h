@@ -16,6 +16,9 @@
 //     arrays without bound); the other names' counters are kept, and one warning per snapshot
 //     names the first of them and how many there were.
 // Bad entries are skipped by the parser and reported as problems ("file: line N: message").
+// Names (targets, ops, job ids, nodes, files) are interned for good (JobStatsState::strings);
+// histogram texts through a table of at most kMaxHistTexts, emptied when full: a cumulative
+// histogram is nearly always a new text, and an import's memory must not grow with its counters.
 // A snapshot older than the store's newest collection is refused (the store is append-only in
 // time). A target whose collection at the same time the store already holds (its last one) is
 // skipped and named in `held`: the same snapshot imported again is recognised, not refused.
@@ -62,6 +65,7 @@ struct JobStatsParsed {
 
 class JobStatsImporter {
  public:
+  static constexpr size_t kMaxHistTexts = size_t{1} << 16;
   static Result<JobStatsImporter> Make(RecordSink& sink, JobStatsState& state, JobStatsImportOptions options);
   // The collection time of a snapshot without reading it all: `at`, else a "# collected_at:"
   // line among its first 64 lines, else its file name; an error naming the file when none.
@@ -93,6 +97,8 @@ class JobStatsImporter {
   Result<uint32_t> OpAt(size_t k, const std::string& name);
   Result<uint32_t> SeriesId(uint32_t target, const JobStatsEntry& e, int64_t t, bool* created);
   Result<ArrayId> Array(std::string_view name, const Schema& schema);
+  // A histogram text's reference: the one given to the same text while it is in hist_texts_.
+  Result<uint64_t> InternHistogram(std::string_view text);
   // Whether the steps of `op` are kept: it has its array, or may have one (Lustre's own, or
   // fewer than kMaxOtherOpArrays other names have one).
   bool StepsKept(const std::string& op) const;
@@ -105,9 +111,10 @@ class JobStatsImporter {
   JobStatsImportOptions options_;
   JobIdClassifier classifier_;
   JobStatsState::StringMap<ArrayId> arrays_;
-  std::vector<ArrayId> step_arrays_;  // by op id: its step array (0: not looked up yet)
-  std::string series_key_;            // SeriesId's key, its buffer reused
-  std::vector<uint32_t> op_at_;       // OpAt: the op id of the k-th counter last time
+  std::vector<ArrayId> step_arrays_;               // by op id: its step array (0: not looked up yet)
+  std::string series_key_;                         // SeriesId's key, its buffer reused
+  std::vector<uint32_t> op_at_;                    // OpAt: the op id of the k-th counter last time
+  JobStatsState::StringMap<uint64_t> hist_texts_;  // histogram text -> its reference (bounded)
   // Op names of the snapshot being imported whose steps are not kept, and the first of them.
   std::unordered_set<std::string> refused_;
   const JobStatsCounter* first_refused_ = nullptr;
