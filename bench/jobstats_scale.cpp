@@ -7,7 +7,7 @@
 // the job_stats summaries (as `xtfq import` does), and checks the store against the generator's
 // truth: per op, the whole run's total over every target equals the sum of the true steps' deltas.
 //
-//   jobstats_scale --targets 100 --jobs 5000 --samples 201 --store big.xtfq
+//   jobstats_scale --targets 100 --jobs 5000 --samples 220 --store big.xtfq
 //
 // It prints, on stdout, one line per phase (wall and CPU seconds, entries per second), the store's
 // size per entry and the process's peak RSS. --no-import draws, prints and parses only: the
@@ -103,7 +103,7 @@ class ParsedQueue {
 // The generator's output: each snapshot parsed as `xtfq import` parses a file, the truth summed.
 class ParsingOutput final : public JobStatsGenOutput {
  public:
-  ParsingOutput(ParsedQueue* queue) : queue_(queue) {}
+  explicit ParsingOutput(ParsedQueue* queue) : queue_(queue) {}
   Status Snapshot(const std::string& name, int64_t collected, std::string text) override {
     text_bytes += text.size();
     StringFile file(name, std::move(text));

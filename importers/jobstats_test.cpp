@@ -10,8 +10,8 @@
 #include "importers/jobid_classifier.h"
 #include "importers/jobstats_generator.h"
 #include "importers/jobstats_parser.h"
-#include "store/mem_file.h"
 #include "store/posix_file.h"
+#include "store/string_file.h"
 #include "tests/shared_data.h"
 #include "tests/temp_dir.h"
 #include "tests/text_file.h"
@@ -46,7 +46,7 @@ Parsed ParseFile(File& f, const std::string& target = "") {
 }
 
 Parsed ParseText(const std::string& text, const std::string& target = "fs-OST0000") {
-  MemFile f = test::TextFile("capture.txt", text);
+  StringFile f = test::TextFile("capture.txt", text);
   return ParseFile(f, target);
 }
 
@@ -407,7 +407,7 @@ std::string Describe(File& f, bool one_pass) {
 }
 
 std::string DescribeText(const std::string& text, bool one_pass) {
-  MemFile f = test::TextFile("capture.txt", text);
+  StringFile f = test::TextFile("capture.txt", text);
   return Describe(f, one_pass);
 }
 
@@ -552,11 +552,11 @@ TEST_CASE("jobstats: the target scan names every target a parse names, without r
   };
   for (const auto& [text, want] : cases) {
     CAPTURE(text);
-    MemFile a = test::TextFile("a.txt", text);
+    StringFile a = test::TextFile("a.txt", text);
     auto got = JobStatsParser::Targets(a, "cat-target");
     REQUIRE_MESSAGE(got.ok(), Why(got));
     CHECK(*got == want);
-    MemFile b = test::TextFile("b.txt", text);
+    StringFile b = test::TextFile("b.txt", text);
     CHECK(Within(ParsedTargets(b, "cat-target"), *got));
   }
   // Every variant the generator prints, and every real capture: the same targets as a parse.

@@ -8,7 +8,7 @@
 #include <random>
 
 #include "importers/ahead_queue.h"
-#include "store/mem_file.h"
+#include "store/string_file.h"
 #include "tests/text_file.h"
 #include "tests/why.h"
 
@@ -32,7 +32,7 @@ std::vector<std::string> NaiveLines(const std::string& text) {
   return out;
 }
 
-MemFile FileOf(const std::string& text) { return test::TextFile("lines.txt", text); }
+StringFile FileOf(const std::string& text) { return test::TextFile("lines.txt", text); }
 
 TEST_CASE("line reader: views and copies give the lines of a naive split, at every chunk size") {
   std::mt19937_64 rng(7);
@@ -50,7 +50,7 @@ TEST_CASE("line reader: views and copies give the lines of a naive split, at eve
       CAPTURE(trial);
       CAPTURE(chunk);
       for (bool view : {true, false}) {
-        MemFile f = FileOf(text);
+        StringFile f = FileOf(text);
         LineReader r(f, size_t{16} << 20, chunk);
         std::vector<std::string> got;
         for (;;) {
@@ -72,7 +72,7 @@ TEST_CASE("line reader: views and copies give the lines of a naive split, at eve
 TEST_CASE("line reader: a line longer than the limit is an error naming the file and the line") {
   const std::string text = "short\n" + std::string(100, 'x') + "\nafter\n";
   for (size_t chunk : {size_t{16}, size_t{1} << 20}) {
-    MemFile f = FileOf(text);
+    StringFile f = FileOf(text);
     LineReader r(f, 50, chunk);
     std::string_view v;
     REQUIRE(*r.Next(v));

@@ -20,7 +20,7 @@ class StringFile final : public File {
 
   const std::string& name() const override { return name_; }
   Result<size_t> ReadAt(uint64_t offset, std::span<std::byte> out) override {
-    if (offset >= text_.size()) return size_t{0};
+    if (offset >= text_.size() || out.empty()) return size_t{0};
     const size_t n = std::min<size_t>(out.size(), text_.size() - offset);
     std::memcpy(out.data(), text_.data() + offset, n);
     return n;
