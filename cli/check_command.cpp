@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "cli/output.h"
 #include "layouts/grid_layout.h"
@@ -77,18 +78,28 @@ int CheckCommand::Run() {
     }
     ++grids;
   }
-  // The job_stats window summaries against the steps (docs/format.md, "Job stats summaries").
+  // The job_stats blocks and window summaries against the steps (docs/format.md, "Job stats
+  // layout").
   bool summaries = false;
-  if (JobStatsView::Holds((*reader)->store()) &&
-      (*reader)->catalogue().Find(JobStatsLayout::SummaryName("job")) != nullptr) {
+  std::optional<uint64_t> block_steps;
+  if (JobStatsView::Holds((*reader)->store())) {
     auto view = JobStatsView::Open(**reader);
-    Status s = view.ok() ? JobStatsSummary::Verify(**view) : Status(view.error());
-    if (!s.ok()) {
-      fmt::print(stderr, "xtfq check: {}\n", s.error().message());
-      fmt::print(stderr, "xtfq check: {}: the job_stats summaries do not match the steps\n", store_);
+    if (!view.ok()) return Fail("check", view.error());
+    auto blocks = (*view)->VerifyBlocks();
+    if (!blocks.ok()) {
+      fmt::print(stderr, "xtfq check: {}\n", blocks.error().message());
+      fmt::print(stderr, "xtfq check: {}: the job_stats blocks do not match the steps\n", store_);
       return kExitFailure;
     }
-    summaries = true;
+    block_steps = *blocks;
+    if ((*reader)->catalogue().Find(JobStatsLayout::SummaryName("job")) != nullptr) {
+      if (Status s = JobStatsSummary::Verify(**view); !s.ok()) {
+        fmt::print(stderr, "xtfq check: {}\n", s.error().message());
+        fmt::print(stderr, "xtfq check: {}: the job_stats summaries do not match the steps\n", store_);
+        return kExitFailure;
+      }
+      summaries = true;
+    }
   }
   const uint64_t* n = r.stored_pages;
   const uint64_t columns = n[format::kCodecLz4Columns] + n[format::kCodecZstdColumns] + n[format::kCodecLz4Typed] +
@@ -100,12 +111,13 @@ int CheckCommand::Run() {
   for (uint64_t b : r.stored_bytes) stored += b;
   fmt::print(
       "ok: {} at generation {}: {} slots, {} pages read and verified ({} stored in packs: {} lz4, {} zstd, {} raw, "
-      "{} of them by columns; {} bytes for {} as pages, {:.2f}x){}{}\n",
+      "{} of them by columns; {} bytes for {} as pages, {:.2f}x){}{}{}\n",
       store_, (*opened)->generation(), (*opened)->page_count(), r.pages_read, lz4 + zstd + raw, lz4, zstd, raw, columns,
       stored, (lz4 + zstd + raw) * (*opened)->page_size(),
       stored == 0 ? 0.0
                   : static_cast<double>((lz4 + zstd + raw) * (*opened)->page_size()) / static_cast<double>(stored),
       grids == 0 ? "" : fmt::format("; the grid summaries of {} array{} recomputed", grids, grids == 1 ? "" : "s"),
+      block_steps.value_or(0) > 0 ? fmt::format("; the job_stats blocks checked against {} steps", *block_steps) : "",
       summaries ? "; the job_stats summaries recomputed" : "");
   if (space_) PrintSpace(r, **opened);
   return kExitOk;

@@ -107,6 +107,46 @@ Result<ArrayId> JobStatsImporter::Array(std::string_view name, const Schema& sch
   return *id;
 }
 
+Result<JobStatsImporter::OpSteps*> JobStatsImporter::StepArrays(uint32_t op, const std::string& name) {
+  if (op >= step_arrays_.size()) step_arrays_.resize(op + 1);
+  OpSteps& o = step_arrays_[op];
+  if (o.steps != ArrayId(0)) return &o;
+  auto [it, fresh] = state_->step_ops.try_emplace(name);
+  if (fresh && !L::IsLustreOp(name)) ++state_->other_step_ops;
+  o.array = &it->second;
+  // An array of the legacy layout is found, never created: it keeps its schema.
+  XTFQ_ASSIGN_OR_RETURN(o.steps,
+                        Array(L::StepArrayName(name), o.array->legacy ? L::LegacyStepSchema() : L::StepSchema()));
+  if (!o.array->legacy) {
+    XTFQ_ASSIGN_OR_RETURN(o.blocks, Array(L::BlockArrayName(name), L::BlockSchema()));
+  }
+  return &o;
+}
+
+Status JobStatsImporter::AppendBlocks(uint32_t g, int64_t t0, int64_t t1) {
+  std::sort(blocks_.begin(), blocks_.end());
+  for (uint32_t op : blocks_) {
+    OpSteps& o = step_arrays_[op];
+    if (o.blocks != ArrayId(0)) {
+      std::byte b[L::kBlockWidth] = {};
+      Put64(b, L::kStepT1, static_cast<uint64_t>(t1));
+      Put32(b, L::kStepTarget, g);
+      Put32(b, L::kBlockSteps, o.count);
+      Put64(b, L::kStepT0, static_cast<uint64_t>(t0));
+      Put32(b, L::kStepFlags, o.flags);
+      Put64(b, L::kStepDelta, o.delta);
+      Put64(b, L::kStepSamples, o.samples);
+      Put64(b, L::kStepSum, o.sum);
+      PutF(b, L::kStepRate, o.rate);
+      Put64(b, L::kBlockFirst, o.array->records - o.count);
+      XTFQ_TRY(sink_->Append(o.blocks, b));
+    }
+    o.count = 0, o.flags = 0, o.delta = 0, o.samples = 0, o.sum = 0, o.rate = 0;
+  }
+  blocks_.clear();
+  return Ok();
+}
+
 bool JobStatsImporter::StepsKept(const std::string& op) const {
   return state_->step_ops.contains(op) || L::IsLustreOp(op) || state_->other_step_ops < L::kMaxOtherOpArrays;
 }
@@ -318,8 +358,8 @@ Status JobStatsImporter::ImportTarget(const std::string& file, const std::string
       ++state_->counters;
       cur.values.push_back({op, c.samples, sum});
       if (baseline) continue;
-      ArrayId steps = op < step_arrays_.size() ? step_arrays_[op] : ArrayId(0);
-      if (steps == ArrayId(0) && !StepsKept(c.op)) {
+      OpSteps* steps = op < step_arrays_.size() && step_arrays_[op].steps != ArrayId(0) ? &step_arrays_[op] : nullptr;
+      if (steps == nullptr && !StepsKept(c.op)) {
         if (refused_.insert(c.op).second && (first_refused_ == nullptr || c.line < first_refused_->line))
           first_refused_ = &c;
         continue;
@@ -346,12 +386,15 @@ Status JobStatsImporter::ImportTarget(const std::string& file, const std::string
       if (d_samples == 0 && d_sum == 0) continue;
       const bool bytes = L::CountsBytes(c.op, c.unit);
       const uint64_t delta = bytes ? d_sum : d_samples;
-      if (steps == ArrayId(0)) {
-        if (state_->step_ops.insert(c.op).second && !L::IsLustreOp(c.op)) ++state_->other_step_ops;
-        if (op >= step_arrays_.size()) step_arrays_.resize(op + 1, ArrayId(0));
-        XTFQ_ASSIGN_OR_RETURN(step_arrays_[op], Array(L::StepArrayName(c.op), L::StepSchema()));
-        steps = step_arrays_[op];
+      if (steps == nullptr) {
+        XTFQ_ASSIGN_OR_RETURN(steps, StepArrays(op, c.op));
       }
+      const double rate = static_cast<double>(delta) / static_cast<double>(t - t0);
+      if (steps->count++ == 0) blocks_.push_back(op);
+      steps->flags |= flags | (bytes ? L::kStepBytes : 0);
+      steps->delta += delta, steps->samples += d_samples, steps->sum += d_sum;
+      steps->rate = std::max(steps->rate, rate);
+      ++steps->array->records;
       std::byte st[L::kStepWidth] = {};
       Put64(st, L::kStepT1, static_cast<uint64_t>(t));
       Put32(st, L::kStepTarget, g);
@@ -361,8 +404,8 @@ Status JobStatsImporter::ImportTarget(const std::string& file, const std::string
       Put64(st, L::kStepDelta, delta);
       Put64(st, L::kStepSamples, d_samples);
       Put64(st, L::kStepSum, d_sum);
-      PutF(st, L::kStepRate, static_cast<double>(delta) / static_cast<double>(t - t0));
-      XTFQ_TRY(sink_->Append(steps, st));
+      PutF(st, L::kStepRate, rate);
+      XTFQ_TRY(sink_->Append(steps->steps, st));
       ++stats.steps;
     }
     std::byte r[L::kEntWidth] = {};
@@ -381,6 +424,7 @@ Status JobStatsImporter::ImportTarget(const std::string& file, const std::string
     ++state_->entries;
     now[s] = std::move(cur);
   }
+  XTFQ_TRY(AppendBlocks(g, t0, t));
   std::byte r[L::kColWidth] = {};
   Put64(r, L::kColT, static_cast<uint64_t>(t));
   Put64(r, L::kColTarget, g);

@@ -84,6 +84,16 @@ class JobStatsImporter {
   void set_time(std::optional<double> at) { options_.at = at; }
 
  private:
+  // An op's step and block arrays (0: not looked up yet; blocks 0 in the legacy layout), and the
+  // block of the collection being imported.
+  struct OpSteps {
+    ArrayId steps{0}, blocks{0};
+    JobStatsState::StepArray* array = nullptr;  // in state_->step_ops
+    uint32_t count = 0, flags = 0;
+    uint64_t delta = 0, samples = 0, sum = 0;
+    double rate = 0;
+  };
+
   JobStatsImporter(RecordSink& sink, JobStatsState& state, JobStatsImportOptions options, JobIdClassifier c)
       : sink_(&sink), state_(&state), options_(std::move(options)), classifier_(std::move(c)) {}
   Result<uint64_t> Intern(std::string_view s);
@@ -102,6 +112,10 @@ class JobStatsImporter {
   // Whether the steps of `op` are kept: it has its array, or may have one (Lustre's own, or
   // fewer than kMaxOtherOpArrays other names have one).
   bool StepsKept(const std::string& op) const;
+  // The step arrays of op id `op`, created when new.
+  Result<OpSteps*> StepArrays(uint32_t op, const std::string& name);
+  // Appends the block record of each op with steps in the collection (t0, t1) of target g.
+  Status AppendBlocks(uint32_t g, int64_t t0, int64_t t1);
   // Appends one target's collection: its entries (deduplicated) and their steps.
   Status ImportTarget(const std::string& file, const std::string& target, std::vector<const JobStatsEntry*> entries,
                       int64_t t, bool since_boot, JobStatsImportStats& stats);
@@ -111,7 +125,8 @@ class JobStatsImporter {
   JobStatsImportOptions options_;
   JobIdClassifier classifier_;
   JobStatsState::StringMap<ArrayId> arrays_;
-  std::vector<ArrayId> step_arrays_;               // by op id: its step array (0: not looked up yet)
+  std::vector<OpSteps> step_arrays_;               // by op id
+  std::vector<uint32_t> blocks_;                   // the ops with a step in the collection being imported
   std::string series_key_;                         // SeriesId's key, its buffer reused
   std::vector<uint32_t> op_at_;                    // OpAt: the op id of the k-th counter last time
   JobStatsState::StringMap<uint64_t> hist_texts_;  // histogram text -> its reference (bounded)

@@ -63,7 +63,7 @@ Result<JobStatsState> JobStatsState::Load(RecordSource& source) {
     if (a.per_process() || !a.name.starts_with(L::kStepArrayPrefix)) continue;
     const std::string op = a.name.substr(L::kStepArrayPrefix.size());
     st.other_step_ops += L::IsLustreOp(op) ? 0 : 1;
-    st.step_ops.insert(op);
+    st.step_ops.emplace(op, StepArray{a.record_count(), a.schema.process_field().has_value()});
   }
   const ArrayDesc* cols = cat.Find(L::kCollections);
   const ArrayDesc* ents = cat.Find(L::kEntries);

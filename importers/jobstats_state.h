@@ -48,9 +48,16 @@ struct JobStatsState {
   std::vector<std::string> ops;
   StringMap<uint32_t> op_ids;
   StringMap<uint32_t> series_ids;  // SeriesKey(target, raw id) -> series
-  // The ops that have a step array (jobstats/op/<op>), and how many of them are not Lustre's own
-  // (at most JobStatsLayout::kMaxOtherOpArrays).
-  std::unordered_set<std::string> step_ops;
+  // An op's step array (jobstats/op/<op>): the records it holds, and whether it is of the legacy
+  // layout (target the process field: a P index of step copies and no block array), which an
+  // import goes on appending to as it is.
+  struct StepArray {
+    uint64_t records = 0;
+    bool legacy = false;
+  };
+  // The ops that have a step array, and how many of them are not Lustre's own (at most
+  // JobStatsLayout::kMaxOtherOpArrays).
+  StringMap<StepArray> step_ops;
   size_t other_step_ops = 0;
   uint64_t series = 0, entries = 0, counters = 0;           // records held
   int64_t last_time = std::numeric_limits<int64_t>::min();  // the newest collection of any target

@@ -15,6 +15,10 @@ std::string JobStatsLayout::StepArrayName(std::string_view op) {
   return std::string(kStepArrayPrefix) + std::string(op);
 }
 
+std::string JobStatsLayout::BlockArrayName(std::string_view op) {
+  return std::string(kBlockArrayPrefix) + std::string(op);
+}
+
 bool JobStatsLayout::IsLustreOp(std::string_view op) {
   static constexpr std::string_view kOps[] = {
       // MDT
@@ -99,18 +103,42 @@ const Schema& JobStatsLayout::CounterSchema() {
   return s;
 }
 
+namespace {
+
+const std::vector<std::pair<std::string, FieldType>>& StepFields() {
+  static const std::vector<std::pair<std::string, FieldType>> f = {
+      {"t1", FieldType::kI64},    {"target", FieldType::kU32},  {"series", FieldType::kU32},
+      {"t0", FieldType::kI64},    {"flags", FieldType::kU32},   {"pad", FieldType::kU32},
+      {"delta", FieldType::kU64}, {"samples", FieldType::kU64}, {"sum", FieldType::kU64},
+      {"rate", FieldType::kF64}};
+  return f;
+}
+
+}  // namespace
+
 const Schema& JobStatsLayout::StepSchema() {
+  static const Schema s = Schema::Fixed(StepFields(), {"delta", "samples", "sum", "rate"}, "t1");
+  return s;
+}
+
+const Schema& JobStatsLayout::LegacyStepSchema() {
+  static const Schema s = Schema::Fixed(StepFields(), {"delta", "samples", "sum", "rate"}, "t1", "target");
+  return s;
+}
+
+const Schema& JobStatsLayout::BlockSchema() {
   static const Schema s = Schema::Fixed({{"t1", FieldType::kI64},
                                          {"target", FieldType::kU32},
-                                         {"series", FieldType::kU32},
+                                         {"steps", FieldType::kU32},
                                          {"t0", FieldType::kI64},
                                          {"flags", FieldType::kU32},
                                          {"pad", FieldType::kU32},
                                          {"delta", FieldType::kU64},
                                          {"samples", FieldType::kU64},
                                          {"sum", FieldType::kU64},
-                                         {"rate", FieldType::kF64}},
-                                        {"delta", "samples", "sum", "rate"}, "t1", "target");
+                                         {"rate", FieldType::kF64},
+                                         {"first", FieldType::kU64}},
+                                        {"delta", "samples", "sum", "rate", "steps"}, "t1", "target");
   return s;
 }
 

@@ -17,9 +17,13 @@
 //   jobstats/op/<op>      the rate step function of each (series, op) of Lustre's own ops and of
 //                         at most kMaxOtherOpArrays other op names: one record per step with
 //                         a non-zero change, time = the step's end t1 (the collection that
-//                         revealed it), t0 its start, process = the target (P index), the change
-//                         in the op's value (bytes for bytes counters, otherwise events), samples
-//                         and sum, and the rate; steps of one target and collection share t0.
+//                         revealed it), t0 its start, the target, the change in the op's value
+//                         (bytes for bytes counters, otherwise events), samples and sum, and the
+//                         rate; steps of one target and collection share t0 and are contiguous
+//                         (a *block*)
+//   jobstats/block/<op>   one record per block of jobstats/op/<op>: where its steps are, their
+//                         sums and highest rate; process = the target (P index), so a target's
+//                         window is read from its blocks, not from a copy of every step
 //   jobstats/sum/<key>    the window summaries by job, uid, node or class (docs/format.md, "Job
 //                         stats summaries"): one record per extension, the time they are sealed to
 //   jobstats/sum/<key>/<j>  level j: per bin of 2^(bin_shift + j) seconds, group and op, the
@@ -53,6 +57,8 @@ class JobStatsLayout {
   static constexpr std::string_view kCounters = "jobstats.counters";
   static std::string StepArrayName(std::string_view op);  // "jobstats/op/<op>"
   static constexpr std::string_view kStepArrayPrefix = "jobstats/op/";
+  static std::string BlockArrayName(std::string_view op);  // "jobstats/block/<op>"
+  static constexpr std::string_view kBlockArrayPrefix = "jobstats/block/";
   // Whether `op` is one of the ops Lustre prints (MDT and OST, 2.3 to master and DDN's, as listed
   // in ../shared/docs/lustre-jobstats.md, section 3).
   static bool IsLustreOp(std::string_view op);
@@ -98,17 +104,28 @@ class JobStatsLayout {
   static constexpr uint32_t kCntT = 0, kCntSeries = 8, kCntOp = 12, kCntUnit = 16, kCntHas = 17, kCntSamples = 20,
                             kCntMin = 28, kCntMax = 36, kCntSum = 44, kCntSumsq = 52, kCntHist = 60, kCntWidth = 68;
 
-  // jobstats/op/<op>: t1 i64 (step end; time), target u32 (process), series u32, t0 i64 (step
-  // start), flags u32 (kStep*), pad u32, delta u64* (the change of the op's value: bytes for
-  // bytes counters, events otherwise), samples u64* (change of samples), sum u64* (change of
-  // sum), rate f64* (delta / (t1 - t0) per second); * = aggregated. 64 bytes.
+  // jobstats/op/<op>: t1 i64 (step end; time), target u32, series u32, t0 i64 (step start),
+  // flags u32 (kStep*), pad u32, delta u64* (the change of the op's value: bytes for bytes
+  // counters, events otherwise), samples u64* (change of samples), sum u64* (change of sum), rate
+  // f64* (delta / (t1 - t0) per second); * = aggregated. 64 bytes. Stores written before the
+  // block arrays made `target` the process field (a P index of step copies) and have no
+  // jobstats/block/<op>; they are still read and appended to in that layout (LegacyStepSchema).
   static const Schema& StepSchema();
+  static const Schema& LegacyStepSchema();
   static constexpr uint32_t kStepT1 = 0, kStepTarget = 8, kStepSeries = 12, kStepT0 = 16, kStepFlags = 24,
                             kStepDelta = 32, kStepSamples = 40, kStepSum = 48, kStepRate = 56, kStepWidth = 64;
-  static constexpr uint32_t kStepReset = 1,  // a counter went down: Δv = v'
-      kStepStartChanged = 2,                 // start_time changed: an exact reset
-      kStepNew = 4,                          // absent at the previous collection: implicit zero
-      kStepBytes = 8;                        // delta counts bytes (sum), not events (samples)
+  // jobstats/block/<op>: the fields of a step where a step has them, for the block's steps:
+  // t1 i64 (time), target u32 (process), steps u32* (how many), t0 i64, flags u32 (the steps'
+  // flags or-ed), pad u32, delta u64*, samples u64*, sum u64* (their sums), rate f64* (the highest
+  // step rate), first u64 (its first step's record number in jobstats/op/<op>). 72 bytes. The
+  // block's summed rate is delta / (t1 - t0): its steps share [t0, t1).
+  static const Schema& BlockSchema();
+  static constexpr uint32_t kBlockSteps = 12, kBlockFirst = 64, kBlockWidth = 72;
+  static constexpr size_t kBlockStepsAggregate = 4;  // the aggregate index of `steps`
+  static constexpr uint32_t kStepReset = 1,          // a counter went down: Δv = v'
+      kStepStartChanged = 2,                         // start_time changed: an exact reset
+      kStepNew = 4,                                  // absent at the previous collection: implicit zero
+      kStepBytes = 8;                                // delta counts bytes (sum), not events (samples)
 
   // The window summaries of one group key ("job", "uid", "node", "class").
   static std::string SummaryName(std::string_view key);              // "jobstats/sum/<key>"

@@ -35,7 +35,8 @@ Result<JobStatsGrid> JobStatsGridQuery::Run(JobStatsView& view, const JobStatsGr
   std::vector<std::string> labels;
   std::vector<std::vector<double>> cells;
   std::vector<std::pair<int64_t, int64_t>> cover;  // per label: the hull of its targets' [first, last)
-  XTFQ_TRY(view.Steps(*steps, t1, t2, targets, series, req.scan, g.steps_read, [&](const std::byte* r) {
+  // Rows by target take each block's total (its steps share [t0, t1)), not each step's.
+  auto visit = [&](const std::byte* r) {
     const uint32_t target = LoadLe<uint32_t>(r + L::kStepTarget), s = LoadLe<uint32_t>(r + L::kStepSeries);
     const std::string label = view.GroupKey({key}, s, target, req.op);
     auto [it, fresh] = index.try_emplace(label, labels.size());
@@ -54,7 +55,12 @@ Result<JobStatsGrid> JobStatsGridQuery::Run(JobStatsView& view, const JobStatsGr
          c < W && g.edges[c] < b; ++c) {
       row[c] += JobStatsView::Part(delta, a, b, g.edges[c], g.edges[c + 1]);
     }
-  }));
+  };
+  if (key == JobStatsKey::kTarget && series.empty()) {
+    XTFQ_TRY(view.Blocks(*steps, t1, t2, targets, req.scan, g.steps_read, visit));
+  } else {
+    XTFQ_TRY(view.Steps(*steps, t1, t2, targets, series, req.scan, g.steps_read, visit));
+  }
   std::vector<double> totals(labels.size());
   for (size_t i = 0; i < labels.size(); ++i) totals[i] = std::accumulate(cells[i].begin(), cells[i].end(), 0.0);
   std::vector<size_t> order(labels.size());

@@ -174,9 +174,87 @@ Result<bool> JobStatsView::HasSteps(const std::string& op, uint32_t g) {
   const Catalogue& cat = reader_.catalogue();
   const ArrayDesc* a = cat.Find(L::StepArrayName(op));
   if (a == nullptr) return false;
-  Primitives p(reader_.cache(), *a, &cat);
+  const TargetIndex index = IndexOf(*a);
+  if (index.array == nullptr) {
+    bool found = false;
+    XTFQ_TRY(TnTree(reader_.cache(), *a).ForEach(0, a->record_count(), [&](const std::byte* r) -> Result<bool> {
+      found = U32At(r, L::kStepTarget) == g;
+      return !found;
+    }));
+    return found;
+  }
+  Primitives p(reader_.cache(), *index.array, &cat);
   XTFQ_ASSIGN_OR_RETURN(const ArrayDesc* pa, OfTarget(p, g));
   return pa != nullptr && pa->record_count() > 0;
+}
+
+JobStatsView::TargetIndex JobStatsView::IndexOf(const ArrayDesc& steps) const {
+  const std::string_view op = std::string_view(steps.name).substr(L::kStepArrayPrefix.size());
+  if (const ArrayDesc* b = reader_.catalogue().Find(L::BlockArrayName(op)); b != nullptr && b->process_index) {
+    return {b, true};
+  }
+  // The legacy layout: the steps are their own index (a block is the run of one t1).
+  if (steps.process_index) return {&steps, false};
+  return {};
+}
+
+Result<uint64_t> JobStatsView::VerifyBlocks() {
+  const Catalogue& cat = reader_.catalogue();
+  const std::string& store = reader_.store().name();
+  uint64_t checked = 0;
+  for (const std::string& op : ops_) {
+    const ArrayDesc* blocks = cat.Find(L::BlockArrayName(op));
+    if (blocks == nullptr) continue;
+    const ArrayDesc* steps = cat.Find(L::StepArrayName(op));
+    if (steps == nullptr || steps->schema.process_field()) {
+      return Error(ErrorCode::kCorrupt, fmt::format("{}: array {} without a step array {} of the block layout", store,
+                                                    blocks->name, L::StepArrayName(op)));
+    }
+    TnTree all(reader_.cache(), *steps);
+    uint64_t next = 0, block = 0;
+    XTFQ_TRY(
+        TnTree(reader_.cache(), *blocks).ForEach(0, blocks->record_count(), [&](const std::byte* b) -> Result<bool> {
+          const uint64_t first = U64At(b, L::kBlockFirst), n = U32At(b, L::kBlockSteps);
+          auto bad = [&](const std::string& what) {
+            return Error(ErrorCode::kCorrupt, fmt::format("{}: {} record {} (steps [{}, {}) of {}): {}", store,
+                                                          blocks->name, block, first, first + n, steps->name, what));
+          };
+          if (first != next || n == 0 || first + n > steps->record_count()) {
+            return bad(fmt::format("the blocks do not tile the {} steps: this one should start at {} and hold some",
+                                   steps->record_count(), next));
+          }
+          uint32_t flags = 0;
+          uint64_t delta = 0, samples = 0, sum = 0;
+          double rate = 0;
+          bool same = true;
+          XTFQ_TRY(all.ForEach(first, first + n, [&](const std::byte* r) -> Result<bool> {
+            same = same && I64At(r, L::kStepT1) == I64At(b, L::kStepT1) &&
+                   I64At(r, L::kStepT0) == I64At(b, L::kStepT0) && U32At(r, L::kStepTarget) == U32At(b, L::kStepTarget);
+            flags |= U32At(r, L::kStepFlags), delta += U64At(r, L::kStepDelta), samples += U64At(r, L::kStepSamples);
+            sum += U64At(r, L::kStepSum), rate = std::max(rate, F64At(r, L::kStepRate));
+            return true;
+          }));
+          if (!same) return bad("a step of another target or of other times");
+          if (flags != U32At(b, L::kStepFlags) || delta != U64At(b, L::kStepDelta) ||
+              samples != U64At(b, L::kStepSamples) || sum != U64At(b, L::kStepSum) || rate != F64At(b, L::kStepRate)) {
+            return bad(fmt::format("its flags, sums or rate ({} {} {} {} {}) are not its steps' ({} {} {} {} {})",
+                                   U32At(b, L::kStepFlags), U64At(b, L::kStepDelta), U64At(b, L::kStepSamples),
+                                   U64At(b, L::kStepSum), F64At(b, L::kStepRate), flags, delta, samples, sum, rate));
+          }
+          next = first + n, ++block;
+          return true;
+        }));
+    if (next != steps->record_count()) {
+      return Error(ErrorCode::kCorrupt, fmt::format("{}: the blocks of {} cover steps [0, {}) of its {}", store,
+                                                    blocks->name, next, steps->record_count()));
+    }
+    checked += next;
+  }
+  return checked;
+}
+
+uint64_t JobStatsView::TargetIndex::Steps(const Summary& s) const {
+  return blocks ? static_cast<uint64_t>(s.fields[L::kBlockStepsAggregate].i_sum) : s.count;
 }
 
 Result<std::vector<char>> JobStatsView::SelectSeries(const JobStatsFilter& f) const {
@@ -273,30 +351,70 @@ Status JobStatsView::Steps(const ArrayDesc& steps, int64_t t1, int64_t t2, const
     if (std::min(I64At(r, L::kStepT1), t2) - std::max(I64At(r, L::kStepT0), t1) <= 0) return;
     fn(r);
   };
-  if (scan || !steps.process_index) {
-    // Every step from the first that ends after t1 (all of them when scanning): without a P
-    // index the targets interleave, so no step before the end tells that the rest start later.
-    TnTree t(reader_.cache(), steps);
-    uint64_t lo = 0;
-    if (!scan) {
-      XTFQ_ASSIGN_OR_RETURN(lo, t.LowerBound(t1 + 1));
+  const TargetIndex index = IndexOf(steps);
+  if (scan || index.array == nullptr) return InTimeOrder(steps, t1, scan, visit);
+  TnTree all(reader_.cache(), steps);
+  return TargetBlocks(index, t1, t2, targets, [&](const std::byte* b) -> Status {
+    if (!index.blocks) {
+      visit(b);
+      return Ok();
     }
-    return t.ForEach(lo, t.size(), [&](const std::byte* r) -> Result<bool> {
+    const uint64_t first = U64At(b, L::kBlockFirst);
+    return all.ForEach(first, first + U32At(b, L::kBlockSteps), [&](const std::byte* r) -> Result<bool> {
       visit(r);
       return true;
     });
+  });
+}
+
+Status JobStatsView::Blocks(const ArrayDesc& steps, int64_t t1, int64_t t2, const std::vector<uint32_t>& targets,
+                            bool scan, uint64_t& read, const std::function<void(const std::byte*)>& fn) {
+  std::vector<char> want(targets_.size(), 0);
+  for (uint32_t g : targets) want[g] = 1;
+  auto visit = [&](const std::byte* r) {
+    ++read;
+    const uint32_t g = U32At(r, L::kStepTarget);
+    if (g >= want.size() || !want[g]) return;
+    if (std::min(I64At(r, L::kStepT1), t2) - std::max(I64At(r, L::kStepT0), t1) <= 0) return;
+    fn(r);
+  };
+  const TargetIndex index = IndexOf(steps);
+  if (scan || index.array == nullptr) return InTimeOrder(steps, t1, scan, visit);
+  return TargetBlocks(index, t1, t2, targets, [&](const std::byte* b) -> Status {
+    visit(b);
+    return Ok();
+  });
+}
+
+Status JobStatsView::InTimeOrder(const ArrayDesc& steps, int64_t t1, bool scan,
+                                 const std::function<void(const std::byte*)>& visit) {
+  // Every step from the first that ends after t1 (all of them when scanning): without a P index
+  // the targets interleave, so no step before the end tells that the rest start later.
+  TnTree t(reader_.cache(), steps);
+  uint64_t lo = 0;
+  if (!scan) {
+    XTFQ_ASSIGN_OR_RETURN(lo, t.LowerBound(t1 + 1));
   }
-  Primitives p(reader_.cache(), steps, &reader_.store().catalogue());
+  return t.ForEach(lo, t.size(), [&](const std::byte* r) -> Result<bool> {
+    visit(r);
+    return true;
+  });
+}
+
+Status JobStatsView::TargetBlocks(const TargetIndex& index, int64_t t1, int64_t t2,
+                                  const std::vector<uint32_t>& targets,
+                                  const std::function<Status(const std::byte*)>& fn) {
+  Primitives p(reader_.cache(), *index.array, &reader_.store().catalogue());
   for (uint32_t g : targets) {
     XTFQ_ASSIGN_OR_RETURN(const ArrayDesc* pa, OfTarget(p, g));
     if (pa == nullptr) continue;
     TnTree t(reader_.cache(), *pa);
     XTFQ_ASSIGN_OR_RETURN(uint64_t lo, t.LowerBound(t1 + 1));
-    // A target's steps start no earlier than the ones before them: the first that starts at or
+    // A target's blocks start no earlier than the ones before them: the first that starts at or
     // after t2 ends the window.
     XTFQ_TRY(t.ForEach(lo, t.size(), [&](const std::byte* r) -> Result<bool> {
       if (I64At(r, L::kStepT0) >= t2) return false;
-      visit(r);
+      XTFQ_TRY(fn(r));
       return true;
     }));
   }

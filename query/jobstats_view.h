@@ -21,6 +21,7 @@
 
 #include "layouts/jobstats_layout.h"
 #include "query/store_reader.h"
+#include "store/summary.h"
 
 namespace xtfq {
 
@@ -82,6 +83,26 @@ class JobStatsView {
   Status Steps(const ArrayDesc& steps, int64_t t1, int64_t t2, const std::vector<uint32_t>& targets,
                const std::vector<char>& series, bool scan, uint64_t& read,
                const std::function<void(const std::byte*)>& fn);
+  // The same for callers that need only a target's total over each step's [t0, t1): fn gets block
+  // records (JobStatsLayout::BlockSchema: t1, target, t0, flags, delta and rate where a step has
+  // them) when the store has the block array's index, else step records. `read` counts records.
+  Status Blocks(const ArrayDesc& steps, int64_t t1, int64_t t2, const std::vector<uint32_t>& targets, bool scan,
+                uint64_t& read, const std::function<void(const std::byte*)>& fn);
+
+  // Where a target's steps are found by time: the block array's per-target arrays, or in the
+  // legacy layout the step array's own per-target copies; `array` nullptr when neither has a P
+  // index (the steps are then read in time order).
+  struct TargetIndex {
+    const ArrayDesc* array = nullptr;
+    bool blocks = false;
+    // The steps in records [lo, hi) of a per-target array whose aggregate is s.
+    uint64_t Steps(const Summary& s) const;
+  };
+  TargetIndex IndexOf(const ArrayDesc& steps) const;
+  // Checks each block array against its steps (docs/format.md, invariant J3): the blocks, in time
+  // order, tile the steps, and each holds its steps' target, t0, t1, count, flags, sums and
+  // highest rate. kCorrupt names the first block that does not. Returns the steps checked.
+  Result<uint64_t> VerifyBlocks();
 
   // The steps array of `op`; kNotFound says why there is none: no such op, an op whose values never
   // changed, or a store without two collections of any target yet.
@@ -95,6 +116,11 @@ class JobStatsView {
  private:
   explicit JobStatsView(StoreReader& reader) : reader_(reader) {}
   Status Load();
+  // Every record of `steps` that ends after t1 (all when scanning), in time order.
+  Status InTimeOrder(const ArrayDesc& steps, int64_t t1, bool scan, const std::function<void(const std::byte*)>& visit);
+  // Each record of index's per-target arrays of `targets` that ends after t1 and starts before t2.
+  Status TargetBlocks(const TargetIndex& index, int64_t t1, int64_t t2, const std::vector<uint32_t>& targets,
+                      const std::function<Status(const std::byte*)>& fn);
 
   StoreReader& reader_;
   std::vector<std::string> targets_, ops_;

@@ -153,7 +153,8 @@ Result<JobStatsWindow> JobStatsWindowQuery::Compute(JobStatsView& view, int64_t 
     const ArrayDesc* steps_array = cat.Find(L::StepArrayName(op));
     if (steps_array == nullptr) continue;  // no rate step of this op in the store
     const ArrayDesc& steps = *steps_array;
-    if (per_series || scan || !steps.process_index) {
+    const JobStatsView::TargetIndex index = view.IndexOf(steps);
+    if (per_series || scan || index.array == nullptr) {
       XTFQ_TRY(view.Steps(steps, t1, t2, targets, series, scan, out.steps_read, [&](const std::byte* r) {
         const uint32_t s = U32At(r, L::kStepSeries), g = U32At(r, L::kStepTarget);
         const std::string key = view.GroupKey(by, s, g, op);
@@ -163,14 +164,15 @@ Result<JobStatsWindow> JobStatsWindowQuery::Compute(JobStatsView& view, int64_t 
         ++o.steps;
         peaks[{key, op}].Add(I64At(r, L::kStepT0), I64At(r, L::kStepT1), F64At(r, L::kStepRate));
       }));
-      if (!steps.process_index && !scan) out.indexed = false;
+      if (index.array == nullptr && !scan) out.indexed = false;
       continue;
     }
-    // From the TN tree of each target's steps: the steps ending in (t1, t2] count whole except
-    // the first block, which may start before t1; the block ending first after t2 counts in
-    // part when it starts before t2. Steps of one block share t0 and t1.
-    Primitives p(view.reader().cache(), steps, &cat);
-    std::vector<std::byte> rec(steps.schema.record_width());
+    // From the TN tree of each target's blocks (in the legacy layout its steps, a block being
+    // the run of one t1): the blocks ending in (t1, t2] count whole except the first, which may
+    // start before t1; the block ending first after t2 counts in part when it starts before t2.
+    // Steps of one block share t0 and t1.
+    Primitives p(view.reader().cache(), *index.array, &cat);
+    std::vector<std::byte> rec(index.array->schema.record_width());
     for (uint32_t g : targets) {
       XTFQ_ASSIGN_OR_RETURN(const ArrayDesc* pa, JobStatsView::OfTarget(p, g));
       if (pa == nullptr) continue;
@@ -183,7 +185,7 @@ Result<JobStatsWindow> JobStatsWindowQuery::Compute(JobStatsView& view, int64_t 
       if (lo < hi) {
         XTFQ_ASSIGN_OR_RETURN(Summary whole, t.Aggregate(lo, hi));
         total = static_cast<double>(static_cast<uint64_t>(whole.fields[0].i_sum));
-        rate_max = whole.fields[3].f_max, count = whole.count;
+        rate_max = whole.fields[3].f_max, count = index.Steps(whole);
         XTFQ_TRY(t.Record(lo, rec));
         const int64_t a1 = I64At(rec.data(), L::kStepT1), a0 = I64At(rec.data(), L::kStepT0);
         if (a0 < t1) {
@@ -200,7 +202,7 @@ Result<JobStatsWindow> JobStatsWindowQuery::Compute(JobStatsView& view, int64_t 
           XTFQ_ASSIGN_OR_RETURN(uint64_t b_end, t.LowerBound(b1 + 1));
           XTFQ_ASSIGN_OR_RETURN(Summary b, t.Aggregate(hi, b_end));
           total += JobStatsView::Part(static_cast<uint64_t>(b.fields[0].i_sum), b0, b1, t1, t2);
-          rate_max = std::max(rate_max, b.fields[3].f_max), count += b.count;
+          rate_max = std::max(rate_max, b.fields[3].f_max), count += index.Steps(b);
         }
       }
       if (count == 0) continue;

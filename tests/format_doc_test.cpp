@@ -253,7 +253,8 @@ TEST_CASE("format doc: the job stats layout tables equal JobStatsLayout's schema
       {"Job stats target record", &J::TargetSchema()},    {"Job stats op record", &J::OpSchema()},
       {"Job stats series record", &J::SeriesSchema()},    {"Job stats collection record", &J::CollectionSchema()},
       {"Job stats entry record", &J::EntrySchema()},      {"Job stats counter record", &J::CounterSchema()},
-      {"Job stats rate step", &J::StepSchema()},          {"Job stats summary seal record", &J::SummarySealSchema()},
+      {"Job stats rate step", &J::StepSchema()},          {"Job stats block record", &J::BlockSchema()},
+      {"Job stats summary seal record", &J::SummarySealSchema()},
       {"Job stats summary cell", &J::SummaryCellSchema()}};
   CheckTables(d, tables);
   // The offsets the importer and the queries use are the schemas'.
@@ -275,6 +276,19 @@ TEST_CASE("format doc: the job stats layout tables equal JobStatsLayout's schema
   CHECK(at(J::StepSchema(), "t0") == J::kStepT0);
   CHECK(at(J::StepSchema(), "delta") == J::kStepDelta);
   CHECK(at(J::StepSchema(), "rate") == J::kStepRate);
+  // A block has a step's fields at a step's offsets.
+  CHECK(J::BlockSchema().record_width() == J::kBlockWidth);
+  for (const char* f : {"t1", "target", "t0", "flags", "delta", "samples", "sum", "rate"}) {
+    CAPTURE(f);
+    CHECK(at(J::BlockSchema(), f) == at(J::StepSchema(), f));
+  }
+  CHECK(at(J::BlockSchema(), "steps") == J::kBlockSteps);
+  CHECK(at(J::BlockSchema(), "first") == J::kBlockFirst);
+  CHECK(*J::BlockSchema().FindAggregate("steps") == J::kBlockStepsAggregate);
+  CHECK(*J::BlockSchema().FindAggregate("delta") == *J::StepSchema().FindAggregate("delta"));
+  CHECK(*J::BlockSchema().FindAggregate("rate") == *J::StepSchema().FindAggregate("rate"));
+  CHECK(!J::StepSchema().process_field());
+  CHECK(*J::LegacyStepSchema().process_field() == *J::LegacyStepSchema().Find("target"));
   CHECK(J::SummarySealSchema().record_width() == J::kSealWidth);
   CHECK(at(J::SummarySealSchema(), "bins") == J::kSealBins);
   CHECK(at(J::SummarySealSchema(), "steps") == J::kSealSteps);
