@@ -395,7 +395,7 @@ Status JobStatsImporter::ImportTarget(const std::string& file, const std::string
       steps->delta += delta, steps->samples += d_samples, steps->sum += d_sum;
       steps->rate = std::max(steps->rate, rate);
       ++steps->array->records;
-      std::byte st[L::kStepWidth] = {};
+      std::byte st[L::kLegacyStepWidth] = {};  // the legacy layout's rate at kStepRate
       Put64(st, L::kStepT1, static_cast<uint64_t>(t));
       Put32(st, L::kStepTarget, g);
       Put32(st, L::kStepSeries, s);
@@ -405,7 +405,8 @@ Status JobStatsImporter::ImportTarget(const std::string& file, const std::string
       Put64(st, L::kStepSamples, d_samples);
       Put64(st, L::kStepSum, d_sum);
       PutF(st, L::kStepRate, rate);
-      XTFQ_TRY(sink_->Append(steps->steps, st));
+      XTFQ_TRY(sink_->Append(steps->steps,
+                             std::span(st, steps->blocks == ArrayId(0) ? L::kLegacyStepWidth : L::kStepWidth)));
       ++stats.steps;
     }
     std::byte r[L::kEntWidth] = {};

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "store/endian.h"
+
 namespace xtfq {
 
 std::string_view JobIdClassName(JobIdClass c) {
@@ -105,25 +107,31 @@ const Schema& JobStatsLayout::CounterSchema() {
 
 namespace {
 
-const std::vector<std::pair<std::string, FieldType>>& StepFields() {
-  static const std::vector<std::pair<std::string, FieldType>> f = {
-      {"t1", FieldType::kI64},    {"target", FieldType::kU32},  {"series", FieldType::kU32},
-      {"t0", FieldType::kI64},    {"flags", FieldType::kU32},   {"pad", FieldType::kU32},
-      {"delta", FieldType::kU64}, {"samples", FieldType::kU64}, {"sum", FieldType::kU64},
-      {"rate", FieldType::kF64}};
-  return f;
+std::vector<std::pair<std::string, FieldType>> StepFields() {
+  return {{"t1", FieldType::kI64},    {"target", FieldType::kU32},  {"series", FieldType::kU32},
+          {"t0", FieldType::kI64},    {"flags", FieldType::kU32},   {"pad", FieldType::kU32},
+          {"delta", FieldType::kU64}, {"samples", FieldType::kU64}, {"sum", FieldType::kU64}};
 }
 
 }  // namespace
 
 const Schema& JobStatsLayout::StepSchema() {
-  static const Schema s = Schema::Fixed(StepFields(), {"delta", "samples", "sum", "rate"}, "t1");
+  static const Schema s = Schema::Fixed(StepFields(), {"delta", "samples", "sum"}, "t1");
   return s;
 }
 
 const Schema& JobStatsLayout::LegacyStepSchema() {
-  static const Schema s = Schema::Fixed(StepFields(), {"delta", "samples", "sum", "rate"}, "t1", "target");
+  static const Schema s = [] {
+    auto f = StepFields();
+    f.emplace_back("rate", FieldType::kF64);
+    return Schema::Fixed(f, {"delta", "samples", "sum", "rate"}, "t1", "target");
+  }();
   return s;
+}
+
+double JobStatsLayout::StepRate(const std::byte* step) {
+  return static_cast<double>(LoadLe<uint64_t>(step + kStepDelta)) /
+         static_cast<double>(LoadLe<int64_t>(step + kStepT1) - LoadLe<int64_t>(step + kStepT0));
 }
 
 const Schema& JobStatsLayout::BlockSchema() {

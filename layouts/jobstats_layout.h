@@ -106,19 +106,25 @@ class JobStatsLayout {
 
   // jobstats/op/<op>: t1 i64 (step end; time), target u32, series u32, t0 i64 (step start),
   // flags u32 (kStep*), pad u32, delta u64* (the change of the op's value: bytes for bytes
-  // counters, events otherwise), samples u64* (change of samples), sum u64* (change of sum), rate
-  // f64* (delta / (t1 - t0) per second); * = aggregated. 64 bytes. Stores written before the
-  // block arrays made `target` the process field (a P index of step copies) and have no
-  // jobstats/block/<op>; they are still read and appended to in that layout (LegacyStepSchema).
+  // counters, events otherwise), samples u64* (change of samples), sum u64* (change of sum);
+  // * = aggregated. 56 bytes. Its rate is StepRate: delta / (t1 - t0) per second.
   static const Schema& StepSchema();
-  static const Schema& LegacyStepSchema();
   static constexpr uint32_t kStepT1 = 0, kStepTarget = 8, kStepSeries = 12, kStepT0 = 16, kStepFlags = 24,
-                            kStepDelta = 32, kStepSamples = 40, kStepSum = 48, kStepRate = 56, kStepWidth = 64;
+                            kStepDelta = 32, kStepSamples = 40, kStepSum = 48, kStepWidth = 56;
+  // The legacy layout: stores written before the block arrays made `target` the process field
+  // (a P index of step copies), stored each step's rate (f64*, at kStepRate) and have no
+  // jobstats/block/<op>; they are still read and appended to in that layout. 64 bytes.
+  static const Schema& LegacyStepSchema();
+  static constexpr uint32_t kStepRate = 56, kLegacyStepWidth = 64;
+  // The rate of a step record (either layout): delta / (t1 - t0), as the importer computes it.
+  static double StepRate(const std::byte* step);
   // jobstats/block/<op>: the fields of a step where a step has them, for the block's steps:
   // t1 i64 (time), target u32 (process), steps u32* (how many), t0 i64, flags u32 (the steps'
   // flags or-ed), pad u32, delta u64*, samples u64*, sum u64* (their sums), rate f64* (the highest
-  // step rate), first u64 (its first step's record number in jobstats/op/<op>). 72 bytes. The
-  // block's summed rate is delta / (t1 - t0): its steps share [t0, t1).
+  // step rate, where a legacy step has its own), first u64 (its first step's record number in
+  // jobstats/op/<op>). 72 bytes. The block's summed rate is delta / (t1 - t0): its steps share
+  // [t0, t1). Aggregates in the order delta, samples, sum, rate, steps: the first four are a
+  // legacy step array's.
   static const Schema& BlockSchema();
   static constexpr uint32_t kBlockSteps = 12, kBlockFirst = 64, kBlockWidth = 72;
   static constexpr size_t kBlockStepsAggregate = 4;  // the aggregate index of `steps`

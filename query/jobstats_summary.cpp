@@ -245,7 +245,7 @@ Status Compute(JobStatsView& view, int shift, int64_t from, int64_t to, std::vec
                                                         series, view.series().size()));
         }
         const uint64_t delta = U64At(r, L::kStepDelta);
-        const double rate = F64At(r, L::kStepRate);
+        const double rate = L::StepRate(r);
         // The bins [b0, b1) it overlaps; it ends in (start, end] of bin b1 - 1.
         const int64_t b0 = t0 >> shift, b1 = FloorDiv(t1 - 1, int64_t{1} << shift) + 1;
         for (int64_t b = std::max(b0, c0); b < std::min(b1, c1); ++b) {
@@ -579,7 +579,7 @@ Result<std::unordered_map<uint64_t, JobStatsSummaryPart>> JobStatsSummary::Windo
       const uint64_t key = (uint64_t{groups_[U32At(r, L::kStepSeries)]} << 32) | o;
       const int64_t s0 = I64At(r, L::kStepT0), s1 = I64At(r, L::kStepT1);
       const uint64_t delta = U64At(r, L::kStepDelta);
-      const double rate = F64At(r, L::kStepRate);
+      const double rate = L::StepRate(r);
       JobStatsSummaryPart& p = out[key];
       if (middle && s1 > a && s1 <= b) {
         p.total -= JobStatsView::Part(delta, s0, s1, s0, t1);
@@ -598,7 +598,7 @@ Result<std::unordered_map<uint64_t, JobStatsSummaryPart>> JobStatsSummary::Windo
       const int64_t s0 = I64At(r, L::kStepT0), s1 = I64At(r, L::kStepT1);
       if (s0 >= t2) return;  // alive at b = t2, after the window
       const uint64_t key = (uint64_t{groups_[U32At(r, L::kStepSeries)]} << 32) | o;
-      const double rate = F64At(r, L::kStepRate);
+      const double rate = L::StepRate(r);
       JobStatsSummaryPart& p = out[key];
       p.total += JobStatsView::Part(U64At(r, L::kStepDelta), s0, s1, a, t2);
       p.series_max = std::max(p.series_max, rate);

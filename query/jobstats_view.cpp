@@ -231,7 +231,7 @@ Result<uint64_t> JobStatsView::VerifyBlocks() {
             same = same && I64At(r, L::kStepT1) == I64At(b, L::kStepT1) &&
                    I64At(r, L::kStepT0) == I64At(b, L::kStepT0) && U32At(r, L::kStepTarget) == U32At(b, L::kStepTarget);
             flags |= U32At(r, L::kStepFlags), delta += U64At(r, L::kStepDelta), samples += U64At(r, L::kStepSamples);
-            sum += U64At(r, L::kStepSum), rate = std::max(rate, F64At(r, L::kStepRate));
+            sum += U64At(r, L::kStepSum), rate = std::max(rate, L::StepRate(r));
             return true;
           }));
           if (!same) return bad("a step of another target or of other times");

@@ -160,9 +160,10 @@ Result<JobStatsWindow> JobStatsWindowQuery::Compute(JobStatsView& view, int64_t 
         const std::string key = view.GroupKey(by, s, g, op);
         JobStatsOpResult& o = group(key).ops[op];
         o.total += JobStatsView::Part(U64At(r, L::kStepDelta), I64At(r, L::kStepT0), I64At(r, L::kStepT1), t1, t2);
-        o.series_rate_max = std::max(o.series_rate_max, F64At(r, L::kStepRate));
+        const double rate = L::StepRate(r);
+        o.series_rate_max = std::max(o.series_rate_max, rate);
         ++o.steps;
-        peaks[{key, op}].Add(I64At(r, L::kStepT0), I64At(r, L::kStepT1), F64At(r, L::kStepRate));
+        peaks[{key, op}].Add(I64At(r, L::kStepT0), I64At(r, L::kStepT1), rate);
       }));
       if (index.array == nullptr && !scan) out.indexed = false;
       continue;
