@@ -20,8 +20,10 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <deque>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -49,6 +51,17 @@ double CpuSeconds(int who = RUSAGE_SELF) {
   getrusage(who, &u);
   return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
          static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+// A "Vm...:" line of /proc/self/status in MiB (0 when it cannot be read).
+double RssMiB(std::string_view field) {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);) {
+    if (line.starts_with(field) && line.size() > field.size() && line[field.size()] == ':') {
+      return std::strtod(line.c_str() + field.size() + 1, nullptr) / 1024.0;
+    }
+  }
+  return 0;
 }
 
 double PeakRssMiB() {
@@ -133,6 +146,7 @@ struct Args {
   std::string store;
   uint32_t commit_every = 10;
   bool no_import = false, no_summaries = false;
+  uint64_t chunk_steps = JobStatsSummary::kChunkSteps;
 };
 
 void Phase(const char* what, Clock::time_point t0, double cpu0, uint64_t entries) {
@@ -242,17 +256,24 @@ int Run(const Args& a) {
   if (!a.no_summaries) {
     const auto t1 = Clock::now();
     const double cpu1 = CpuSeconds();
+    // The summaries' own peak: the kernel's high-water mark reset to the RSS now (clear_refs 5).
+    const double rss_before = RssMiB("VmRSS");
+    const bool reset = static_cast<bool>(std::ofstream("/proc/self/clear_refs") << "5");
     auto reader = StoreReader::Open(a.store);
     if (!reader.ok()) return fmt::print(stderr, "jobstats_scale: {}\n", reader.error().message()), 1;
     auto view = JobStatsView::Open(**reader);
     if (!view.ok()) return fmt::print(stderr, "jobstats_scale: {}\n", view.error().message()), 1;
-    auto rep = JobStatsSummary::Extend(**view, w);
+    auto rep = JobStatsSummary::Extend(**view, w, a.chunk_steps);
     if (rep.ok() && rep->extended) s = w.Commit();
     if (!rep.ok() || !s.ok()) {
       return fmt::print(stderr, "jobstats_scale: summaries: {}\n", (rep.ok() ? s.error() : rep.error()).message()), 1;
     }
     Phase(fmt::format("job_stats summaries: {} cells, {} steps read", rep->cells, rep->steps_read).c_str(), t1, cpu1,
           0);
+    if (reset) {
+      fmt::print("job_stats summaries: peak RSS {:.0f} MiB while extending them, {:.0f} MiB before\n", RssMiB("VmHWM"),
+                 rss_before);
+    }
   }
   const auto bytes = std::filesystem::file_size(a.store);
   fmt::print("store {:.2f} GB, {:.1f} B/entry; peak RSS {:.0f} MiB (generator included)\n",
@@ -278,6 +299,8 @@ int main(int argc, char** argv) {
   app.add_option("--store", a.store, "the store to create (must not exist)");
   app.add_flag("--no-import", a.no_import, "generate, print and parse only");
   app.add_flag("--no-summaries", a.no_summaries, "leave out the job_stats summaries");
+  app.add_option("--chunk-steps", a.chunk_steps, "steps the summaries gather in one pass (JobStatsSummary::Extend)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 50));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

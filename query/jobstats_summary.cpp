@@ -21,7 +21,9 @@ using L = JobStatsLayout;
 
 // Levels 0 .. kLevels - 1.
 constexpr int kLevels = 40;
-// Level-0 bins whose steps are gathered in one pass of the step arrays.
+// Level-0 bins whose steps are gathered in one pass of the step arrays: at most kChunk, fewer
+// when the store's steps are dense enough that a chunk would hold more than
+// JobStatsSummary::kChunkSteps of them (Compute).
 constexpr int64_t kChunk = 16;
 
 struct Acc {
@@ -176,7 +178,9 @@ Result<std::vector<OpSteps>> StepArrays(JobStatsView& view, int64_t after) {
     const ArrayDesc* a = cat.Find(L::StepArrayName(view.ops()[o]));
     if (a == nullptr || a->record_count() == 0) continue;
     OpSteps s{o, a};
-    TnTree t(view.reader().cache(), *a);
+    // A block's t0 and t1 are its steps': the block array, when there is one, is the short pass.
+    const ArrayDesc* b = cat.Find(L::BlockArrayName(view.ops()[o]));
+    TnTree t(view.reader().cache(), b != nullptr ? *b : *a);
     XTFQ_ASSIGN_OR_RETURN(uint64_t lo, t.LowerBound(after + 1));
     XTFQ_TRY(t.ForEach(lo, t.size(), [&](const std::byte* r) -> Result<bool> {
       s.longest = std::max(s.longest, I64At(r, L::kStepT1) - I64At(r, L::kStepT0));
@@ -217,12 +221,22 @@ Status FinishZ(const JobStatsView& view, int64_t b, int shift, const std::unorde
 // The cells of level-0 bins [from, to) of every key, from the steps, and of every level as its
 // bins complete; with emit_z, the heatmap cells of each level-0 bin too.
 Status Compute(JobStatsView& view, int shift, int64_t from, int64_t to, std::vector<KeyState>& keys, const Emit& emit,
-               const EmitZ* emit_z, uint64_t& steps_read) {
+               const EmitZ* emit_z, uint64_t& steps_read, uint64_t chunk_steps = JobStatsSummary::kChunkSteps) {
   if (from >= to) return Ok();
   XTFQ_ASSIGN_OR_RETURN(std::vector<OpSteps> ops, StepArrays(view, from << shift));
   const std::string& store = view.reader().store().name();
-  for (int64_t c0 = from; c0 < to; c0 += kChunk) {
-    const int64_t c1 = std::min(to, c0 + kChunk);
+  // The steps of a bin, were they spread evenly over the collections' span.
+  XTFQ_ASSIGN_OR_RETURN(auto span, view.Span());
+  uint64_t steps = 0;
+  for (const OpSteps& os : ops) steps += os.array->record_count();
+  const double per_bin = span && span->second > span->first
+                             ? static_cast<double>(steps) * static_cast<double>(int64_t{1} << shift) /
+                                   static_cast<double>(span->second - span->first)
+                             : 0;
+  const int64_t chunk =
+      std::clamp<int64_t>(static_cast<int64_t>(static_cast<double>(chunk_steps) / std::max(1.0, per_bin)), 1, kChunk);
+  for (int64_t c0 = from; c0 < to; c0 += chunk) {
+    const int64_t c1 = std::min(to, c0 + chunk);
     const int64_t lo = c0 << shift, hi = c1 << shift;
     std::vector<std::vector<Cells>> acc(keys.size(), std::vector<Cells>(static_cast<size_t>(c1 - c0)));
     // Each cell's steps, for its peak: at acc's cell's `steps` (one hash lookup a step and cell).
@@ -383,7 +397,7 @@ std::string JobStatsSummary::KeyNames() {
 
 int64_t JobStatsSummary::summarised_to() const { return bins_ << bin_shift_; }
 
-Result<JobStatsSummaryReport> JobStatsSummary::Extend(JobStatsView& view, RecordSink& sink) {
+Result<JobStatsSummaryReport> JobStatsSummary::Extend(JobStatsView& view, RecordSink& sink, uint64_t chunk_steps) {
   JobStatsSummaryReport rep;
   XTFQ_ASSIGN_OR_RETURN(Times times, CollectionTimes(view));
   if (!times.any) return rep;
@@ -449,7 +463,7 @@ Result<JobStatsSummaryReport> JobStatsSummary::Extend(JobStatsView& view, Record
     ++rep.cells;
     return sink.Append(*z_id, rec);
   };
-  XTFQ_TRY(Compute(view, shift, from, to, keys, emit, &emit_z, rep.steps_read));
+  XTFQ_TRY(Compute(view, shift, from, to, keys, emit, &emit_z, rep.steps_read, chunk_steps));
   uint64_t steps = 0;
   for (const std::string& op : view.ops()) {
     if (const ArrayDesc* a = reader.catalogue().Find(L::StepArrayName(op)); a != nullptr) steps += a->record_count();

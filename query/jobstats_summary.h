@@ -65,8 +65,12 @@ class JobStatsSummary {
   static std::string KeyNames();
 
   // Summarises every sealed level-0 bin not yet summarised, for every key, into `sink` (the caller
-  // commits).
-  static Result<JobStatsSummaryReport> Extend(JobStatsView& view, RecordSink& sink);
+  // commits). Each pass over the steps covers up to 16 level-0 bins, fewer when the store's steps
+  // are dense: about `chunk_steps` steps a pass (every one is held, per key, for its cell's peak
+  // until its bin is done), so memory follows chunk_steps, not the store. The cells do not depend
+  // on it.
+  static constexpr uint64_t kChunkSteps = uint64_t{1} << 20;
+  static Result<JobStatsSummaryReport> Extend(JobStatsView& view, RecordSink& sink, uint64_t chunk_steps = kChunkSteps);
   // Recomputes every stored cell from the steps and compares them byte for byte (kCorrupt names the
   // first that differs). Ok when the store has none.
   static Status Verify(JobStatsView& view);
