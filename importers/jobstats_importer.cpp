@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <numeric>
 
 #include "importers/line_reader.h"
 #include "layouts/jobstats_layout.h"
@@ -125,8 +126,22 @@ Result<JobStatsImporter::OpSteps*> JobStatsImporter::StepArrays(uint32_t op, con
 
 Status JobStatsImporter::AppendBlocks(uint32_t g, int64_t t0, int64_t t1) {
   std::sort(blocks_.begin(), blocks_.end());
+  std::vector<uint32_t> order;
   for (uint32_t op : blocks_) {
     OpSteps& o = step_arrays_[op];
+    // A block's steps by series (an entry is read once per collection: one step a series), so
+    // that a reader finds a series' step in a block by bisection.
+    const size_t width = o.blocks == ArrayId(0) ? L::kLegacyStepWidth : L::kStepWidth;
+    const std::byte* st = o.steps_of_block.data();
+    order.resize(o.count);
+    std::iota(order.begin(), order.end(), 0u);
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      return LoadLe<uint32_t>(st + a * width + L::kStepSeries) < LoadLe<uint32_t>(st + b * width + L::kStepSeries);
+    });
+    const uint64_t first = o.array->records;
+    for (uint32_t i : order) XTFQ_TRY(sink_->Append(o.steps, std::span(st + i * width, width)));
+    o.array->records += o.count;
+    o.steps_of_block.clear();
     if (o.blocks != ArrayId(0)) {
       std::byte b[L::kBlockWidth] = {};
       Put64(b, L::kStepT1, static_cast<uint64_t>(t1));
@@ -138,13 +153,22 @@ Status JobStatsImporter::AppendBlocks(uint32_t g, int64_t t0, int64_t t1) {
       Put64(b, L::kStepSamples, o.samples);
       Put64(b, L::kStepSum, o.sum);
       PutF(b, L::kStepRate, o.rate);
-      Put64(b, L::kBlockFirst, o.array->records - o.count);
+      Put64(b, L::kBlockFirst, first);
       XTFQ_TRY(sink_->Append(o.blocks, b));
     }
     o.count = 0, o.flags = 0, o.delta = 0, o.samples = 0, o.sum = 0, o.rate = 0;
   }
   blocks_.clear();
   return Ok();
+}
+
+void JobStatsImporter::DropBlocks() {
+  for (uint32_t op : blocks_) {
+    OpSteps& o = step_arrays_[op];
+    o.count = 0, o.flags = 0, o.delta = 0, o.samples = 0, o.sum = 0, o.rate = 0;
+    o.steps_of_block.clear();
+  }
+  blocks_.clear();
 }
 
 bool JobStatsImporter::StepsKept(const std::string& op) const {
@@ -287,6 +311,7 @@ Status JobStatsImporter::ImportTarget(const std::string& file, const std::string
                                       std::vector<const JobStatsEntry*> entries, int64_t t, bool since_boot,
                                       JobStatsImportStats& stats) {
   XTFQ_ASSIGN_OR_RETURN(uint32_t g, TargetId(target));
+  DropBlocks();  // what a collection that failed part way gathered
   if (t == state_->targets[g].last_time) {
     // The store already holds this target's collection at t: the same snapshot again (a collector
     // restarted after committing it, or a file imported twice). Skipped, and reported.
@@ -394,7 +419,6 @@ Status JobStatsImporter::ImportTarget(const std::string& file, const std::string
       steps->flags |= flags | (bytes ? L::kStepBytes : 0);
       steps->delta += delta, steps->samples += d_samples, steps->sum += d_sum;
       steps->rate = std::max(steps->rate, rate);
-      ++steps->array->records;
       std::byte st[L::kLegacyStepWidth] = {};  // the legacy layout's rate at kStepRate
       Put64(st, L::kStepT1, static_cast<uint64_t>(t));
       Put32(st, L::kStepTarget, g);
@@ -405,8 +429,8 @@ Status JobStatsImporter::ImportTarget(const std::string& file, const std::string
       Put64(st, L::kStepSamples, d_samples);
       Put64(st, L::kStepSum, d_sum);
       PutF(st, L::kStepRate, rate);
-      XTFQ_TRY(sink_->Append(steps->steps,
-                             std::span(st, steps->blocks == ArrayId(0) ? L::kLegacyStepWidth : L::kStepWidth)));
+      const size_t width = steps->blocks == ArrayId(0) ? L::kLegacyStepWidth : L::kStepWidth;
+      steps->steps_of_block.insert(steps->steps_of_block.end(), st, st + width);
       ++stats.steps;
     }
     std::byte r[L::kEntWidth] = {};

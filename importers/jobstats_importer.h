@@ -92,6 +92,7 @@ class JobStatsImporter {
     uint32_t count = 0, flags = 0;
     uint64_t delta = 0, samples = 0, sum = 0;
     double rate = 0;
+    std::vector<std::byte> steps_of_block;  // its step records, appended by series when it ends
   };
 
   JobStatsImporter(RecordSink& sink, JobStatsState& state, JobStatsImportOptions options, JobIdClassifier c)
@@ -114,8 +115,10 @@ class JobStatsImporter {
   bool StepsKept(const std::string& op) const;
   // The step arrays of op id `op`, created when new.
   Result<OpSteps*> StepArrays(uint32_t op, const std::string& name);
-  // Appends the block record of each op with steps in the collection (t0, t1) of target g.
+  // Appends the steps of each op with steps in the collection (t0, t1) of target g, in series
+  // order, and their block record.
   Status AppendBlocks(uint32_t g, int64_t t0, int64_t t1);
+  void DropBlocks();
   // Appends one target's collection: its entries (deduplicated) and their steps.
   Status ImportTarget(const std::string& file, const std::string& target, std::vector<const JobStatsEntry*> entries,
                       int64_t t, bool since_boot, JobStatsImportStats& stats);

@@ -226,8 +226,11 @@ Result<uint64_t> JobStatsView::VerifyBlocks() {
           uint32_t flags = 0;
           uint64_t delta = 0, samples = 0, sum = 0;
           double rate = 0;
-          bool same = true;
+          bool same = true, ordered = true;
+          int64_t last_series = -1;
           XTFQ_TRY(all.ForEach(first, first + n, [&](const std::byte* r) -> Result<bool> {
+            ordered = ordered && int64_t{U32At(r, L::kStepSeries)} > last_series;
+            last_series = U32At(r, L::kStepSeries);
             same = same && I64At(r, L::kStepT1) == I64At(b, L::kStepT1) &&
                    I64At(r, L::kStepT0) == I64At(b, L::kStepT0) && U32At(r, L::kStepTarget) == U32At(b, L::kStepTarget);
             flags |= U32At(r, L::kStepFlags), delta += U64At(r, L::kStepDelta), samples += U64At(r, L::kStepSamples);
@@ -235,6 +238,7 @@ Result<uint64_t> JobStatsView::VerifyBlocks() {
             return true;
           }));
           if (!same) return bad("a step of another target or of other times");
+          if (!ordered) return bad("its steps are not in increasing series order");
           if (flags != U32At(b, L::kStepFlags) || delta != U64At(b, L::kStepDelta) ||
               samples != U64At(b, L::kStepSamples) || sum != U64At(b, L::kStepSum) || rate != F64At(b, L::kStepRate)) {
             return bad(fmt::format("its flags, sums or rate ({} {} {} {} {}) are not its steps' ({} {} {} {} {})",
@@ -353,17 +357,52 @@ Status JobStatsView::Steps(const ArrayDesc& steps, int64_t t1, int64_t t2, const
   };
   const TargetIndex index = IndexOf(steps);
   if (scan || index.array == nullptr) return InTimeOrder(steps, t1, scan, visit);
+  // Per target, the series the filter keeps there, in order (none: all of them).
+  std::vector<std::vector<uint32_t>> chosen(targets_.size());
+  for (uint32_t s = 0; s < series.size() && s < series_.size(); ++s) {
+    if (series[s]) chosen[series_[s].target].push_back(s);
+  }
   TnTree all(reader_.cache(), steps);
+  std::vector<std::byte> rec(steps.schema.record_width());
   return TargetBlocks(index, t1, t2, targets, [&](const std::byte* b) -> Status {
     if (!index.blocks) {
       visit(b);
       return Ok();
     }
-    const uint64_t first = U64At(b, L::kBlockFirst);
-    return all.ForEach(first, first + U32At(b, L::kBlockSteps), [&](const std::byte* r) -> Result<bool> {
-      visit(r);
-      return true;
-    });
+    const uint64_t first = U64At(b, L::kBlockFirst), n = U32At(b, L::kBlockSteps);
+    const std::vector<uint32_t>& mine = chosen[U32At(b, L::kStepTarget)];
+    if (series.empty() || mine.size() * static_cast<uint64_t>(std::bit_width(n) + 1) * 4 >= n) {
+      return all.ForEach(first, first + n, [&](const std::byte* r) -> Result<bool> {
+        visit(r);
+        return true;
+      });
+    }
+    // A few series of many: each one's step found by bisection (a block's steps are in series
+    // order, one a series: docs/format.md, J0).
+    uint64_t lo = first;
+    const uint64_t end = first + n;
+    for (uint32_t s : mine) {
+      uint64_t a = lo, z = end;
+      while (a < z) {
+        const uint64_t m = a + (z - a) / 2;
+        XTFQ_TRY(all.Record(m, rec));
+        ++read;
+        if (U32At(rec.data(), L::kStepSeries) < s) {
+          a = m + 1;
+        } else {
+          z = m;
+        }
+      }
+      if (a == end) break;
+      XTFQ_TRY(all.Record(a, rec));
+      if (U32At(rec.data(), L::kStepSeries) == s) {
+        visit(rec.data()), ++a;
+      } else {
+        ++read;
+      }
+      lo = a;
+    }
+    return Ok();
   });
 }
 

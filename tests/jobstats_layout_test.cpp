@@ -54,8 +54,10 @@ std::string Answers(const std::string& path, int64_t t1, int64_t t2) {
     if (by.size() == 1 && by[0] == JobStatsKey::kTarget) CHECK(w->indexed);
     for (const JobStatsGroup& g : w->groups) {
       for (const auto& [op, o] : g.ops) {
-        out += fmt::format("{} {} total {} rate_max {} series_rate_max {} steps {}\n", fmt::join(g.keys, "/"), op,
-                           o.total, o.rate_max, o.series_rate_max, o.steps);
+        // To 12 digits: a block's steps are in series order, the legacy layout's as read, so sums
+        // over a group's steps add the same numbers in another order.
+        out += fmt::format("{} {} total {:.12g} rate_max {:.12g} series_rate_max {:.12g} steps {}\n",
+                           fmt::join(g.keys, "/"), op, o.total, o.rate_max, o.series_rate_max, o.steps);
       }
     }
   }
@@ -66,7 +68,7 @@ std::string Answers(const std::string& path, int64_t t1, int64_t t2) {
       auto g = JobStatsGridQuery::Run(**js, q);
       REQUIRE_MESSAGE(g.ok(), Why(g));
       // Cells to 12 digits: by target a block's change is spread over the columns as one, by
-      // step each step's (the same sum, rounded differently).
+      // step each step's, in another order (the same sum, rounded differently).
       std::string cells;
       for (size_t i = 0; i < g->cells.size(); ++i)
         cells += fmt::format(" {:.12g}{}", g->cells[i], g->covered[i] ? "" : "?");
@@ -184,6 +186,9 @@ TEST_CASE("jobstats layout: xtfq check names a block that does not match its ste
     const char* name;
     std::function<void(std::vector<std::byte>&)> alter;
     const char* says;
+    std::string array = L::BlockArrayName("write_bytes");
+    int nth = 3;
+    const char* names = "jobstats/block/write_bytes record 2";
   };
   const std::vector<Case> cases = {
       {"delta",
@@ -196,6 +201,9 @@ TEST_CASE("jobstats layout: xtfq check names a block that does not match its ste
        "do not tile"},
       {"t0", [](auto& r) { StoreLe<int64_t>(r.data() + L::kStepT0, LoadLe<int64_t>(r.data() + L::kStepT0) - 1); },
        "another target or of other times"},
+      // The first step of the first block: a series after every other.
+      {"series", [](auto& r) { StoreLe<uint32_t>(r.data() + L::kStepSeries, 0xfffffff0u); },
+       "not in increasing series order", L::StepArrayName("write_bytes"), 1, "jobstats/block/write_bytes record 0"},
   };
   for (const Case& c : cases) {
     CAPTURE(c.name);
@@ -203,7 +211,7 @@ TEST_CASE("jobstats layout: xtfq check names a block that does not match its ste
     {
       auto w = StoreWriter::CreatePath(path);
       REQUIRE_MESSAGE(w.ok(), Why(w));
-      test::AlteringSink sink(**w, L::BlockArrayName("write_bytes"), 3, c.alter);
+      test::AlteringSink sink(**w, c.array, c.nth, c.alter);
       JobStatsState state;
       auto importer = JobStatsImporter::Make(sink, state, {});
       REQUIRE_MESSAGE(importer.ok(), Why(importer));
@@ -217,7 +225,7 @@ TEST_CASE("jobstats layout: xtfq check names a block that does not match its ste
     }
     test::Run bad = test::Xtfq(dir, fmt::format("check {}.xtfq", c.name));
     CHECK(bad.status == 1);
-    CHECK_MESSAGE(bad.err.find("jobstats/block/write_bytes record 2") != std::string::npos, bad.err);
+    CHECK_MESSAGE(bad.err.find(c.names) != std::string::npos, bad.err);
     CHECK_MESSAGE(bad.err.find(c.says) != std::string::npos, bad.err);
     CHECK_MESSAGE(bad.err.find("the job_stats blocks do not match the steps") != std::string::npos, bad.err);
   }

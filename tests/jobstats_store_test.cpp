@@ -85,6 +85,19 @@ void CheckVariant(const std::string& variant, uint64_t seed, bool dense = false)
   REQUIRE(truth.size() > 500);
   std::map<std::pair<std::string, std::string>, std::vector<std::string>> truth_series;
   for (const auto& r : test::ReadTruthCsv(dir.File("snap/truth_series.csv"))) truth_series[{r[0], r[1]}] = r;
+  // The two jobs with the most series (the first by id among equals).
+  std::vector<std::string> busiest;
+  {
+    std::map<std::string, int> n;
+    for (const auto& [k, r] : truth_series) {
+      if (!r[3].empty()) ++n[r[3]];
+    }
+    std::vector<std::pair<int, std::string>> by(n.size());
+    std::transform(n.begin(), n.end(), by.begin(), [](const auto& x) { return std::pair{-x.second, x.first}; });
+    std::sort(by.begin(), by.end());
+    for (size_t i = 0; i < 2 && i < by.size(); ++i) busiest.push_back(by[i].second);
+    REQUIRE(busiest.size() == 2);
+  }
 
   // One import, and the same snapshots in two imports (the second continues from the stored state).
   test::Run one = test::Xtfq(dir, "import snap -o one.xtfq");
@@ -235,6 +248,20 @@ void CheckVariant(const std::string& variant, uint64_t seed, bool dense = false)
         }
         CHECK(checked > 0);
       };
+      // One job's series (a filter): by target, from each block's steps of that job, against the
+      // truth and the scan.
+      for (const std::string& job : busiest) {
+        CAPTURE(job);
+        std::map<std::string, std::map<std::string, double>> want;
+        for (const TruthStep& s : truth) {
+          const double p = Part(s, t1, t2);
+          if (p != 0 && truth_series[{s.target, s.id}][3] == job) want[s.target + "|"][s.op] += p;
+        }
+        JobStatsFilter f;
+        f.jobs = {job};
+        check(Totals(**js, t1, t2, {JobStatsKey::kTarget}, false, f), want, "one job (index)");
+        check(Totals(**js, t1, t2, {JobStatsKey::kTarget}, true, f), want, "one job (scan)");
+      }
       if (trial < 4) {
         check_peaks(by_target, JobStatsKey::kTarget, false, "peak by target (index)");
         check_peaks(by_target, JobStatsKey::kTarget, true, "peak by target (scan)");
@@ -285,6 +312,61 @@ class CapturedGen final : public JobStatsGenOutput {
   std::string steps = "target,id,op,t0,t1,delta\n", series = "target,id,class,job,uid,node\n";
   int finished = 0;
 };
+
+// A few series of a large block are found by bisection (a block's steps are in series order):
+// one job's totals by target, against the truth and the scan, reading a few steps of each block.
+TEST_CASE("jobstats: one job's steps are found in each block by bisection") {
+  test::TempDir dir;
+  JobStatsGenOptions o;
+  o.targets = 2, o.jobs = 400, o.samples = 8, o.seed = 17, o.dense = true;
+  REQUIRE(JobStatsGenerator::Write(o, dir.File("snap")).ok());
+  test::Run r = test::Xtfq(dir, "import -q snap -o s.xtfq");
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  std::map<std::pair<std::string, std::string>, std::string> job_of;  // (target, id) -> job
+  for (const auto& row : test::ReadTruthCsv(dir.File("snap/truth_series.csv"))) job_of[{row[0], row[1]}] = row[3];
+  std::vector<TruthStep> truth;
+  for (const auto& row : test::ReadTruthCsv(dir.File("snap/truth_steps.csv"))) {
+    truth.push_back({row[0], row[1], row[2], std::stoll(row[3]), std::stoll(row[4]), std::stoull(row[5])});
+  }
+  auto reader = StoreReader::Open(dir.File("s.xtfq"));
+  REQUIRE_MESSAGE(reader.ok(), Why(reader));
+  auto js = JobStatsView::Open(**reader);
+  REQUIRE_MESSAGE(js.ok(), Why(js));
+  auto span = (*js)->Span();
+  REQUIRE((span.ok() && span->has_value()));
+  const auto [first, last] = **span;
+  for (const std::string job : {"4000021", "4001246", "4002793"}) {
+    for (auto [t1, t2] : {std::pair{first - 10, last + 10}, std::pair{first + 200, first + 333}}) {
+      CAPTURE(job);
+      CAPTURE(t1);
+      std::map<std::string, std::map<std::string, double>> want;
+      for (const TruthStep& s : truth) {
+        const double p = Part(s, t1, t2);
+        if (p != 0 && job_of[{s.target, s.id}] == job) want[s.target + "|"][s.op] += p;
+      }
+      REQUIRE(!want.empty());
+      JobStatsFilter f;
+      f.jobs = {job};
+      for (bool scan : {false, true}) {
+        const auto got = Totals(**js, t1, t2, {JobStatsKey::kTarget}, scan, f);
+        CHECK(got.size() == want.size());
+        for (const auto& [k, ops] : want) {
+          for (const auto& [op, v] : ops) {
+            auto gk = got.find(k);
+            Close(gk == got.end() || !gk->second.contains(op) ? 0.0 : gk->second.at(op), v, k + op);
+          }
+        }
+      }
+      auto mine = JobStatsWindowQuery::Compute(**js, t1, t2, f, {JobStatsKey::kTarget}, false);
+      auto every = JobStatsWindowQuery::Compute(**js, t1, t2, {}, {JobStatsKey::kTarget, JobStatsKey::kId}, false);
+      REQUIRE(mine.ok());
+      REQUIRE(every.ok());
+      // Each block of ~400 steps: about log2(400) + 2 of them read for the job's one series.
+      CHECK(mine->steps_read > 0);
+      CHECK(mine->steps_read * 10 < every->steps_read);
+    }
+  }
+}
 
 TEST_CASE("jobstats: the streamed generator gives the files' snapshots and truth") {
   for (const bool dense : {false, true}) {
