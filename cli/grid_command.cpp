@@ -69,9 +69,13 @@ Result<std::string> GridCommand::Answer() {
     return Error(
         ErrorCode::kUsage,
         fmt::format("--by is for job_stats (rows by target, job, uid, node, class or id); {} holds {}", opts_.store(),
-                    !r_.array.empty() ? "array " + r_.array
-                    : darshan         ? "Darshan logs: rows are ranks (--ranks, --processes)"
-                                      : "no job_stats"));
+                    !r_.array.empty()
+                        ? "array " + r_.array +
+                              (JobStatsView::Holds(opts_.reader().store())
+                                   ? ", drawn as a plain array; drop --array for rows of job_stats (--op names the op)"
+                                   : "")
+                    : darshan ? "Darshan logs: rows are ranks (--ranks, --processes)"
+                              : "no job_stats"));
   }
   if (darshan && jobs_.size() > 1) return Error(ErrorCode::kUsage, "--job: one Darshan job id");
   if (darshan && jobs_.size() == 1) {
