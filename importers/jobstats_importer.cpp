@@ -141,7 +141,6 @@ Status JobStatsImporter::AppendBlocks(uint32_t g, int64_t t0, int64_t t1) {
     const uint64_t first = o.array->records;
     for (uint32_t i : order) XTFQ_TRY(sink_->Append(o.steps, std::span(st + i * width, width)));
     o.array->records += o.count;
-    o.steps_of_block.clear();
     if (o.blocks != ArrayId(0)) {
       std::byte b[L::kBlockWidth] = {};
       Put64(b, L::kStepT1, static_cast<uint64_t>(t1));
@@ -156,18 +155,14 @@ Status JobStatsImporter::AppendBlocks(uint32_t g, int64_t t0, int64_t t1) {
       Put64(b, L::kBlockFirst, first);
       XTFQ_TRY(sink_->Append(o.blocks, b));
     }
-    o.count = 0, o.flags = 0, o.delta = 0, o.samples = 0, o.sum = 0, o.rate = 0;
+    o.Clear();
   }
   blocks_.clear();
   return Ok();
 }
 
 void JobStatsImporter::DropBlocks() {
-  for (uint32_t op : blocks_) {
-    OpSteps& o = step_arrays_[op];
-    o.count = 0, o.flags = 0, o.delta = 0, o.samples = 0, o.sum = 0, o.rate = 0;
-    o.steps_of_block.clear();
-  }
+  for (uint32_t op : blocks_) step_arrays_[op].Clear();
   blocks_.clear();
 }
 

@@ -93,6 +93,10 @@ class JobStatsImporter {
     uint64_t delta = 0, samples = 0, sum = 0;
     double rate = 0;
     std::vector<std::byte> steps_of_block;  // its step records, appended by series when it ends
+    void Clear() {                          // the block done or dropped
+      count = 0, flags = 0, delta = 0, samples = 0, sum = 0, rate = 0;
+      steps_of_block.clear();
+    }
   };
 
   JobStatsImporter(RecordSink& sink, JobStatsState& state, JobStatsImportOptions options, JobIdClassifier c)
