@@ -346,6 +346,12 @@ std::string JobStatsView::GroupKey(const std::vector<JobStatsKey>& by, uint32_t 
 Status JobStatsView::Steps(const ArrayDesc& steps, int64_t t1, int64_t t2, const std::vector<uint32_t>& targets,
                            const std::vector<char>& series, bool scan, uint64_t& read,
                            const std::function<void(const std::byte*)>& fn) {
+  return Walk(steps, t1, t2, targets, series, scan, false, read, fn);
+}
+
+Status JobStatsView::Walk(const ArrayDesc& steps, int64_t t1, int64_t t2, const std::vector<uint32_t>& targets,
+                          const std::vector<char>& series, bool scan, bool whole_blocks, uint64_t& read,
+                          const std::function<void(const std::byte*)>& fn) {
   std::vector<char> want(targets_.size(), 0);
   for (uint32_t g : targets) want[g] = 1;
   auto visit = [&](const std::byte* r) {
@@ -365,7 +371,7 @@ Status JobStatsView::Steps(const ArrayDesc& steps, int64_t t1, int64_t t2, const
   TnTree all(reader_.cache(), steps);
   std::vector<std::byte> rec(steps.schema.record_width());
   return TargetBlocks(index, t1, t2, targets, [&](const std::byte* b) -> Status {
-    if (!index.blocks) {
+    if (whole_blocks || !index.blocks) {  // (series is empty with whole_blocks: b's kStepSeries is not one)
       visit(b);
       return Ok();
     }
@@ -408,21 +414,7 @@ Status JobStatsView::Steps(const ArrayDesc& steps, int64_t t1, int64_t t2, const
 
 Status JobStatsView::Blocks(const ArrayDesc& steps, int64_t t1, int64_t t2, const std::vector<uint32_t>& targets,
                             bool scan, uint64_t& read, const std::function<void(const std::byte*)>& fn) {
-  std::vector<char> want(targets_.size(), 0);
-  for (uint32_t g : targets) want[g] = 1;
-  auto visit = [&](const std::byte* r) {
-    ++read;
-    const uint32_t g = U32At(r, L::kStepTarget);
-    if (g >= want.size() || !want[g]) return;
-    if (std::min(I64At(r, L::kStepT1), t2) - std::max(I64At(r, L::kStepT0), t1) <= 0) return;
-    fn(r);
-  };
-  const TargetIndex index = IndexOf(steps);
-  if (scan || index.array == nullptr) return InTimeOrder(steps, t1, scan, visit);
-  return TargetBlocks(index, t1, t2, targets, [&](const std::byte* b) -> Status {
-    visit(b);
-    return Ok();
-  });
+  return Walk(steps, t1, t2, targets, {}, scan, true, read, fn);
 }
 
 Status JobStatsView::InTimeOrder(const ArrayDesc& steps, int64_t t1, bool scan,

@@ -116,6 +116,11 @@ class JobStatsView {
  private:
   explicit JobStatsView(StoreReader& reader) : reader_(reader) {}
   Status Load();
+  // Steps and Blocks: with whole_blocks (and no series filter), block records where the store has
+  // them.
+  Status Walk(const ArrayDesc& steps, int64_t t1, int64_t t2, const std::vector<uint32_t>& targets,
+              const std::vector<char>& series, bool scan, bool whole_blocks, uint64_t& read,
+              const std::function<void(const std::byte*)>& fn);
   // Every record of `steps` that ends after t1 (all when scanning), in time order.
   Status InTimeOrder(const ArrayDesc& steps, int64_t t1, bool scan, const std::function<void(const std::byte*)>& visit);
   // Each record of index's per-target arrays of `targets` that ends after t1 and starts before t2.

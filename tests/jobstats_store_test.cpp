@@ -34,6 +34,15 @@ struct TruthStep {
   uint64_t delta;
 };
 
+// The generator's truth_steps.csv: target, id, op, t0, t1, delta.
+std::vector<TruthStep> TruthSteps(const std::string& path) {
+  std::vector<TruthStep> out;
+  for (const auto& r : test::ReadTruthCsv(path)) {
+    out.push_back({r[0], r[1], r[2], std::stoll(r[3]), std::stoll(r[4]), std::stoull(r[5])});
+  }
+  return out;
+}
+
 double Part(const TruthStep& s, int64_t w1, int64_t w2) {
   const int64_t ov = std::min(s.t1, w2) - std::max(s.t0, w1);
   return ov <= 0 ? 0.0 : static_cast<double>(s.delta) * static_cast<double>(ov) / static_cast<double>(s.t1 - s.t0);
@@ -78,10 +87,7 @@ void CheckVariant(const std::string& variant, uint64_t seed, bool dense = false)
     CHECK(gen->entries > gen->series * (o.samples - 1) * 8 / 10 * (10 - 1) / 10);
     CHECK(gen->entries <= gen->series * (o.samples - 1));
   }
-  std::vector<TruthStep> truth;
-  for (const auto& r : test::ReadTruthCsv(dir.File("snap/truth_steps.csv"))) {
-    truth.push_back({r[0], r[1], r[2], std::stoll(r[3]), std::stoll(r[4]), std::stoull(r[5])});
-  }
+  const std::vector<TruthStep> truth = TruthSteps(dir.File("snap/truth_steps.csv"));
   REQUIRE(truth.size() > 500);
   std::map<std::pair<std::string, std::string>, std::vector<std::string>> truth_series;
   for (const auto& r : test::ReadTruthCsv(dir.File("snap/truth_series.csv"))) truth_series[{r[0], r[1]}] = r;
@@ -324,10 +330,7 @@ TEST_CASE("jobstats: one job's steps are found in each block by bisection") {
   REQUIRE_MESSAGE(r.status == 0, r.err);
   std::map<std::pair<std::string, std::string>, std::string> job_of;  // (target, id) -> job
   for (const auto& row : test::ReadTruthCsv(dir.File("snap/truth_series.csv"))) job_of[{row[0], row[1]}] = row[3];
-  std::vector<TruthStep> truth;
-  for (const auto& row : test::ReadTruthCsv(dir.File("snap/truth_steps.csv"))) {
-    truth.push_back({row[0], row[1], row[2], std::stoll(row[3]), std::stoll(row[4]), std::stoull(row[5])});
-  }
+  const std::vector<TruthStep> truth = TruthSteps(dir.File("snap/truth_steps.csv"));
   auto reader = StoreReader::Open(dir.File("s.xtfq"));
   REQUIRE_MESSAGE(reader.ok(), Why(reader));
   auto js = JobStatsView::Open(**reader);
