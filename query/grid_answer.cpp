@@ -320,7 +320,9 @@ Result<GridAnswer> JobStats(StoreReader& reader, const GridAnswerRequest& req, G
   ans.process_name = g.by;
   ans.exactness =
       "exact integrals of the rate steps over each column (a step's change spread evenly over its "
-      "[t0, t1)), read from the window's steps";
+      "[t0, t1)), read from the window's " +
+      std::string(g.from_blocks ? "blocks (each target's steps of one collection, summed: they share [t0, t1))"
+                                : "steps");
   ans.edges = g.edges;
   for (size_t i = 0; i < g.rows.size(); ++i) {
     ans.rows.emplace_back(static_cast<int64_t>(i), static_cast<int64_t>(i) + 1);

@@ -57,6 +57,7 @@ Result<JobStatsGrid> JobStatsGridQuery::Run(JobStatsView& view, const JobStatsGr
     }
   };
   if (key == JobStatsKey::kTarget && series.empty()) {
+    g.from_blocks = !req.scan && view.IndexOf(*steps).blocks;
     XTFQ_TRY(view.Blocks(*steps, t1, t2, targets, req.scan, g.steps_read, visit));
   } else {
     XTFQ_TRY(view.Steps(*steps, t1, t2, targets, series, req.scan, g.steps_read, visit));

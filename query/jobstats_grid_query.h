@@ -40,9 +40,12 @@ struct JobStatsGrid {
   // target's steps cover its first to its last collection); elsewhere no value is known.
   std::vector<char> covered;
   std::vector<JobStatsView::TargetCollections> collections;  // per target of the store (JobStatsView::Collections)
-  uint64_t groups = 0;  // groups with steps in the window (rows are the first of them)
-  double others = 0;    // the window total of the groups left out
-  uint64_t steps_read = 0;
+  uint64_t groups = 0;      // groups with steps in the window (rows are the first of them)
+  double others = 0;        // the window total of the groups left out
+  uint64_t steps_read = 0;  // records read: steps, or blocks when from_blocks
+  // Read from the blocks (by target, without a series filter, through the blocks' index): each
+  // target's steps of one collection summed, as they share [t0, t1).
+  bool from_blocks = false;
 };
 
 class JobStatsGridQuery {

@@ -134,6 +134,14 @@ TEST_CASE("jobstats layout: a store of the legacy layout is read, checked and ap
     CHECK(Answers(dir.File("old.xtfq"), t1, t2) == Answers(dir.File("new.xtfq"), t1, t2));
   }
 
+  // A grid by target says what it read: the blocks, or in the legacy layout the steps.
+  for (auto [store, what] : {std::pair{"new.xtfq", "read from the window's blocks"},
+                             std::pair{"old.xtfq", "read from the window's steps"}}) {
+    test::Run g = test::Xtfq(dir, fmt::format("grid {} --op write_bytes --cols 4", store));
+    CHECK_MESSAGE(g.status == 0, g.err);
+    CHECK_MESSAGE(g.out.find(what) != std::string::npos, g.out);
+  }
+
   // Appended to: the legacy arrays stay legacy, the answers are those of one new-layout import of
   // every snapshot, and whole-run totals by target are the truth's.
   for (const char* store : {"old.xtfq", "all.xtfq"}) {
