@@ -44,8 +44,9 @@ CLI::App* GridCommand::Register(CLI::App& parent) {
   app->add_flag("--fit-rows", r_.fit_rows,
                 "at most --rows rows: a row a process when the range has fewer (instead of an error)");
   app->add_flag("--snap", r_.snap,
-                "move the window and the row edges onto the grid summaries' bins and blocks, so that every cell comes "
-                "from them (what a viewer asks; the answer says what it drew)");
+                "move the window and the row edges onto the grid summaries' bins and blocks (job_stats by job, uid or "
+                "class: the window and columns onto the job_stats summaries' bins), so that every cell comes from them "
+                "(what a viewer asks; the answer says what it drew)");
   return app;
 }
 

@@ -190,15 +190,25 @@ const Schema& JobStatsLayout::SummarySealSchema() {
   return s;
 }
 
+namespace {
+std::vector<std::pair<std::string, FieldType>> SummaryCellFields() {
+  return {{"t", FieldType::kI64},      {"group", FieldType::kU32}, {"op", FieldType::kU32},
+          {"ended", FieldType::kF64},  {"peak", FieldType::kF64},  {"series_max", FieldType::kF64},
+          {"started", FieldType::kU64}};
+}
+}  // namespace
+
 const Schema& JobStatsLayout::SummaryCellSchema() {
-  static const Schema s = Schema::Fixed({{"t", FieldType::kI64},
-                                         {"group", FieldType::kU32},
-                                         {"op", FieldType::kU32},
-                                         {"ended", FieldType::kF64},
-                                         {"peak", FieldType::kF64},
-                                         {"series_max", FieldType::kF64},
-                                         {"started", FieldType::kU64}},
-                                        {}, "t");
+  static const Schema s = [] {
+    auto f = SummaryCellFields();
+    f.emplace_back("carry", FieldType::kF64);
+    return Schema::Fixed(f, {}, "t");
+  }();
+  return s;
+}
+
+const Schema& JobStatsLayout::LegacySummaryCellSchema() {
+  static const Schema s = Schema::Fixed(SummaryCellFields(), {}, "t");
   return s;
 }
 

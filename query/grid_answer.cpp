@@ -306,6 +306,7 @@ Result<GridAnswer> JobStats(StoreReader& reader, const GridAnswerRequest& req, G
   JobStatsGridRequest q;
   q.op = req.op == "all" ? "write_bytes" : req.op;
   q.time = req.time, q.by = req.by, q.cols = req.cols, q.rows = req.rows, q.scan = req.scan, q.filter = req.filter;
+  q.snap = req.snap;
   if (!req.ranks.empty() || !req.processes.empty()) {
     return Error(ErrorCode::kUsage,
                  "--ranks and --processes are for Darshan logs and arrays; job_stats rows are "
@@ -318,12 +319,26 @@ Result<GridAnswer> JobStats(StoreReader& reader, const GridAnswerRequest& req, G
                            req.filter.jobs.empty() ? "" : fmt::format(", jobs {}", fmt::join(req.filter.jobs, " ")));
   ans.arrays = {JobStatsLayout::StepArrayName(g.op)};
   ans.process_name = g.by;
+  const size_t W = g.edges.size() - 1;
+  const std::string read =
+      g.from_blocks ? "blocks (each target's steps of one collection, summed: they share [t0, t1))" : "steps";
   ans.exactness =
-      "exact integrals of the rate steps over each column (a step's change spread evenly over its "
-      "[t0, t1)), read from the window's " +
-      std::string(g.from_blocks ? "blocks (each target's steps of one collection, summed: they share [t0, t1))"
-                                : "steps");
+      "exact integrals of the rate steps over each column (a step's change spread evenly over its [t0, t1)), " +
+      (g.cell_columns == 0 ? "read from the window's " + read
+       : g.cell_columns == W
+           ? fmt::format("read from the {} summaries' cells (each column whole {} s bins: the deltas of the steps "
+                         "ending in them, with the parts of the steps across its edges)",
+                         g.by, g.bin_seconds)
+           : fmt::format("{} of the {} columns read from the {} summaries' cells (whole {} s bins), the others "
+                         "from the window's {}",
+                         g.cell_columns, W, g.by, g.bin_seconds, read));
   ans.edges = g.edges;
+  ans.snapped = g.snapped;
+  if (g.snapped) {
+    ans.notes.push_back(
+        fmt::format("snapped onto the {} summaries' {} s bins: {} columns over [{}, {}) instead of {} over [{}, {})",
+                    g.by, g.bin_seconds, W, g.edges.front(), g.edges.back(), g.asked_cols, g.asked_t1, g.asked_t2));
+  }
   for (size_t i = 0; i < g.rows.size(); ++i) {
     ans.rows.emplace_back(static_cast<int64_t>(i), static_cast<int64_t>(i) + 1);
     ans.row_labels.push_back(g.rows[i]);
@@ -336,7 +351,6 @@ Result<GridAnswer> JobStats(StoreReader& reader, const GridAnswerRequest& req, G
     metric.name = m, metric.stat = GridMetric::Stat::kSum, metric.unit = m == "total" ? g.unit : g.unit + "/s";
     ans.metrics.push_back(metric);
     std::vector<std::optional<double>> v(g.cells.size());
-    const size_t W = g.edges.size() - 1;
     for (size_t i = 0; i < g.cells.size(); ++i) {
       if (!g.covered[i]) continue;  // no collection covers it: unknown, not 0
       const size_t c = i % W;
@@ -346,6 +360,7 @@ Result<GridAnswer> JobStats(StoreReader& reader, const GridAnswerRequest& req, G
     ans.values.push_back(std::move(v));
   }
   ans.plan.records_read = g.steps_read;
+  ans.plan.cells_read = g.cells_read;
   if (g.groups > g.rows.size()) {
     ans.notes.push_back(fmt::format("the {} largest of {} {} groups; the other {} hold {:.6g} {}", g.rows.size(),
                                     g.groups, g.by, g.groups - g.rows.size(), g.others, g.unit));

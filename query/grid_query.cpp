@@ -86,6 +86,8 @@ std::string GridPlan::Describe() const {
   if (!levels.empty()) {
     parts.push_back(
         fmt::format("grid level{} {} ({} cells)", levels.size() == 1 ? "" : "s", fmt::join(levels, ", "), cells_read));
+  } else if (cells_read > 0) {
+    parts.push_back(fmt::format("{} summary cells", cells_read));
   }
   if (process_arrays > 0) parts.push_back(fmt::format("{} per-process arrays", process_arrays));
   if (records_read > 0) parts.push_back(fmt::format("{} records scanned", records_read));

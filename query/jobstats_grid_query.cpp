@@ -4,10 +4,13 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <unordered_map>
 
+#include "index/tn_tree.h"
 #include "layouts/jobstats_layout.h"
 #include "query/grid_query.h"
+#include "query/jobstats_summary.h"
 #include "query/jobstats_window_query.h"
 #include "store/endian.h"
 
@@ -25,42 +28,101 @@ Result<JobStatsGrid> JobStatsGridQuery::Run(JobStatsView& view, const JobStatsGr
   JobStatsGrid g;
   g.op = req.op, g.by = req.by;
   g.unit = "events";
-  g.edges = GridQuery::Edges(t1, t2, req.cols);
+  g.asked_t1 = t1, g.asked_t2 = t2, g.asked_cols = req.cols;
   XTFQ_ASSIGN_OR_RETURN(std::vector<char> series, view.SelectSeries(req.filter));
   XTFQ_ASSIGN_OR_RETURN(std::vector<uint32_t> targets, view.SelectTargets(req.filter, series));
-  const size_t W = req.cols;
+  // The summaries of the key, when the rows are its groups over every target and the cells hold
+  // their carry.
+  std::optional<JobStatsSummary> sum;
+  if (JobStatsSummary::Summarises(key) && !req.filter.BySeries() && req.filter.targets.empty() && !req.scan) {
+    XTFQ_ASSIGN_OR_RETURN(sum, JobStatsSummary::Load(view, key));
+    if (sum && !sum->has_carry()) sum.reset();
+  }
+  if (req.snap && sum) {
+    g.edges = sum->SnappedEdges(t1, t2, req.cols);
+    g.snapped = g.edges != GridQuery::Edges(t1, t2, req.cols);
+  } else {
+    g.edges = GridQuery::Edges(t1, t2, req.cols);
+  }
+  const size_t W = g.edges.size() - 1;
+  // Which columns the cells answer; the others are read from the steps.
+  std::vector<char> from_cells(W, 0);
+  if (sum) {
+    for (size_t c = 0; c < W; ++c) from_cells[c] = sum->FromCells(g.edges[c], g.edges[c + 1]) ? 1 : 0;
+    g.cell_columns = static_cast<uint32_t>(std::count(from_cells.begin(), from_cells.end(), 1));
+    g.bin_seconds = sum->bin_seconds();
+  }
   XTFQ_ASSIGN_OR_RETURN(g.collections, view.Collections());
   const std::vector<JobStatsView::TargetCollections>& spans = g.collections;
   std::unordered_map<std::string, size_t> index;
   std::vector<std::string> labels;
   std::vector<std::vector<double>> cells;
   std::vector<std::pair<int64_t, int64_t>> cover;  // per label: the hull of its targets' [first, last)
-  // Rows by target take each block's total (its steps share [t0, t1)), not each step's.
-  auto visit = [&](const std::byte* r) {
-    const uint32_t target = LoadLe<uint32_t>(r + L::kStepTarget), s = LoadLe<uint32_t>(r + L::kStepSeries);
-    const std::string label = view.GroupKey({key}, s, target, req.op);
+  const auto label_row = [&](const std::string& label) -> size_t {
     auto [it, fresh] = index.try_emplace(label, labels.size());
     if (fresh) labels.push_back(label), cells.emplace_back(W, 0.0), cover.emplace_back(INT64_MAX, INT64_MIN);
-    std::vector<double>& row = cells[it->second];
-    if (target < spans.size()) {
-      auto& [lo, hi] = cover[it->second];
-      lo = std::min(lo, spans[target].first), hi = std::max(hi, spans[target].last);
-    }
+    return it->second;
+  };
+  const auto cover_target = [&](size_t i, uint32_t target) {
+    if (target >= spans.size()) return;
+    auto& [lo, hi] = cover[i];
+    lo = std::min(lo, spans[target].first), hi = std::max(hi, spans[target].last);
+  };
+  // The steps of columns [ca, cb), each spread over those of them it overlaps. Rows by target take
+  // each block's total (its steps share [t0, t1)), not each step's.
+  size_t ca = 0, cb = 0;
+  auto visit = [&](const std::byte* r) {
+    const uint32_t target = LoadLe<uint32_t>(r + L::kStepTarget), s = LoadLe<uint32_t>(r + L::kStepSeries);
+    const size_t i = label_row(view.GroupKey({key}, s, target, req.op));
+    std::vector<double>& row = cells[i];
     const uint64_t delta = LoadLe<uint64_t>(r + L::kStepDelta);
     if ((LoadLe<uint32_t>(r + L::kStepFlags) & L::kStepBytes) != 0) g.unit = "bytes";
     const int64_t a = LoadLe<int64_t>(r + L::kStepT0), b = LoadLe<int64_t>(r + L::kStepT1);
     // The columns the step [a, b) overlaps.
-    auto first = std::upper_bound(g.edges.begin(), g.edges.end(), a);
-    for (size_t c = first == g.edges.begin() ? 0 : static_cast<size_t>(first - g.edges.begin()) - 1;
-         c < W && g.edges[c] < b; ++c) {
+    auto first = std::upper_bound(g.edges.begin() + static_cast<std::ptrdiff_t>(ca),
+                                  g.edges.begin() + static_cast<std::ptrdiff_t>(cb) + 1, a);
+    for (size_t c = first == g.edges.begin() + static_cast<std::ptrdiff_t>(ca)
+                        ? ca
+                        : static_cast<size_t>(first - g.edges.begin()) - 1;
+         c < cb && g.edges[c] < b; ++c) {
       row[c] += JobStatsView::Part(delta, a, b, g.edges[c], g.edges[c + 1]);
     }
   };
-  if (key == JobStatsKey::kTarget && series.empty()) {
-    g.from_blocks = !req.scan && view.IndexOf(*steps).blocks;
-    XTFQ_TRY(view.Blocks(*steps, t1, t2, targets, req.scan, g.steps_read, visit));
-  } else {
-    XTFQ_TRY(view.Steps(*steps, t1, t2, targets, series, req.scan, g.steps_read, visit));
+  for (ca = 0; ca < W; ca = cb) {
+    for (cb = ca; cb < W && from_cells[cb] == from_cells[ca];) ++cb;
+    if (from_cells[ca]) continue;
+    if (key == JobStatsKey::kTarget && series.empty()) {
+      g.from_blocks = !req.scan && view.IndexOf(*steps).blocks;
+      XTFQ_TRY(view.Blocks(*steps, g.edges[ca], g.edges[cb], targets, req.scan, g.steps_read, visit));
+    } else {
+      XTFQ_TRY(view.Steps(*steps, g.edges[ca], g.edges[cb], targets, series, req.scan, g.steps_read, visit));
+    }
+  }
+  if (g.cell_columns > 0) {
+    const auto op = static_cast<uint32_t>(std::find(view.ops().begin(), view.ops().end(), req.op) - view.ops().begin());
+    XTFQ_ASSIGN_OR_RETURN(auto totals, sum->ColumnTotals(g.edges, from_cells, op, g.cells_read));
+    for (const auto& [grp, v] : totals) {
+      const size_t i = label_row(view.GroupKey({key}, grp, view.series()[grp].target, req.op));
+      for (size_t c = 0; c < W; ++c) cells[i][c] += v[c];
+    }
+    // The unit: the op's steps all say whether they count bytes; the first one is read.
+    if (steps->record_count() > 0) {
+      std::vector<std::byte> first(steps->schema.record_width());
+      XTFQ_TRY(TnTree(view.reader().cache(), *steps).Record(0, first));
+      if ((LoadLe<uint32_t>(first.data() + L::kStepFlags) & L::kStepBytes) != 0) g.unit = "bytes";
+    }
+  }
+  // A row's targets: the selected targets of its selected series, whether or not they changed the
+  // op in the window (a collected target that did not is a known 0).
+  std::vector<char> selected(view.targets().size(), 0);
+  for (uint32_t t : targets) {
+    if (t < selected.size()) selected[t] = 1;
+  }
+  for (uint32_t s = 0; s < view.series().size(); ++s) {
+    const uint32_t target = view.series()[s].target;
+    if ((!series.empty() && !series[s]) || target >= selected.size() || !selected[target]) continue;
+    if (auto it = index.find(view.GroupKey({key}, s, target, req.op)); it != index.end())
+      cover_target(it->second, target);
   }
   std::vector<double> totals(labels.size());
   for (size_t i = 0; i < labels.size(); ++i) totals[i] = std::accumulate(cells[i].begin(), cells[i].end(), 0.0);

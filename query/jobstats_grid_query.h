@@ -6,8 +6,13 @@
 // what the others hold is said. A cell that no collection of its row's targets covers (before a
 // target's first collection or after its last) is marked not covered: its value is unknown, not 0.
 //
-// Cost: reads the window's steps of the selected targets (JobStatsView::Steps), each spread over
-// the columns it overlaps. Summaries of job_stats that spare reading steps are not built yet.
+// Cost: rows by target read the window's blocks (JobStatsView::Blocks); rows by a group with
+// summaries (job, uid, class; JobStatsSummary), without a filter, read the summaries' cells for
+// every column whose edges are on summarised level-0 bins (JobStatsSummary::ColumnTotals), and the
+// steps of the other columns; otherwise the window's steps (JobStatsView::Steps), each spread over
+// the columns it overlaps. With `snap`, such a grid's window and columns move outward onto whole
+// bins (columns a whole number of bins wide, at most `cols` of them), so that every summarised
+// column is read from cells: the cost follows the columns and groups, not the steps.
 //
 // Thread-safety: one thread at a time (shares the view's reader).
 #pragma once
@@ -28,6 +33,7 @@ struct JobStatsGridRequest {
   uint32_t cols = 100;
   uint32_t rows = 0;  // the top H groups; 0: all
   bool scan = false;
+  bool snap = false;
 };
 
 struct JobStatsGrid {
@@ -46,6 +52,14 @@ struct JobStatsGrid {
   // Read from the blocks (by target, without a series filter, through the blocks' index): each
   // target's steps of one collection summed, as they share [t0, t1).
   bool from_blocks = false;
+  // Columns read from the summaries' cells (JobStatsSummary::ColumnTotals), and the cells read.
+  uint32_t cell_columns = 0;
+  uint64_t cells_read = 0;
+  int64_t bin_seconds = 0;  // the summaries' level-0 bins, when cells were read or snapped to
+  // The window and columns were moved onto whole bins (snap); what was asked for.
+  bool snapped = false;
+  int64_t asked_t1 = 0, asked_t2 = 0;
+  uint32_t asked_cols = 0;
 };
 
 class JobStatsGridQuery {

@@ -28,20 +28,26 @@ constexpr int64_t kChunk = 16;
 
 struct Acc {
   double total = 0, peak = 0, series_max = 0;
+  double carry = 0;  // the parts before the bin's start of the steps alive there
   uint64_t started = 0;
   uint32_t steps = 0;  // while level 0 is built (Compute): where the cell's RatePeak is
 };
 using Cells = std::unordered_map<uint64_t, Acc>;  // (group << 32) | op
 
-void Merge(Acc& p, const Acc& c) {
+// Merges half `c` into its parent `p`; the parent starts where its first half does, so it takes
+// that half's carry.
+void Merge(Acc& p, const Acc& c, bool first_half) {
   p.total += c.total, p.peak = std::max(p.peak, c.peak), p.series_max = std::max(p.series_max, c.series_max);
   p.started += c.started;
+  if (first_half) p.carry = c.carry;
 }
 
-Acc Decode(const std::byte* r) {
+// A cell of `width` bytes (a legacy cell has no carry).
+Acc Decode(const std::byte* r, uint32_t width) {
   Acc a;
   a.total = LoadLe<double>(r + L::kSumEnded), a.peak = LoadLe<double>(r + L::kSumPeak);
   a.series_max = LoadLe<double>(r + L::kSumSeriesMax), a.started = LoadLe<uint64_t>(r + L::kSumStarted);
+  if (width >= L::kSumWidth) a.carry = LoadLe<double>(r + L::kSumCarry);
   return a;
 }
 
@@ -152,11 +158,12 @@ Status Finish(KeyState& ks, int j, int64_t b, const Cells& cells, int shift, con
     StoreLe<double>(r + L::kSumPeak, a->peak);
     StoreLe<double>(r + L::kSumSeriesMax, a->series_max);
     StoreLe<uint64_t>(r + L::kSumStarted, a->started);
+    StoreLe<double>(r + L::kSumCarry, a->carry);
     XTFQ_TRY(emit(ks, j, std::span<const std::byte>(r, sizeof r)));
   }
   if (j + 1 >= kLevels) return Ok();
   Cells& parent = ks.open[static_cast<size_t>(j + 1)];
-  for (const auto& [k, a] : cells) Merge(parent[k], a);
+  for (const auto& [k, a] : cells) Merge(parent[k], a, (b & 1) == 0);
   if ((b & 1) == 0) return Ok();
   Cells done = std::move(parent);
   parent.clear();
@@ -275,7 +282,11 @@ Status Compute(JobStatsView& view, int shift, int64_t from, int64_t to, std::vec
             if (fresh) a.steps = static_cast<uint32_t>(bin_peaks.size()), bin_peaks.emplace_back();
             if (b == b1 - 1) a.total += static_cast<double>(delta);
             a.series_max = std::max(a.series_max, rate);
-            if (b == b0) ++a.started;
+            if (b == b0) {
+              ++a.started;
+            } else {
+              a.carry += JobStatsView::Part(delta, t0, t1, t0, b << shift);  // alive at the bin's start
+            }
             bin_peaks[a.steps].Add(t0, t1, rate);
           }
         }
@@ -302,7 +313,15 @@ struct Stored {
   int64_t sealed = 0, bins = 0;
   int shift = 0;
   std::vector<const ArrayDesc*> levels = std::vector<const ArrayDesc*>(kLevels, nullptr);
+  // The cells' width, the same at every level: kSumWidth, or kLegacySumWidth for levels made
+  // before the carry (their new levels keep that width).
+  uint32_t width = L::kSumWidth;
 };
+
+// The schema of cells `width` bytes wide.
+const Schema& CellSchema(uint32_t width) {
+  return width == L::kSumWidth ? L::SummaryCellSchema() : L::LegacySummaryCellSchema();
+}
 
 Result<Stored> LoadStored(StoreReader& reader, JobStatsKey key) {
   Stored s;
@@ -313,10 +332,17 @@ Result<Stored> LoadStored(StoreReader& reader, JobStatsKey key) {
   if (!(s.seal->schema == L::SummarySealSchema()) || s.seal->record_count() == 0) {
     return Error(ErrorCode::kCorrupt, fmt::format("{}: {} is not a seal array", store, s.seal->name));
   }
+  bool any = false;
   for (int j = 0; j < kLevels; ++j) {
     const ArrayDesc* a = cat.Find(L::SummaryLevelName(KeyName(key), j));
-    if (a != nullptr && !(a->schema == L::SummaryCellSchema())) {
-      return Error(ErrorCode::kCorrupt, fmt::format("{}: {} does not have the summary cell schema", store, a->name));
+    if (a != nullptr) {
+      const uint32_t width = a->schema.record_width();
+      if (!(a->schema == CellSchema(width)) || (any && width != s.width)) {
+        return Error(
+            ErrorCode::kCorrupt,
+            fmt::format("{}: {} does not have the summary cell schema of its key's other levels", store, a->name));
+      }
+      s.width = width, any = true;
     }
     s.levels[static_cast<size_t>(j)] = a;
   }
@@ -353,7 +379,7 @@ Status CellsOf(StoreReader& reader, const ArrayDesc& level, int64_t t, const std
   TnTree tree(reader.cache(), level);
   XTFQ_ASSIGN_OR_RETURN(uint64_t a, tree.LowerBound(t));
   XTFQ_ASSIGN_OR_RETURN(uint64_t e, tree.LowerBound(t + 1));
-  std::vector<std::byte> r(L::kSumWidth);
+  std::vector<std::byte> r(level.schema.record_width());
   // The first cell of [lo, hi) whose op is at least o.
   const auto first_op = [&](uint64_t lo, uint64_t hi, uint32_t o) -> Result<uint64_t> {
     while (lo < hi) {
@@ -432,7 +458,7 @@ Result<JobStatsSummaryReport> JobStatsSummary::Extend(JobStatsView& view, Record
       const int64_t first = ((from >> (j - 1)) - 1) << (shift + j - 1);
       Cells& open = keys[k].open[static_cast<size_t>(j)];
       XTFQ_TRY(CellsAt(reader, *below, first, [&](const std::byte* r) {
-        Merge(open[(uint64_t{U32At(r, L::kSumGroup)} << 32) | U32At(r, L::kSumOp)], Decode(r));
+        Merge(open[(uint64_t{U32At(r, L::kSumGroup)} << 32) | U32At(r, L::kSumOp)], Decode(r, stored[k].width), true);
       }));
     }
   }
@@ -444,12 +470,12 @@ Result<JobStatsSummaryReport> JobStatsSummary::Extend(JobStatsView& view, Record
       const std::string name = L::SummaryLevelName(KeyName(ks.key), j);
       id = sink.FindArrayId(name);
       if (!id) {
-        XTFQ_ASSIGN_OR_RETURN(ArrayId made, sink.CreateArray(name, L::SummaryCellSchema()));
+        XTFQ_ASSIGN_OR_RETURN(ArrayId made, sink.CreateArray(name, CellSchema(stored[k].width)));
         id = made;
       }
     }
     ++rep.cells;
-    return sink.Append(*id, rec);
+    return sink.Append(*id, rec.first(stored[k].width));
   };
   std::optional<ArrayId> z_id;
   const EmitZ emit_z = [&](std::span<const std::byte> rec) -> Status {
@@ -526,7 +552,8 @@ Status JobStatsSummary::Verify(JobStatsView& view) {
   };
   const Emit compare = [&](const KeyState& ks, int j, std::span<const std::byte> rec) -> Status {
     const size_t k = static_cast<size_t>(&ks - keys.data()), jj = static_cast<size_t>(j);
-    return same(stored[k].levels[jj], cursors[k][jj], seen[k][jj], rec, L::SummaryLevelName(KeyName(ks.key), j));
+    return same(stored[k].levels[jj], cursors[k][jj], seen[k][jj], rec.first(stored[k].width),
+                L::SummaryLevelName(KeyName(ks.key), j));
   };
   const ArrayDesc* z = reader.catalogue().Find(L::kZSummary);
   if (z != nullptr && !(z->schema == L::ZCellSchema())) {
@@ -563,7 +590,85 @@ Result<std::optional<JobStatsSummary>> JobStatsSummary::Load(JobStatsView& view,
   JobStatsSummary out(view, key);
   out.sealed_ = s.sealed, out.bin_shift_ = s.shift, out.bins_ = s.bins;
   out.levels_ = s.levels;
+  out.carry_ = s.width == L::kSumWidth;
   return std::optional<JobStatsSummary>(std::move(out));
+}
+
+const std::vector<uint32_t>& JobStatsSummary::GroupOf() const {
+  if (groups_.size() != view_->series().size()) groups_ = Groups(*view_, key_);
+  return groups_;
+}
+
+std::vector<int64_t> JobStatsSummary::SnappedEdges(int64_t t1, int64_t t2, uint32_t cols) const {
+  const int64_t bin = bin_seconds();
+  const int64_t x = FloorDiv(t1, bin), bins = std::max<int64_t>(1, FloorDiv(t2 - 1, bin) + 1 - x);
+  const int64_t n = std::max<int64_t>(1, cols);
+  const int64_t per = (bins + n - 1) / n, w = (bins + per - 1) / per;
+  std::vector<int64_t> edges;
+  for (int64_t c = 0; c <= w; ++c) edges.push_back((x + c * per) * bin);
+  return edges;
+}
+
+bool JobStatsSummary::FromCells(int64_t x, int64_t y) const {
+  const int64_t mask = (int64_t{1} << bin_shift_) - 1;
+  return carry_ && x < y && (x & mask) == 0 && (y & mask) == 0 && (y >> bin_shift_) < bins_;
+}
+
+Result<std::unordered_map<uint32_t, std::vector<double>>> JobStatsSummary::ColumnTotals(
+    const std::vector<int64_t>& edges, const std::vector<char>& cols, uint32_t op, uint64_t& cells) const {
+  std::unordered_map<uint32_t, std::vector<double>> out;
+  const size_t W = edges.size() - 1;
+  std::vector<char> wanted(view_->ops().size(), 0);
+  if (op >= wanted.size()) return out;
+  wanted[op] = 1;
+  // Per edge: the carry of each group alive there (taken from the cells that start at it).
+  std::map<int64_t, std::unordered_map<uint32_t, double>> carry;
+  const auto row = [&](uint32_t g) -> std::vector<double>& {
+    std::vector<double>& v = out[g];
+    if (v.empty()) v.resize(W, 0.0);
+    return v;
+  };
+  const auto read = [&](const ArrayDesc& level, int64_t t, const std::function<void(uint32_t, const Acc&)>& fn) {
+    return CellsOf(view_->reader(), level, t, wanted, false, [&](const std::byte* r) {
+      ++cells;
+      fn(U32At(r, L::kSumGroup), Decode(r, level.schema.record_width()));
+    });
+  };
+  for (size_t c = 0; c < W; ++c) {
+    if (!cols[c]) continue;
+    if (!FromCells(edges[c], edges[c + 1])) {
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("column [{}, {}) is not on summarised bins", edges[c], edges[c + 1]));
+    }
+    std::unordered_map<uint32_t, double>& at_start = carry[edges[c]];
+    const int64_t ia = edges[c] >> bin_shift_, ib = edges[c + 1] >> bin_shift_;
+    for (int64_t pos = ia; pos < ib;) {
+      int j = 0;
+      while (j + 1 < kLevels && (pos & ((int64_t{1} << (j + 1)) - 1)) == 0 && pos + (int64_t{1} << (j + 1)) <= ib) ++j;
+      if (const ArrayDesc* level = levels_[static_cast<size_t>(j)]; level != nullptr) {
+        XTFQ_TRY(read(*level, pos << bin_shift_, [&](uint32_t g, const Acc& a) {
+          row(g)[c] += a.total;
+          if (pos == ia && a.carry != 0) at_start[g] = a.carry;
+        }));
+      }
+      pos += int64_t{1} << j;
+    }
+  }
+  for (size_t c = 0; c < W; ++c) {
+    if (!cols[c]) continue;
+    auto end = carry.find(edges[c + 1]);
+    if (end == carry.end()) {  // the next column is not from cells: level 0's cells at the edge
+      end = carry.try_emplace(edges[c + 1]).first;
+      if (const ArrayDesc* level0 = levels_[0]; level0 != nullptr) {
+        XTFQ_TRY(read(*level0, edges[c + 1], [&](uint32_t g, const Acc& a) {
+          if (a.carry != 0) end->second[g] = a.carry;
+        }));
+      }
+    }
+    for (const auto& [g, v] : end->second) row(g)[c] += v;
+    for (const auto& [g, v] : carry[edges[c]]) row(g)[c] -= v;
+  }
+  return out;
 }
 
 Result<std::unordered_map<uint64_t, JobStatsSummaryPart>> JobStatsSummary::Window(int64_t t1, int64_t t2,
@@ -572,7 +677,7 @@ Result<std::unordered_map<uint64_t, JobStatsSummaryPart>> JobStatsSummary::Windo
                                                                                   uint64_t& steps_read) const {
   std::unordered_map<uint64_t, JobStatsSummaryPart> out;
   if (t1 >= t2) return out;
-  if (groups_.size() != view_->series().size()) groups_ = Groups(*view_, key_);
+  GroupOf();
   const int64_t base = int64_t{1} << bin_shift_;
   // The bins [ia, ib) of the cells: whole level-0 bins inside the window and summarised.
   const int64_t ia = FloorDiv(t1 - 1, base) + 1, ib = std::min(FloorDiv(t2, base), bins_);
@@ -629,7 +734,7 @@ Result<std::unordered_map<uint64_t, JobStatsSummaryPart>> JobStatsSummary::Windo
         const uint32_t o = U32At(r, L::kSumOp);
         ++cells;
         if (o >= wanted.size() || !wanted[o]) return;
-        const Acc c = Decode(r);
+        const Acc c = Decode(r, level->schema.record_width());
         JobStatsSummaryPart& p = out[(uint64_t{U32At(r, L::kSumGroup)} << 32) | o];
         p.total += c.total, p.peak = std::max(p.peak, c.peak), p.series_max = std::max(p.series_max, c.series_max);
         p.steps += c.started;

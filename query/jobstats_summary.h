@@ -79,6 +79,9 @@ class JobStatsSummary {
   static Result<std::optional<JobStatsSummary>> Load(JobStatsView& view, JobStatsKey key);
 
   int64_t sealed() const { return sealed_; }
+  // Whether the cells hold their carry (stores made before it do not), so that ColumnTotals can
+  // answer.
+  bool has_carry() const { return carry_; }
   // Level 0's bins, in seconds.
   int64_t bin_seconds() const { return int64_t{1} << bin_shift_; }
   // The end of the last summarised bin: windows before it are read from the cells.
@@ -90,6 +93,23 @@ class JobStatsSummary {
                                                                    const std::vector<char>& wanted, uint64_t& cells,
                                                                    uint64_t& steps_read) const;
 
+  // Whether ColumnTotals answers the column [x, y): the cells hold their carry, x < y are level-0
+  // bin edges, and the bin that starts at y is summarised (its cells hold the carry at y).
+  bool FromCells(int64_t x, int64_t y) const;
+  // Per group (its first series), the integral of its op `op` rate steps over each column
+  // [edges[c], edges[c + 1]) with cols[c] (each one FromCells), from the cells alone: the `ended` of
+  // the column's bins, cut into the largest aligned bins of the levels, plus the carry at its end,
+  // minus the carry at its start. Equal to the steps' own integral up to the order of
+  // floating-point additions. `cells` counts the cells read.
+  Result<std::unordered_map<uint32_t, std::vector<double>>> ColumnTotals(const std::vector<int64_t>& edges,
+                                                                         const std::vector<char>& cols, uint32_t op,
+                                                                         uint64_t& cells) const;
+  // Per series, its group (the first series of the same key value).
+  const std::vector<uint32_t>& GroupOf() const;
+  // The edges of at most `cols` equal columns of whole level-0 bins that cover [t1, t2): from the
+  // start of the bin holding t1, each the fewest bins that keep to `cols`.
+  std::vector<int64_t> SnappedEdges(int64_t t1, int64_t t2, uint32_t cols) const;
+
  private:
   JobStatsSummary(JobStatsView& view, JobStatsKey key) : view_(&view), key_(key) {}
 
@@ -97,10 +117,11 @@ class JobStatsSummary {
   JobStatsKey key_;
   int64_t sealed_ = 0;
   int bin_shift_ = 0;
+  bool carry_ = false;
   int64_t bins_ = 0;                      // level-0 bins summarised: those before bins_ << bin_shift_
   std::vector<const ArrayDesc*> levels_;  // level j's cells (nullptr: none)
-  // Per series, its group (the first series of the same key value): made by the first Window,
-  // the only reader that needs it (hashing every series' key costs milliseconds).
+  // Per series, its group (the first series of the same key value): made when first asked for
+  // (hashing every series' key costs milliseconds).
   mutable std::vector<uint32_t> groups_;
 };
 

@@ -302,6 +302,9 @@ TEST_CASE("format doc: the job stats layout tables equal JobStatsLayout's schema
   CHECK(at(J::SummaryCellSchema(), "op") == J::kSumOp);
   CHECK(at(J::SummaryCellSchema(), "series_max") == J::kSumSeriesMax);
   CHECK(at(J::SummaryCellSchema(), "started") == J::kSumStarted);
+  CHECK(at(J::SummaryCellSchema(), "carry") == J::kSumCarry);
+  CHECK(J::LegacySummaryCellSchema().record_width() == J::kLegacySumWidth);
+  CHECK(J::LegacySummaryCellSchema().record_width() == J::kSumCarry);  // a prefix: the same fields before carry
   CHECK(J::ZCellSchema().record_width() == J::kZWidth);
   CHECK(J::kZWidth == 272);
   CHECK(at(J::ZCellSchema(), "h0") == J::kZCounts);

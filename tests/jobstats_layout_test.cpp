@@ -142,6 +142,24 @@ TEST_CASE("jobstats layout: a store of the legacy layout is read, checked and ap
     CHECK_MESSAGE(g.out.find(what) != std::string::npos, g.out);
   }
 
+  // Its job summaries were written before the cells' carry: a grid by job reads the steps there,
+  // the cells here (snapped onto their bins); extended, they keep their width.
+  for (auto [store, what] : {std::pair{"new.xtfq", "read from the job summaries' cells"},
+                             std::pair{"old.xtfq", "read from the window's steps"}}) {
+    test::Run g = test::Xtfq(dir, fmt::format("grid {} --by job --op write_bytes --cols 4 --snap", store));
+    CHECK_MESSAGE(g.status == 0, g.err);
+    CHECK_MESSAGE(g.out.find(what) != std::string::npos, g.out);
+  }
+  const auto cell_width = [&](const char* store) -> uint32_t {
+    auto reader = StoreReader::Open(dir.File(store));
+    REQUIRE_MESSAGE(reader.ok(), Why(reader));
+    const ArrayDesc* level0 = (*reader)->catalogue().Find(L::SummaryLevelName("job", 0));
+    REQUIRE(level0 != nullptr);
+    return level0->schema.record_width();
+  };
+  CHECK(cell_width("old.xtfq") == L::kLegacySumWidth);
+  CHECK(cell_width("new.xtfq") == L::kSumWidth);
+
   // Appended to: the legacy arrays stay legacy, the answers are those of one new-layout import of
   // every snapshot, and whole-run totals by target are the truth's.
   for (const char* store : {"old.xtfq", "all.xtfq"}) {
@@ -152,6 +170,7 @@ TEST_CASE("jobstats layout: a store of the legacy layout is read, checked and ap
   }
   CHECK(Layouts(dir.File("old.xtfq")).first == legacy);
   CHECK(Layouts(dir.File("all.xtfq")).first == 0);
+  CHECK(cell_width("old.xtfq") == L::kLegacySumWidth);
   const int64_t end = start + 24 * 120 + 200;
   CHECK(Answers(dir.File("old.xtfq"), start - 100, end) == Answers(dir.File("all.xtfq"), start - 100, end));
   CHECK(Answers(dir.File("old.xtfq"), kSplit - 333, kSplit + 777) ==

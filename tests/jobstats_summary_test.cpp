@@ -1,8 +1,9 @@
 // The job_stats window summaries (query/jobstats_summary.h) against the steps: for every variant
 // of the generator, random windows grouped by job, uid, node and class give the same groups,
 // totals, peaks, highest series rates and step counts from the summaries as from a scan of every
-// step; summaries extended over several imports equal one import's; check recomputes them and
-// names a cell that does not match.
+// step; grids by those keys, from the cells on whole bins (snapped or not) and from the steps for
+// the other columns, equal a scan's grid on the same edges; summaries extended over several
+// imports equal one import's; check recomputes them and names a cell that does not match.
 #include "query/jobstats_summary.h"
 
 #include <doctest/doctest.h>
@@ -16,6 +17,7 @@
 
 #include "importers/jobstats_generator.h"
 #include "layouts/jobstats_layout.h"
+#include "query/jobstats_grid_query.h"
 #include "query/jobstats_heatmap_query.h"
 #include "query/jobstats_view.h"
 #include "query/jobstats_window_query.h"
@@ -58,6 +60,75 @@ void Same(const JobStatsWindow& got, const JobStatsWindow& want, const std::stri
       FAIL_CHECK(fmt::format("group {} differs", fmt::join(w.keys, "/")));
     }
   }
+}
+
+// Random grids by every summarised key: from the summaries' cells (snapped onto whole bins, or
+// as asked, then only the columns on summarised bins) and the steps of the other columns, against
+// a scan's grid (every step) on the same edges: the same rows, cells and coverage. A snapped grid
+// whose columns are all summarised reads no step.
+void RandomGrids(JobStatsView& view, const JobStatsGenOptions& o, std::mt19937_64& rng, int n) {
+  const int64_t lo = o.start - 300, hi = o.start + o.interval * (o.samples + 3);
+  int from_cells = 0, only_cells = 0;
+  for (int i = 0; i < n; ++i) {
+    int64_t t1 = lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo));
+    int64_t t2 = lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo));
+    if (t1 > t2) std::swap(t1, t2);
+    if (i % 4 == 0) t1 = lo, t2 = hi;  // the whole run
+    if (t1 == t2) ++t2;
+    JobStatsGridRequest q;
+    q.by = JobStatsKeyName(JobStatsSummary::kKeys[static_cast<size_t>(i) % std::size(JobStatsSummary::kKeys)]);
+    q.op = i % 2 == 0 ? "write_bytes" : "open";
+    q.time = fmt::format("{}:{}", t1, t2);
+    q.cols = 1 + static_cast<uint32_t>(rng() % 24);
+    q.snap = i % 3 != 2;
+    const std::string what =
+        fmt::format("grid {} by {} [{}, {}) cols {}{}", q.op, q.by, t1, t2, q.cols, q.snap ? " snapped" : "");
+    auto fast = JobStatsGridQuery::Run(view, q);
+    REQUIRE_MESSAGE(fast.ok(), what, ": ", Why(fast));
+    JobStatsGridRequest s = q;
+    s.scan = true, s.snap = false;
+    s.time = fmt::format("{}:{}", fast->edges.front(), fast->edges.back());
+    s.cols = static_cast<uint32_t>(fast->edges.size() - 1);
+    auto slow = JobStatsGridQuery::Run(view, s);
+    REQUIRE_MESSAGE(slow.ok(), what, ": ", Why(slow));
+    REQUIRE_MESSAGE(fast->edges == slow->edges, what);
+    CHECK_MESSAGE(slow->cell_columns == 0, what);
+    if (q.snap) CHECK_MESSAGE(fast->edges.size() - 1 <= q.cols, what);
+    from_cells += fast->cell_columns > 0;
+    if (fast->cell_columns == fast->edges.size() - 1) {
+      ++only_cells;
+      CHECK_MESSAGE(fast->steps_read == 0, what);
+      CHECK_MESSAGE(fast->cells_read > 0, what);
+    }
+    CHECK_MESSAGE(fast->groups == slow->groups, what);
+    CHECK_MESSAGE(fast->unit == slow->unit, what);
+    REQUIRE_MESSAGE(fast->rows.size() == slow->rows.size(), what);
+    const size_t W = fast->edges.size() - 1;
+    std::map<std::string, size_t> at;
+    for (size_t r = 0; r < slow->rows.size(); ++r) at[slow->rows[r]] = r;
+    int bad = 0;
+    for (size_t r = 0; r < fast->rows.size() && bad < 3; ++r) {
+      auto it = at.find(fast->rows[r]);
+      if (it == at.end()) {
+        FAIL_CHECK(what, ": row ", fast->rows[r], " is not the scan's");
+        ++bad;
+        continue;
+      }
+      for (size_t c = 0; c < W; ++c) {
+        const double x = fast->cells[r * W + c], y = slow->cells[it->second * W + c];
+        const bool same = std::fabs(x - y) <= 1e-9 * std::max({1.0, std::fabs(x), std::fabs(y)}) &&
+                          fast->covered[r * W + c] == slow->covered[it->second * W + c];
+        if (!same) {
+          FAIL_CHECK(fmt::format("{}: row {} column {}: {} vs {} (covered {} vs {})", what, fast->rows[r], c, x, y,
+                                 int(fast->covered[r * W + c]), int(slow->covered[it->second * W + c])));
+          ++bad;
+          break;
+        }
+      }
+    }
+  }
+  CHECK(from_cells > n / 3);
+  CHECK(only_cells > 0);
 }
 
 // Random windows of `store` by every summarised key, from the summaries and by scanning.
@@ -125,6 +196,7 @@ void RandomWindows(const std::string& store, const JobStatsGenOptions& o, uint64
     }
   }
   CHECK(heat > 0);
+  RandomGrids(**view, o, rng, n);
 }
 
 // The cells of every level of every key (t, group, op, started exact; sums and maxima near).
@@ -162,7 +234,8 @@ void SameCells(const std::string& a, const std::string& b) {
                         U64At(p, L::kSumStarted) == U64At(q, L::kSumStarted) &&
                         Near(F64At(p, L::kSumEnded), F64At(q, L::kSumEnded)) &&
                         Near(F64At(p, L::kSumPeak), F64At(q, L::kSumPeak)) &&
-                        Near(F64At(p, L::kSumSeriesMax), F64At(q, L::kSumSeriesMax));
+                        Near(F64At(p, L::kSumSeriesMax), F64At(q, L::kSumSeriesMax)) &&
+                        Near(F64At(p, L::kSumCarry), F64At(q, L::kSumCarry));
         if (!ok) {
           FAIL_CHECK(fmt::format("{} cell {} differs", name, i));
           break;
@@ -216,6 +289,9 @@ TEST_CASE("jobstats summaries: every variant, by job, uid and class, equal a sca
 }
 
 TEST_CASE("jobstats summaries: check recomputes them and names a cell that does not match") {
+  uint32_t field = JobStatsLayout::kSumEnded;
+  SUBCASE("ended") {}
+  SUBCASE("carry") { field = JobStatsLayout::kSumCarry; }
   test::TempDir dir;
   JobStatsGenOptions o;
   o.targets = 3, o.jobs = 30, o.samples = 30, o.seed = 5;
@@ -230,10 +306,12 @@ TEST_CASE("jobstats summaries: check recomputes them and names a cell that does 
     REQUIRE(view.ok());
     auto w = StoreWriter::OpenPath(dir.File("s.xtfq"));
     REQUIRE(w.ok());
-    // The 3rd cell of level 1 by job: its `ended`, one more.
-    test::AlteringSink sink(**w, JobStatsLayout::SummaryLevelName("job", 1), 3, [](std::vector<std::byte>& r) {
-      StoreLe<double>(r.data() + JobStatsLayout::kSumEnded, LoadLe<double>(r.data() + JobStatsLayout::kSumEnded) + 1);
-    });
+    // The 3rd cell of level 1 by job: its `ended`, one more; or the 40th cell of level 0 by uid:
+    // its carry, one more.
+    const bool ended = field == JobStatsLayout::kSumEnded;
+    test::AlteringSink sink(
+        **w, JobStatsLayout::SummaryLevelName(ended ? "job" : "uid", ended ? 1 : 0), ended ? 3 : 40,
+        [&](std::vector<std::byte>& r) { StoreLe<double>(r.data() + field, LoadLe<double>(r.data() + field) + 1); });
     auto rep = JobStatsSummary::Extend(**view, sink);
     REQUIRE_MESSAGE(rep.ok(), Why(rep));
     CHECK(rep->extended);
@@ -241,8 +319,13 @@ TEST_CASE("jobstats summaries: check recomputes them and names a cell that does 
   }
   test::Run c = test::Xtfq(dir, "check s.xtfq");
   CHECK(c.status == 1);
-  CHECK_MESSAGE(c.err.find("jobstats/sum/job/1 cell 2 differs from the steps it summarises") != std::string::npos,
-                c.err);
+  if (field == JobStatsLayout::kSumEnded) {
+    CHECK_MESSAGE(c.err.find("jobstats/sum/job/1 cell 2 differs from the steps it summarises") != std::string::npos,
+                  c.err);
+  } else {
+    CHECK_MESSAGE(c.err.find("jobstats/sum/uid/0 cell 39 differs from the steps it summarises") != std::string::npos,
+                  c.err);
+  }
 }
 
 // Dense stores are summarised a few bins a pass (JobStatsSummary::kChunkSteps): the cells are the
