@@ -118,11 +118,17 @@ Result<JobStatsGrid> JobStatsGridQuery::Run(JobStatsView& view, const JobStatsGr
   for (uint32_t t : targets) {
     if (t < selected.size()) selected[t] = 1;
   }
-  for (uint32_t s = 0; s < view.series().size(); ++s) {
-    const uint32_t target = view.series()[s].target;
-    if ((!series.empty() && !series[s]) || target >= selected.size() || !selected[target]) continue;
-    if (auto it = index.find(view.GroupKey({key}, s, target, req.op)); it != index.end())
-      cover_target(it->second, target);
+  if (key == JobStatsKey::kTarget) {  // a row is one target (every series visited is on it)
+    for (uint32_t t : targets) {
+      if (auto it = index.find(view.GroupKey({key}, 0, t, req.op)); it != index.end()) cover_target(it->second, t);
+    }
+  } else {
+    for (uint32_t s = 0; s < view.series().size(); ++s) {
+      const uint32_t target = view.series()[s].target;
+      if ((!series.empty() && !series[s]) || target >= selected.size() || !selected[target]) continue;
+      if (auto it = index.find(view.GroupKey({key}, s, target, req.op)); it != index.end())
+        cover_target(it->second, target);
+    }
   }
   std::vector<double> totals(labels.size());
   for (size_t i = 0; i < labels.size(); ++i) totals[i] = std::accumulate(cells[i].begin(), cells[i].end(), 0.0);

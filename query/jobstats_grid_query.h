@@ -5,6 +5,8 @@
 // Rows are the H groups with the largest window totals (every group when H = 0), largest first;
 // what the others hold is said. A cell that no collection of its row's targets covers (before a
 // target's first collection or after its last) is marked not covered: its value is unknown, not 0.
+// A row's targets are the selected targets of its selected series, whether or not they changed
+// the op in the window.
 //
 // Cost: rows by target read the window's blocks (JobStatsView::Blocks); rows by a group with
 // summaries (job, uid, class; JobStatsSummary), without a filter, read the summaries' cells for
