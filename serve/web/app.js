@@ -265,7 +265,7 @@ function setChoices() {
   if (js && s.ops && s.ops.includes('write_bytes')) $('op').value = 'write_bytes';
   if (s && s.logs) fill('log', s.logs.map((l) => l.log), s.logs.map((l) => `${l.log}: job ${l.job}, ${l.nprocs} ranks, ${l.exe.split(' ')[0].split('/').pop()}`));
   for (const id of ['logl', 'modl', 'zoomsel', 'selection', 'files', 'segments']) $(id).style.display = js ? 'none' : '';
-  for (const id of ['byl', 'zb', 'zblabel', 'jobfilter', 'top']) $(id).style.display = js ? '' : 'none';
+  for (const id of ['rowsl', 'byl', 'zb', 'zblabel', 'jobfilter', 'top']) $(id).style.display = js ? '' : 'none';
   state.log = s && s.logs && s.logs.length ? s.logs[0].log : null;
   setModules();
 }
@@ -305,7 +305,10 @@ function load() {
   const p = { store: state.store, cols, op: $('op').value };
   const metric = $('metric').value;
   if (js) {
-    p.by = 'target', p.metric = 'rate,total';
+    // Rows of targets, or of the largest groups (a row each 8 pixels), snapped onto the job_stats
+    // summaries' bins so that the cells come from them (the cost follows the pixels, not the steps).
+    p.by = $('rowsby').value, p.metric = 'rate,total';
+    if (p.by !== 'target') p.rows = Math.max(1, Math.min(64, Math.floor(H / 8))), p.snap = 1;
     if (state.job !== null) p.job = state.job;
   } else {
     Object.assign(p, darshanParams());
@@ -544,7 +547,7 @@ $('metric').addEventListener('change', () => {
   // A percentile is its own request (another family of summaries); the others are in the grid.
   if (state.grid && state.grid.metrics.some((m) => m.name === $('metric').value)) draw(); else load();
 });
-for (const id of ['op', 'module', 'by']) $(id).addEventListener('change', load);
+for (const id of ['op', 'module', 'by', 'rowsby']) $(id).addEventListener('change', load);
 $('log').addEventListener('change', () => {
   state.log = Number($('log').value);
   state.t1 = state.t2 = state.r1 = state.r2 = null, state.select = null;

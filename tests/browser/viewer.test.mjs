@@ -328,6 +328,21 @@ test('the job_stats view: targets by time, and the top jobs of the window as xtf
   assert.deepEqual(await cqr.json(), JSON.parse(xtfq('query', 'js.xtfq', '--jobstats', '--by', 'class', '--op', cqp.op,
     '--top', cqp.top, '--sort', cqp.sort, '--time', cqp.time, '--format', 'json')));
   await page.waitForFunction(() => document.querySelector('#top caption').innerText.startsWith('top job-id classes'));
+  // Rows of jobs: the largest jobs by time, snapped onto the summaries' bins and read from their
+  // cells, as the command line gives them.
+  const jg = page.waitForResponse((r) => of('/api/grid')(r) && new URL(r.url()).searchParams.get('by') === 'job');
+  await page.selectOption('#rowsby', 'job');
+  const jgr = await jg, jgp = Object.fromEntries(new URL(jgr.url()).searchParams), jgj = await jgr.json();
+  assert.equal(jgp.snap, '1');
+  const jgwant = JSON.parse(xtfq('grid', 'js.xtfq', '--cols', jgp.cols, '--rows', jgp.rows, '--by', 'job', '--snap',
+    '--metric', jgp.metric, '--op', jgp.op, '--time', jgp.time, '--format', 'json'));
+  jgwant.plan.pages_read = jgj.plan.pages_read;
+  assert.deepEqual(jgj, jgwant, 'the jobs x time grid is the command line\'s');
+  assert.match(jgj.exactness, /summaries' cells/);
+  assert.ok(jgj.rows.length > 1);
+  await page.waitForFunction(() => document.getElementById('status').innerText.includes('summary cells'));
+  await page.screenshot({ path: join(artifacts, 'viewer-jobstats-byjob.png') });
+  await page.selectOption('#rowsby', 'target');
   // A view with no rate step in it (after the last collection): said, no script error.
   await page.evaluate(() => { state.t1 = state.t2 + 86400; state.t2 = state.t1 + 600; load(); });
   await page.waitForFunction(() => document.getElementById('range').innerText.startsWith('nothing to draw') ||
