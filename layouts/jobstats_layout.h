@@ -146,14 +146,14 @@ class JobStatsLayout {
   // group), op u32, ended f64 (the sum of the deltas of the group's steps that end in (start, end]
   // of the bin: whole numbers, so sums of bins are exact), peak f64 (the highest sum of the group's
   // rates at one time in the bin), series_max f64 (the highest rate of one step overlapping it),
-  // started u64 (steps starting in it), carry f64 (the parts before the bin's start of the group's
-  // steps alive there, t0 < start < t1: with it, the integral over bins [x, y) is the cells' `ended`
-  // plus carry(y) minus carry(x), read from cells alone). 56 bytes.
+  // started u64 (steps starting in it), carry f64 (level 0 only: the parts before the bin's start
+  // of the group's steps alive there, t0 < start < t1: with it, the integral over bins [x, y) is
+  // the cells' `ended` plus carry(y) minus carry(x), read from cells alone). 56 bytes at level 0.
   static const Schema& SummaryCellSchema();
   static constexpr uint32_t kSumT = 0, kSumGroup = 8, kSumOp = 12, kSumEnded = 16, kSumPeak = 24, kSumSeriesMax = 32,
                             kSumStarted = 40, kSumCarry = 48, kSumWidth = 56;
-  // Cells written before the carry (a store of commit 0c88583 or older): the first 48 bytes. Such a
-  // store's levels go on being extended in this width.
+  // Cells of levels 1 and up, and level 0's written before the carry (a store of commit 0c88583 or
+  // older): the first 48 bytes. Such a store's level 0 goes on being extended in this width.
   static const Schema& LegacySummaryCellSchema();
   static constexpr uint32_t kLegacySumWidth = 48;
 

@@ -324,14 +324,15 @@ Result<GridAnswer> JobStats(StoreReader& reader, const GridAnswerRequest& req, G
       g.from_blocks ? "blocks (each target's steps of one collection, summed: they share [t0, t1))" : "steps";
   ans.exactness =
       "exact integrals of the rate steps over each column (a step's change spread evenly over its [t0, t1)), " +
-      (g.cell_columns == 0 ? "read from the window's " + read
-       : g.cell_columns == W
-           ? fmt::format("read from the {} summaries' cells (each column whole {} s bins: the deltas of the steps "
-                         "ending in them, with the parts of the steps across its edges)",
-                         g.by, g.bin_seconds)
-           : fmt::format("{} of the {} columns read from the {} summaries' cells (whole {} s bins), the others "
-                         "from the window's {}",
-                         g.cell_columns, W, g.by, g.bin_seconds, read));
+      (g.cell_columns == 0
+           ? "read from the window's " + read
+           : fmt::format("{} of the {} columns read from the {} summaries' cells (whole {} s bins: the deltas of "
+                         "the steps ending in them, with the parts of the steps across their edges){}",
+                         g.cell_columns, W, g.by, g.bin_seconds,
+                         g.steps_read > 0 ? ", the rest of the window (past the summaries' last bin, or off their "
+                                            "bins) from its " +
+                                                read
+                                          : ""));
   ans.edges = g.edges;
   ans.snapped = g.snapped;
   if (g.snapped) {
@@ -339,6 +340,7 @@ Result<GridAnswer> JobStats(StoreReader& reader, const GridAnswerRequest& req, G
         fmt::format("snapped onto the {} summaries' {} s bins: {} columns over [{}, {}) instead of {} over [{}, {})",
                     g.by, g.bin_seconds, W, g.edges.front(), g.edges.back(), g.asked_cols, g.asked_t1, g.asked_t2));
   }
+  if (!g.unsnapped.empty()) ans.notes.push_back("--snap: not applied: " + g.unsnapped);
   for (size_t i = 0; i < g.rows.size(); ++i) {
     ans.rows.emplace_back(static_cast<int64_t>(i), static_cast<int64_t>(i) + 1);
     ans.row_labels.push_back(g.rows[i]);

@@ -27,7 +27,13 @@ Result<JobStatsGrid> JobStatsGridQuery::Run(JobStatsView& view, const JobStatsGr
   if (t1 >= t2) return Error(ErrorCode::kUsage, fmt::format("--time '{}': the grid's window is empty", req.time));
   JobStatsGrid g;
   g.op = req.op, g.by = req.by;
+  // The op's unit: its steps all count bytes, or all events (JobStatsLayout::CountsBytes).
   g.unit = "events";
+  if (steps->record_count() > 0) {
+    std::vector<std::byte> first(steps->schema.record_width());
+    XTFQ_TRY(TnTree(view.reader().cache(), *steps).Record(0, first));
+    if ((LoadLe<uint32_t>(first.data() + L::kStepFlags) & L::kStepBytes) != 0) g.unit = "bytes";
+  }
   g.asked_t1 = t1, g.asked_t2 = t2, g.asked_cols = req.cols;
   XTFQ_ASSIGN_OR_RETURN(std::vector<char> series, view.SelectSeries(req.filter));
   XTFQ_ASSIGN_OR_RETURN(std::vector<uint32_t> targets, view.SelectTargets(req.filter, series));
@@ -36,7 +42,20 @@ Result<JobStatsGrid> JobStatsGridQuery::Run(JobStatsView& view, const JobStatsGr
   std::optional<JobStatsSummary> sum;
   if (JobStatsSummary::Summarises(key) && !req.filter.BySeries() && req.filter.targets.empty() && !req.scan) {
     XTFQ_ASSIGN_OR_RETURN(sum, JobStatsSummary::Load(view, key));
-    if (sum && !sum->has_carry()) sum.reset();
+    if (sum && !sum->has_carry()) {
+      sum.reset();
+      g.unsnapped =
+          "the store's summaries were made before their cells kept the carry (re-import the "
+          "snapshots to read grids from them)";
+    } else if (!sum) {
+      g.unsnapped = "the store has no job_stats summaries (import and collect make them, unless --no-grid)";
+    }
+  } else {
+    g.unsnapped = key == JobStatsKey::kTarget ? "rows by target have no summaries (they read the window's blocks)"
+                  : req.scan                  ? "--scan reads every step"
+                  : JobStatsSummary::Summarises(key) ? "a filtered grid reads the steps of its series"
+                                                     : fmt::format("rows by {} read the steps (summaries are by {})",
+                                                                   req.by, JobStatsSummary::KeyNames());
   }
   if (req.snap && sum) {
     g.edges = sum->SnappedEdges(t1, t2, req.cols);
@@ -44,12 +63,23 @@ Result<JobStatsGrid> JobStatsGridQuery::Run(JobStatsView& view, const JobStatsGr
   } else {
     g.edges = GridQuery::Edges(t1, t2, req.cols);
   }
+  if (!req.snap) g.unsnapped.clear();
   const size_t W = g.edges.size() - 1;
-  // Which columns the cells answer; the others are read from the steps.
-  std::vector<char> from_cells(W, 0);
+  // Per column, where its part from the steps starts: its end when the cells answer it whole (its
+  // edges on summarised bins), the last summarised bin edge when it lies across it (the cells
+  // answer the part before), else its start.
+  std::vector<int64_t> from(g.edges.begin(), g.edges.end() - 1);
   if (sum) {
-    for (size_t c = 0; c < W; ++c) from_cells[c] = sum->FromCells(g.edges[c], g.edges[c + 1]) ? 1 : 0;
-    g.cell_columns = static_cast<uint32_t>(std::count(from_cells.begin(), from_cells.end(), 1));
+    const int64_t last = sum->summarised_to() - sum->bin_seconds();
+    for (size_t c = 0; c < W; ++c) {
+      const int64_t x = g.edges[c], y = g.edges[c + 1];
+      if (sum->FromCells(x, y)) {
+        from[c] = y;
+      } else if (x < last && last < y && sum->FromCells(x, last)) {
+        from[c] = last;
+      }
+    }
+    for (size_t c = 0; c < W; ++c) g.cell_columns += from[c] > g.edges[c] ? 1 : 0;
     g.bin_seconds = sum->bin_seconds();
   }
   XTFQ_ASSIGN_OR_RETURN(g.collections, view.Collections());
@@ -68,15 +98,14 @@ Result<JobStatsGrid> JobStatsGridQuery::Run(JobStatsView& view, const JobStatsGr
     auto& [lo, hi] = cover[i];
     lo = std::min(lo, spans[target].first), hi = std::max(hi, spans[target].last);
   };
-  // The steps of columns [ca, cb), each spread over those of them it overlaps. Rows by target take
-  // each block's total (its steps share [t0, t1)), not each step's.
+  // The steps of columns [ca, cb) (from `from`), each spread over those it overlaps. Rows by target
+  // take each block's total (its steps share [t0, t1)), not each step's.
   size_t ca = 0, cb = 0;
   auto visit = [&](const std::byte* r) {
     const uint32_t target = LoadLe<uint32_t>(r + L::kStepTarget), s = LoadLe<uint32_t>(r + L::kStepSeries);
     const size_t i = label_row(view.GroupKey({key}, s, target, req.op));
     std::vector<double>& row = cells[i];
     const uint64_t delta = LoadLe<uint64_t>(r + L::kStepDelta);
-    if ((LoadLe<uint32_t>(r + L::kStepFlags) & L::kStepBytes) != 0) g.unit = "bytes";
     const int64_t a = LoadLe<int64_t>(r + L::kStepT0), b = LoadLe<int64_t>(r + L::kStepT1);
     // The columns the step [a, b) overlaps.
     auto first = std::upper_bound(g.edges.begin() + static_cast<std::ptrdiff_t>(ca),
@@ -85,31 +114,30 @@ Result<JobStatsGrid> JobStatsGridQuery::Run(JobStatsView& view, const JobStatsGr
                         ? ca
                         : static_cast<size_t>(first - g.edges.begin()) - 1;
          c < cb && g.edges[c] < b; ++c) {
-      row[c] += JobStatsView::Part(delta, a, b, g.edges[c], g.edges[c + 1]);
+      row[c] += JobStatsView::Part(delta, a, b, from[c], g.edges[c + 1]);
     }
   };
+  const auto stepped = [&](size_t c) { return from[c] < g.edges[c + 1]; };
   for (ca = 0; ca < W; ca = cb) {
-    for (cb = ca; cb < W && from_cells[cb] == from_cells[ca];) ++cb;
-    if (from_cells[ca]) continue;
+    for (cb = ca; cb < W && stepped(cb) == stepped(ca);) ++cb;
+    if (!stepped(ca)) continue;
     if (key == JobStatsKey::kTarget && series.empty()) {
       g.from_blocks = !req.scan && view.IndexOf(*steps).blocks;
-      XTFQ_TRY(view.Blocks(*steps, g.edges[ca], g.edges[cb], targets, req.scan, g.steps_read, visit));
+      XTFQ_TRY(view.Blocks(*steps, from[ca], g.edges[cb], targets, req.scan, g.steps_read, visit));
     } else {
-      XTFQ_TRY(view.Steps(*steps, g.edges[ca], g.edges[cb], targets, series, req.scan, g.steps_read, visit));
+      XTFQ_TRY(view.Steps(*steps, from[ca], g.edges[cb], targets, series, req.scan, g.steps_read, visit));
     }
   }
   if (g.cell_columns > 0) {
     const auto op = static_cast<uint32_t>(std::find(view.ops().begin(), view.ops().end(), req.op) - view.ops().begin());
-    XTFQ_ASSIGN_OR_RETURN(auto totals, sum->ColumnTotals(g.edges, from_cells, op, g.cells_read));
+    XTFQ_ASSIGN_OR_RETURN(auto totals, sum->ColumnTotals(g.edges, from, op, g.cells_read));
     for (const auto& [grp, v] : totals) {
+      if (grp >= view.series().size()) {
+        return Error(ErrorCode::kCorrupt, fmt::format("{}: a job_stats summary cell names series {} of {}",
+                                                      view.reader().store().name(), grp, view.series().size()));
+      }
       const size_t i = label_row(view.GroupKey({key}, grp, view.series()[grp].target, req.op));
       for (size_t c = 0; c < W; ++c) cells[i][c] += v[c];
-    }
-    // The unit: the op's steps all say whether they count bytes; the first one is read.
-    if (steps->record_count() > 0) {
-      std::vector<std::byte> first(steps->schema.record_width());
-      XTFQ_TRY(TnTree(view.reader().cache(), *steps).Record(0, first));
-      if ((LoadLe<uint32_t>(first.data() + L::kStepFlags) & L::kStepBytes) != 0) g.unit = "bytes";
     }
   }
   // A row's targets: the selected targets of its selected series, whether or not they changed the

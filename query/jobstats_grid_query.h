@@ -54,12 +54,15 @@ struct JobStatsGrid {
   // Read from the blocks (by target, without a series filter, through the blocks' index): each
   // target's steps of one collection summed, as they share [t0, t1).
   bool from_blocks = false;
-  // Columns read from the summaries' cells (JobStatsSummary::ColumnTotals), and the cells read.
+  // Columns read from the summaries' cells (JobStatsSummary::ColumnTotals), whole or up to the
+  // last summarised bin edge (the rest from steps), and the cells read.
   uint32_t cell_columns = 0;
   uint64_t cells_read = 0;
   int64_t bin_seconds = 0;  // the summaries' level-0 bins, when cells were read or snapped to
-  // The window and columns were moved onto whole bins (snap); what was asked for.
+  // The window and columns were moved onto whole bins (snap); what was asked for. With snap asked
+  // and not done: why.
   bool snapped = false;
+  std::string unsnapped;
   int64_t asked_t1 = 0, asked_t2 = 0;
   uint32_t asked_cols = 0;
 };

@@ -313,9 +313,11 @@ struct Stored {
   int64_t sealed = 0, bins = 0;
   int shift = 0;
   std::vector<const ArrayDesc*> levels = std::vector<const ArrayDesc*>(kLevels, nullptr);
-  // The cells' width, the same at every level: kSumWidth, or kLegacySumWidth for levels made
-  // before the carry (their new levels keep that width).
-  uint32_t width = L::kSumWidth;
+  // Whether level 0's cells hold the carry (kSumWidth bytes); the other levels' cells, and level
+  // 0's in a store of summaries made before the carry, are kLegacySumWidth bytes (and such a
+  // store's new level-0 cells too).
+  bool carry = true;
+  uint32_t Width(int j) const { return carry && j == 0 ? L::kSumWidth : L::kLegacySumWidth; }
 };
 
 // The schema of cells `width` bytes wide.
@@ -332,19 +334,18 @@ Result<Stored> LoadStored(StoreReader& reader, JobStatsKey key) {
   if (!(s.seal->schema == L::SummarySealSchema()) || s.seal->record_count() == 0) {
     return Error(ErrorCode::kCorrupt, fmt::format("{}: {} is not a seal array", store, s.seal->name));
   }
-  bool any = false;
+  for (int j = 0; j < kLevels; ++j) s.levels[static_cast<size_t>(j)] = cat.Find(L::SummaryLevelName(KeyName(key), j));
+  // Level 0 says whether the key's cells carry (a key with no cell yet gets them).
+  s.carry = s.levels[0] == nullptr
+                ? std::none_of(s.levels.begin(), s.levels.end(), [](auto* a) { return a != nullptr; })
+                : s.levels[0]->schema.record_width() == L::kSumWidth;
   for (int j = 0; j < kLevels; ++j) {
-    const ArrayDesc* a = cat.Find(L::SummaryLevelName(KeyName(key), j));
-    if (a != nullptr) {
-      const uint32_t width = a->schema.record_width();
-      if (!(a->schema == CellSchema(width)) || (any && width != s.width)) {
-        return Error(
-            ErrorCode::kCorrupt,
-            fmt::format("{}: {} does not have the summary cell schema of its key's other levels", store, a->name));
-      }
-      s.width = width, any = true;
+    const ArrayDesc* a = s.levels[static_cast<size_t>(j)];
+    if (a != nullptr && !(a->schema == CellSchema(s.Width(j)))) {
+      return Error(ErrorCode::kCorrupt, fmt::format("{}: {} does not have the summary cell schema of its level ({} "
+                                                    "bytes)",
+                                                    store, a->name, s.Width(j)));
     }
-    s.levels[static_cast<size_t>(j)] = a;
   }
   std::vector<std::byte> r(L::kSealWidth);
   XTFQ_TRY(TnTree(reader.cache(), *s.seal).Record(s.seal->record_count() - 1, r));
@@ -458,7 +459,8 @@ Result<JobStatsSummaryReport> JobStatsSummary::Extend(JobStatsView& view, Record
       const int64_t first = ((from >> (j - 1)) - 1) << (shift + j - 1);
       Cells& open = keys[k].open[static_cast<size_t>(j)];
       XTFQ_TRY(CellsAt(reader, *below, first, [&](const std::byte* r) {
-        Merge(open[(uint64_t{U32At(r, L::kSumGroup)} << 32) | U32At(r, L::kSumOp)], Decode(r, stored[k].width), true);
+        Merge(open[(uint64_t{U32At(r, L::kSumGroup)} << 32) | U32At(r, L::kSumOp)], Decode(r, stored[k].Width(j - 1)),
+              true);
       }));
     }
   }
@@ -470,12 +472,12 @@ Result<JobStatsSummaryReport> JobStatsSummary::Extend(JobStatsView& view, Record
       const std::string name = L::SummaryLevelName(KeyName(ks.key), j);
       id = sink.FindArrayId(name);
       if (!id) {
-        XTFQ_ASSIGN_OR_RETURN(ArrayId made, sink.CreateArray(name, CellSchema(stored[k].width)));
+        XTFQ_ASSIGN_OR_RETURN(ArrayId made, sink.CreateArray(name, CellSchema(stored[k].Width(j))));
         id = made;
       }
     }
     ++rep.cells;
-    return sink.Append(*id, rec.first(stored[k].width));
+    return sink.Append(*id, rec.first(stored[k].Width(j)));
   };
   std::optional<ArrayId> z_id;
   const EmitZ emit_z = [&](std::span<const std::byte> rec) -> Status {
@@ -552,7 +554,7 @@ Status JobStatsSummary::Verify(JobStatsView& view) {
   };
   const Emit compare = [&](const KeyState& ks, int j, std::span<const std::byte> rec) -> Status {
     const size_t k = static_cast<size_t>(&ks - keys.data()), jj = static_cast<size_t>(j);
-    return same(stored[k].levels[jj], cursors[k][jj], seen[k][jj], rec.first(stored[k].width),
+    return same(stored[k].levels[jj], cursors[k][jj], seen[k][jj], rec.first(stored[k].Width(j)),
                 L::SummaryLevelName(KeyName(ks.key), j));
   };
   const ArrayDesc* z = reader.catalogue().Find(L::kZSummary);
@@ -590,7 +592,7 @@ Result<std::optional<JobStatsSummary>> JobStatsSummary::Load(JobStatsView& view,
   JobStatsSummary out(view, key);
   out.sealed_ = s.sealed, out.bin_shift_ = s.shift, out.bins_ = s.bins;
   out.levels_ = s.levels;
-  out.carry_ = s.width == L::kSumWidth;
+  out.carry_ = s.carry;
   return std::optional<JobStatsSummary>(std::move(out));
 }
 
@@ -615,13 +617,13 @@ bool JobStatsSummary::FromCells(int64_t x, int64_t y) const {
 }
 
 Result<std::unordered_map<uint32_t, std::vector<double>>> JobStatsSummary::ColumnTotals(
-    const std::vector<int64_t>& edges, const std::vector<char>& cols, uint32_t op, uint64_t& cells) const {
+    const std::vector<int64_t>& edges, const std::vector<int64_t>& ends, uint32_t op, uint64_t& cells) const {
   std::unordered_map<uint32_t, std::vector<double>> out;
   const size_t W = edges.size() - 1;
   std::vector<char> wanted(view_->ops().size(), 0);
   if (op >= wanted.size()) return out;
   wanted[op] = 1;
-  // Per edge: the carry of each group alive there (taken from the cells that start at it).
+  // Per edge: the carry of each group alive there (from level 0's cells that start at it).
   std::map<int64_t, std::unordered_map<uint32_t, double>> carry;
   const auto row = [&](uint32_t g) -> std::vector<double>& {
     std::vector<double>& v = out[g];
@@ -635,38 +637,43 @@ Result<std::unordered_map<uint32_t, std::vector<double>>> JobStatsSummary::Colum
     });
   };
   for (size_t c = 0; c < W; ++c) {
-    if (!cols[c]) continue;
-    if (!FromCells(edges[c], edges[c + 1])) {
-      return Error(ErrorCode::kInvalidArgument,
-                   fmt::format("column [{}, {}) is not on summarised bins", edges[c], edges[c + 1]));
+    if (ends[c] <= edges[c]) continue;
+    if (!FromCells(edges[c], ends[c])) {
+      return Error(ErrorCode::kInvalidArgument, fmt::format("[{}, {}) is not on summarised bins", edges[c], ends[c]));
     }
-    std::unordered_map<uint32_t, double>& at_start = carry[edges[c]];
-    const int64_t ia = edges[c] >> bin_shift_, ib = edges[c + 1] >> bin_shift_;
+    const int64_t ia = edges[c] >> bin_shift_, ib = ends[c] >> bin_shift_;
     for (int64_t pos = ia; pos < ib;) {
       int j = 0;
       while (j + 1 < kLevels && (pos & ((int64_t{1} << (j + 1)) - 1)) == 0 && pos + (int64_t{1} << (j + 1)) <= ib) ++j;
+      // (a first piece of level 0 gives the carry at the column's start too)
+      std::unordered_map<uint32_t, double>* at = j == 0 && pos == ia ? &carry[edges[c]] : nullptr;
       if (const ArrayDesc* level = levels_[static_cast<size_t>(j)]; level != nullptr) {
         XTFQ_TRY(read(*level, pos << bin_shift_, [&](uint32_t g, const Acc& a) {
           row(g)[c] += a.total;
-          if (pos == ia && a.carry != 0) at_start[g] = a.carry;
+          if (at != nullptr && a.carry != 0) (*at)[g] = a.carry;
         }));
       }
       pos += int64_t{1} << j;
     }
   }
-  for (size_t c = 0; c < W; ++c) {
-    if (!cols[c]) continue;
-    auto end = carry.find(edges[c + 1]);
-    if (end == carry.end()) {  // the next column is not from cells: level 0's cells at the edge
-      end = carry.try_emplace(edges[c + 1]).first;
-      if (const ArrayDesc* level0 = levels_[0]; level0 != nullptr) {
-        XTFQ_TRY(read(*level0, edges[c + 1], [&](uint32_t g, const Acc& a) {
-          if (a.carry != 0) end->second[g] = a.carry;
-        }));
-      }
+  // The carry at edge t: level 0's cells there (read once).
+  const auto carry_at = [&](int64_t t) -> Result<const std::unordered_map<uint32_t, double>*> {
+    auto it = carry.find(t);
+    if (it != carry.end()) return &it->second;
+    it = carry.try_emplace(t).first;
+    if (const ArrayDesc* level0 = levels_[0]; level0 != nullptr) {
+      XTFQ_TRY(read(*level0, t, [&](uint32_t g, const Acc& a) {
+        if (a.carry != 0) it->second[g] = a.carry;
+      }));
     }
-    for (const auto& [g, v] : end->second) row(g)[c] += v;
-    for (const auto& [g, v] : carry[edges[c]]) row(g)[c] -= v;
+    return &it->second;
+  };
+  for (size_t c = 0; c < W; ++c) {
+    if (ends[c] <= edges[c]) continue;
+    XTFQ_ASSIGN_OR_RETURN(const auto* end, carry_at(ends[c]));
+    for (const auto& [g, v] : *end) row(g)[c] += v;
+    XTFQ_ASSIGN_OR_RETURN(const auto* start, carry_at(edges[c]));
+    for (const auto& [g, v] : *start) row(g)[c] -= v;
   }
   return out;
 }

@@ -6,17 +6,21 @@
 //
 // Level 0 cuts time into bins of 2^bin_shift seconds (the least power of two at least twice the
 // targets' usual collection interval); level j into bins of 2^(bin_shift + j), aligned on 0. A cell
-// holds, for one bin, group and op: the exact integral of the group's rate steps over the bin (a
-// step across a bin edge counts in proportion), the group's peak in the bin (the highest sum of its
-// rates at one instant), the highest rate of one of its steps that overlaps the bin, and the steps
-// that start in it. Level j's cells are merged from level j - 1's two halves (sums and maxima), so
-// they do not depend on how the summaries were extended.
+// holds, for one bin, group and op: `ended`, the deltas of the group's steps that end in the bin
+// (whole, wherever they started), the group's peak in the bin (the highest sum of its rates at one
+// instant), the highest rate of one of its steps that overlaps the bin, the steps that start in
+// it, and at level 0 the carry (the parts before the bin's start of the steps alive there). Level
+// j's cells are merged from level j - 1's two halves (sums and maxima), so they do not depend on
+// how the summaries were extended.
 //
 // A window [t1, t2) is read as: the cells of [a, b), a and b the level-0 bin edges inside it, cut
 // into the largest aligned bins of the levels, and the steps alive at t1 or overlapping [t1, a), and
 // alive at b or overlapping [b, t2), which give the parts of the steps across a, b and the window's
 // edges. Every number equals the steps' own (JobStatsWindowQuery's path), up to the order of
 // floating-point additions; totals of whole steps are exact.
+//
+// A grid column [x, y) on summarised bin edges is `ended` over its bins plus carry(y) minus
+// carry(x) (ColumnTotals): no step is read.
 //
 // With them, per level-0 bin, target and op, the log-binned heatmap z(t, k) of the series' rates
 // over the bin (`jobstats/zsum`), which adds up over any set of targets.
@@ -79,8 +83,8 @@ class JobStatsSummary {
   static Result<std::optional<JobStatsSummary>> Load(JobStatsView& view, JobStatsKey key);
 
   int64_t sealed() const { return sealed_; }
-  // Whether the cells hold their carry (stores made before it do not), so that ColumnTotals can
-  // answer.
+  // Whether level 0's cells hold their carry (stores made before it do not), so that ColumnTotals
+  // can answer.
   bool has_carry() const { return carry_; }
   // Level 0's bins, in seconds.
   int64_t bin_seconds() const { return int64_t{1} << bin_shift_; }
@@ -93,16 +97,16 @@ class JobStatsSummary {
                                                                    const std::vector<char>& wanted, uint64_t& cells,
                                                                    uint64_t& steps_read) const;
 
-  // Whether ColumnTotals answers the column [x, y): the cells hold their carry, x < y are level-0
-  // bin edges, and the bin that starts at y is summarised (its cells hold the carry at y).
+  // Whether ColumnTotals answers [x, y): the cells hold their carry, x < y are level-0 bin edges,
+  // and the bin that starts at y is summarised (its cells hold the carry at y).
   bool FromCells(int64_t x, int64_t y) const;
-  // Per group (its first series), the integral of its op `op` rate steps over each column
-  // [edges[c], edges[c + 1]) with cols[c] (each one FromCells), from the cells alone: the `ended` of
-  // the column's bins, cut into the largest aligned bins of the levels, plus the carry at its end,
-  // minus the carry at its start. Equal to the steps' own integral up to the order of
-  // floating-point additions. `cells` counts the cells read.
+  // Per group (its first series), the integral of its op `op` rate steps over [edges[c], ends[c])
+  // for each column c with ends[c] > edges[c] (each one FromCells), from the cells alone: the
+  // `ended` of its bins, cut into the largest aligned bins of the levels, plus the carry at its end,
+  // minus the carry at its start (level 0's cells there). Equal to the steps' own integral up to
+  // rounding. `cells` counts the cells read.
   Result<std::unordered_map<uint32_t, std::vector<double>>> ColumnTotals(const std::vector<int64_t>& edges,
-                                                                         const std::vector<char>& cols, uint32_t op,
+                                                                         const std::vector<int64_t>& ends, uint32_t op,
                                                                          uint64_t& cells) const;
   // Per series, its group (the first series of the same key value).
   const std::vector<uint32_t>& GroupOf() const;

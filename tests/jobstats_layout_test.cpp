@@ -149,6 +149,9 @@ TEST_CASE("jobstats layout: a store of the legacy layout is read, checked and ap
     test::Run g = test::Xtfq(dir, fmt::format("grid {} --by job --op write_bytes --cols 4 --snap", store));
     CHECK_MESSAGE(g.status == 0, g.err);
     CHECK_MESSAGE(g.out.find(what) != std::string::npos, g.out);
+    CHECK_MESSAGE((g.out.find("--snap: not applied: the store's summaries were made before their cells kept the "
+                              "carry") != std::string::npos) == (std::string(store) == "old.xtfq"),
+                  g.out);
   }
   const auto cell_width = [&](const char* store) -> uint32_t {
     auto reader = StoreReader::Open(dir.File(store));

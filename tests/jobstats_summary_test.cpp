@@ -68,7 +68,7 @@ void Same(const JobStatsWindow& got, const JobStatsWindow& want, const std::stri
 // whose columns are all summarised reads no step.
 void RandomGrids(JobStatsView& view, const JobStatsGenOptions& o, std::mt19937_64& rng, int n) {
   const int64_t lo = o.start - 300, hi = o.start + o.interval * (o.samples + 3);
-  int from_cells = 0, only_cells = 0;
+  int from_cells = 0, only_cells = 0, partial = 0;
   for (int i = 0; i < n; ++i) {
     int64_t t1 = lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo));
     int64_t t2 = lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo));
@@ -95,8 +95,18 @@ void RandomGrids(JobStatsView& view, const JobStatsGenOptions& o, std::mt19937_6
     CHECK_MESSAGE(slow->cell_columns == 0, what);
     if (q.snap) CHECK_MESSAGE(fast->edges.size() - 1 <= q.cols, what);
     from_cells += fast->cell_columns > 0;
-    if (fast->cell_columns == fast->edges.size() - 1) {
+    // Every column on summarised bins: cells only.
+    auto summary = JobStatsSummary::Load(view, *ParseJobStatsKey(q.by));
+    REQUIRE(summary.ok());
+    REQUIRE(*summary);
+    bool whole = true;
+    for (size_t c = 0; c + 1 < fast->edges.size(); ++c)
+      whole &= (*summary)->FromCells(fast->edges[c], fast->edges[c + 1]);
+    // A column across the summaries' last bin edge: cells before it, steps after.
+    partial += !whole && fast->cell_columns == fast->edges.size() - 1;
+    if (whole) {
       ++only_cells;
+      CHECK_MESSAGE(fast->cell_columns == fast->edges.size() - 1, what);
       CHECK_MESSAGE(fast->steps_read == 0, what);
       CHECK_MESSAGE(fast->cells_read > 0, what);
     }
@@ -129,6 +139,7 @@ void RandomGrids(JobStatsView& view, const JobStatsGenOptions& o, std::mt19937_6
   }
   CHECK(from_cells > n / 3);
   CHECK(only_cells > 0);
+  CHECK(partial > 0);
 }
 
 // Random windows of `store` by every summarised key, from the summaries and by scanning.
