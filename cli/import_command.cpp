@@ -13,6 +13,7 @@
 #include "query/jobstats_summary.h"
 #include "query/jobstats_view.h"
 #include "query/store_reader.h"
+#include "query/time_window.h"
 #include "store/store_writer.h"
 
 namespace xtfq::cli {
@@ -27,7 +28,9 @@ CLI::App* ImportCommand::Register(CLI::App& parent) {
   app->add_option("--format", format_, "input format (auto: events for .bin, otherwise from the first bytes)")
       ->check(CLI::IsMember({"auto", "events", "darshan", "darshan-text", "jobstats", "slurm-hdf5", "slurm-influx"}));
   app->add_option("--target", target_, "job_stats: the target (OST/MDT) of a plain cat of one job_stats file");
-  app->add_option("--at", at_, "job_stats: the collection time (epoch seconds) of every input");
+  app->add_option("--at", at_text_,
+                  "job_stats: the collection time of every input: epoch seconds (@E too) or ISO 8601 UTC "
+                  "(2017-11-01T00:00:00Z)");
   app->add_option("--jobid-name", jobid_names_,
                   "job_stats: a jobid_name template (repeatable; default '%j:%u:%H', '%e.%u' and '%j', a bare job id)");
   app->add_option("--slurm-version", slurm_version_,
@@ -105,16 +108,33 @@ Result<std::vector<std::pair<std::string, std::vector<std::string>>>> ImportComm
   return groups;
 }
 
+Result<std::optional<double>> ImportCommand::CollectionTime() const {
+  if (!at_text_) return std::optional<double>();
+  if (auto iso = TimeWindow::ParseIso8601(*at_text_)) return std::optional<double>(*iso);
+  const std::string text = at_text_->starts_with('@') ? at_text_->substr(1) : *at_text_;
+  char* end = nullptr;
+  const double v = text.empty() ? 0 : std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size()) {
+    return Error(ErrorCode::kUsage,
+                 fmt::format("--at {}: not an epoch time (seconds, or @seconds) or an ISO 8601 UTC time "
+                             "(2017-11-01T00:00:00Z)",
+                             *at_text_));
+  }
+  return std::optional<double>(v);  // the importer checks its range
+}
+
 int ImportCommand::Run() {
   namespace fs = std::filesystem;
   if (out_.empty()) out_ = fs::path(inputs_.front()).replace_extension(".xtfq").string();
   auto groups = Groups();
   if (!groups.ok()) return Fail("import", groups.error());
+  auto at = CollectionTime();
+  if (!at.ok()) return Fail("import", at.error());
   ImportOptions options;
   options.array = array_;
   options.sort_memory = static_cast<size_t>(sort_memory_mib_) << 20;
   if (const char* tmp = std::getenv("TMPDIR"); tmp != nullptr && *tmp != '\0') options.temp_dir = tmp;
-  options.jobid_names = jobid_names_, options.target = target_, options.at = at_;
+  options.jobid_names = jobid_names_, options.target = target_, options.at = *at;
   options.slurm_version = slurm_version_;
   options.parse_ahead = threads_ > 1;
   options.keep_duplicates = keep_duplicates_;

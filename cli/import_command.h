@@ -38,8 +38,8 @@ class ImportCommand final : public Command {
   std::string codec_;  // empty: the store's own (lz4 for a new one)
   bool no_grid_ = false;
   bool quiet_ = false;
-  std::string target_;        // job_stats: the target of a plain cat
-  std::optional<double> at_;  // job_stats: the collection time
+  std::string target_;                  // job_stats: the target of a plain cat
+  std::optional<std::string> at_text_;  // job_stats: the collection time, as given
   std::vector<std::string> jobid_names_;
   std::string slurm_version_ =
       "22.05";  // Slurm: the version that wrote the profiles  // job_stats: jobid_name templates
@@ -48,6 +48,8 @@ class ImportCommand final : public Command {
   Result<std::vector<std::pair<std::string, std::vector<std::string>>>> Groups() const;
   // The store at out_: opened when it `exists`, else created, with the page size and P index asked for.
   Result<StoreWriter::Opened> OpenWriter() const;
+  // --at as a time: epoch seconds, @seconds or ISO 8601 UTC (nullopt when not given).
+  Result<std::optional<double>> CollectionTime() const;
   // Builds the grid summaries of the committed arrays that have none (query/GridBuilder) and commits them.
   Status BuildGrids(StoreWriter& w) const;
   // Extends the job_stats window summaries (query/jobstats_summary.h) to the seal, one more commit.

@@ -16,8 +16,67 @@
 
 namespace xtfq {
 
+namespace {
+
+using L = JobStatsLayout;
+
+// The op's unit: its steps all count bytes, or all events (its first step says which).
+Result<std::string> OpUnit(JobStatsView& view, const ArrayDesc& steps) {
+  if (steps.record_count() == 0) return std::string("events");
+  std::vector<std::byte> first(steps.schema.record_width());
+  XTFQ_TRY(TnTree(view.reader().cache(), steps).Record(0, first));
+  return std::string((LoadLe<uint32_t>(first.data() + L::kStepFlags) & L::kStepBytes) != 0 ? "bytes" : "events");
+}
+
+// The summaries of the key, when the rows are its groups over every target and the cells hold
+// their carry; otherwise nullopt and, in `why`, the reason (what --snap says when it cannot apply).
+Result<std::optional<JobStatsSummary>> CellsFor(JobStatsView& view, JobStatsKey key, const JobStatsGridRequest& req,
+                                                std::string& why) {
+  using Sum = std::optional<JobStatsSummary>;
+  if (key == JobStatsKey::kTarget) {
+    why = "rows by target have no summaries (they read the window's blocks)";
+  } else if (req.scan) {
+    why = "--scan reads every step";
+  } else if (!JobStatsSummary::Summarises(key)) {
+    why = fmt::format("rows by {} read the steps (summaries are by {})", req.by, JobStatsSummary::KeyNames());
+  } else if (req.filter.BySeries() || !req.filter.targets.empty()) {
+    why = "a filtered grid reads the steps of its series";
+  } else {
+    XTFQ_ASSIGN_OR_RETURN(Sum sum, JobStatsSummary::Load(view, key));
+    if (!sum) {
+      XTFQ_ASSIGN_OR_RETURN(why, JobStatsSummary::WhyNone(view));
+    } else if (!sum->has_carry()) {
+      why =
+          "the store's summaries were made before their cells kept the carry (re-import the snapshots to read "
+          "grids from them)";
+    } else {
+      return sum;
+    }
+  }
+  return Sum();
+}
+
+// Per column, where its part from the steps starts: its end when the cells answer it whole (its
+// edges on summarised bins), the last summarised bin edge when it lies across it (the cells
+// answer the part before), else its start.
+std::vector<int64_t> StepsFrom(const std::vector<int64_t>& edges, const std::optional<JobStatsSummary>& sum) {
+  std::vector<int64_t> from(edges.begin(), edges.end() - 1);
+  if (!sum) return from;
+  const int64_t last = sum->summarised_to() - sum->bin_seconds();
+  for (size_t c = 0; c + 1 < edges.size(); ++c) {
+    const int64_t x = edges[c], y = edges[c + 1];
+    if (sum->FromCells(x, y)) {
+      from[c] = y;
+    } else if (x < last && last < y && sum->FromCells(x, last)) {
+      from[c] = last;
+    }
+  }
+  return from;
+}
+
+}  // namespace
+
 Result<JobStatsGrid> JobStatsGridQuery::Run(JobStatsView& view, const JobStatsGridRequest& req) {
-  using L = JobStatsLayout;
   XTFQ_ASSIGN_OR_RETURN(JobStatsKey key, ParseJobStatsKey(req.by));
   if (key == JobStatsKey::kOp) return Error(ErrorCode::kUsage, "--by op: a grid shows one op; give --op");
   XTFQ_ASSIGN_OR_RETURN(const ArrayDesc* steps, view.StepsOf(req.op));
@@ -27,36 +86,11 @@ Result<JobStatsGrid> JobStatsGridQuery::Run(JobStatsView& view, const JobStatsGr
   if (t1 >= t2) return Error(ErrorCode::kUsage, fmt::format("--time '{}': the grid's window is empty", req.time));
   JobStatsGrid g;
   g.op = req.op, g.by = req.by;
-  // The op's unit: its steps all count bytes, or all events (JobStatsLayout::CountsBytes).
-  g.unit = "events";
-  if (steps->record_count() > 0) {
-    std::vector<std::byte> first(steps->schema.record_width());
-    XTFQ_TRY(TnTree(view.reader().cache(), *steps).Record(0, first));
-    if ((LoadLe<uint32_t>(first.data() + L::kStepFlags) & L::kStepBytes) != 0) g.unit = "bytes";
-  }
+  XTFQ_ASSIGN_OR_RETURN(g.unit, OpUnit(view, *steps));
   g.asked_t1 = t1, g.asked_t2 = t2, g.asked_cols = req.cols;
   XTFQ_ASSIGN_OR_RETURN(std::vector<char> series, view.SelectSeries(req.filter));
   XTFQ_ASSIGN_OR_RETURN(std::vector<uint32_t> targets, view.SelectTargets(req.filter, series));
-  // The summaries of the key, when the rows are its groups over every target and the cells hold
-  // their carry.
-  std::optional<JobStatsSummary> sum;
-  if (JobStatsSummary::Summarises(key) && !req.filter.BySeries() && req.filter.targets.empty() && !req.scan) {
-    XTFQ_ASSIGN_OR_RETURN(sum, JobStatsSummary::Load(view, key));
-    if (sum && !sum->has_carry()) {
-      sum.reset();
-      g.unsnapped =
-          "the store's summaries were made before their cells kept the carry (re-import the "
-          "snapshots to read grids from them)";
-    } else if (!sum) {
-      g.unsnapped = "the store has no job_stats summaries (import and collect make them, unless --no-grid)";
-    }
-  } else {
-    g.unsnapped = key == JobStatsKey::kTarget ? "rows by target have no summaries (they read the window's blocks)"
-                  : req.scan                  ? "--scan reads every step"
-                  : JobStatsSummary::Summarises(key) ? "a filtered grid reads the steps of its series"
-                                                     : fmt::format("rows by {} read the steps (summaries are by {})",
-                                                                   req.by, JobStatsSummary::KeyNames());
-  }
+  XTFQ_ASSIGN_OR_RETURN(std::optional<JobStatsSummary> sum, CellsFor(view, key, req, g.unsnapped));
   if (req.snap && sum) {
     g.edges = sum->SnappedEdges(t1, t2, req.cols);
     g.snapped = g.edges != GridQuery::Edges(t1, t2, req.cols);
@@ -65,23 +99,8 @@ Result<JobStatsGrid> JobStatsGridQuery::Run(JobStatsView& view, const JobStatsGr
   }
   if (!req.snap) g.unsnapped.clear();
   const size_t W = g.edges.size() - 1;
-  // Per column, where its part from the steps starts: its end when the cells answer it whole (its
-  // edges on summarised bins), the last summarised bin edge when it lies across it (the cells
-  // answer the part before), else its start.
-  std::vector<int64_t> from(g.edges.begin(), g.edges.end() - 1);
-  if (sum) {
-    const int64_t last = sum->summarised_to() - sum->bin_seconds();
-    for (size_t c = 0; c < W; ++c) {
-      const int64_t x = g.edges[c], y = g.edges[c + 1];
-      if (sum->FromCells(x, y)) {
-        from[c] = y;
-      } else if (x < last && last < y && sum->FromCells(x, last)) {
-        from[c] = last;
-      }
-    }
-    for (size_t c = 0; c < W; ++c) g.cell_columns += from[c] > g.edges[c] ? 1 : 0;
-    g.bin_seconds = sum->bin_seconds();
-  }
+  const std::vector<int64_t> from = StepsFrom(g.edges, sum);
+  if (sum) g.bin_seconds = sum->bin_seconds();
   XTFQ_ASSIGN_OR_RETURN(g.collections, view.Collections());
   const std::vector<JobStatsView::TargetCollections>& spans = g.collections;
   std::unordered_map<std::string, size_t> index;
@@ -128,29 +147,36 @@ Result<JobStatsGrid> JobStatsGridQuery::Run(JobStatsView& view, const JobStatsGr
       XTFQ_TRY(view.Steps(*steps, from[ca], g.edges[cb], targets, series, req.scan, g.steps_read, visit));
     }
   }
-  if (g.cell_columns > 0) {
+  // The columns' parts from the cells: [start, from).
+  std::vector<size_t> celled;
+  std::vector<JobStatsSummary::Span> parts;
+  for (size_t c = 0; c < W; ++c) {
+    if (from[c] > g.edges[c]) celled.push_back(c), parts.emplace_back(g.edges[c], from[c]);
+  }
+  g.cell_columns = static_cast<uint32_t>(celled.size());
+  if (!parts.empty()) {
     const auto op = static_cast<uint32_t>(std::find(view.ops().begin(), view.ops().end(), req.op) - view.ops().begin());
-    XTFQ_ASSIGN_OR_RETURN(auto totals, sum->ColumnTotals(g.edges, from, op, g.cells_read));
+    XTFQ_ASSIGN_OR_RETURN(auto totals, sum->ColumnTotals(parts, op, g.cells_read));
     for (const auto& [grp, v] : totals) {
       if (grp >= view.series().size()) {
         return Error(ErrorCode::kCorrupt, fmt::format("{}: a job_stats summary cell names series {} of {}",
                                                       view.reader().store().name(), grp, view.series().size()));
       }
       const size_t i = label_row(view.GroupKey({key}, grp, view.series()[grp].target, req.op));
-      for (size_t c = 0; c < W; ++c) cells[i][c] += v[c];
+      for (size_t k = 0; k < celled.size(); ++k) cells[i][celled[k]] += v[k];
     }
   }
   // A row's targets: the selected targets of its selected series, whether or not they changed the
   // op in the window (a collected target that did not is a known 0).
-  std::vector<char> selected(view.targets().size(), 0);
-  for (uint32_t t : targets) {
-    if (t < selected.size()) selected[t] = 1;
-  }
   if (key == JobStatsKey::kTarget) {  // a row is one target (every series visited is on it)
     for (uint32_t t : targets) {
       if (auto it = index.find(view.GroupKey({key}, 0, t, req.op)); it != index.end()) cover_target(it->second, t);
     }
   } else {
+    std::vector<char> selected(view.targets().size(), 0);
+    for (uint32_t t : targets) {
+      if (t < selected.size()) selected[t] = 1;
+    }
     for (uint32_t s = 0; s < view.series().size(); ++s) {
       const uint32_t target = view.series()[s].target;
       if ((!series.empty() && !series[s]) || target >= selected.size() || !selected[target]) continue;

@@ -596,6 +596,21 @@ Result<std::optional<JobStatsSummary>> JobStatsSummary::Load(JobStatsView& view,
   return std::optional<JobStatsSummary>(std::move(out));
 }
 
+Result<std::string> JobStatsSummary::WhyNone(JobStatsView& view) {
+  XTFQ_ASSIGN_OR_RETURN(Times times, CollectionTimes(view));
+  if (times.any) {
+    const int shift = BinShiftFor(times.gap);
+    const int64_t bin = int64_t{1} << shift, end = (FloorDiv(times.first, bin) + 1) * bin;
+    if (end > times.sealed) {
+      return fmt::format(
+          "no bin is summarised yet: the first bin of {} s ends at {}, after the earliest last collection of a "
+          "target ({})",
+          bin, end, times.sealed);
+    }
+  }
+  return std::string("the store has no job_stats summaries (import and collect make them, unless --no-grid)");
+}
+
 const std::vector<uint32_t>& JobStatsSummary::GroupOf() const {
   if (groups_.size() != view_->series().size()) groups_ = Groups(*view_, key_);
   return groups_;
@@ -616,10 +631,10 @@ bool JobStatsSummary::FromCells(int64_t x, int64_t y) const {
   return carry_ && x < y && (x & mask) == 0 && (y & mask) == 0 && (y >> bin_shift_) < bins_;
 }
 
-Result<std::unordered_map<uint32_t, std::vector<double>>> JobStatsSummary::ColumnTotals(
-    const std::vector<int64_t>& edges, const std::vector<int64_t>& ends, uint32_t op, uint64_t& cells) const {
+Result<std::unordered_map<uint32_t, std::vector<double>>> JobStatsSummary::ColumnTotals(const std::vector<Span>& spans,
+                                                                                        uint32_t op,
+                                                                                        uint64_t& cells) const {
   std::unordered_map<uint32_t, std::vector<double>> out;
-  const size_t W = edges.size() - 1;
   std::vector<char> wanted(view_->ops().size(), 0);
   if (op >= wanted.size()) return out;
   wanted[op] = 1;
@@ -627,7 +642,7 @@ Result<std::unordered_map<uint32_t, std::vector<double>>> JobStatsSummary::Colum
   std::map<int64_t, std::unordered_map<uint32_t, double>> carry;
   const auto row = [&](uint32_t g) -> std::vector<double>& {
     std::vector<double>& v = out[g];
-    if (v.empty()) v.resize(W, 0.0);
+    if (v.empty()) v.resize(spans.size(), 0.0);
     return v;
   };
   const auto read = [&](const ArrayDesc& level, int64_t t, const std::function<void(uint32_t, const Acc&)>& fn) {
@@ -636,17 +651,17 @@ Result<std::unordered_map<uint32_t, std::vector<double>>> JobStatsSummary::Colum
       fn(U32At(r, L::kSumGroup), Decode(r, level.schema.record_width()));
     });
   };
-  for (size_t c = 0; c < W; ++c) {
-    if (ends[c] <= edges[c]) continue;
-    if (!FromCells(edges[c], ends[c])) {
-      return Error(ErrorCode::kInvalidArgument, fmt::format("[{}, {}) is not on summarised bins", edges[c], ends[c]));
+  for (size_t c = 0; c < spans.size(); ++c) {
+    const auto [x, y] = spans[c];
+    if (!FromCells(x, y)) {
+      return Error(ErrorCode::kInvalidArgument, fmt::format("[{}, {}) is not on summarised bins", x, y));
     }
-    const int64_t ia = edges[c] >> bin_shift_, ib = ends[c] >> bin_shift_;
+    const int64_t ia = x >> bin_shift_, ib = y >> bin_shift_;
     for (int64_t pos = ia; pos < ib;) {
       int j = 0;
       while (j + 1 < kLevels && (pos & ((int64_t{1} << (j + 1)) - 1)) == 0 && pos + (int64_t{1} << (j + 1)) <= ib) ++j;
-      // (a first piece of level 0 gives the carry at the column's start too)
-      std::unordered_map<uint32_t, double>* at = j == 0 && pos == ia ? &carry[edges[c]] : nullptr;
+      // (a first piece of level 0 gives the carry at the span's start too)
+      std::unordered_map<uint32_t, double>* at = j == 0 && pos == ia ? &carry[x] : nullptr;
       if (const ArrayDesc* level = levels_[static_cast<size_t>(j)]; level != nullptr) {
         XTFQ_TRY(read(*level, pos << bin_shift_, [&](uint32_t g, const Acc& a) {
           row(g)[c] += a.total;
@@ -668,11 +683,10 @@ Result<std::unordered_map<uint32_t, std::vector<double>>> JobStatsSummary::Colum
     }
     return &it->second;
   };
-  for (size_t c = 0; c < W; ++c) {
-    if (ends[c] <= edges[c]) continue;
-    XTFQ_ASSIGN_OR_RETURN(const auto* end, carry_at(ends[c]));
+  for (size_t c = 0; c < spans.size(); ++c) {
+    XTFQ_ASSIGN_OR_RETURN(const auto* end, carry_at(spans[c].second));
     for (const auto& [g, v] : *end) row(g)[c] += v;
-    XTFQ_ASSIGN_OR_RETURN(const auto* start, carry_at(edges[c]));
+    XTFQ_ASSIGN_OR_RETURN(const auto* start, carry_at(spans[c].first));
     for (const auto& [g, v] : *start) row(g)[c] -= v;
   }
   return out;

@@ -81,6 +81,9 @@ class JobStatsSummary {
 
   // The summaries of `key`, or nullopt when there are none.
   static Result<std::optional<JobStatsSummary>> Load(JobStatsView& view, JobStatsKey key);
+  // Why a store has none (Load gave nullopt), in words: no bin is sealed yet (the first level-0
+  // bin ends after the earliest target's last collection), or they were not made (--no-grid).
+  static Result<std::string> WhyNone(JobStatsView& view);
 
   int64_t sealed() const { return sealed_; }
   // Whether level 0's cells hold their carry (stores made before it do not), so that ColumnTotals
@@ -100,22 +103,22 @@ class JobStatsSummary {
   // Whether ColumnTotals answers [x, y): the cells hold their carry, x < y are level-0 bin edges,
   // and the bin that starts at y is summarised (its cells hold the carry at y).
   bool FromCells(int64_t x, int64_t y) const;
-  // Per group (its first series), the integral of its op `op` rate steps over [edges[c], ends[c])
-  // for each column c with ends[c] > edges[c] (each one FromCells), from the cells alone: the
-  // `ended` of its bins, cut into the largest aligned bins of the levels, plus the carry at its end,
-  // minus the carry at its start (level 0's cells there). Equal to the steps' own integral up to
-  // rounding. `cells` counts the cells read.
-  Result<std::unordered_map<uint32_t, std::vector<double>>> ColumnTotals(const std::vector<int64_t>& edges,
-                                                                         const std::vector<int64_t>& ends, uint32_t op,
+  // Per group (its first series), the integral of its op `op` rate steps over each span [x, y)
+  // (each one FromCells), from the cells alone: the `ended` of its bins, cut into the largest
+  // aligned bins of the levels, plus the carry at y, minus the carry at x (level 0's cells there).
+  // Equal to the steps' own integral up to rounding. A group's vector has one value per span.
+  // `cells` counts the cells read.
+  using Span = std::pair<int64_t, int64_t>;
+  Result<std::unordered_map<uint32_t, std::vector<double>>> ColumnTotals(const std::vector<Span>& spans, uint32_t op,
                                                                          uint64_t& cells) const;
-  // Per series, its group (the first series of the same key value).
-  const std::vector<uint32_t>& GroupOf() const;
   // The edges of at most `cols` equal columns of whole level-0 bins that cover [t1, t2): from the
   // start of the bin holding t1, each the fewest bins that keep to `cols`.
   std::vector<int64_t> SnappedEdges(int64_t t1, int64_t t2, uint32_t cols) const;
 
  private:
   JobStatsSummary(JobStatsView& view, JobStatsKey key) : view_(&view), key_(key) {}
+  // Per series, its group (the first series of the same key value).
+  const std::vector<uint32_t>& GroupOf() const;
 
   JobStatsView* view_;
   JobStatsKey key_;

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "layouts/jobstats_layout.h"
@@ -257,6 +258,20 @@ TEST_CASE("jobstats hostile: non-finite and absurd times, huge and NUL ids, unkn
        {"xtfq import: --at nan: not an epoch time (seconds from 1 to 253402300799)",
         "xtfq import: nothing committed; x.xtfq was not created"},
        {}},
+      {"--at noon",
+       text("h.1001", ok_time, ok_counter),
+       "--at noon",
+       2,
+       {"xtfq import: --at noon: not an epoch time (seconds, or @seconds) or an ISO 8601 UTC time "
+        "(2017-11-01T00:00:00Z)"},
+       {}},
+      {"--at 2026-13-01T00:00:00Z",
+       text("h.1001", ok_time, ok_counter),
+       "--at 2026-13-01T00:00:00Z",
+       2,
+       {"xtfq import: --at 2026-13-01T00:00:00Z: not an epoch time (seconds, or @seconds) or an ISO 8601 UTC "
+        "time (2017-11-01T00:00:00Z)"},
+       {}},
   };
   for (const Case& c : cases) {
     CAPTURE(c.name);
@@ -272,6 +287,84 @@ TEST_CASE("jobstats hostile: non-finite and absurd times, huge and NUL ids, unkn
     CHECK(SeriesIds(dir.File("x.xtfq")) == c.series_ids);
     test::Run check = test::Xtfq(dir, "check x.xtfq");
     CHECK_MESSAGE(check.status == 0, std::string(check.out + check.err));
+  }
+}
+
+// The collection time of each of a store's collections, in order.
+std::vector<int64_t> CollectionTimes(const std::string& path) {
+  auto reader = StoreReader::Open(path);
+  REQUIRE_MESSAGE(reader.ok(), Why(reader));
+  auto cols = (*reader)->Array(L::kCollections);
+  REQUIRE_MESSAGE(cols.ok(), Why(cols));
+  std::vector<int64_t> times;
+  Status s = (*reader)->ForEach(**cols, [&](const std::byte* r) -> Status {
+    times.push_back(I64At(r, L::kColT));
+    return Ok();
+  });
+  REQUIRE_MESSAGE(s.ok(), Why(s));
+  return times;
+}
+
+TEST_CASE("jobstats hostile: --at takes epoch seconds, @seconds and ISO 8601 UTC alike") {
+  test::TempDir dir;
+  Write(dir, "x.txt",
+        "obdfilter.fs-OST0000.job_stats=\njob_stats:\n- job_id:          a.1001\n  snapshot_time:   1767225590\n"
+        "  write: { samples: 4, unit: reqs }\n");
+  // 2026-01-01T00:00:00Z is 1767225600 (20454 days of 86400 s after 1970-01-01).
+  for (const char* at : {"1767225600", "@1767225600", "2026-01-01T00:00:00Z", "2026-01-01T00:00:00"}) {
+    CAPTURE(at);
+    std::filesystem::remove(dir.File("x.xtfq"));
+    test::Run r = test::Xtfq(dir, fmt::format("import -q --format jobstats --at {} -o x.xtfq x.txt", at));
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+    CHECK(CollectionTimes(dir.File("x.xtfq")) == std::vector<int64_t>{1767225600});
+  }
+}
+
+TEST_CASE("jobstats hostile: --snap says why a store has no summaries: no bin sealed yet, or --no-grid") {
+  // One MDT collected twice, four months apart (as ../shared/data/jobstats's HPE captures are):
+  // level 0's bins are 2^25 s (the least power of two at least twice the gap of 10,627,200 s), so
+  // the first bin [44 * 2^25, 45 * 2^25) ends at 1509949440, after the target's last collection
+  // (1509494400): no bin is sealed, and no summary exists yet.
+  test::TempDir dir;
+  const auto snapshot = [](int64_t at, int samples) {
+    return fmt::format(
+        "# collected_at: {}\nmdt.fs-MDT0000.job_stats=\njob_stats:\n- job_id:          a.1001\n"
+        "  snapshot_time:   {}\n  setattr: {{ samples: {}, unit: reqs }}\n",
+        at, at - 10, samples);
+  };
+  Write(dir, "s1.txt", snapshot(1498867200, 5));
+  Write(dir, "s2.txt", snapshot(1509494400, 9));
+  test::Run r = test::Xtfq(dir, "import -q --format jobstats -o x.xtfq s1.txt s2.txt");
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  test::Run g = test::Xtfq(dir, "grid x.xtfq --by job --op setattr --cols 5 --snap");
+  REQUIRE_MESSAGE(g.status == 0, g.err);
+  CHECK_MESSAGE(
+      g.out.find("--snap: not applied: no bin is summarised yet: the first bin of 33554432 s ends at "
+                 "1509949440, after the earliest last collection of a target (1509494400)") != std::string::npos,
+      g.out);
+  // The one step, 4 setattr over [1498867200, 1509494400), is read from the steps.
+  CHECK_MESSAGE(g.out.find("read: 1 records scanned") != std::string::npos, g.out);
+
+  // Collected every 100 s from 1767225600 (= 6903225 * 256) to 1767226200: bins of 256 s, the
+  // first two ended by the last collection, so the first column of 256 s is read from the cells
+  // (the carry at its end is the second bin's). Imported with --no-grid, there are none, and
+  // --snap says so.
+  std::string files;
+  for (int k = 0; k < 7; ++k) {
+    Write(dir, fmt::format("t{}.txt", k), snapshot(1767225600 + 100 * k, 3 + 5 * k));
+    files += fmt::format(" t{}.txt", k);
+  }
+  for (auto [flags, store, said] :
+       {std::tuple{"", "y.xtfq", "1 of the 3 columns read from the job summaries' cells"},
+        std::tuple{"--no-grid", "n.xtfq",
+                   "--snap: not applied: the store has no job_stats summaries (import and collect make them, unless "
+                   "--no-grid)"}}) {
+    CAPTURE(store);
+    r = test::Xtfq(dir, fmt::format("import -q {} --format jobstats -o {}{}", flags, store, files));
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+    g = test::Xtfq(dir, fmt::format("grid {} --by job --op setattr --cols 3 --snap", store));
+    REQUIRE_MESSAGE(g.status == 0, g.err);
+    CHECK_MESSAGE(g.out.find(said) != std::string::npos, g.out);
   }
 }
 
