@@ -97,6 +97,7 @@ std::string JobStatsReport::Window(const JobStatsWindowAnswer& a, const std::str
                                                              w.groups.size(), a.groups_in_window, a.sorted_by)
                                                : fmt::format("{} groups", w.groups.size());
   out += fmt::format("# job_stats window [{}, {}) ({} s), {}, {}\n", w.t1, w.t2, w.t2 - w.t1, groups, w.How());
+  for (const std::string& n : a.notes) out += fmt::format("# note: {}\n", n);
   out +=
       "# totals are exact integrals of the rate steps: a step that crosses an edge of the window counts in proportion, "
       "so totals "

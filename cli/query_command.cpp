@@ -72,6 +72,9 @@ CLI::App* QueryCommand::Register(CLI::App& parent) {
       "bytes");
   flags_["--sort"] = app->add_option("--sort", js_.sort,
                                      "job_stats: the op whose total orders the groups (default: the first column)");
+  flags_["--snap"] = app->add_flag("--snap", js_.snap,
+                                   "job_stats by job, uid or class: move the window outward onto the summaries' bins, "
+                                   "read from their cells alone (the answer says the window it took)");
   return app;
 }
 
@@ -120,7 +123,7 @@ Result<std::string> QueryCommand::Answer() {
   switch (kind) {
     case Kind::kJobStats:
       XTFQ_TRY(OnlyFlags(kind, {"--jobstats", "--by", "--uid", "--node", "--target", "--op", "--class", "--id", "--top",
-                                "--sort", "--job"}));
+                                "--sort", "--job", "--snap"}));
       return JobStats();
     case Kind::kDarshan: {
       Status flags =

@@ -202,6 +202,16 @@ const Schema& JobStatsLayout::SummaryCellSchema() {
   static const Schema s = [] {
     auto f = SummaryCellFields();
     f.emplace_back("carry", FieldType::kF64);
+    f.emplace_back("alive", FieldType::kU64);
+    return Schema::Fixed(f, {}, "t");
+  }();
+  return s;
+}
+
+const Schema& JobStatsLayout::CarrySummaryCellSchema() {
+  static const Schema s = [] {
+    auto f = SummaryCellFields();
+    f.emplace_back("carry", FieldType::kF64);
     return Schema::Fixed(f, {}, "t");
   }();
   return s;

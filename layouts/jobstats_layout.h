@@ -146,12 +146,18 @@ class JobStatsLayout {
   // group), op u32, ended f64 (the sum of the deltas of the group's steps that end in (start, end]
   // of the bin: whole numbers, so sums of bins are exact), peak f64 (the highest sum of the group's
   // rates at one time in the bin), series_max f64 (the highest rate of one step overlapping it),
-  // started u64 (steps starting in it), carry f64 (level 0 only: the parts before the bin's start
-  // of the group's steps alive there, t0 < start < t1: with it, the integral over bins [x, y) is
-  // the cells' `ended` plus carry(y) minus carry(x), read from cells alone). 56 bytes at level 0.
+  // started u64 (steps starting in it), then at level 0 only: carry f64 (the parts before the bin's
+  // start of the group's steps alive there, t0 < start < t1: with it, the integral over bins
+  // [x, y) is the cells' `ended` plus carry(y) minus carry(x), read from cells alone) and alive u64
+  // (how many steps are alive there: with it, the steps overlapping [x, y) are the cells' `started`
+  // plus alive(x)). 64 bytes at level 0.
   static const Schema& SummaryCellSchema();
   static constexpr uint32_t kSumT = 0, kSumGroup = 8, kSumOp = 12, kSumEnded = 16, kSumPeak = 24, kSumSeriesMax = 32,
-                            kSumStarted = 40, kSumCarry = 48, kSumWidth = 56;
+                            kSumStarted = 40, kSumCarry = 48, kSumAlive = 56, kSumWidth = 64;
+  // Level 0's cells in a store written with the carry but before `alive` (commits 955de68 to
+  // e7bf7c0): the first 56 bytes. Such a store's level 0 goes on being extended in this width.
+  static const Schema& CarrySummaryCellSchema();
+  static constexpr uint32_t kCarrySumWidth = 56;
   // Cells of levels 1 and up, and level 0's written before the carry (a store of commit 0c88583 or
   // older): the first 48 bytes. Such a store's level 0 goes on being extended in this width.
   static const Schema& LegacySummaryCellSchema();

@@ -32,28 +32,15 @@ Result<std::string> OpUnit(JobStatsView& view, const ArrayDesc& steps) {
 // their carry; otherwise nullopt and, in `why`, the reason (what --snap says when it cannot apply).
 Result<std::optional<JobStatsSummary>> CellsFor(JobStatsView& view, JobStatsKey key, const JobStatsGridRequest& req,
                                                 std::string& why) {
-  using Sum = std::optional<JobStatsSummary>;
-  if (key == JobStatsKey::kTarget) {
-    why = "rows by target have no summaries (they read the window's blocks)";
-  } else if (req.scan) {
-    why = "--scan reads every step";
-  } else if (!JobStatsSummary::Summarises(key)) {
-    why = fmt::format("rows by {} read the steps (summaries are by {})", req.by, JobStatsSummary::KeyNames());
-  } else if (req.filter.BySeries() || !req.filter.targets.empty()) {
-    why = "a filtered grid reads the steps of its series";
-  } else {
-    XTFQ_ASSIGN_OR_RETURN(Sum sum, JobStatsSummary::Load(view, key));
-    if (!sum) {
-      XTFQ_ASSIGN_OR_RETURN(why, JobStatsSummary::WhyNone(view));
-    } else if (!sum->has_carry()) {
-      why =
-          "the store's summaries were made before their cells kept the carry (re-import the snapshots to read "
-          "grids from them)";
-    } else {
-      return sum;
-    }
+  XTFQ_ASSIGN_OR_RETURN(std::optional<JobStatsSummary> sum,
+                        JobStatsSummary::ForRows(view, {key}, req.filter, req.scan, why));
+  if (sum && !sum->has_carry()) {
+    why =
+        "the store's summaries were made before their cells kept the carry (re-import the snapshots to read grids "
+        "from them)";
+    sum.reset();
   }
-  return Sum();
+  return sum;
 }
 
 // Per column, where its part from the steps starts: its end when the cells answer it whole (its

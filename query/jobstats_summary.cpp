@@ -28,26 +28,28 @@ constexpr int64_t kChunk = 16;
 
 struct Acc {
   double total = 0, peak = 0, series_max = 0;
-  double carry = 0;  // the parts before the bin's start of the steps alive there
+  double carry = 0;    // the parts before the bin's start of the steps alive there
+  uint64_t alive = 0;  // and how many they are
   uint64_t started = 0;
   uint32_t steps = 0;  // while level 0 is built (Compute): where the cell's RatePeak is
 };
 using Cells = std::unordered_map<uint64_t, Acc>;  // (group << 32) | op
 
 // Merges half `c` into its parent `p`; the parent starts where its first half does, so it takes
-// that half's carry.
+// that half's carry and alive steps.
 void Merge(Acc& p, const Acc& c, bool first_half) {
   p.total += c.total, p.peak = std::max(p.peak, c.peak), p.series_max = std::max(p.series_max, c.series_max);
   p.started += c.started;
-  if (first_half) p.carry = c.carry;
+  if (first_half) p.carry = c.carry, p.alive = c.alive;
 }
 
-// A cell of `width` bytes (a legacy cell has no carry).
+// A cell of `width` bytes (a legacy cell has no carry, a carry cell no alive count).
 Acc Decode(const std::byte* r, uint32_t width) {
   Acc a;
   a.total = LoadLe<double>(r + L::kSumEnded), a.peak = LoadLe<double>(r + L::kSumPeak);
   a.series_max = LoadLe<double>(r + L::kSumSeriesMax), a.started = LoadLe<uint64_t>(r + L::kSumStarted);
-  if (width >= L::kSumWidth) a.carry = LoadLe<double>(r + L::kSumCarry);
+  if (width >= L::kCarrySumWidth) a.carry = LoadLe<double>(r + L::kSumCarry);
+  if (width >= L::kSumWidth) a.alive = LoadLe<uint64_t>(r + L::kSumAlive);
   return a;
 }
 
@@ -159,6 +161,7 @@ Status Finish(KeyState& ks, int j, int64_t b, const Cells& cells, int shift, con
     StoreLe<double>(r + L::kSumSeriesMax, a->series_max);
     StoreLe<uint64_t>(r + L::kSumStarted, a->started);
     StoreLe<double>(r + L::kSumCarry, a->carry);
+    StoreLe<uint64_t>(r + L::kSumAlive, a->alive);
     XTFQ_TRY(emit(ks, j, std::span<const std::byte>(r, sizeof r)));
   }
   if (j + 1 >= kLevels) return Ok();
@@ -286,6 +289,7 @@ Status Compute(JobStatsView& view, int shift, int64_t from, int64_t to, std::vec
               ++a.started;
             } else {
               a.carry += JobStatsView::Part(delta, t0, t1, t0, b << shift);  // alive at the bin's start
+              ++a.alive;
             }
             bin_peaks[a.steps].Add(t0, t1, rate);
           }
@@ -313,16 +317,20 @@ struct Stored {
   int64_t sealed = 0, bins = 0;
   int shift = 0;
   std::vector<const ArrayDesc*> levels = std::vector<const ArrayDesc*>(kLevels, nullptr);
-  // Whether level 0's cells hold the carry (kSumWidth bytes); the other levels' cells, and level
-  // 0's in a store of summaries made before the carry, are kLegacySumWidth bytes (and such a
-  // store's new level-0 cells too).
-  bool carry = true;
-  uint32_t Width(int j) const { return carry && j == 0 ? L::kSumWidth : L::kLegacySumWidth; }
+  // Level 0's cells: kSumWidth bytes (carry and alive), kCarrySumWidth in a store of summaries
+  // made before `alive`, kLegacySumWidth before the carry (and such a store's new level-0 cells
+  // too). The other levels' cells are kLegacySumWidth bytes.
+  uint32_t level0 = L::kSumWidth;
+  bool carry() const { return level0 >= L::kCarrySumWidth; }
+  bool alive() const { return level0 >= L::kSumWidth; }
+  uint32_t Width(int j) const { return j == 0 ? level0 : L::kLegacySumWidth; }
 };
 
 // The schema of cells `width` bytes wide.
 const Schema& CellSchema(uint32_t width) {
-  return width == L::kSumWidth ? L::SummaryCellSchema() : L::LegacySummaryCellSchema();
+  return width == L::kSumWidth        ? L::SummaryCellSchema()
+         : width == L::kCarrySumWidth ? L::CarrySummaryCellSchema()
+                                      : L::LegacySummaryCellSchema();
 }
 
 Result<Stored> LoadStored(StoreReader& reader, JobStatsKey key) {
@@ -335,10 +343,12 @@ Result<Stored> LoadStored(StoreReader& reader, JobStatsKey key) {
     return Error(ErrorCode::kCorrupt, fmt::format("{}: {} is not a seal array", store, s.seal->name));
   }
   for (int j = 0; j < kLevels; ++j) s.levels[static_cast<size_t>(j)] = cat.Find(L::SummaryLevelName(KeyName(key), j));
-  // Level 0 says whether the key's cells carry (a key with no cell yet gets them).
-  s.carry = s.levels[0] == nullptr
-                ? std::none_of(s.levels.begin(), s.levels.end(), [](auto* a) { return a != nullptr; })
-                : s.levels[0]->schema.record_width() == L::kSumWidth;
+  // Level 0's width says what its cells hold (a key with no cell yet gets them all).
+  if (s.levels[0] != nullptr) {
+    s.level0 = s.levels[0]->schema.record_width();
+  } else if (std::any_of(s.levels.begin(), s.levels.end(), [](auto* a) { return a != nullptr; })) {
+    s.level0 = L::kLegacySumWidth;  // (not made by any build; refused below)
+  }
   for (int j = 0; j < kLevels; ++j) {
     const ArrayDesc* a = s.levels[static_cast<size_t>(j)];
     if (a != nullptr && !(a->schema == CellSchema(s.Width(j)))) {
@@ -592,8 +602,30 @@ Result<std::optional<JobStatsSummary>> JobStatsSummary::Load(JobStatsView& view,
   JobStatsSummary out(view, key);
   out.sealed_ = s.sealed, out.bin_shift_ = s.shift, out.bins_ = s.bins;
   out.levels_ = s.levels;
-  out.carry_ = s.carry;
+  out.carry_ = s.carry(), out.alive_ = s.alive();
   return std::optional<JobStatsSummary>(std::move(out));
+}
+
+Result<std::optional<JobStatsSummary>> JobStatsSummary::ForRows(JobStatsView& view, const std::vector<JobStatsKey>& by,
+                                                                const JobStatsFilter& filter, bool scan,
+                                                                std::string& why) {
+  using Sum = std::optional<JobStatsSummary>;
+  if (by.size() != 1) {
+    why = fmt::format("the summaries answer rows of one key ({})", KeyNames());
+  } else if (by[0] == JobStatsKey::kTarget) {
+    why = "rows by target have no summaries (they read the targets' blocks)";
+  } else if (scan) {
+    why = "--scan reads every step";
+  } else if (!Summarises(by[0])) {
+    why = fmt::format("rows by {} read the steps (summaries are by {})", KeyName(by[0]), KeyNames());
+  } else if (filter.BySeries() || !filter.targets.empty()) {
+    why = "a filter other than --op reads the steps of its series";
+  } else {
+    XTFQ_ASSIGN_OR_RETURN(Sum sum, Load(view, by[0]));
+    if (sum) return sum;
+    XTFQ_ASSIGN_OR_RETURN(why, WhyNone(view));
+  }
+  return Sum();
 }
 
 Result<std::string> JobStatsSummary::WhyNone(JobStatsView& view) {
@@ -692,12 +724,55 @@ Result<std::unordered_map<uint32_t, std::vector<double>>> JobStatsSummary::Colum
   return out;
 }
 
-Result<std::unordered_map<uint64_t, JobStatsSummaryPart>> JobStatsSummary::Window(int64_t t1, int64_t t2,
-                                                                                  const std::vector<char>& wanted,
-                                                                                  uint64_t& cells,
-                                                                                  uint64_t& steps_read) const {
-  std::unordered_map<uint64_t, JobStatsSummaryPart> out;
+Status JobStatsSummary::AddBins(int64_t ia, int64_t ib, const std::vector<char>& wanted, Parts& out,
+                                uint64_t& cells) const {
+  const bool all = std::count(wanted.begin(), wanted.end(), 1) == static_cast<std::ptrdiff_t>(view_->ops().size());
+  for (int64_t pos = ia; pos < ib;) {
+    int j = 0;
+    while (j + 1 < kLevels && (pos & ((int64_t{1} << (j + 1)) - 1)) == 0 && pos + (int64_t{1} << (j + 1)) <= ib) ++j;
+    if (const ArrayDesc* level = levels_[static_cast<size_t>(j)]; level != nullptr) {
+      XTFQ_TRY(CellsOf(view_->reader(), *level, pos << bin_shift_, wanted, all, [&](const std::byte* r) {
+        const uint32_t o = U32At(r, L::kSumOp);
+        ++cells;
+        if (o >= wanted.size() || !wanted[o]) return;
+        const Acc c = Decode(r, level->schema.record_width());
+        JobStatsSummaryPart& p = out[(uint64_t{U32At(r, L::kSumGroup)} << 32) | o];
+        p.total += c.total, p.peak = std::max(p.peak, c.peak), p.series_max = std::max(p.series_max, c.series_max);
+        p.steps += c.started;
+      }));
+    }
+    pos += int64_t{1} << j;
+  }
+  return Ok();
+}
+
+Result<JobStatsSummary::Parts> JobStatsSummary::Aligned(int64_t t1, int64_t t2, const std::vector<char>& wanted,
+                                                        uint64_t& cells) const {
+  Parts out;
+  XTFQ_TRY(AddBins(t1 >> bin_shift_, t2 >> bin_shift_, wanted, out, cells));
+  // The steps alive at t1 (their parts before t1 are not the window's; they are its steps too)
+  // and at t2 (their parts before t2 are), from level 0's cells there.
+  const ArrayDesc* level0 = levels_[0];
+  if (level0 == nullptr) return out;
+  for (const auto& [t, sign] : {std::pair{t1, -1.0}, std::pair{t2, 1.0}}) {
+    XTFQ_TRY(CellsOf(view_->reader(), *level0, t, wanted, false, [&](const std::byte* r) {
+      const uint32_t o = U32At(r, L::kSumOp);
+      ++cells;
+      const Acc c = Decode(r, level0->schema.record_width());
+      if (o >= wanted.size() || !wanted[o] || c.alive == 0) return;
+      JobStatsSummaryPart& p = out[(uint64_t{U32At(r, L::kSumGroup)} << 32) | o];
+      p.total += sign * c.carry;
+      if (sign < 0) p.steps += c.alive;
+    }));
+  }
+  return out;
+}
+
+Result<JobStatsSummary::Parts> JobStatsSummary::Window(int64_t t1, int64_t t2, const std::vector<char>& wanted,
+                                                       uint64_t& cells, uint64_t& steps_read) const {
+  Parts out;
   if (t1 >= t2) return out;
+  if (alive_ && FromCells(t1, t2)) return Aligned(t1, t2, wanted, cells);
   GroupOf();
   const int64_t base = int64_t{1} << bin_shift_;
   // The bins [ia, ib) of the cells: whole level-0 bins inside the window and summarised.
@@ -706,7 +781,6 @@ Result<std::unordered_map<uint64_t, JobStatsSummaryPart>> JobStatsSummary::Windo
   const int64_t a = middle ? ia << bin_shift_ : t2, b = middle ? ib << bin_shift_ : t2;
   std::unordered_map<uint64_t, RatePeak> left, right;
   const Catalogue& cat = view_->reader().catalogue();
-  const bool all = std::count(wanted.begin(), wanted.end(), 1) == static_cast<std::ptrdiff_t>(view_->ops().size());
   std::vector<uint32_t> targets(view_->targets().size());
   for (uint32_t g = 0; g < targets.size(); ++g) targets[g] = g;
   for (uint32_t o = 0; o < view_->ops().size(); ++o) {
@@ -747,22 +821,7 @@ Result<std::unordered_map<uint64_t, JobStatsSummaryPart>> JobStatsSummary::Windo
     }));
   }
   // [a, b): the largest aligned bins of the levels.
-  for (int64_t pos = ia; pos < ib;) {
-    int j = 0;
-    while (j + 1 < kLevels && (pos & ((int64_t{1} << (j + 1)) - 1)) == 0 && pos + (int64_t{1} << (j + 1)) <= ib) ++j;
-    if (const ArrayDesc* level = levels_[static_cast<size_t>(j)]; level != nullptr) {
-      XTFQ_TRY(CellsOf(view_->reader(), *level, pos << bin_shift_, wanted, all, [&](const std::byte* r) {
-        const uint32_t o = U32At(r, L::kSumOp);
-        ++cells;
-        if (o >= wanted.size() || !wanted[o]) return;
-        const Acc c = Decode(r, level->schema.record_width());
-        JobStatsSummaryPart& p = out[(uint64_t{U32At(r, L::kSumGroup)} << 32) | o];
-        p.total += c.total, p.peak = std::max(p.peak, c.peak), p.series_max = std::max(p.series_max, c.series_max);
-        p.steps += c.started;
-      }));
-    }
-    pos += int64_t{1} << j;
-  }
+  XTFQ_TRY(AddBins(ia, ib, wanted, out, cells));
   for (const auto& [key, peak] : left) out[key].peak = std::max(out[key].peak, peak.Max(t1, a));
   for (const auto& [key, peak] : right) out[key].peak = std::max(out[key].peak, peak.Max(b, t2));
   return out;

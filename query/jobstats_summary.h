@@ -17,7 +17,9 @@
 // into the largest aligned bins of the levels, and the steps alive at t1 or overlapping [t1, a), and
 // alive at b or overlapping [b, t2), which give the parts of the steps across a, b and the window's
 // edges. Every number equals the steps' own (JobStatsWindowQuery's path), up to the order of
-// floating-point additions; totals of whole steps are exact.
+// floating-point additions; totals of whole steps are exact. A window whose t1 and t2 are both
+// summarised bin edges (the bin at t2 summarised too) reads no step: its totals are `ended` plus
+// carry(t2) minus carry(t1), its step counts `started` plus alive(t1) (level 0's cells at t1, t2).
 //
 // A grid column [x, y) on summarised bin edges is `ended` over its bins plus carry(y) minus
 // carry(x) (ColumnTotals): no step is read.
@@ -81,6 +83,10 @@ class JobStatsSummary {
 
   // The summaries of `key`, or nullopt when there are none.
   static Result<std::optional<JobStatsSummary>> Load(JobStatsView& view, JobStatsKey key);
+  // The summaries that answer rows of `by` (one key of kKeys) over every target: no filter but ops,
+  // not `scan`. Otherwise nullopt, and why not in `why` (for the notes of --snap).
+  static Result<std::optional<JobStatsSummary>> ForRows(JobStatsView& view, const std::vector<JobStatsKey>& by,
+                                                        const JobStatsFilter& filter, bool scan, std::string& why);
   // Why a store has none (Load gave nullopt), in words: no bin is sealed yet (the first level-0
   // bin ends after the earliest target's last collection), or they were not made (--no-grid).
   static Result<std::string> WhyNone(JobStatsView& view);
@@ -89,6 +95,9 @@ class JobStatsSummary {
   // Whether level 0's cells hold their carry (stores made before it do not), so that ColumnTotals
   // can answer.
   bool has_carry() const { return carry_; }
+  // Whether level 0's cells also count the steps alive at their start, so that a window on
+  // summarised bin edges is read from cells alone (Window).
+  bool has_alive() const { return alive_; }
   // Level 0's bins, in seconds.
   int64_t bin_seconds() const { return int64_t{1} << bin_shift_; }
   // The end of the last summarised bin: windows before it are read from the cells.
@@ -96,9 +105,9 @@ class JobStatsSummary {
 
   // What the window [t1, t2) holds, per (group << 32 | op index) of the ops with `wanted[op]`.
   // `cells` and `steps_read` count what was read.
-  Result<std::unordered_map<uint64_t, JobStatsSummaryPart>> Window(int64_t t1, int64_t t2,
-                                                                   const std::vector<char>& wanted, uint64_t& cells,
-                                                                   uint64_t& steps_read) const;
+  using Parts = std::unordered_map<uint64_t, JobStatsSummaryPart>;
+  Result<Parts> Window(int64_t t1, int64_t t2, const std::vector<char>& wanted, uint64_t& cells,
+                       uint64_t& steps_read) const;
 
   // Whether ColumnTotals answers [x, y): the cells hold their carry, x < y are level-0 bin edges,
   // and the bin that starts at y is summarised (its cells hold the carry at y).
@@ -119,12 +128,18 @@ class JobStatsSummary {
   JobStatsSummary(JobStatsView& view, JobStatsKey key) : view_(&view), key_(key) {}
   // Per series, its group (the first series of the same key value).
   const std::vector<uint32_t>& GroupOf() const;
+  // Adds the cells of level-0 bins [ia, ib), cut into the largest aligned bins of the levels, to
+  // `out` (totals, maxima, steps started).
+  Status AddBins(int64_t ia, int64_t ib, const std::vector<char>& wanted, Parts& out, uint64_t& cells) const;
+  // Window for t1, t2 on summarised bin edges (FromCells) with alive counts: from cells alone.
+  Result<Parts> Aligned(int64_t t1, int64_t t2, const std::vector<char>& wanted, uint64_t& cells) const;
 
   JobStatsView* view_;
   JobStatsKey key_;
   int64_t sealed_ = 0;
   int bin_shift_ = 0;
   bool carry_ = false;
+  bool alive_ = false;
   int64_t bins_ = 0;                      // level-0 bins summarised: those before bins_ << bin_shift_
   std::vector<const ArrayDesc*> levels_;  // level j's cells (nullptr: none)
   // Per series, its group (the first series of the same key value): made when first asked for

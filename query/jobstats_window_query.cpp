@@ -265,9 +265,45 @@ Result<std::vector<JobStatsKey>> JobStatsWindowQuery::ParseKeys(const std::vecto
   return by;
 }
 
+Status JobStatsWindowQuery::Snap(JobStatsView& view, const JobStatsWindowRequest& r, JobStatsWindowAnswer& a,
+                                 std::pair<int64_t, int64_t>& w) {
+  std::string why;
+  XTFQ_ASSIGN_OR_RETURN(std::optional<JobStatsSummary> sum,
+                        JobStatsSummary::ForRows(view, a.by, r.filter, r.scan, why));
+  if (sum && !sum->has_alive()) {
+    why =
+        "the store's summaries were made before their cells counted the steps alive at a bin's start (re-import "
+        "the snapshots to read windows from them alone)";
+    sum.reset();
+  }
+  if (!sum) {
+    a.notes.push_back("--snap: not applied: " + why);
+    return Ok();
+  }
+  const int64_t bin = sum->bin_seconds();
+  const auto floor_bin = [&](int64_t t) { return t / bin * bin - (t % bin < 0 ? bin : 0); };
+  const int64_t t1 = floor_bin(w.first), t2 = w.second == w.first ? t1 : floor_bin(w.second - 1) + bin;
+  a.snapped = t1 != w.first || t2 != w.second;
+  if (a.snapped) {
+    a.notes.push_back(fmt::format("snapped onto the {} summaries' {} s bins: [{}, {}) instead of [{}, {})",
+                                  JobStatsKeyName(a.by[0]), bin, t1, t2, w.first, w.second));
+  }
+  if (t2 > sum->summarised_to() - bin && t2 > t1) {
+    a.notes.push_back(
+        fmt::format("the window ends after {}, the last bin edge the summaries' cells answer alone: "
+                    "the steps at its ends are read",
+                    sum->summarised_to() - bin));
+  }
+  w = {t1, t2};
+  return Ok();
+}
+
 Result<JobStatsWindowAnswer> JobStatsWindowQuery::Run(JobStatsView& view, const JobStatsWindowRequest& r) {
   JobStatsWindowAnswer a;
   XTFQ_ASSIGN_OR_RETURN(auto w, ResolveWindow(view, r.time));
+  XTFQ_ASSIGN_OR_RETURN(a.by, ParseKeys(r.by));
+  a.asked_t1 = w.first, a.asked_t2 = w.second;
+  if (r.snap) XTFQ_TRY(Snap(view, r, a, w));
   XTFQ_ASSIGN_OR_RETURN(auto span, view.Span());
   if (span && (w.second <= span->first || w.first >= span->second)) {
     a.warnings.push_back(
@@ -289,7 +325,6 @@ Result<JobStatsWindowAnswer> JobStatsWindowQuery::Run(JobStatsView& view, const 
         span->first, span->second, before + after, w.second - w.first, std::max(w.first, span->first),
         std::min(w.second, span->second)));
   }
-  XTFQ_ASSIGN_OR_RETURN(a.by, ParseKeys(r.by));
   XTFQ_ASSIGN_OR_RETURN(a.window, Compute(view, w.first, w.second, r.filter, a.by, r.scan));
   const bool op_key = std::find(a.by.begin(), a.by.end(), JobStatsKey::kOp) != a.by.end();
   a.columns = op_key ? std::vector<std::string>{""} : a.window.ops;

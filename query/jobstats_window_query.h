@@ -66,6 +66,9 @@ struct JobStatsWindowRequest {
   uint32_t top = 0;  // 0: every group
   std::string sort;  // the op whose total orders the groups (default: the first column)
   bool scan = false;
+  // Move the window outward onto the job_stats summaries' level-0 bins, where they answer its rows
+  // (one key of job, uid, class; no filter but ops): such a window is read from their cells alone.
+  bool snap = false;
 };
 
 struct JobStatsWindowAnswer {
@@ -78,6 +81,11 @@ struct JobStatsWindowAnswer {
   std::string sorted_by;          // the op whose total ordered the groups (with --top or --sort)
   // A window that lies wholly outside the collections (its zeros are no data, not no I/O).
   std::vector<std::string> warnings;
+  // The window asked for, before snap moved it onto bins (`snapped`), and what to say of it: the
+  // window answered, or why snap did not apply.
+  int64_t asked_t1 = 0, asked_t2 = 0;
+  bool snapped = false;
+  std::vector<std::string> notes;
   // The group's result in a column (nullptr: no step of that op).
   static const JobStatsOpResult* Column(const JobStatsGroup& g, const std::string& column);
   // total / (t2 - t1); none for the empty window.
@@ -96,6 +104,10 @@ class JobStatsWindowQuery {
   static Result<std::vector<JobStatsKey>> ParseKeys(const std::vector<std::string>& by);
 
  private:
+  // Moves the window `w` outward onto the summaries' level-0 bins when they answer the request's
+  // rows (JobStatsSummary::ForRows, with alive counts), and says so, or why not, in a.notes.
+  static Status Snap(JobStatsView& view, const JobStatsWindowRequest& r, JobStatsWindowAnswer& a,
+                     std::pair<int64_t, int64_t>& w);
   // Adds to `peak` the summed rate of each collection block of a target's steps from position lo
   // (the first step ending after the window's start) to the first block starting at or after t2.
   static Status AddBlocks(TnTree& t, uint64_t lo, int64_t t2, RatePeak& peak);

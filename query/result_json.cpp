@@ -119,6 +119,9 @@ nlohmann::json ResultJson::Of(const JobStatsWindowAnswer& a) {
   j["t1"] = w.t1, j["t2"] = w.t2, j["indexed"] = w.indexed, j["steps_read"] = w.steps_read;
   j["groups_in_window"] = a.groups_in_window;
   j["warnings"] = a.warnings;
+  j["notes"] = a.notes;
+  j["snapped"] = a.snapped;
+  if (a.snapped) j["asked_t1"] = a.asked_t1, j["asked_t2"] = a.asked_t2;
   if (a.request_top > 0) j["top"] = a.request_top, j["sorted_by"] = a.sorted_by;
   if (w.summarised) j["summarised_to"] = w.summarised_to, j["summary_cells"] = w.summary_cells;
   for (JobStatsKey k : a.by) j["by"].push_back(JobStatsKeyName(k));

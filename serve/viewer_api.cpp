@@ -300,8 +300,9 @@ Result<std::string> ViewerApi::Query(const HttpRequest& r) {
   XTFQ_ASSIGN_OR_RETURN(Served * s, Store(r));
   std::lock_guard lock(s->mutex);
   if (IsJobStats(*s)) {
-    XTFQ_TRY(OnlyParams(r, {"store", "time", "by", "op", "top", "sort", "job"}));
+    XTFQ_TRY(OnlyParams(r, {"store", "time", "by", "op", "top", "sort", "job", "snap"}));
     JobStatsWindowRequest q;
+    XTFQ_ASSIGN_OR_RETURN(q.snap, Flag(r, "snap"));
     if (const std::string* v = Param(r, "job")) q.filter.jobs = List(*v);
     Copy(r, {{"time", &q.time}, {"sort", &q.sort}});
     q.by = List(Param(r, "by") != nullptr ? *Param(r, "by") : std::string("job"));

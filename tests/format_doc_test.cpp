@@ -303,6 +303,10 @@ TEST_CASE("format doc: the job stats layout tables equal JobStatsLayout's schema
   CHECK(at(J::SummaryCellSchema(), "series_max") == J::kSumSeriesMax);
   CHECK(at(J::SummaryCellSchema(), "started") == J::kSumStarted);
   CHECK(at(J::SummaryCellSchema(), "carry") == J::kSumCarry);
+  CHECK(at(J::SummaryCellSchema(), "alive") == J::kSumAlive);
+  CHECK(J::CarrySummaryCellSchema().record_width() == J::kCarrySumWidth);
+  CHECK(J::CarrySummaryCellSchema().record_width() == J::kSumAlive);  // a prefix: the same fields before alive
+  CHECK(at(J::CarrySummaryCellSchema(), "carry") == J::kSumCarry);
   CHECK(J::LegacySummaryCellSchema().record_width() == J::kLegacySumWidth);
   CHECK(J::LegacySummaryCellSchema().record_width() == J::kSumCarry);  // a prefix: the same fields before carry
   CHECK(J::ZCellSchema().record_width() == J::kZWidth);

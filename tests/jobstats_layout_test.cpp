@@ -61,7 +61,7 @@ std::string Answers(const std::string& path, int64_t t1, int64_t t2) {
       }
     }
   }
-  for (const std::string& op : {"read_bytes", "write_bytes", "getattr"}) {
+  for (const char* op : {"read_bytes", "write_bytes", "getattr"}) {
     for (const char* by : {"target", "job"}) {
       JobStatsGridRequest q;
       q.op = op, q.by = by, q.cols = 17, q.time = fmt::format("{}:{}", t1, t2);
@@ -197,6 +197,76 @@ TEST_CASE("jobstats layout: a store of the legacy layout is read, checked and ap
     }
     CHECK(got == want);
   }
+}
+
+// A window by job from the summaries (JobStatsWindowQuery's default path), as text, and the steps
+// it read.
+std::pair<std::string, uint64_t> ByJob(const std::string& path, int64_t t1, int64_t t2) {
+  auto reader = StoreReader::Open(path);
+  REQUIRE_MESSAGE(reader.ok(), Why(reader));
+  auto js = JobStatsView::Open(**reader);
+  REQUIRE_MESSAGE(js.ok(), Why(js));
+  auto w = JobStatsWindowQuery::Compute(**js, t1, t2, {}, {JobStatsKey::kJob});
+  REQUIRE_MESSAGE(w.ok(), Why(w));
+  CHECK(w->summarised);
+  std::string out;
+  for (const JobStatsGroup& g : w->groups) {
+    for (const auto& [op, o] : g.ops) {
+      out += fmt::format("{} {} total {:.9g} rate_max {:.9g} series_rate_max {:.9g} steps {}\n", g.keys.at(0), op,
+                         o.total, o.rate_max, o.series_rate_max, o.steps);
+    }
+  }
+  return {out, w->steps_read};
+}
+
+TEST_CASE("jobstats layout: summaries with the carry but no alive count are read, checked and extended as before") {
+  // tests/data/jobstats_carry.xtfq: the fixture's first snapshots, imported by commit e7bf7c0
+  // (level-0 summary cells of 56 bytes: the carry, no `alive`).
+  test::TempDir dir;
+  REQUIRE(test::Xtfq(dir, "gen jobstats --targets 6 --jobs 40 --samples 24 --seed 11 -o js").status == 0);
+  SplitSnapshots(dir);
+  std::filesystem::copy_file(std::string(XTFQ_SOURCE_DIR) + "/tests/data/jobstats_carry.xtfq", dir.File("old.xtfq"));
+  test::Run r = test::Xtfq(dir, "import --format jobstats first -o new.xtfq");
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  const auto cell_width = [&](const char* store) -> uint32_t {
+    auto reader = StoreReader::Open(dir.File(store));
+    REQUIRE_MESSAGE(reader.ok(), Why(reader));
+    const ArrayDesc* level0 = (*reader)->catalogue().Find(L::SummaryLevelName("job", 0));
+    REQUIRE(level0 != nullptr);
+    return level0->schema.record_width();
+  };
+  CHECK(cell_width("old.xtfq") == L::kCarrySumWidth);
+  CHECK(cell_width("new.xtfq") == L::kSumWidth);
+  // Windows on the summaries' bins (256 s) and off them: the same answers; on them, the new store
+  // reads no step, the old one the steps at the window's ends.
+  const int64_t start = 1767225600;  // = 6903225 * 256
+  for (auto [t1, t2] : std::vector<std::pair<int64_t, int64_t>>{
+           {start, start + 512}, {start + 256, start + 1024}, {start + 100, start + 900}}) {
+    CAPTURE(t1);
+    CAPTURE(t2);
+    const auto [old_text, old_steps] = ByJob(dir.File("old.xtfq"), t1, t2);
+    const auto [new_text, new_steps] = ByJob(dir.File("new.xtfq"), t1, t2);
+    CHECK(old_text == new_text);
+    CHECK(old_steps > 0);
+    CHECK((new_steps == 0) == (t1 % 256 == 0));
+  }
+  for (const char* store : {"old.xtfq", "new.xtfq"}) {
+    test::Run g = test::Xtfq(dir, fmt::format("grid {} --by job --op write_bytes --cols 4 --snap", store));
+    CHECK_MESSAGE(g.status == 0, g.err);
+    CHECK_MESSAGE(g.out.find("read from the job summaries' cells") != std::string::npos, g.out);
+  }
+  // Extended in their own width, checked, and answering as one import of every snapshot.
+  for (const char* store : {"old.xtfq", "new.xtfq"}) {
+    r = test::Xtfq(dir, fmt::format("import --format jobstats second -o {}", store));
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+    test::Run check = test::Xtfq(dir, fmt::format("check {}", store));
+    CHECK_MESSAGE(check.status == 0, check.err);
+  }
+  CHECK(cell_width("old.xtfq") == L::kCarrySumWidth);
+  const int64_t end = start + 24 * 120 + 200;
+  CHECK(ByJob(dir.File("old.xtfq"), start - 100, end).first == ByJob(dir.File("new.xtfq"), start - 100, end).first);
+  CHECK(ByJob(dir.File("old.xtfq"), start + 512, start + 2048).first ==
+        ByJob(dir.File("new.xtfq"), start + 512, start + 2048).first);
 }
 
 // Each way a block can disagree with its steps, made by an importer whose sink alters one

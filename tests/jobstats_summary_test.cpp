@@ -13,6 +13,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <random>
 
 #include "importers/jobstats_generator.h"
@@ -150,7 +151,11 @@ void RandomWindows(const std::string& store, const JobStatsGenOptions& o, uint64
   REQUIRE_MESSAGE(view.ok(), Why(view));
   std::mt19937_64 rng(seed);
   const int64_t lo = o.start - 300, hi = o.start + o.interval * (o.samples + 3);
-  int summarised = 0;
+  int summarised = 0, aligned = 0;
+  auto sum = JobStatsSummary::Load(**view, JobStatsKey::kJob);
+  REQUIRE_MESSAGE(sum.ok(), Why(sum));
+  REQUIRE(*sum);
+  REQUIRE((*sum)->has_alive());
   for (int i = 0; i < n; ++i) {
     int64_t t1 = lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo));
     int64_t t2 = lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo));
@@ -172,9 +177,15 @@ void RandomWindows(const std::string& store, const JobStatsGenOptions& o, uint64
     CHECK_MESSAGE(fast->summarised, what);
     summarised += fast->summary_cells > 0;
     if (t2 - t1 > 2000 && fast->summary_cells > 0) CHECK_MESSAGE(fast->steps_read < slow->steps_read, what);
+    // On summarised bin edges (every key's summaries share their bins): from cells alone.
+    if ((*sum)->FromCells(t1, t2)) {
+      ++aligned;
+      CHECK_MESSAGE(fast->steps_read == 0, what);
+    }
     Same(*fast, *slow, what + ": " + fast->How());
   }
   CHECK(summarised > n / 3);
+  CHECK(aligned > 0);
   // The heatmap of series rates, from the summaries' cells on whole bins, every target or some.
   auto summary = JobStatsSummary::Load(**view, JobStatsKey::kJob);
   REQUIRE(summary.ok());
@@ -226,17 +237,19 @@ void SameCells(const std::string& a, const std::string& b) {
       REQUIRE((*ra)
                   ->ForEach(*x,
                             [&](const std::byte* r) -> Status {
-                              cx.emplace_back(r, r + JobStatsLayout::kSumWidth);
+                              cx.emplace_back(r, r + x->schema.record_width());
                               return Ok();
                             })
                   .ok());
       REQUIRE((*rb)
                   ->ForEach(*y,
                             [&](const std::byte* r) -> Status {
-                              cy.emplace_back(r, r + JobStatsLayout::kSumWidth);
+                              cy.emplace_back(r, r + y->schema.record_width());
                               return Ok();
                             })
                   .ok());
+      CHECK_MESSAGE(x->schema.record_width() == (j == 0 ? JobStatsLayout::kSumWidth : JobStatsLayout::kLegacySumWidth),
+                    name);
       for (size_t i = 0; i < cx.size(); ++i) {
         const std::byte *p = cx[i].data(), *q = cy[i].data();
         using L = JobStatsLayout;
@@ -245,8 +258,9 @@ void SameCells(const std::string& a, const std::string& b) {
                         U64At(p, L::kSumStarted) == U64At(q, L::kSumStarted) &&
                         Near(F64At(p, L::kSumEnded), F64At(q, L::kSumEnded)) &&
                         Near(F64At(p, L::kSumPeak), F64At(q, L::kSumPeak)) &&
-                        Near(F64At(p, L::kSumSeriesMax), F64At(q, L::kSumSeriesMax)) &&
-                        Near(F64At(p, L::kSumCarry), F64At(q, L::kSumCarry));
+                        Near(F64At(p, L::kSumSeriesMax), F64At(q, L::kSumSeriesMax)) && cx[i].size() == cy[i].size() &&
+                        (cx[i].size() < L::kSumWidth || (Near(F64At(p, L::kSumCarry), F64At(q, L::kSumCarry)) &&
+                                                         U64At(p, L::kSumAlive) == U64At(q, L::kSumAlive)));
         if (!ok) {
           FAIL_CHECK(fmt::format("{} cell {} differs", name, i));
           break;
@@ -303,6 +317,7 @@ TEST_CASE("jobstats summaries: check recomputes them and names a cell that does 
   uint32_t field = JobStatsLayout::kSumEnded;
   SUBCASE("ended") {}
   SUBCASE("carry") { field = JobStatsLayout::kSumCarry; }
+  SUBCASE("alive") { field = JobStatsLayout::kSumAlive; }
   test::TempDir dir;
   JobStatsGenOptions o;
   o.targets = 3, o.jobs = 30, o.samples = 30, o.seed = 5;
@@ -318,11 +333,16 @@ TEST_CASE("jobstats summaries: check recomputes them and names a cell that does 
     auto w = StoreWriter::OpenPath(dir.File("s.xtfq"));
     REQUIRE(w.ok());
     // The 3rd cell of level 1 by job: its `ended`, one more; or the 40th cell of level 0 by uid:
-    // its carry, one more.
+    // its carry or its alive count, one more.
     const bool ended = field == JobStatsLayout::kSumEnded;
-    test::AlteringSink sink(
-        **w, JobStatsLayout::SummaryLevelName(ended ? "job" : "uid", ended ? 1 : 0), ended ? 3 : 40,
-        [&](std::vector<std::byte>& r) { StoreLe<double>(r.data() + field, LoadLe<double>(r.data() + field) + 1); });
+    test::AlteringSink sink(**w, JobStatsLayout::SummaryLevelName(ended ? "job" : "uid", ended ? 1 : 0), ended ? 3 : 40,
+                            [&](std::vector<std::byte>& r) {
+                              if (field == JobStatsLayout::kSumAlive) {
+                                StoreLe<uint64_t>(r.data() + field, LoadLe<uint64_t>(r.data() + field) + 1);
+                              } else {
+                                StoreLe<double>(r.data() + field, LoadLe<double>(r.data() + field) + 1);
+                              }
+                            });
     auto rep = JobStatsSummary::Extend(**view, sink);
     REQUIRE_MESSAGE(rep.ok(), Why(rep));
     CHECK(rep->extended);
@@ -388,6 +408,80 @@ TEST_CASE("jobstats summaries: the cells do not depend on how many bins a pass c
   const auto one = records("one.xtfq"), all = records("all.xtfq");
   CHECK(one.size() > 10);
   CHECK(one == all);
+}
+
+// `xtfq query --snap`: the window moves outward onto the summaries' 256 s bins and is read from
+// their cells alone; its numbers are a scan's of the snapped window. Where it cannot apply, a note
+// says why and the window is the one asked for.
+TEST_CASE("jobstats summaries: query --snap reads a window on the summaries' bins from their cells alone") {
+  test::TempDir dir;
+  JobStatsGenOptions o;
+  o.targets = 4, o.jobs = 30, o.samples = 40, o.seed = 9;  // collections every 120 s from 1767225600
+  REQUIRE(JobStatsGenerator::Write(o, dir.File("snap")).ok());
+  test::Run r = test::Xtfq(dir, "import -q snap -o s.xtfq");
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  const auto json = [&](const std::string& args) {
+    test::Run q = test::Xtfq(dir, "query s.xtfq --format json " + args);
+    REQUIRE_MESSAGE(q.status == 0, q.err);
+    return nlohmann::json::parse(q.out);
+  };
+  // 1767225600 = 6903225 * 256: the asked window [+100, +1900) snaps to [+0, +2048).
+  const int64_t start = 1767225600;
+  for (const char* by : {"job", "uid", "class"}) {
+    CAPTURE(by);
+    const auto snapped = json(fmt::format("--by {} --snap --time {}:{}", by, start + 100, start + 1900));
+    CHECK(snapped["snapped"] == true);
+    CHECK(snapped["asked_t1"] == start + 100);
+    CHECK(snapped["asked_t2"] == start + 1900);
+    CHECK(snapped["t1"] == start);
+    CHECK(snapped["t2"] == start + 2048);
+    CHECK(snapped["steps_read"] == 0);
+    CHECK(snapped["summary_cells"].get<uint64_t>() > 0);
+    REQUIRE(snapped["notes"].size() == 1);
+    CHECK(snapped["notes"][0] == fmt::format("snapped onto the {} summaries' 256 s bins: [{}, {}) instead of [{}, {})",
+                                             by, start, start + 2048, start + 100, start + 1900));
+    const auto scan = json(fmt::format("--by {} --scan --time {}:{}", by, start, start + 2048));
+    CHECK(scan["steps_read"].get<uint64_t>() > 0);
+    REQUIRE(snapped["groups"].size() == scan["groups"].size());
+    for (size_t g = 0; g < scan["groups"].size(); ++g) {
+      const auto &x = snapped["groups"][g], &y = scan["groups"][g];
+      CHECK(x[by] == y[by]);
+      REQUIRE(x["ops"].size() == y["ops"].size());
+      for (const auto& [op, v] : y["ops"].items()) {
+        CAPTURE(op);
+        const auto& u = x["ops"][op];
+        CHECK(u["steps"] == v["steps"]);
+        CHECK(Near(u["total"].get<double>(), v["total"].get<double>()));
+        CHECK(Near(u["rate_max"].get<double>(), v["rate_max"].get<double>()));
+        CHECK(u["series_rate_max"].get<double>() == v["series_rate_max"].get<double>());
+      }
+    }
+  }
+  // Not applied: the window as asked, and why.
+  for (auto [args, why] : std::vector<std::pair<std::string, std::string>>{
+           {"--by target", "rows by target have no summaries (they read the targets' blocks)"},
+           {"--by job,op", "the summaries answer rows of one key (job, uid and class)"},
+           {"--by job --scan", "--scan reads every step"},
+           {"--by node", "rows by node read the steps (summaries are by job, uid and class)"},
+           {"--by job --uid 1000", "a filter other than --op reads the steps of its series"}}) {
+    CAPTURE(args);
+    const auto a = json(fmt::format("{} --snap --time {}:{}", args, start + 100, start + 1900));
+    CHECK(a["snapped"] == false);
+    CHECK(a["t1"] == start + 100);
+    CHECK(a["t2"] == start + 1900);
+    REQUIRE(a["notes"].size() == 1);
+    CHECK(a["notes"][0] == "--snap: not applied: " + why);
+  }
+  // Past the summaries' cells (the last collection is at start + 40 * 120 = start + 4800, so the
+  // last bin summarised ends at start + 4608, and the cells answer alone up to start + 4352):
+  // the ends' steps are read, and a note says so.
+  const auto late = json(fmt::format("--by job --snap --time {}:{}", start + 4000, start + 4700));
+  CHECK(late["t2"] == start + 4864);
+  CHECK(late["steps_read"].get<uint64_t>() > 0);
+  CHECK(late["notes"].size() == 2);
+  CHECK(late["notes"][1] == fmt::format("the window ends after {}, the last bin edge the summaries' cells answer "
+                                        "alone: the steps at its ends are read",
+                                        start + 4352));
 }
 
 }  // namespace
