@@ -83,6 +83,15 @@ std::string Answers(const std::string& path, int64_t t1, int64_t t2) {
   return out;
 }
 
+// The width of a store's level-0 job summary cells.
+uint32_t Level0Width(const test::TempDir& dir, const char* store) {
+  auto reader = StoreReader::Open(dir.File(store));
+  REQUIRE_MESSAGE(reader.ok(), Why(reader));
+  const ArrayDesc* level0 = (*reader)->catalogue().Find(L::SummaryLevelName("job", 0));
+  REQUIRE(level0 != nullptr);
+  return level0->schema.record_width();
+}
+
 void SplitSnapshots(const test::TempDir& dir) {
   std::filesystem::create_directories(dir.File("first")), std::filesystem::create_directories(dir.File("second"));
   for (const auto& e : std::filesystem::directory_iterator(dir.File("js"))) {
@@ -153,15 +162,8 @@ TEST_CASE("jobstats layout: a store of the legacy layout is read, checked and ap
                               "carry") != std::string::npos) == (std::string(store) == "old.xtfq"),
                   g.out);
   }
-  const auto cell_width = [&](const char* store) -> uint32_t {
-    auto reader = StoreReader::Open(dir.File(store));
-    REQUIRE_MESSAGE(reader.ok(), Why(reader));
-    const ArrayDesc* level0 = (*reader)->catalogue().Find(L::SummaryLevelName("job", 0));
-    REQUIRE(level0 != nullptr);
-    return level0->schema.record_width();
-  };
-  CHECK(cell_width("old.xtfq") == L::kLegacySumWidth);
-  CHECK(cell_width("new.xtfq") == L::kSumWidth);
+  CHECK(Level0Width(dir, "old.xtfq") == L::kLegacySumWidth);
+  CHECK(Level0Width(dir, "new.xtfq") == L::kSumWidth);
 
   // Appended to: the legacy arrays stay legacy, the answers are those of one new-layout import of
   // every snapshot, and whole-run totals by target are the truth's.
@@ -173,7 +175,7 @@ TEST_CASE("jobstats layout: a store of the legacy layout is read, checked and ap
   }
   CHECK(Layouts(dir.File("old.xtfq")).first == legacy);
   CHECK(Layouts(dir.File("all.xtfq")).first == 0);
-  CHECK(cell_width("old.xtfq") == L::kLegacySumWidth);
+  CHECK(Level0Width(dir, "old.xtfq") == L::kLegacySumWidth);
   const int64_t end = start + 24 * 120 + 200;
   CHECK(Answers(dir.File("old.xtfq"), start - 100, end) == Answers(dir.File("all.xtfq"), start - 100, end));
   CHECK(Answers(dir.File("old.xtfq"), kSplit - 333, kSplit + 777) ==
@@ -228,15 +230,8 @@ TEST_CASE("jobstats layout: summaries with the carry but no alive count are read
   std::filesystem::copy_file(std::string(XTFQ_SOURCE_DIR) + "/tests/data/jobstats_carry.xtfq", dir.File("old.xtfq"));
   test::Run r = test::Xtfq(dir, "import --format jobstats first -o new.xtfq");
   REQUIRE_MESSAGE(r.status == 0, r.err);
-  const auto cell_width = [&](const char* store) -> uint32_t {
-    auto reader = StoreReader::Open(dir.File(store));
-    REQUIRE_MESSAGE(reader.ok(), Why(reader));
-    const ArrayDesc* level0 = (*reader)->catalogue().Find(L::SummaryLevelName("job", 0));
-    REQUIRE(level0 != nullptr);
-    return level0->schema.record_width();
-  };
-  CHECK(cell_width("old.xtfq") == L::kCarrySumWidth);
-  CHECK(cell_width("new.xtfq") == L::kSumWidth);
+  CHECK(Level0Width(dir, "old.xtfq") == L::kCarrySumWidth);
+  CHECK(Level0Width(dir, "new.xtfq") == L::kSumWidth);
   // Windows on the summaries' bins (256 s) and off them: the same answers; on them, the new store
   // reads no step, the old one the steps at the window's ends.
   const int64_t start = 1767225600;  // = 6903225 * 256
@@ -262,7 +257,7 @@ TEST_CASE("jobstats layout: summaries with the carry but no alive count are read
     test::Run check = test::Xtfq(dir, fmt::format("check {}", store));
     CHECK_MESSAGE(check.status == 0, check.err);
   }
-  CHECK(cell_width("old.xtfq") == L::kCarrySumWidth);
+  CHECK(Level0Width(dir, "old.xtfq") == L::kCarrySumWidth);
   const int64_t end = start + 24 * 120 + 200;
   CHECK(ByJob(dir.File("old.xtfq"), start - 100, end).first == ByJob(dir.File("new.xtfq"), start - 100, end).first);
   CHECK(ByJob(dir.File("old.xtfq"), start + 512, start + 2048).first ==
