@@ -380,10 +380,12 @@ function rateLines(g) {
 }
 
 // job_stats: the ten groups (jobs, uids, nodes, classes) with the largest total of the op in the
-// view; a click on a job filters the view to it.
+// view; a click on a job filters the view to it. By job, uid or class the window snaps onto the
+// summaries' bins (read from their cells alone, whatever the steps at its ends), and the caption
+// says the window it took.
 function topGroups(g, gen) {
   const by = $('by').value, op = $('op').value;
-  const p = { store: state.store, by, op, top: 10, sort: op, time: `${g.time.edges[0]}:${g.time.edges[g.cols]}` };
+  const p = { store: state.store, by, op, top: 10, sort: op, time: `${g.time.edges[0]}:${g.time.edges[g.cols]}`, snap: 1 };
   if (state.job !== null) p.job = state.job;
   viewApi('/api/query', p).then((q) => {
     if (gen !== state.generation) return;
@@ -397,7 +399,8 @@ function topGroups(g, gen) {
       return `<tr><td>${link}</td><td>${num(o.total)}</td><td>${num(o.rate_mean)}</td><td>${num(o.rate_max)}</td></tr>`;
     });
     const plural = { job: 'jobs', uid: 'uids', node: 'nodes', class: 'job-id classes' }[by];
-    $('top').innerHTML = `<table><caption>top ${plural} by ${esc(op)} in the view${by === 'job' ? ' (click to filter)' : ''}</caption>` +
+    const where = q.snapped ? `in ${utc(q.t1)} to ${utc(q.t2)} (the view on the summaries' bins)` : 'in the view';
+    $('top').innerHTML = `<table><caption>top ${plural} by ${esc(op)} ${where}${by === 'job' ? ' (click to filter)' : ''}</caption>` +
       `<tr><th>${by}</th><th>total ${esc(unit)}</th><th>mean ${esc(unit)}/s</th><th>peak ${esc(unit)}/s</th></tr>${rows.join('')}</table>`;
     for (const a of $('top').querySelectorAll('a[data-job]')) {
       a.onclick = (ev) => { ev.preventDefault(); setJob(a.dataset.job); };

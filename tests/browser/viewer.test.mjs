@@ -288,10 +288,19 @@ test('the job_stats view: targets by time, and the top jobs of the window as xtf
     gp.op, '--format', 'json'));
   gwant.plan.pages_read = gj.plan.pages_read;
   assert.deepEqual(gj, gwant, 'the targets x time grid is the command line\'s');
+  // The top jobs: the view's window snapped onto the summaries' bins and read from their cells.
+  assert.equal(qp.snap, '1');
   const qwant = JSON.parse(xtfq('query', 'js.xtfq', '--jobstats', '--by', 'job', '--op', qp.op, '--top', qp.top,
-    '--sort', qp.sort, '--time', qp.time, '--format', 'json'));
+    '--sort', qp.sort, '--time', qp.time, '--snap', '--format', 'json'));
   assert.deepEqual(qj, qwant, 'the top jobs are the command line\'s');
+  const qscan = JSON.parse(xtfq('query', 'js.xtfq', '--jobstats', '--by', 'job', '--op', qp.op, '--time',
+    `${qj.t1}:${qj.t2}`, '--scan', '--format', 'json'));
+  assert.ok(qj.summary_cells > 0 && qj.steps_read < qscan.steps_read,
+    `the top jobs come from the summaries' cells (${qj.summary_cells} cells and ${qj.steps_read} steps, a scan ${qscan.steps_read})`);
   await page.waitForFunction(() => document.querySelectorAll('#top tr').length > 1);
+  if (qj.snapped) {
+    assert.match(await page.locator('#top caption').innerText(), /the view on the summaries' bins/);
+  }
   const firstJob = await page.locator('#top tr:nth-child(2) td:first-child').innerText();
   assert.equal(firstJob, qwant.groups[0].job === '-' ? '(no job id)' : qwant.groups[0].job);
   assert.equal(await page.locator('#error').innerText(), '');
@@ -317,7 +326,7 @@ test('the job_stats view: targets by time, and the top jobs of the window as xtf
   assert.deepEqual(fgj, fgwant, 'the job\'s grid is the command line\'s');
   const fqr = await fq, fqp = Object.fromEntries(new URL(fqr.url()).searchParams);
   assert.deepEqual(await fqr.json(), JSON.parse(xtfq('query', 'js.xtfq', '--jobstats', '--by', 'job', '--op', fqp.op,
-    '--top', fqp.top, '--sort', fqp.sort, '--time', fqp.time, '--job', fqp.job, '--format', 'json')));
+    '--top', fqp.top, '--sort', fqp.sort, '--time', fqp.time, '--job', fqp.job, '--snap', '--format', 'json')));
   await page.waitForFunction(() => document.getElementById('jobfilter').innerText.includes('job'));
   await page.screenshot({ path: join(artifacts, 'viewer-jobstats-job.png') });
   // Top classes instead of jobs.
@@ -326,7 +335,7 @@ test('the job_stats view: targets by time, and the top jobs of the window as xtf
   await page.selectOption('#by', 'class');
   const cqr = await cq, cqp = Object.fromEntries(new URL(cqr.url()).searchParams);
   assert.deepEqual(await cqr.json(), JSON.parse(xtfq('query', 'js.xtfq', '--jobstats', '--by', 'class', '--op', cqp.op,
-    '--top', cqp.top, '--sort', cqp.sort, '--time', cqp.time, '--format', 'json')));
+    '--top', cqp.top, '--sort', cqp.sort, '--time', cqp.time, '--snap', '--format', 'json')));
   await page.waitForFunction(() => document.querySelector('#top caption').innerText.startsWith('top job-id classes'));
   // Rows of jobs: the largest jobs by time, snapped onto the summaries' bins and read from their
   // cells, as the command line gives them.
