@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <regex>
 
 #include "importers/importer.h"
 #include "importers/slurm_series_writer.h"
@@ -111,16 +112,16 @@ Result<std::vector<std::pair<std::string, std::vector<std::string>>>> ImportComm
 Result<std::optional<double>> ImportCommand::CollectionTime() const {
   if (!at_text_) return std::optional<double>();
   if (auto iso = TimeWindow::ParseIso8601(*at_text_)) return std::optional<double>(*iso);
+  // [@][-]digits[.digits]: seconds as --time's @E takes them (a negative one gets the range's error)
   const std::string text = at_text_->starts_with('@') ? at_text_->substr(1) : *at_text_;
-  char* end = nullptr;
-  const double v = text.empty() ? 0 : std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size()) {
+  static const std::regex kSeconds("-?[0-9]+(\\.[0-9]+)?");
+  if (!std::regex_match(text, kSeconds)) {
     return Error(ErrorCode::kUsage,
                  fmt::format("--at {}: not an epoch time (seconds, or @seconds) or an ISO 8601 UTC time "
                              "(2017-11-01T00:00:00Z)",
                              *at_text_));
   }
-  return std::optional<double>(v);  // the importer checks its range
+  return std::optional<double>(std::strtod(text.c_str(), nullptr));  // the importer checks its range
 }
 
 int ImportCommand::Run() {

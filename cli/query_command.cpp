@@ -160,6 +160,10 @@ Result<std::string> QueryCommand::JobStats() {
   XTFQ_ASSIGN_OR_RETURN(auto view, JobStatsView::Open(opts_.reader()));
   XTFQ_ASSIGN_OR_RETURN(JobStatsWindowAnswer a, JobStatsWindowQuery::Run(*view, js_));
   for (const std::string& w : a.warnings) fmt::print(stderr, "xtfq query: warning: {}\n", w);
+  // (text and JSON carry the notes; CSV has no place for them)
+  if (opts_.format() == "csv") {
+    for (const std::string& n : a.notes) fmt::print(stderr, "xtfq query: note: {}\n", n);
+  }
   return JobStatsReport::Window(a, opts_.format());
 }
 

@@ -33,7 +33,7 @@ Result<std::string> OpUnit(JobStatsView& view, const ArrayDesc& steps) {
 Result<std::optional<JobStatsSummary>> CellsFor(JobStatsView& view, JobStatsKey key, const JobStatsGridRequest& req,
                                                 std::string& why) {
   XTFQ_ASSIGN_OR_RETURN(std::optional<JobStatsSummary> sum,
-                        JobStatsSummary::ForRows(view, {key}, req.filter, req.scan, why));
+                        JobStatsSummary::ForRows(view, {key}, req.filter, req.scan, &why));
   if (sum && !sum->has_carry()) {
     why =
         "the store's summaries were made before their cells kept the carry (re-import the snapshots to read grids "

@@ -347,7 +347,7 @@ Result<Stored> LoadStored(StoreReader& reader, JobStatsKey key) {
   if (s.levels[0] != nullptr) {
     s.level0 = s.levels[0]->schema.record_width();
   } else if (std::any_of(s.levels.begin(), s.levels.end(), [](auto* a) { return a != nullptr; })) {
-    s.level0 = L::kLegacySumWidth;  // (not made by any build; refused below)
+    s.level0 = L::kLegacySumWidth;  // (no build makes this: read as its other levels' width)
   }
   for (int j = 0; j < kLevels; ++j) {
     const ArrayDesc* a = s.levels[static_cast<size_t>(j)];
@@ -608,23 +608,27 @@ Result<std::optional<JobStatsSummary>> JobStatsSummary::Load(JobStatsView& view,
 
 Result<std::optional<JobStatsSummary>> JobStatsSummary::ForRows(JobStatsView& view, const std::vector<JobStatsKey>& by,
                                                                 const JobStatsFilter& filter, bool scan,
-                                                                std::string& why) {
+                                                                std::string* why) {
   using Sum = std::optional<JobStatsSummary>;
+  std::string reason;
   if (by.size() != 1) {
-    why = fmt::format("the summaries answer rows of one key ({})", KeyNames());
+    reason = fmt::format("the summaries answer rows of one key ({})", KeyNames());
   } else if (by[0] == JobStatsKey::kTarget) {
-    why = "rows by target have no summaries (they read the targets' blocks)";
+    reason = "rows by target have no summaries (they read the targets' blocks)";
   } else if (scan) {
-    why = "--scan reads every step";
+    reason = "--scan reads every step";
   } else if (!Summarises(by[0])) {
-    why = fmt::format("rows by {} read the steps (summaries are by {})", KeyName(by[0]), KeyNames());
+    reason = fmt::format("rows by {} read the steps (summaries are by {})", KeyName(by[0]), KeyNames());
   } else if (filter.BySeries() || !filter.targets.empty()) {
-    why = "a filter other than --op reads the steps of its series";
+    reason = "a filter by job, uid, node, class, id or target reads the steps of its series";
   } else {
     XTFQ_ASSIGN_OR_RETURN(Sum sum, Load(view, by[0]));
     if (sum) return sum;
-    XTFQ_ASSIGN_OR_RETURN(why, WhyNone(view));
+    if (why != nullptr) {
+      XTFQ_ASSIGN_OR_RETURN(reason, WhyNone(view));
+    }
   }
+  if (why != nullptr) *why = std::move(reason);
   return Sum();
 }
 
@@ -688,20 +692,17 @@ Result<std::unordered_map<uint32_t, std::vector<double>>> JobStatsSummary::Colum
     if (!FromCells(x, y)) {
       return Error(ErrorCode::kInvalidArgument, fmt::format("[{}, {}) is not on summarised bins", x, y));
     }
-    const int64_t ia = x >> bin_shift_, ib = y >> bin_shift_;
-    for (int64_t pos = ia; pos < ib;) {
-      int j = 0;
-      while (j + 1 < kLevels && (pos & ((int64_t{1} << (j + 1)) - 1)) == 0 && pos + (int64_t{1} << (j + 1)) <= ib) ++j;
+    const int64_t ia = x >> bin_shift_;
+    XTFQ_TRY(EachPiece(ia, y >> bin_shift_, [&](int j, int64_t pos) -> Status {
       // (a first piece of level 0 gives the carry at the span's start too)
       std::unordered_map<uint32_t, double>* at = j == 0 && pos == ia ? &carry[x] : nullptr;
-      if (const ArrayDesc* level = levels_[static_cast<size_t>(j)]; level != nullptr) {
-        XTFQ_TRY(read(*level, pos << bin_shift_, [&](uint32_t g, const Acc& a) {
-          row(g)[c] += a.total;
-          if (at != nullptr && a.carry != 0) (*at)[g] = a.carry;
-        }));
-      }
-      pos += int64_t{1} << j;
-    }
+      const ArrayDesc* level = levels_[static_cast<size_t>(j)];
+      if (level == nullptr) return Ok();
+      return read(*level, pos << bin_shift_, [&](uint32_t g, const Acc& a) {
+        row(g)[c] += a.total;
+        if (at != nullptr && a.carry != 0) (*at)[g] = a.carry;
+      });
+    }));
   }
   // The carry at edge t: level 0's cells there (read once).
   const auto carry_at = [&](int64_t t) -> Result<const std::unordered_map<uint32_t, double>*> {
@@ -724,45 +725,66 @@ Result<std::unordered_map<uint32_t, std::vector<double>>> JobStatsSummary::Colum
   return out;
 }
 
-Status JobStatsSummary::AddBins(int64_t ia, int64_t ib, const std::vector<char>& wanted, Parts& out,
-                                uint64_t& cells) const {
-  const bool all = std::count(wanted.begin(), wanted.end(), 1) == static_cast<std::ptrdiff_t>(view_->ops().size());
+Status JobStatsSummary::EachPiece(int64_t ia, int64_t ib, const std::function<Status(int j, int64_t pos)>& fn) const {
   for (int64_t pos = ia; pos < ib;) {
     int j = 0;
     while (j + 1 < kLevels && (pos & ((int64_t{1} << (j + 1)) - 1)) == 0 && pos + (int64_t{1} << (j + 1)) <= ib) ++j;
-    if (const ArrayDesc* level = levels_[static_cast<size_t>(j)]; level != nullptr) {
-      XTFQ_TRY(CellsOf(view_->reader(), *level, pos << bin_shift_, wanted, all, [&](const std::byte* r) {
-        const uint32_t o = U32At(r, L::kSumOp);
-        ++cells;
-        if (o >= wanted.size() || !wanted[o]) return;
-        const Acc c = Decode(r, level->schema.record_width());
-        JobStatsSummaryPart& p = out[(uint64_t{U32At(r, L::kSumGroup)} << 32) | o];
-        p.total += c.total, p.peak = std::max(p.peak, c.peak), p.series_max = std::max(p.series_max, c.series_max);
-        p.steps += c.started;
-      }));
-    }
+    XTFQ_TRY(fn(j, pos));
     pos += int64_t{1} << j;
   }
   return Ok();
 }
 
+Status JobStatsSummary::AddBins(int64_t ia, int64_t ib, const std::vector<char>& wanted, Parts& out, uint64_t& cells,
+                                const CellFn** first0) const {
+  const bool all = std::count(wanted.begin(), wanted.end(), 1) == static_cast<std::ptrdiff_t>(view_->ops().size());
+  return EachPiece(ia, ib, [&](int j, int64_t pos) -> Status {
+    const ArrayDesc* level = levels_[static_cast<size_t>(j)];
+    if (level == nullptr) return Ok();
+    const CellFn* also = first0 != nullptr && j == 0 && pos == ia ? *first0 : nullptr;
+    if (also != nullptr) *first0 = nullptr;
+    const uint32_t width = level->schema.record_width();
+    return CellsOf(view_->reader(), *level, pos << bin_shift_, wanted, all, [&](const std::byte* r) {
+      const uint32_t o = U32At(r, L::kSumOp);
+      ++cells;
+      if (o >= wanted.size() || !wanted[o]) return;
+      const uint64_t key = (uint64_t{U32At(r, L::kSumGroup)} << 32) | o;
+      const Acc c = Decode(r, width);
+      JobStatsSummaryPart& p = out[key];
+      p.total += c.total, p.peak = std::max(p.peak, c.peak), p.series_max = std::max(p.series_max, c.series_max);
+      p.steps += c.started;
+      if (also != nullptr) (*also)(key, r, width);
+    });
+  });
+}
+
 Result<JobStatsSummary::Parts> JobStatsSummary::Aligned(int64_t t1, int64_t t2, const std::vector<char>& wanted,
                                                         uint64_t& cells) const {
   Parts out;
-  XTFQ_TRY(AddBins(t1 >> bin_shift_, t2 >> bin_shift_, wanted, out, cells));
   // The steps alive at t1 (their parts before t1 are not the window's; they are its steps too)
-  // and at t2 (their parts before t2 are), from level 0's cells there.
+  // and at t2 (their parts before t2 are), from level 0's cells there: those at t1 as the bins'
+  // first piece reads them, when it is of level 0.
+  const auto alive = [&](double sign) -> CellFn {
+    return [&out, sign](uint64_t key, const std::byte* r, uint32_t width) {
+      const Acc c = Decode(r, width);
+      if (c.alive == 0) return;
+      JobStatsSummaryPart& p = out[key];
+      p.total += sign * c.carry;
+      if (sign < 0) p.steps += c.alive;
+    };
+  };
+  const CellFn at_t1 = alive(-1.0), at_t2 = alive(1.0);
+  const CellFn* first0 = &at_t1;
+  XTFQ_TRY(AddBins(t1 >> bin_shift_, t2 >> bin_shift_, wanted, out, cells, &first0));
   const ArrayDesc* level0 = levels_[0];
   if (level0 == nullptr) return out;
-  for (const auto& [t, sign] : {std::pair{t1, -1.0}, std::pair{t2, 1.0}}) {
+  const uint32_t width = level0->schema.record_width();
+  for (const auto& [t, fn] : {std::pair{t1, first0}, std::pair{t2, &at_t2}}) {
+    if (fn == nullptr) continue;  // read with the bins
     XTFQ_TRY(CellsOf(view_->reader(), *level0, t, wanted, false, [&](const std::byte* r) {
       const uint32_t o = U32At(r, L::kSumOp);
       ++cells;
-      const Acc c = Decode(r, level0->schema.record_width());
-      if (o >= wanted.size() || !wanted[o] || c.alive == 0) return;
-      JobStatsSummaryPart& p = out[(uint64_t{U32At(r, L::kSumGroup)} << 32) | o];
-      p.total += sign * c.carry;
-      if (sign < 0) p.steps += c.alive;
+      if (o < wanted.size() && wanted[o]) (*fn)((uint64_t{U32At(r, L::kSumGroup)} << 32) | o, r, width);
     }));
   }
   return out;

@@ -84,12 +84,10 @@ class JobStatsSummary {
   // The summaries of `key`, or nullopt when there are none.
   static Result<std::optional<JobStatsSummary>> Load(JobStatsView& view, JobStatsKey key);
   // The summaries that answer rows of `by` (one key of kKeys) over every target: no filter but ops,
-  // not `scan`. Otherwise nullopt, and why not in `why` (for the notes of --snap).
+  // not `scan`. Otherwise nullopt, and why not in `*why` when given (for the notes of --snap).
   static Result<std::optional<JobStatsSummary>> ForRows(JobStatsView& view, const std::vector<JobStatsKey>& by,
-                                                        const JobStatsFilter& filter, bool scan, std::string& why);
-  // Why a store has none (Load gave nullopt), in words: no bin is sealed yet (the first level-0
-  // bin ends after the earliest target's last collection), or they were not made (--no-grid).
-  static Result<std::string> WhyNone(JobStatsView& view);
+                                                        const JobStatsFilter& filter, bool scan,
+                                                        std::string* why = nullptr);
 
   int64_t sealed() const { return sealed_; }
   // Whether level 0's cells hold their carry (stores made before it do not), so that ColumnTotals
@@ -121,16 +119,26 @@ class JobStatsSummary {
   Result<std::unordered_map<uint32_t, std::vector<double>>> ColumnTotals(const std::vector<Span>& spans, uint32_t op,
                                                                          uint64_t& cells) const;
   // The edges of at most `cols` equal columns of whole level-0 bins that cover [t1, t2): from the
-  // start of the bin holding t1, each the fewest bins that keep to `cols`.
+  // start of the bin holding t1, each the fewest bins that keep to `cols` (with 1: the window moved
+  // outward onto bin edges).
   std::vector<int64_t> SnappedEdges(int64_t t1, int64_t t2, uint32_t cols) const;
 
  private:
   JobStatsSummary(JobStatsView& view, JobStatsKey key) : view_(&view), key_(key) {}
   // Per series, its group (the first series of the same key value).
   const std::vector<uint32_t>& GroupOf() const;
-  // Adds the cells of level-0 bins [ia, ib), cut into the largest aligned bins of the levels, to
-  // `out` (totals, maxima, steps started).
-  Status AddBins(int64_t ia, int64_t ib, const std::vector<char>& wanted, Parts& out, uint64_t& cells) const;
+  // Why a store has none (Load gave nullopt), in words: no bin is sealed yet (the first level-0
+  // bin ends after the earliest target's last collection), or they were not made (--no-grid).
+  static Result<std::string> WhyNone(JobStatsView& view);
+  // Calls fn(level j, its bin's first level-0 bin) for the largest aligned bins of the levels that
+  // cut level-0 bins [ia, ib), in time order.
+  Status EachPiece(int64_t ia, int64_t ib, const std::function<Status(int j, int64_t pos)>& fn) const;
+  // Adds the cells of level-0 bins [ia, ib) (EachPiece) to `out` (totals, maxima, steps started);
+  // `first0`, when given, also gets level 0's cells at ia when the first piece is one of them (and
+  // is then set to nullptr), so that they are read once.
+  using CellFn = std::function<void(uint64_t key, const std::byte* cell, uint32_t width)>;
+  Status AddBins(int64_t ia, int64_t ib, const std::vector<char>& wanted, Parts& out, uint64_t& cells,
+                 const CellFn** first0 = nullptr) const;
   // Window for t1, t2 on summarised bin edges (FromCells) with alive counts: from cells alone.
   Result<Parts> Aligned(int64_t t1, int64_t t2, const std::vector<char>& wanted, uint64_t& cells) const;
 

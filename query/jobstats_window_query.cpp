@@ -127,9 +127,8 @@ Result<JobStatsWindow> JobStatsWindowQuery::Compute(JobStatsView& view, int64_t 
   // Grouped by one summarised key, with no filter but ops: the summaries' cells for the whole bins
   // of the window, the steps for its ends (query/jobstats_summary.h).
   std::optional<JobStatsSummary> summary;
-  if (summaries && !scan && by.size() == 1 && JobStatsSummary::Summarises(by[0]) && !filter.BySeries() &&
-      filter.targets.empty()) {
-    XTFQ_ASSIGN_OR_RETURN(summary, JobStatsSummary::Load(view, by[0]));
+  if (summaries) {
+    XTFQ_ASSIGN_OR_RETURN(summary, JobStatsSummary::ForRows(view, by, filter, scan));
   }
   if (summary) {
     out.summarised = true, out.summarised_to = summary->summarised_to();
@@ -269,32 +268,40 @@ Status JobStatsWindowQuery::Snap(JobStatsView& view, const JobStatsWindowRequest
                                  std::pair<int64_t, int64_t>& w) {
   std::string why;
   XTFQ_ASSIGN_OR_RETURN(std::optional<JobStatsSummary> sum,
-                        JobStatsSummary::ForRows(view, a.by, r.filter, r.scan, why));
+                        JobStatsSummary::ForRows(view, a.by, r.filter, r.scan, &why));
   if (sum && !sum->has_alive()) {
     why =
         "the store's summaries were made before their cells counted the steps alive at a bin's start (re-import "
         "the snapshots to read windows from them alone)";
     sum.reset();
   }
+  if (sum && w.first == w.second) {
+    why = "the window is empty";
+    sum.reset();
+  }
+  // The window on bin edges, kept only when the cells then answer it alone: otherwise its ends
+  // read steps anyway, and a wider window would only change its means.
+  const std::vector<int64_t> edges = sum ? sum->SnappedEdges(w.first, w.second, 1) : std::vector<int64_t>{};
+  if (sum && !sum->FromCells(edges.front(), edges.back())) {
+    // (the cells at a bin's start hold the carry and alive counts there: the last summarised bin's
+    // end has none yet)
+    why = fmt::format(
+        "the window on the summaries' {} s bins would end after {}, the last bin edge their cells answer alone "
+        "(the start of the last summarised bin): its ends would read steps",
+        sum->bin_seconds(), sum->summarised_to() - sum->bin_seconds());
+    sum.reset();
+  }
   if (!sum) {
     a.notes.push_back("--snap: not applied: " + why);
     return Ok();
   }
-  const int64_t bin = sum->bin_seconds();
-  const auto floor_bin = [&](int64_t t) { return t / bin * bin - (t % bin < 0 ? bin : 0); };
-  const int64_t t1 = floor_bin(w.first), t2 = w.second == w.first ? t1 : floor_bin(w.second - 1) + bin;
-  a.snapped = t1 != w.first || t2 != w.second;
+  a.snapped = edges.front() != w.first || edges.back() != w.second;
   if (a.snapped) {
     a.notes.push_back(fmt::format("snapped onto the {} summaries' {} s bins: [{}, {}) instead of [{}, {})",
-                                  JobStatsKeyName(a.by[0]), bin, t1, t2, w.first, w.second));
+                                  JobStatsKeyName(a.by[0]), sum->bin_seconds(), edges.front(), edges.back(), w.first,
+                                  w.second));
   }
-  if (t2 > sum->summarised_to() - bin && t2 > t1) {
-    a.notes.push_back(
-        fmt::format("the window ends after {}, the last bin edge the summaries' cells answer alone: "
-                    "the steps at its ends are read",
-                    sum->summarised_to() - bin));
-  }
-  w = {t1, t2};
+  w = {edges.front(), edges.back()};
   return Ok();
 }
 

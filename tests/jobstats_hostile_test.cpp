@@ -251,28 +251,18 @@ TEST_CASE("jobstats hostile: non-finite and absurd times, huge and NUL ids, unkn
        {"xtfq import: --at -5: not an epoch time (seconds from 1 to 253402300799)",
         "xtfq import: nothing committed; x.xtfq was not created"},
        {}},
-      {"--at nan",
-       text("h.1001", ok_time, ok_counter),
-       "--at nan",
-       2,
-       {"xtfq import: --at nan: not an epoch time (seconds from 1 to 253402300799)",
-        "xtfq import: nothing committed; x.xtfq was not created"},
-       {}},
-      {"--at noon",
-       text("h.1001", ok_time, ok_counter),
-       "--at noon",
-       2,
-       {"xtfq import: --at noon: not an epoch time (seconds, or @seconds) or an ISO 8601 UTC time "
-        "(2017-11-01T00:00:00Z)"},
-       {}},
-      {"--at 2026-13-01T00:00:00Z",
-       text("h.1001", ok_time, ok_counter),
-       "--at 2026-13-01T00:00:00Z",
-       2,
-       {"xtfq import: --at 2026-13-01T00:00:00Z: not an epoch time (seconds, or @seconds) or an ISO 8601 UTC "
-        "time (2017-11-01T00:00:00Z)"},
-       {}},
   };
+  // --at that is neither [@][-]digits[.digits] nor ISO 8601 UTC: a usage error, before any input.
+  for (const char* at : {"nan", "0x5A000000", "1e18", "noon", "2026-13-01T00:00:00Z"}) {
+    cases.push_back({fmt::format("--at {}", at),
+                     text("h.1001", ok_time, ok_counter),
+                     fmt::format("--at {}", at),
+                     2,
+                     {fmt::format("xtfq import: --at {}: not an epoch time (seconds, or @seconds) or an ISO 8601 UTC "
+                                  "time (2017-11-01T00:00:00Z)",
+                                  at)},
+                     {}});
+  }
   for (const Case& c : cases) {
     CAPTURE(c.name);
     test::TempDir dir;

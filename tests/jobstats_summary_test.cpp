@@ -463,7 +463,7 @@ TEST_CASE("jobstats summaries: query --snap reads a window on the summaries' bin
            {"--by job,op", "the summaries answer rows of one key (job, uid and class)"},
            {"--by job --scan", "--scan reads every step"},
            {"--by node", "rows by node read the steps (summaries are by job, uid and class)"},
-           {"--by job --uid 1000", "a filter other than --op reads the steps of its series"}}) {
+           {"--by job --uid 1000", "a filter by job, uid, node, class, id or target reads the steps of its series"}}) {
     CAPTURE(args);
     const auto a = json(fmt::format("{} --snap --time {}:{}", args, start + 100, start + 1900));
     CHECK(a["snapped"] == false);
@@ -473,15 +473,33 @@ TEST_CASE("jobstats summaries: query --snap reads a window on the summaries' bin
     CHECK(a["notes"][0] == "--snap: not applied: " + why);
   }
   // Past the summaries' cells (the last collection is at start + 40 * 120 = start + 4800, so the
-  // last bin summarised ends at start + 4608, and the cells answer alone up to start + 4352):
-  // the ends' steps are read, and a note says so.
-  const auto late = json(fmt::format("--by job --snap --time {}:{}", start + 4000, start + 4700));
-  CHECK(late["t2"] == start + 4864);
-  CHECK(late["steps_read"].get<uint64_t>() > 0);
-  CHECK(late["notes"].size() == 2);
-  CHECK(late["notes"][1] == fmt::format("the window ends after {}, the last bin edge the summaries' cells answer "
-                                        "alone: the steps at its ends are read",
+  // last bin summarised ends at start + 4608, and the cells answer alone up to start + 4352): the
+  // ends would read steps anyway, so the window is not moved (it would only change the means).
+  const auto late = json(fmt::format("--by job --snap --time {}:{}", start + 4000, start + 4400));
+  CHECK(late["snapped"] == false);
+  CHECK(late["t1"] == start + 4000);
+  CHECK(late["t2"] == start + 4400);
+  REQUIRE(late["notes"].size() == 1);
+  CHECK(late["notes"][0] == fmt::format("--snap: not applied: the window on the summaries' 256 s bins would end after "
+                                        "{}, the last bin edge their cells answer alone (the start of the last "
+                                        "summarised bin): its ends would read steps",
                                         start + 4352));
+  // Up to that edge it does apply.
+  CHECK(json(fmt::format("--by job --snap --time {}:{}", start + 4000, start + 4352))["steps_read"] == 0);
+  // An empty window stays empty.
+  const auto empty = json(fmt::format("--by job --snap --time {}:{}", start + 1000, start + 1000));
+  CHECK(empty["t1"] == start + 1000);
+  CHECK(empty["t2"] == start + 1000);
+  REQUIRE(empty["notes"].size() == 1);
+  CHECK(empty["notes"][0] == "--snap: not applied: the window is empty");
+  // In CSV, the notes go to stderr.
+  test::Run csv =
+      test::Xtfq(dir, fmt::format("query s.xtfq --by job --snap --format csv --time {}:{}", start + 100, start + 1900));
+  REQUIRE_MESSAGE(csv.status == 0, csv.err);
+  CHECK_MESSAGE(csv.err.find(fmt::format("xtfq query: note: snapped onto the job summaries' 256 s bins: [{}, {}) "
+                                         "instead of [{}, {})",
+                                         start, start + 2048, start + 100, start + 1900)) != std::string::npos,
+                csv.err);
 }
 
 }  // namespace

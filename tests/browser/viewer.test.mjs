@@ -352,6 +352,17 @@ test('the job_stats view: targets by time, and the top jobs of the window as xtf
   await page.waitForFunction(() => document.getElementById('status').innerText.includes('summary cells'));
   await page.screenshot({ path: join(artifacts, 'viewer-jobstats-byjob.png') });
   await page.selectOption('#rowsby', 'target');
+  // A view inside the summarised time: the top jobs' window moves onto the summaries' bins and is
+  // read from their cells alone, as xtfq query --snap gives it, and the caption says which window.
+  const iq = page.waitForResponse((r) => of('/api/query')(r) && new URL(r.url()).searchParams.get('by') === 'class');
+  await page.evaluate(() => { const t0 = state.t1; state.t1 = t0 + 600; state.t2 = t0 + 1800; load(); });
+  const iqr = await iq, iqp = Object.fromEntries(new URL(iqr.url()).searchParams), iqj = await iqr.json();
+  assert.deepEqual(iqj, JSON.parse(xtfq('query', 'js.xtfq', '--jobstats', '--by', 'class', '--op', iqp.op,
+    '--top', iqp.top, '--sort', iqp.sort, '--time', iqp.time, '--snap', '--format', 'json')));
+  assert.equal(iqj.snapped, true, JSON.stringify(iqj.notes));
+  assert.equal(iqj.steps_read, 0);
+  await page.waitForFunction(() => document.querySelector('#top caption').innerText.includes('the view on the summaries\' bins'));
+  await page.screenshot({ path: join(artifacts, 'viewer-jobstats-snapped-top.png') });
   // A view with no rate step in it (after the last collection): said, no script error.
   await page.evaluate(() => { state.t1 = state.t2 + 86400; state.t2 = state.t1 + 600; load(); });
   await page.waitForFunction(() => document.getElementById('range').innerText.startsWith('nothing to draw') ||
