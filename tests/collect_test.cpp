@@ -317,12 +317,19 @@ TEST_CASE("collect: a busy store skips the store for a collection and its snapsh
   FirstCollection(dir);
   Child c;
   {
-    // Another writer holds the store for about 2.5 s, over the first two collections.
+    // Another writer holds the store until a collection of this run found it held and left its
+    // snapshot waiting (not a fixed time: a slow start, under a sanitizer on a busy machine, can
+    // take longer than the first collections).
     auto w = StoreWriter::OpenPath(dir.File("c.xtfq"));
     REQUIRE_MESSAGE(w.ok(), test::Why(w));
     c = Spawn(dir, "collect --interval 1 --count 5 --name x --out snaps --store c.xtfq -- ./snap.sh s0",
               dir.File("c.err"));
-    std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (Slurp(dir.File("c.err")).find(" stays in snaps and goes into the store at the next collection") ==
+               std::string::npos &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
   }
   const int status = c.Wait();
   const std::string err = Slurp(dir.File("c.err"));
