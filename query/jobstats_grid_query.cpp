@@ -28,21 +28,6 @@ Result<std::string> OpUnit(JobStatsView& view, const ArrayDesc& steps) {
   return std::string((LoadLe<uint32_t>(first.data() + L::kStepFlags) & L::kStepBytes) != 0 ? "bytes" : "events");
 }
 
-// The summaries of the key, when the rows are its groups over every target and the cells hold
-// their carry; otherwise nullopt and, in `why`, the reason (what --snap says when it cannot apply).
-Result<std::optional<JobStatsSummary>> CellsFor(JobStatsView& view, JobStatsKey key, const JobStatsGridRequest& req,
-                                                std::string& why) {
-  XTFQ_ASSIGN_OR_RETURN(std::optional<JobStatsSummary> sum,
-                        JobStatsSummary::ForRows(view, {key}, req.filter, req.scan, &why));
-  if (sum && !sum->has_carry()) {
-    why =
-        "the store's summaries were made before their cells kept the carry (re-import the snapshots to read grids "
-        "from them)";
-    sum.reset();
-  }
-  return sum;
-}
-
 // Per column, where its part from the steps starts: its end when the cells answer it whole (its
 // edges on summarised bins), the last summarised bin edge when it lies across it (the cells
 // answer the part before), else its start.
@@ -77,7 +62,11 @@ Result<JobStatsGrid> JobStatsGridQuery::Run(JobStatsView& view, const JobStatsGr
   g.asked_t1 = t1, g.asked_t2 = t2, g.asked_cols = req.cols;
   XTFQ_ASSIGN_OR_RETURN(std::vector<char> series, view.SelectSeries(req.filter));
   XTFQ_ASSIGN_OR_RETURN(std::vector<uint32_t> targets, view.SelectTargets(req.filter, series));
-  XTFQ_ASSIGN_OR_RETURN(std::optional<JobStatsSummary> sum, CellsFor(view, key, req, g.unsnapped));
+  // The key's summaries when the rows are its groups over every target and the cells hold their
+  // carry; otherwise the reason, which --snap gives.
+  XTFQ_ASSIGN_OR_RETURN(
+      std::optional<JobStatsSummary> sum,
+      JobStatsSummary::ForRows(view, {key}, req.filter, req.scan, JobStatsSummary::Need::kCarry, &g.unsnapped));
   if (req.snap && sum) {
     g.edges = sum->SnappedEdges(t1, t2, req.cols);
     g.snapped = g.edges != GridQuery::Edges(t1, t2, req.cols);

@@ -607,7 +607,7 @@ Result<std::optional<JobStatsSummary>> JobStatsSummary::Load(JobStatsView& view,
 }
 
 Result<std::optional<JobStatsSummary>> JobStatsSummary::ForRows(JobStatsView& view, const std::vector<JobStatsKey>& by,
-                                                                const JobStatsFilter& filter, bool scan,
+                                                                const JobStatsFilter& filter, bool scan, Need need,
                                                                 std::string* why) {
   using Sum = std::optional<JobStatsSummary>;
   std::string reason;
@@ -623,13 +623,30 @@ Result<std::optional<JobStatsSummary>> JobStatsSummary::ForRows(JobStatsView& vi
     reason = "a filter by job, uid, node, class, id or target reads the steps of its series";
   } else {
     XTFQ_ASSIGN_OR_RETURN(Sum sum, Load(view, by[0]));
-    if (sum) return sum;
-    if (why != nullptr) {
+    if (sum) {
+      std::optional<std::string> lacks = sum->Lacks(need);
+      if (!lacks) return sum;
+      reason = std::move(*lacks);
+    } else if (why != nullptr) {
       XTFQ_ASSIGN_OR_RETURN(reason, WhyNone(view));
     }
   }
   if (why != nullptr) *why = std::move(reason);
   return Sum();
+}
+
+std::optional<std::string> JobStatsSummary::Lacks(Need need) const {
+  if (need != Need::kCells && !carry_) {
+    return std::string(
+        "the store's summaries were made before their cells kept the carry (re-import the snapshots to read from "
+        "them)");
+  }
+  if (need == Need::kAlive && !alive_) {
+    return std::string(
+        "the store's summaries were made before their cells counted the steps alive at a bin's start (re-import the "
+        "snapshots to read windows from them alone)");
+  }
+  return std::nullopt;
 }
 
 Result<std::string> JobStatsSummary::WhyNone(JobStatsView& view) {

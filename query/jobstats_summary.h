@@ -83,15 +83,22 @@ class JobStatsSummary {
 
   // The summaries of `key`, or nullopt when there are none.
   static Result<std::optional<JobStatsSummary>> Load(JobStatsView& view, JobStatsKey key);
+  // What a reader needs of level 0's cells: any (kCells: a window's interior), the carry
+  // (ColumnTotals: a grid's columns), or the carry and the alive counts (a window read from cells
+  // alone). Stores made before those fields have cells without them.
+  enum class Need { kCells, kCarry, kAlive };
   // The summaries that answer rows of `by` (one key of kKeys) over every target: no filter but ops,
-  // not `scan`. Otherwise nullopt, and why not in `*why` when given (for the notes of --snap).
+  // not `scan`, with cells that have what `need` asks. Otherwise nullopt, and why not in `*why` when
+  // given (for the notes of --snap).
   static Result<std::optional<JobStatsSummary>> ForRows(JobStatsView& view, const std::vector<JobStatsKey>& by,
                                                         const JobStatsFilter& filter, bool scan,
-                                                        std::string* why = nullptr);
+                                                        Need need = Need::kCells, std::string* why = nullptr);
+  // Why these cells cannot serve `need` (made before the field it reads), or nullopt when they can.
+  std::optional<std::string> Lacks(Need need) const;
 
   int64_t sealed() const { return sealed_; }
   // Whether level 0's cells hold their carry (stores made before it do not), so that ColumnTotals
-  // can answer.
+  // can answer (Lacks(Need::kCarry) says why not).
   bool has_carry() const { return carry_; }
   // Whether level 0's cells also count the steps alive at their start, so that a window on
   // summarised bin edges is read from cells alone (Window).

@@ -60,6 +60,17 @@ Status JobStatsWindowQuery::AddBlocks(TnTree& t, uint64_t lo, int64_t t2, RatePe
 Result<JobStatsWindow> JobStatsWindowQuery::Compute(JobStatsView& view, int64_t t1, int64_t t2,
                                                     const JobStatsFilter& filter, const std::vector<JobStatsKey>& by,
                                                     bool scan, bool summaries) {
+  std::optional<JobStatsSummary> summary;
+  if (summaries) {
+    XTFQ_ASSIGN_OR_RETURN(summary, JobStatsSummary::ForRows(view, by, filter, scan));
+  }
+  return ComputeWith(view, t1, t2, filter, by, scan, summary);
+}
+
+Result<JobStatsWindow> JobStatsWindowQuery::ComputeWith(JobStatsView& view, int64_t t1, int64_t t2,
+                                                        const JobStatsFilter& filter,
+                                                        const std::vector<JobStatsKey>& by, bool scan,
+                                                        const std::optional<JobStatsSummary>& summary) {
   if (t1 > t2) return Error(ErrorCode::kUsage, fmt::format("the window {}:{} ends before it starts", t1, t2));
   JobStatsWindow out;
   out.t1 = t1, out.t2 = t2;
@@ -126,10 +137,6 @@ Result<JobStatsWindow> JobStatsWindowQuery::Compute(JobStatsView& view, int64_t 
   }
   // Grouped by one summarised key, with no filter but ops: the summaries' cells for the whole bins
   // of the window, the steps for its ends (query/jobstats_summary.h).
-  std::optional<JobStatsSummary> summary;
-  if (summaries) {
-    XTFQ_ASSIGN_OR_RETURN(summary, JobStatsSummary::ForRows(view, by, filter, scan));
-  }
   if (summary) {
     out.summarised = true, out.summarised_to = summary->summarised_to();
     std::vector<char> wanted(view.ops().size(), 0);
@@ -264,21 +271,14 @@ Result<std::vector<JobStatsKey>> JobStatsWindowQuery::ParseKeys(const std::vecto
   return by;
 }
 
-Status JobStatsWindowQuery::Snap(JobStatsView& view, const JobStatsWindowRequest& r, JobStatsWindowAnswer& a,
-                                 std::pair<int64_t, int64_t>& w) {
-  std::string why;
-  XTFQ_ASSIGN_OR_RETURN(std::optional<JobStatsSummary> sum,
-                        JobStatsSummary::ForRows(view, a.by, r.filter, r.scan, &why));
-  if (sum && !sum->has_alive()) {
-    why =
-        "the store's summaries were made before their cells counted the steps alive at a bin's start (re-import "
-        "the snapshots to read windows from them alone)";
-    sum.reset();
+void JobStatsWindowQuery::Snap(const std::optional<JobStatsSummary>& loaded, std::string why, JobStatsWindowAnswer& a,
+                               std::pair<int64_t, int64_t>& w) {
+  const JobStatsSummary* sum = loaded ? &*loaded : nullptr;
+  if (sum != nullptr) {
+    if (std::optional<std::string> lacks = sum->Lacks(JobStatsSummary::Need::kAlive))
+      why = std::move(*lacks), sum = nullptr;
   }
-  if (sum && w.first == w.second) {
-    why = "the window is empty";
-    sum.reset();
-  }
+  if (sum && w.first == w.second) why = "the window is empty", sum = nullptr;
   // The window on bin edges, kept only when the cells then answer it alone: otherwise its ends
   // read steps anyway, and a wider window would only change its means.
   const std::vector<int64_t> edges = sum ? sum->SnappedEdges(w.first, w.second, 1) : std::vector<int64_t>{};
@@ -289,11 +289,11 @@ Status JobStatsWindowQuery::Snap(JobStatsView& view, const JobStatsWindowRequest
         "the window on the summaries' {} s bins would end after {}, the last bin edge their cells answer alone "
         "(the start of the last summarised bin): its ends would read steps",
         sum->bin_seconds(), sum->summarised_to() - sum->bin_seconds());
-    sum.reset();
+    sum = nullptr;
   }
   if (!sum) {
     a.notes.push_back("--snap: not applied: " + why);
-    return Ok();
+    return;
   }
   a.snapped = edges.front() != w.first || edges.back() != w.second;
   if (a.snapped) {
@@ -302,7 +302,6 @@ Status JobStatsWindowQuery::Snap(JobStatsView& view, const JobStatsWindowRequest
                                   w.second));
   }
   w = {edges.front(), edges.back()};
-  return Ok();
 }
 
 Result<JobStatsWindowAnswer> JobStatsWindowQuery::Run(JobStatsView& view, const JobStatsWindowRequest& r) {
@@ -310,7 +309,11 @@ Result<JobStatsWindowAnswer> JobStatsWindowQuery::Run(JobStatsView& view, const 
   XTFQ_ASSIGN_OR_RETURN(auto w, ResolveWindow(view, r.time));
   XTFQ_ASSIGN_OR_RETURN(a.by, ParseKeys(r.by));
   a.asked_t1 = w.first, a.asked_t2 = w.second;
-  if (r.snap) XTFQ_TRY(Snap(view, r, a, w));
+  // The summaries are loaded once, for --snap and for the window.
+  std::string why;
+  XTFQ_ASSIGN_OR_RETURN(std::optional<JobStatsSummary> summary,
+                        JobStatsSummary::ForRows(view, a.by, r.filter, r.scan, JobStatsSummary::Need::kCells, &why));
+  if (r.snap) Snap(summary, std::move(why), a, w);
   XTFQ_ASSIGN_OR_RETURN(auto span, view.Span());
   if (span && (w.second <= span->first || w.first >= span->second)) {
     a.warnings.push_back(
@@ -332,7 +335,7 @@ Result<JobStatsWindowAnswer> JobStatsWindowQuery::Run(JobStatsView& view, const 
         span->first, span->second, before + after, w.second - w.first, std::max(w.first, span->first),
         std::min(w.second, span->second)));
   }
-  XTFQ_ASSIGN_OR_RETURN(a.window, Compute(view, w.first, w.second, r.filter, a.by, r.scan));
+  XTFQ_ASSIGN_OR_RETURN(a.window, ComputeWith(view, w.first, w.second, r.filter, a.by, r.scan, summary));
   const bool op_key = std::find(a.by.begin(), a.by.end(), JobStatsKey::kOp) != a.by.end();
   a.columns = op_key ? std::vector<std::string>{""} : a.window.ops;
   a.groups_in_window = a.window.groups.size();

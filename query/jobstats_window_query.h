@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "index/tn_tree.h"
+#include "query/jobstats_summary.h"
 #include "query/jobstats_view.h"
 #include "query/rate_peak.h"
 
@@ -104,10 +105,16 @@ class JobStatsWindowQuery {
   static Result<std::vector<JobStatsKey>> ParseKeys(const std::vector<std::string>& by);
 
  private:
-  // Moves the window `w` outward onto the summaries' level-0 bins when they answer the request's
-  // rows (JobStatsSummary::ForRows, with alive counts), and says so, or why not, in a.notes.
-  static Status Snap(JobStatsView& view, const JobStatsWindowRequest& r, JobStatsWindowAnswer& a,
-                     std::pair<int64_t, int64_t>& w);
+  // Compute with the summaries given (JobStatsSummary::ForRows of the request), loaded once for it
+  // and for Snap.
+  static Result<JobStatsWindow> ComputeWith(JobStatsView& view, int64_t t1, int64_t t2, const JobStatsFilter& filter,
+                                            const std::vector<JobStatsKey>& by, bool scan,
+                                            const std::optional<JobStatsSummary>& summary);
+  // Moves the window `w` outward onto the summaries' level-0 bins when `summary` (the request's
+  // JobStatsSummary::ForRows, or nullopt and `why`) answers it from cells alone, and says so, or
+  // why not, in a.notes.
+  static void Snap(const std::optional<JobStatsSummary>& summary, std::string why, JobStatsWindowAnswer& a,
+                   std::pair<int64_t, int64_t>& w);
   // Adds to `peak` the summed rate of each collection block of a target's steps from position lo
   // (the first step ending after the window's start) to the first block starting at or after t2.
   static Status AddBlocks(TnTree& t, uint64_t lo, int64_t t2, RatePeak& peak);

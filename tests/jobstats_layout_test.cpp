@@ -250,6 +250,19 @@ TEST_CASE("jobstats layout: summaries with the carry but no alive count are read
     CHECK_MESSAGE(g.status == 0, g.err);
     CHECK_MESSAGE(g.out.find("read from the job summaries' cells") != std::string::npos, g.out);
   }
+  // --snap moves a window only where the cells answer it alone: not with cells made before `alive`.
+  for (const char* store : {"old.xtfq", "new.xtfq"}) {
+    test::Run q = test::Xtfq(
+        dir, fmt::format("query {} --by job --top 3 --snap --time @{}:@{}", store, start + 100, start + 900));
+    CHECK_MESSAGE(q.status == 0, q.err);
+    CHECK_MESSAGE(
+        (q.out.find("--snap: not applied: the store's summaries were made before their cells counted the "
+                    "steps alive at a bin's start") != std::string::npos) == (std::string(store) == "old.xtfq"),
+        q.out);
+    CHECK_MESSAGE((q.out.find("snapped onto the job summaries' 256 s bins") != std::string::npos) ==
+                      (std::string(store) == "new.xtfq"),
+                  q.out);
+  }
   // Extended in their own width, checked, and answering as one import of every snapshot.
   for (const char* store : {"old.xtfq", "new.xtfq"}) {
     r = test::Xtfq(dir, fmt::format("import --format jobstats second -o {}", store));
