@@ -14,6 +14,7 @@
 #include "query/jobstats_view.h"
 #include "query/jobstats_window_query.h"
 #include "query/slurm_window_query.h"
+#include "store/endian.h"
 
 namespace xtfq {
 
@@ -60,49 +61,31 @@ std::string SlurmJobs(const SlurmView& v) {
 }
 
 // The seconds [first, last + 1) in which the series `f` selects changed: from the start of the
-// first rate step to the end of the last, found by halving the window on exact window totals
-// (each a JobStatsWindowQuery of the job's series, which reads their steps in the window: about
-// 2 log2(span) of them); nullopt when no step of theirs changed.
+// first rate step with a change to the end of the last (within the collections' span), read in one
+// pass over the series' steps; nullopt when no step of theirs changed. These are the least t with
+// a change in [s1, t) and the greatest t with one in [t, s2), by exact window totals: a step's part
+// of a window is positive exactly when its change is and it overlaps the window.
 Result<std::optional<std::pair<int64_t, int64_t>>> ActiveSpan(JobStatsView& view, const JobStatsFilter& f) {
   using Span = std::optional<std::pair<int64_t, int64_t>>;
+  using J = JobStatsLayout;
   XTFQ_ASSIGN_OR_RETURN(auto all, view.Span());
   if (!all) return Span();
-  auto any = [&](int64_t a, int64_t b) -> Result<bool> {
-    if (a >= b) return false;
-    XTFQ_ASSIGN_OR_RETURN(JobStatsWindow w, JobStatsWindowQuery::Compute(view, a, b, f, {}));
-    for (const JobStatsGroup& g : w.groups) {
-      for (const auto& [op, r] : g.ops) {
-        if (r.total > 0) return true;
-      }
-    }
-    return false;
-  };
+  XTFQ_ASSIGN_OR_RETURN(std::vector<char> series, view.SelectSeries(f));
+  XTFQ_ASSIGN_OR_RETURN(std::vector<uint32_t> targets, view.SelectTargets(f, series));
   const int64_t s1 = all->first, s2 = all->second + 1;
-  XTFQ_ASSIGN_OR_RETURN(bool some, any(s1, s2));
-  if (!some) return Span();
-  // The least t with a change in [s1, t), and the greatest t with a change in [t, s2).
-  int64_t a = s1 + 1, b = s2;
-  while (a < b) {
-    const int64_t m = a + (b - a) / 2;
-    XTFQ_ASSIGN_OR_RETURN(bool in, any(s1, m));
-    if (in) {
-      b = m;
-    } else {
-      a = m + 1;
-    }
+  int64_t first = s2, last = s1;
+  uint64_t read = 0;
+  for (const std::string& op : view.ops()) {
+    const ArrayDesc* steps = view.reader().store().catalogue().Find(J::StepArrayName(op));
+    if (steps == nullptr) continue;  // no rate step of this op in the store
+    XTFQ_TRY(view.Steps(*steps, s1, s2, targets, series, false, read, [&](const std::byte* r) {
+      if (U64At(r, J::kStepDelta) == 0) return;
+      first = std::min(first, std::max(s1, I64At(r, J::kStepT0)));
+      last = std::max(last, std::min(s2, I64At(r, J::kStepT1)));
+    }));
   }
-  const int64_t first = a - 1;
-  a = s1, b = s2 - 1;
-  while (a < b) {
-    const int64_t m = a + (b - a + 1) / 2;
-    XTFQ_ASSIGN_OR_RETURN(bool in, any(m, s2));
-    if (in) {
-      a = m;
-    } else {
-      b = m - 1;
-    }
-  }
-  return Span(std::pair{first, a + 1});
+  if (first >= last) return Span();
+  return Span(std::pair{first, last});
 }
 
 }  // namespace

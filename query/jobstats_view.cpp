@@ -263,6 +263,7 @@ uint64_t JobStatsView::TargetIndex::Steps(const Summary& s) const {
 
 Result<std::vector<char>> JobStatsView::SelectSeries(const JobStatsFilter& f) const {
   if (!f.BySeries()) return std::vector<char>();
+  if (selected_ && selected_->first == f) return selected_->second;
   std::vector<char> keep(series_.size(), 0);
   auto in = [](const std::vector<std::string>& v, const std::string& s) {
     return v.empty() || std::find(v.begin(), v.end(), s) != v.end();
@@ -282,6 +283,7 @@ Result<std::vector<char>> JobStatsView::SelectSeries(const JobStatsFilter& f) co
               in(f.classes, std::string(JobIdClassName(x.cls))) &&
               (f.uids.empty() || std::find(f.uids.begin(), f.uids.end(), x.uid) != f.uids.end());
   }
+  selected_.emplace(f, keep);
   return keep;
 }
 

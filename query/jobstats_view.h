@@ -44,6 +44,7 @@ struct JobStatsFilter {
   std::vector<int64_t> uids;
   // Whether the filter looks at series attributes (not only targets and ops).
   bool BySeries() const { return !jobs.empty() || !nodes.empty() || !classes.empty() || !ids.empty() || !uids.empty(); }
+  bool operator==(const JobStatsFilter&) const = default;
 };
 
 class Primitives;
@@ -72,7 +73,8 @@ class JobStatsView {
   // Whether the steps array of `op` holds a step of target g.
   Result<bool> HasSteps(const std::string& op, uint32_t g);
 
-  // The series the filter keeps (empty vector: all), and the targets involved.
+  // The series the filter keeps (empty vector: all), and the targets involved. The last selection
+  // is kept: a report asks the same filter over many windows.
   Result<std::vector<char>> SelectSeries(const JobStatsFilter& filter) const;
   Result<std::vector<uint32_t>> SelectTargets(const JobStatsFilter& filter, const std::vector<char>& series) const;
   // The key of a step's group: the values of `by` joined by '\x1f' ("-" for what a series lacks).
@@ -130,6 +132,7 @@ class JobStatsView {
   StoreReader& reader_;
   std::vector<std::string> targets_, ops_;
   std::vector<JobStatsSeriesInfo> series_;
+  mutable std::optional<std::pair<JobStatsFilter, std::vector<char>>> selected_;  // SelectSeries' last
 };
 
 }  // namespace xtfq
