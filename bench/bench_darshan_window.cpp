@@ -1,7 +1,8 @@
 // Windowed Darshan signals (DarshanWindow) on generated DXT logs of 10^5 and 10^6 segments (10^7
 // with XTFQ_BENCH_LARGE=1), 1024 ranks: the totals of a random window over all ranks (O(log N)
 // from the TN trees), over 16 ranks (the P index), with a row per rank over all ranks, and the
-// flat scan that reads every segment. Warm cache: the store is opened once per size.
+// flat scan that reads every segment. Warm cache: the store is opened once per size. XTFQ_BENCH_PAGE_SIZE
+// sets the store's page size.
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
@@ -35,7 +36,10 @@ Opened& Store(int64_t segments) {
   g.segments = static_cast<uint64_t>(segments);
   if (!DarshanGenerator::Write(log, g).ok()) throw std::runtime_error("gen darshan failed");
   auto l = DarshanLog::Open(log);
-  auto w = StoreWriter::CreatePath(store);
+  StoreOptions so;  // XTFQ_BENCH_PAGE_SIZE: the store's page size (the import's choice for a Darshan log otherwise)
+  if (const char* p = std::getenv("XTFQ_BENCH_PAGE_SIZE"); p != nullptr)
+    so.page_size = static_cast<uint32_t>(std::atoi(p));
+  auto w = StoreWriter::CreatePath(store, so);
   if (!l.ok() || !w.ok()) throw std::runtime_error("open failed");
   DarshanImportOptions io;
   io.temp_dir = ScratchDir();

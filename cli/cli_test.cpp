@@ -102,6 +102,46 @@ TEST_CASE("cli: --codec none stores pages raw, lz4 (the default) and zstd compre
   CHECK(Xtfq(dir, "import d.bin -o x.xtfq --codec zip").status == 2);
 }
 
+TEST_CASE(
+    "cli: a new store's page size follows its first import (8 KiB for Darshan logs), --page-size wins, and "
+    "the answers do not depend on it") {
+  test::TempDir dir;
+  REQUIRE(Xtfq(dir, "gen darshan 20000 -o l.darshan --ranks 16").status == 0);
+  REQUIRE(Xtfq(dir, "gen events 5000 -o d.bin --ranks 2 --seed 3").status == 0);
+  auto page_size = [&](const std::string& store) {
+    Run info = Xtfq(dir, "info --brief " + store);
+    REQUIRE_MESSAGE(info.status == 0, info.err);
+    const size_t at = info.out.find("page size ");
+    REQUIRE(at != std::string::npos);
+    return info.out.substr(at + 10, info.out.find(' ', at + 10) - at - 10);
+  };
+  REQUIRE(Xtfq(dir, "import -q l.darshan -o d8.xtfq").status == 0);
+  CHECK(page_size("d8.xtfq") == "8192");
+  REQUIRE(Xtfq(dir, "import -q l.darshan -o d4.xtfq --page-size 4096").status == 0);
+  CHECK(page_size("d4.xtfq") == "4096");
+  REQUIRE(Xtfq(dir, "import -q d.bin -o e.xtfq").status == 0);
+  CHECK(page_size("e.xtfq") == "4096");
+  for (const char* q : {"query S --time 10%:60% --ranks 2:9 --format json", "query S --time 0%:100% --per-rank",
+                        "grid S --cols 7 --rows 4 --format csv", "segments S --time 20%:21% --limit 50"}) {
+    auto on = [&](const std::string& s) {
+      std::string cmd(q);
+      Run r = Xtfq(dir, cmd.replace(cmd.find('S'), 1, s));
+      CHECK_MESSAGE(r.status == 0, cmd, r.err);
+      return r.out;
+    };
+    CHECK(on("d4.xtfq") == on("d8.xtfq"));
+  }
+  CHECK(Xtfq(dir, "check d8.xtfq").status == 0);
+  // The DXT segments and their per-process copies store smaller in 8 KiB pages.
+  CHECK(std::filesystem::file_size(dir.File("d8.xtfq")) < std::filesystem::file_size(dir.File("d4.xtfq")));
+  // Darshan logs and events in one first import: events' 4 KiB.
+  REQUIRE(Xtfq(dir, "import -q l.darshan d.bin -o m.xtfq").status == 0);
+  CHECK(page_size("m.xtfq") == "4096");
+  // A store keeps its page size: events appended to the Darshan store, whatever --page-size says.
+  REQUIRE(Xtfq(dir, "import -q d.bin -o d8.xtfq --page-size 16384").status == 0);
+  CHECK(page_size("d8.xtfq") == "8192");
+}
+
 TEST_CASE("cli: check --space accounts for every byte of the file, per array, with and without the P index") {
   test::TempDir dir;
   REQUIRE(Xtfq(dir, "gen events 20000 -o d.bin --ranks 8 --seed 3").status == 0);

@@ -41,7 +41,9 @@ CLI::App* ImportCommand::Register(CLI::App& parent) {
         return SlurmSeriesWriter::ParseVersion(v) ? "" : "give MAJOR.MINOR, e.g. 22.05 or 25.11";
       });
   app->add_option("--array", array_, "array name for events");
-  app->add_option("--page-size", page_size_, "page size of a new store: 4096 to 65536, a power of two")
+  app->add_option("--page-size", page_size_,
+                  "page size of a new store: 4096 to 65536, a power of two (default: 8192 for Darshan logs, 4096 "
+                  "otherwise)")
       ->check(CLI::IsMember({4096u, 8192u, 16384u, 32768u, 65536u}));
   app->add_option("--sort-memory", sort_memory_mib_,
                   "MiB of records sorted in memory before runs spill to TMPDIR (Darshan)")
@@ -143,7 +145,9 @@ int ImportCommand::Run() {
   options.progress = bar_.get();
   const auto t0 = std::chrono::steady_clock::now();
   std::error_code ec;
-  auto opened = OpenWriter();
+  std::vector<std::string> formats;
+  for (const auto& g : *groups) formats.push_back(g.first);
+  auto opened = OpenWriter(page_size_.value_or(Importer::PageSizeFor(formats)));
   if (!opened.ok()) return Fail("import", opened.error());
   if (opened->note) Say("import: {}\n", *opened->note);
   const bool exists = !opened->created;
@@ -273,11 +277,11 @@ Status ImportCommand::ExtendSummaries(StoreWriter& w) const {
   return Ok();
 }
 
-Result<StoreWriter::Opened> ImportCommand::OpenWriter() const {
+Result<StoreWriter::Opened> ImportCommand::OpenWriter(uint32_t page_size) const {
   StoreOptions opts;
   opts.process_index = !no_process_index_;
   opts.allow_rollback = allow_rollback_;
-  opts.page_size = page_size_;
+  opts.page_size = page_size;
   if (!codec_.empty()) opts.codec = ParseCodec(codec_);
   opts.seal_thread = threads_ > 1;
   return StoreWriter::OpenOrCreatePath(out_, opts);

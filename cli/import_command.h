@@ -29,7 +29,7 @@ class ImportCommand final : public Command {
   std::string out_;
   std::string format_ = "auto";
   std::string array_ = "events";
-  uint32_t page_size_ = 4096;
+  std::optional<uint32_t> page_size_;  // unset: Importer::PageSizeFor the inputs
   uint32_t sort_memory_mib_ = 64;
   bool no_process_index_ = false;
   bool allow_rollback_ = false;
@@ -46,8 +46,8 @@ class ImportCommand final : public Command {
   // The inputs grouped by format, in the order the formats first appear ("darshan-any" when
   // binary logs and text are both sniffed).
   Result<std::vector<std::pair<std::string, std::vector<std::string>>>> Groups() const;
-  // The store at out_: opened when it `exists`, else created, with the page size and P index asked for.
-  Result<StoreWriter::Opened> OpenWriter() const;
+  // The store at out_: opened when it `exists`, else created with `page_size` and the P index asked for.
+  Result<StoreWriter::Opened> OpenWriter(uint32_t page_size) const;
   // --at as a time: epoch seconds, @seconds or ISO 8601 UTC (nullopt when not given).
   Result<std::optional<double>> CollectionTime() const;
   // Builds the grid summaries of the committed arrays that have none (query/GridBuilder) and commits them.

@@ -15,6 +15,7 @@
 #include "importers/slurm_hdf5_reader.h"
 #include "importers/slurm_influx_importer.h"
 #include "importers/slurm_influx_parser.h"
+#include "store/format.h"
 #include "store/posix_file.h"
 
 namespace xtfq {
@@ -133,6 +134,13 @@ Result<std::string> Importer::Sniff(const std::string& path) {
                                                         "text, job_stats, a Slurm profile (HDF5 or influxdb) or "
                                                         ".bin); give --format",
                                                         path));
+}
+
+uint32_t Importer::PageSizeFor(const std::vector<std::string>& formats) {
+  const bool darshan = !formats.empty() && std::all_of(formats.begin(), formats.end(), [](const std::string& f) {
+    return f == "darshan-any" || f == "darshan" || f == "darshan-text";
+  });
+  return darshan ? 8192 : format::kDefaultPageSize;
 }
 
 }  // namespace xtfq

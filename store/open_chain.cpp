@@ -17,8 +17,21 @@ OpenChain::OpenChain(PageKind kind, ArrayId array, uint8_t level, uint32_t width
       array_(array),
       level_(level),
       width_(width),
-      capacity_(PageCapacity(page_size, width)) {
-  page_.assign(page_size, std::byte{0});
+      capacity_(PageCapacity(page_size, width)),
+      page_size_(page_size) {
+  page_.assign(f::kPageHeaderSize, std::byte{0});
+}
+
+void OpenChain::Grow(size_t bytes) {
+  if (bytes <= page_.size()) return;
+  page_.resize(std::min<size_t>(page_size_, std::max(bytes, 2 * page_.size())), std::byte{0});
+}
+
+std::span<const std::byte> OpenChain::WholePage(std::vector<std::byte>& scratch) const {
+  if (page_.size() == page_size_) return page_;
+  scratch.assign(page_size_, std::byte{0});
+  std::memcpy(scratch.data(), page_.data(), page_.size());
+  return scratch;
 }
 
 Status OpenChain::Reserve(PageSpace& space) {
@@ -31,6 +44,7 @@ Status OpenChain::Reserve(PageSpace& space) {
 size_t OpenChain::Fill(std::span<const std::byte> bytes) {
   const size_t room = size_t{capacity_ - count_} * width_;
   const size_t n = std::min(room, bytes.size());
+  Grow(f::kPageHeaderSize + size_t{count_} * width_ + n);
   std::memcpy(page_.data() + f::kPageHeaderSize + size_t{count_} * width_, bytes.data(), n);
   count_ += static_cast<uint32_t>(n / width_);
   desc_.entries += n / width_;
@@ -47,6 +61,7 @@ Result<uint64_t> OpenChain::Roll(PageSpace& space, bool want_location) {
   h.entry_count = count_;
   h.prev = desc_.last_full;
   h.next = next;
+  Grow(page_size_);
   h.Encode(page_.data());
   XTFQ_ASSIGN_OR_RETURN(uint64_t sealed, space.seals.Submit(desc_.open, page_, plan_, want_location));
   XTFQ_TRY(space.DropShadow(desc_.shadow));
@@ -89,10 +104,14 @@ Status OpenChain::CommitShadow(const std::optional<IndexEntry>& right_edge, Page
     desc_.shadow_location = Location{};
     return Ok();
   }
-  if (right_edge) right_edge->Encode(page_.data() + f::kPageHeaderSize + size_t{count_} * width_);
+  if (right_edge) {
+    Grow(f::kPageHeaderSize + size_t{total} * width_);
+    right_edge->Encode(page_.data() + f::kPageHeaderSize + size_t{count_} * width_);
+  }
   XTFQ_ASSIGN_OR_RETURN(PageId s, space.ids.Next());
   ShadowHeader(s, total, right_edge ? f::kFlagRightEdge : 0).Encode(page_.data());
-  XTFQ_ASSIGN_OR_RETURN(const Location stored, space.SealShadow(s, page_, plan_.get()));
+  thread_local std::vector<std::byte> scratch;
+  XTFQ_ASSIGN_OR_RETURN(const Location stored, space.SealShadow(s, WholePage(scratch), plan_.get()));
   XTFQ_TRY(space.DropShadow(desc_.shadow));
   desc_.shadow = s;
   desc_.shadow_location = stored;
@@ -103,6 +122,7 @@ Status OpenChain::Load(Store& store, const ChainDesc& desc, std::string_view wha
   desc_ = desc;
   count_ = desc_.OpenEntries(capacity_);
   if (desc_.shadow == kNoPage) return Ok();
+  Grow(page_size_);
   XTFQ_TRY(store.ReadSealed(desc_.shadow, page_));
   const PageHeader h = PageHeader::Decode(page_.data());
   const bool edge = index_level && (h.flags & f::kFlagRightEdge) != 0;

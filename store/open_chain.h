@@ -59,7 +59,10 @@ class OpenChain {
   // The hot path: stores one entry when the open page is reserved and the entry does not fill it.
   // Returns false, changing nothing, otherwise (then Reserve, Fill and Roll).
   bool TryAppendOne(const std::byte* entry) {
-    if (desc_.open == kNoPage || count_ + 1 >= capacity_) return false;
+    if (desc_.open == kNoPage || count_ + 1 >= capacity_ ||
+        format::kPageHeaderSize + size_t{count_ + 1} * width_ > page_.size()) {
+      return false;
+    }
     std::memcpy(page_.data() + format::kPageHeaderSize + size_t{count_} * width_, entry, width_);
     ++count_;
     ++desc_.entries;
@@ -94,6 +97,13 @@ class OpenChain {
  private:
   // The header of shadow `at` (a chain id) holding the open page with `entries` entries.
   PageHeader ShadowHeader(PageId at, uint32_t entries, uint8_t extra_flags) const;
+  // Makes the open page's buffer hold at least `bytes` (header included), zeros after what it held: it
+  // grows by doubling up to the page size, so a chain of a few entries (a process's copy of a small
+  // array, an index level above a few pages) holds a few hundred bytes, not a page.
+  void Grow(size_t bytes);
+  // The open page as a whole page of page_size_ bytes (zeros after its entries), for the seal and
+  // shadow encoders: the buffer itself once grown to a page, else a copy in `scratch`.
+  std::span<const std::byte> WholePage(std::vector<std::byte>& scratch) const;
 
   ChainDesc desc_;
   std::shared_ptr<const ColumnPlan> plan_;
@@ -102,7 +112,8 @@ class OpenChain {
   uint8_t level_;
   uint32_t width_;
   uint32_t capacity_;
-  std::vector<std::byte> page_;  // the open page: header space, then count_ entries
+  uint32_t page_size_;
+  std::vector<std::byte> page_;  // the open page: header space, then count_ entries, then zeros (up to a page)
   uint32_t count_ = 0;
 };
 

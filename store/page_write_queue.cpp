@@ -6,12 +6,13 @@
 namespace xtfq {
 
 PageWriteQueue::PageWriteQueue(uint32_t page_size, uint32_t capacity)
-    : page_size_(page_size), capacity_(std::max<uint32_t>(1, capacity)) {
-  batch_.resize(size_t{capacity_} * page_size_);
-}
+    : page_size_(page_size), capacity_(std::max<uint32_t>(1, capacity)) {}
 
 Status PageWriteQueue::Queue(PageId id, std::span<const std::byte> page) {
   if (ids_.size() == capacity_) XTFQ_TRY(Flush());
+  // The batch grows to what is queued (most commits queue a few pages), up to capacity_ pages.
+  const size_t need = (ids_.size() + 1) * page_size_;
+  if (batch_.size() < need) batch_.resize(std::min(size_t{capacity_} * page_size_, std::max(need, 2 * batch_.size())));
   std::memcpy(batch_.data() + ids_.size() * page_size_, page.data(), page_size_);
   ids_.emplace_back(id.value, static_cast<uint32_t>(ids_.size()));
   return Ok();

@@ -39,7 +39,7 @@ class PageWriteQueue {
   File* file_ = nullptr;  // not owned
   uint32_t page_size_;
   uint32_t capacity_;
-  std::vector<std::byte> batch_;                    // `capacity_` page slots
+  std::vector<std::byte> batch_;                    // up to `capacity_` page slots
   std::vector<std::pair<uint32_t, uint32_t>> ids_;  // (page id, slot in batch_)
   std::vector<std::byte> run_;                      // one run of consecutive ids, to write
 };

@@ -3,6 +3,7 @@
 // Thread-safety: value type.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 
@@ -14,8 +15,14 @@ namespace xtfq {
 struct StoreOptions {
   // Page size of a new store: a power of two from 4 KiB to 64 KiB. Ignored when opening.
   uint32_t page_size = format::kDefaultPageSize;
-  // Pages are queued, up to this many, and written sorted by id, one write per run of consecutive ids.
+  // Pages are queued, up to this many, and written sorted by id, one write per run of consecutive ids;
+  // a pack writes its complete slots this many at a time. Never more than kWriteBatchBytes of pages
+  // (BatchPages), so the writer's buffers stay 16 MiB each whatever the page size.
   uint32_t write_batch_pages = 4096;
+  static constexpr uint32_t kWriteBatchBytes = 16u << 20;
+  uint32_t BatchPages(uint32_t page_size) const {
+    return std::max<uint32_t>(1, std::min(write_batch_pages, kWriteBatchBytes / page_size));
+  }
   // Arrays created with a process field keep per-process copies and a process tree (the P index,
   // docs/format.md). An array keeps the choice it was created with.
   bool process_index = true;

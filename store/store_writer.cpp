@@ -24,17 +24,15 @@ StoreWriter::StoreWriter(std::string file_name, StoreOptions options, uint32_t p
     : options_(options),
       page_size_(page_size),
       pages_(file_name, f::kFirstDataPage, {}, 0),
-      writes_(page_size, options.write_batch_pages),
+      writes_(page_size, options.BatchPages(page_size)),
       chain_ids_(file_name, 1),
-      pack_(page_size, options.codec.value_or(Codec::kLz4), options.write_batch_pages),
+      pack_(page_size, options.codec.value_or(Codec::kLz4), options.BatchPages(page_size)),
       map_(page_size, f::kFirstDataPage, {}),
-      shadows_(page_size, options.codec.value_or(Codec::kLz4), options.write_batch_pages),
+      shadows_(page_size, options.codec.value_or(Codec::kLz4), options.BatchPages(page_size)),
       seals_(pack_, pages_, map_, page_size, options.seal_thread),
       space_{pages_, writes_, chain_ids_, pack_, map_, shadows_, seals_},
       catalogue_(page_size, {}),
-      heap_(PageKind::kHeap, ArrayId(0), 0, 1, page_size) {
-  options_.write_batch_pages = std::max<uint32_t>(1, options_.write_batch_pages);
-}
+      heap_(PageKind::kHeap, ArrayId(0), 0, 1, page_size) {}
 
 void StoreWriter::Attach(std::unique_ptr<File> file) {
   file_ = std::move(file);
@@ -166,8 +164,8 @@ Result<std::unique_ptr<StoreWriter>> StoreWriter::Open(std::unique_ptr<File> fil
   w->chain_ids_ = ChainIdAllocator(store->name(), cat.chain_ids);
   w->map_ = PageMapWriter(sb.page_size, sb.page_count, cat.map_leaves);
   const Codec codec = options.codec.value_or(static_cast<Codec>(sb.codec));
-  w->pack_ = PackWriter(sb.page_size, codec, options.write_batch_pages);
-  w->shadows_ = ShadowPack(sb.page_size, codec, options.write_batch_pages);
+  w->pack_ = PackWriter(sb.page_size, codec, options.BatchPages(sb.page_size));
+  w->shadows_ = ShadowPack(sb.page_size, codec, options.BatchPages(sb.page_size));
   XTFQ_TRY(w->heap_.Load(*store, cat.heap, "string heap", false));
   w->committed_heap_ = cat.heap;
   for (const ArrayDesc& d : cat.arrays) {
