@@ -65,7 +65,9 @@ function watchGrids(page) {
 }
 
 // Waits until the page has made at least `count` grid requests, made no new one for 400 ms, and has
-// the answer of its last: the grid it draws.
+// the answer of its last: the grid it draws, once the page has taken it in (its state holds that
+// grid's columns; until then it has no view to zoom or pan: a key pressed earlier does nothing, and
+// a slow server, as under the sanitizers, leaves the page that long behind the response).
 async function settle(page, seen, count) {
   let n = -1;
   for (let i = 0; i < 300; ++i) {
@@ -76,6 +78,8 @@ async function settle(page, seen, count) {
   }
   const last = seen.urls[seen.urls.length - 1];
   assert.ok(seen.urls.length >= count && seen.answers.has(last), `${seen.urls.length} grid requests, ${count} expected`);
+  await page.waitForFunction((edges) => state.grid && state.t1 !== null && JSON.stringify(state.grid.time.edges) === edges,
+    JSON.stringify(seen.answers.get(last).time.edges), { timeout: 60000 });
   await page.waitForTimeout(200);  // drawn
   return { params: Object.fromEntries(new URL(last).searchParams), grid: seen.answers.get(last) };
 }
