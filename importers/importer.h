@@ -74,7 +74,7 @@ class Importer {
   static Result<Inputs> Expand(const std::vector<std::string>& inputs, std::string_view format);
   // The page size of a new store whose first import is of `formats` (Groups' names: "events",
   // "darshan-any", "darshan", "darshan-text", "jobstats", "slurm-..."): 8 KiB when every input is a
-  // Darshan log, 4 KiB otherwise (docs/format.md, "Page size"). A DXT segment is 68 bytes, so a
+  // Darshan log, 4 KiB otherwise (docs/format.md, "The file"). A DXT segment is 68 bytes, so a
   // 4 KiB page holds 59 of them, and a process's copy of a rank's few hundred segments is a handful
   // of pages, each paying its header and compressing alone: at 8 KiB the 10^6-segment log's store
   // is 12% smaller (3.27x -> 2.87x the log), the 28 real logs' 5%, while a window over all ranks
