@@ -11,6 +11,7 @@
 #include "importers/darshan_importer.h"
 #include "importers/darshan_parser_text.h"
 #include "importers/darshan_text_importer.h"
+#include "importers/importer.h"
 #include "store/format.h"
 #include "store/posix_file.h"
 #include "store/store_writer.h"
@@ -51,7 +52,9 @@ Result<std::unique_ptr<DarshanInput>> DarshanInput::Open(const std::string& path
     in->temp_ = store = name;
     DarshanImportOptions opts;
     opts.temp_dir = dir;
-    XTFQ_ASSIGN_OR_RETURN(auto w, StoreWriter::CreatePath(store));
+    StoreOptions so;  // the page size `xtfq import` gives a store of this log, so the answers read alike
+    so.page_size = Importer::PageSizeFor({"darshan"});
+    XTFQ_ASSIGN_OR_RETURN(auto w, StoreWriter::CreatePath(store, so));
     XTFQ_ASSIGN_OR_RETURN(auto f, PosixFile::Open(path, PosixFile::Mode::kRead));
     std::vector<std::byte> head(256);
     XTFQ_ASSIGN_OR_RETURN(size_t got, f->ReadAt(0, head));

@@ -135,6 +135,9 @@ Status OpenChain::CheckInvariants(WriterAudit& audit, uint32_t chain_ids, std::s
   if (desc_.entries % capacity_ != count_) {
     return audit.Violation("W4", fmt::format("{}: {} entries but {} buffered", what, desc_.entries, count_));
   }
+  if (page_.size() < f::kPageHeaderSize + size_t{count_} * width_) {
+    return audit.Violation("W4", fmt::format("{}: {} entries buffered in {} bytes", what, count_, page_.size()));
+  }
   if ((desc_.entries == 0) != (desc_.open == kNoPage)) {
     return audit.Violation(
         "W4", fmt::format("{}: {} entries and open page {} disagree", what, desc_.entries, desc_.open.value));

@@ -66,8 +66,8 @@ function watchGrids(page) {
 
 // Waits until the page has made at least `count` grid requests, made no new one for 400 ms, and has
 // the answer of its last: the grid it draws, once the page has taken it in (its state holds that
-// grid's columns; until then it has no view to zoom or pan: a key pressed earlier does nothing, and
-// a slow server, as under the sanitizers, leaves the page that long behind the response).
+// grid's columns, rows and source; until then it has no view to zoom or pan, and a key pressed
+// earlier does nothing: under the sanitizers the page lags the response that long).
 async function settle(page, seen, count) {
   let n = -1;
   for (let i = 0; i < 300; ++i) {
@@ -78,8 +78,11 @@ async function settle(page, seen, count) {
   }
   const last = seen.urls[seen.urls.length - 1];
   assert.ok(seen.urls.length >= count && seen.answers.has(last), `${seen.urls.length} grid requests, ${count} expected`);
-  await page.waitForFunction((edges) => state.grid && state.t1 !== null && JSON.stringify(state.grid.time.edges) === edges,
-    JSON.stringify(seen.answers.get(last).time.edges), { timeout: 60000 });
+  const want = seen.answers.get(last);
+  await page.waitForFunction(
+    (w) => state.grid && state.t1 !== null &&
+      JSON.stringify([state.grid.time.edges, state.grid.rows, state.grid.source]) === w,
+    JSON.stringify([want.time.edges, want.rows, want.source]), { timeout: 60000 });
   await page.waitForTimeout(200);  // drawn
   return { params: Object.fromEntries(new URL(last).searchParams), grid: seen.answers.get(last) };
 }
