@@ -103,8 +103,8 @@ TEST_CASE("cli: --codec none stores pages raw, lz4 (the default) and zstd compre
 }
 
 TEST_CASE(
-    "cli: a new store's page size follows its first import (8 KiB for Darshan logs), --page-size wins, and "
-    "the answers do not depend on it") {
+    "cli: a new store's page size follows its first import (8 KiB for Darshan logs and job_stats), --page-size "
+    "wins, and the answers do not depend on it") {
   test::TempDir dir;
   REQUIRE(Xtfq(dir, "gen darshan 20000 -o l.darshan --ranks 16").status == 0);
   REQUIRE(Xtfq(dir, "gen events 5000 -o d.bin --ranks 2 --seed 3").status == 0);
@@ -140,6 +140,23 @@ TEST_CASE(
   // A store keeps its page size: events appended to the Darshan store, whatever --page-size says.
   REQUIRE(Xtfq(dir, "import -q d.bin -o d8.xtfq --page-size 16384").status == 0);
   CHECK(page_size("d8.xtfq") == "8192");
+  // job_stats: 8 KiB, with the same answers as at 4 KiB, and a Darshan log with them too.
+  REQUIRE(Xtfq(dir, "gen jobstats -o js --targets 6 --jobs 40 --samples 12 --seed 5").status == 0);
+  REQUIRE(Xtfq(dir, "import -q js -o j8.xtfq").status == 0);
+  CHECK(page_size("j8.xtfq") == "8192");
+  REQUIRE(Xtfq(dir, "import -q js -o j4.xtfq --page-size 4096").status == 0);
+  CHECK(page_size("j4.xtfq") == "4096");
+  for (const char* q : {"query S --jobstats --by target --format csv", "query S --jobstats --by job --time 25%:60% --format json",
+                        "heatmap S --jobstats --op write_bytes --format csv", "grid S --op read_bytes --by job --cols 9 --format csv"}) {
+    auto on = [&](const std::string& s) {
+      std::string cmd(q);
+      Run r = Xtfq(dir, cmd.replace(cmd.find('S'), 1, s));
+      CHECK_MESSAGE(r.status == 0, cmd, r.err);
+      return r.out;
+    };
+    CHECK(on("j4.xtfq") == on("j8.xtfq"));
+  }
+  CHECK(Xtfq(dir, "check j8.xtfq").status == 0);
 }
 
 TEST_CASE("cli: check --space accounts for every byte of the file, per array, with and without the P index") {

@@ -8,6 +8,7 @@
 #include <thread>
 #include <utility>
 
+#include "importers/importer.h"
 #include "layouts/jobstats_layout.h"
 #include "query/jobstats_summary.h"
 #include "query/jobstats_view.h"
@@ -40,14 +41,17 @@ uint64_t PendingRecords(const StoreWriter& w) {
 }
 
 // The store's writer; waits up to `wait` while another writer holds it, creates it when absent
-// (or when what is there was never committed: StoreWriter::OpenOrCreatePath).
+// (or when what is there was never committed: StoreWriter::OpenOrCreatePath) in the page size
+// `xtfq import` gives job_stats.
 Result<StoreWriter::Opened> OpenWriter(const std::string& path, std::chrono::milliseconds wait) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   for (;;) {
     std::error_code ec;
     const bool exists = std::filesystem::exists(path, ec);
-    auto w = StoreWriter::OpenOrCreatePath(path);
+    StoreOptions options;
+    options.page_size = Importer::PageSizeFor({"jobstats"});
+    auto w = StoreWriter::OpenOrCreatePath(path, options);
     if (w.ok()) return w;
     // Busy, or another process created the store between the test and the creation.
     const bool again = w.error().code() == ErrorCode::kBusy || (!exists && std::filesystem::exists(path, ec));

@@ -137,10 +137,10 @@ Result<std::string> Importer::Sniff(const std::string& path) {
 }
 
 uint32_t Importer::PageSizeFor(const std::vector<std::string>& formats) {
-  const bool darshan = !formats.empty() && std::all_of(formats.begin(), formats.end(), [](const std::string& f) {
-    return f == "darshan-any" || f == "darshan" || f == "darshan-text";
+  const bool larger = !formats.empty() && std::all_of(formats.begin(), formats.end(), [](const std::string& f) {
+    return f == "darshan-any" || f == "darshan" || f == "darshan-text" || f == "jobstats";
   });
-  return darshan ? 8192 : format::kDefaultPageSize;
+  return larger ? 8192 : format::kDefaultPageSize;
 }
 
 }  // namespace xtfq

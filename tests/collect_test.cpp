@@ -310,6 +310,14 @@ TEST_CASE("collect: file name and collected_at stamp and store agree on every co
   }
   CHECK(stored == named);
   CheckExactlyOnce(dir, "snaps", "x", "c.xtfq");
+  // The store collect created has the pages an import of job_stats gives a new store (8 KiB).
+  auto c = StoreReader::Open(dir.File("c.xtfq"));
+  REQUIRE_MESSAGE(c.ok(), test::Why(c));
+  CHECK((*c)->store().page_size() == 8192);
+  REQUIRE(test::Xtfq(dir, "import -q snaps -o i.xtfq").status == 0);
+  auto i = StoreReader::Open(dir.File("i.xtfq"));
+  REQUIRE_MESSAGE(i.ok(), test::Why(i));
+  CHECK((*i)->store().page_size() == 8192);
 }
 
 TEST_CASE("collect: a busy store skips the store for a collection and its snapshot goes in at the next one") {

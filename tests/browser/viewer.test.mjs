@@ -361,8 +361,14 @@ test('the job_stats view: targets by time, and the top jobs of the window as xtf
   await page.selectOption('#rowsby', 'target');
   // A view inside the summarised time: the top jobs' window moves onto the summaries' bins and is
   // read from their cells alone, as xtfq query --snap gives it, and the caption says which window.
-  const iq = page.waitForResponse((r) => of('/api/query')(r) && new URL(r.url()).searchParams.get('by') === 'class');
-  await page.evaluate(() => { const t0 = state.t1; state.t1 = t0 + 600; state.t2 = t0 + 1800; load(); });
+  // (the query of the view before it, asked when the rows went back to targets, may answer after
+  // this wait begins: only a query that starts inside the new view is its answer)
+  const t0 = await page.evaluate(() => state.t1);
+  const iq = page.waitForResponse((r) => {
+    const sp = new URL(r.url()).searchParams;
+    return of('/api/query')(r) && sp.get('by') === 'class' && Number(sp.get('time').split(':')[0]) > t0;
+  });
+  await page.evaluate((t) => { state.t1 = t + 600; state.t2 = t + 1800; load(); }, t0);
   const iqr = await iq, iqp = Object.fromEntries(new URL(iqr.url()).searchParams), iqj = await iqr.json();
   assert.deepEqual(iqj, JSON.parse(xtfq('query', 'js.xtfq', '--jobstats', '--by', 'class', '--op', iqp.op,
     '--top', iqp.top, '--sort', iqp.sort, '--time', iqp.time, '--snap', '--format', 'json')));
