@@ -29,6 +29,7 @@
 #include <optional>
 #include <thread>
 
+#include "importers/importer.h"
 #include "importers/jobstats_generator.h"
 #include "importers/jobstats_importer.h"
 #include "importers/jobstats_state.h"
@@ -145,6 +146,7 @@ struct Args {
   JobStatsGenOptions gen;
   std::string store;
   uint32_t commit_every = 10;
+  uint32_t page_size = Importer::PageSizeFor({"jobstats"});  // as `xtfq import` and `collect` create
   bool no_import = false, no_summaries = false;
   uint64_t chunk_steps = JobStatsSummary::kChunkSteps;
 };
@@ -196,6 +198,7 @@ int Run(const Args& a) {
   }
   StoreOptions so;
   so.seal_thread = true;
+  so.page_size = a.page_size;
   auto created = StoreWriter::CreatePath(a.store, so);
   if (!created.ok()) return fmt::print(stderr, "jobstats_scale: {}\n", created.error().message()), 1;
   StoreWriter& w = **created;
@@ -297,6 +300,8 @@ int main(int argc, char** argv) {
   app.add_option("--seed", a.gen.seed, "random seed");
   app.add_option("--commit-every", a.commit_every, "collections per commit")->check(CLI::Range(1u, 1000000u));
   app.add_option("--store", a.store, "the store to create (must not exist)");
+  app.add_option("--page-size", a.page_size, "its page size (default: xtfq import's for job_stats)")
+      ->check(CLI::IsMember({4096u, 8192u, 16384u, 32768u, 65536u}));
   app.add_flag("--no-import", a.no_import, "generate, print and parse only");
   app.add_flag("--no-summaries", a.no_summaries, "leave out the job_stats summaries");
   app.add_option("--chunk-steps", a.chunk_steps, "steps the summaries gather in one pass (JobStatsSummary::Extend)")
