@@ -42,8 +42,8 @@ CLI::App* ImportCommand::Register(CLI::App& parent) {
       });
   app->add_option("--array", array_, "array name for events");
   app->add_option("--page-size", page_size_,
-                  "page size of a new store: 4096 to 65536, a power of two (default: 8192 for Darshan logs, 4096 "
-                  "otherwise)")
+                  "page size of a new store: 4096 to 65536, a power of two (default: 8192 for Darshan logs and "
+                  "job_stats, 4096 otherwise)")
       ->check(CLI::IsMember({4096u, 8192u, 16384u, 32768u, 65536u}));
   app->add_option("--sort-memory", sort_memory_mib_,
                   "MiB of records sorted in memory before runs spill to TMPDIR (Darshan)")
