@@ -121,16 +121,21 @@ TEST_CASE(
   CHECK(page_size("d4.xtfq") == "4096");
   REQUIRE(Xtfq(dir, "import -q d.bin -o e.xtfq").status == 0);
   CHECK(page_size("e.xtfq") == "4096");
-  for (const char* q : {"query S --time 10%:60% --ranks 2:9 --format json", "query S --time 0%:100% --per-rank",
-                        "grid S --cols 7 --rows 4 --format csv", "segments S --time 20%:21% --limit 50"}) {
-    auto on = [&](const std::string& s) {
-      std::string cmd(q);
-      Run r = Xtfq(dir, cmd.replace(cmd.find('S'), 1, s));
-      CHECK_MESSAGE(r.status == 0, cmd, r.err);
-      return r.out;
-    };
-    CHECK(on("d4.xtfq") == on("d8.xtfq"));
-  }
+  // Each command (S: the store) prints the same on stores a and b.
+  auto same_answers = [&](std::initializer_list<const char*> commands, const std::string& a, const std::string& b) {
+    for (const char* q : commands) {
+      auto on = [&](const std::string& s) {
+        std::string cmd(q);
+        Run r = Xtfq(dir, cmd.replace(cmd.find('S'), 1, s));
+        CHECK_MESSAGE(r.status == 0, cmd, r.err);
+        return r.out;
+      };
+      CHECK_MESSAGE(on(a) == on(b), q);
+    }
+  };
+  same_answers({"query S --time 10%:60% --ranks 2:9 --format json", "query S --time 0%:100% --per-rank",
+                "grid S --cols 7 --rows 4 --format csv", "segments S --time 20%:21% --limit 50"},
+               "d4.xtfq", "d8.xtfq");
   CHECK(Xtfq(dir, "check d8.xtfq").status == 0);
   // The DXT segments and their per-process copies store smaller in 8 KiB pages.
   CHECK(std::filesystem::file_size(dir.File("d8.xtfq")) < std::filesystem::file_size(dir.File("d4.xtfq")));
@@ -146,18 +151,10 @@ TEST_CASE(
   CHECK(page_size("j8.xtfq") == "8192");
   REQUIRE(Xtfq(dir, "import -q js -o j4.xtfq --page-size 4096").status == 0);
   CHECK(page_size("j4.xtfq") == "4096");
-  for (const char* q :
-       {"query S --jobstats --by target --format csv", "query S --jobstats --by job --time 25%:60% --format json",
-        "heatmap S --jobstats --op write_bytes --format csv",
-        "grid S --op read_bytes --by job --cols 9 --format csv"}) {
-    auto on = [&](const std::string& s) {
-      std::string cmd(q);
-      Run r = Xtfq(dir, cmd.replace(cmd.find('S'), 1, s));
-      CHECK_MESSAGE(r.status == 0, cmd, r.err);
-      return r.out;
-    };
-    CHECK(on("j4.xtfq") == on("j8.xtfq"));
-  }
+  same_answers(
+      {"query S --jobstats --by target --format csv", "query S --jobstats --by job --time 25%:60% --format json",
+       "heatmap S --jobstats --op write_bytes --format csv", "grid S --op read_bytes --by job --cols 9 --format csv"},
+      "j4.xtfq", "j8.xtfq");
   CHECK(Xtfq(dir, "check j8.xtfq").status == 0);
 }
 
