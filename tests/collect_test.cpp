@@ -320,6 +320,26 @@ TEST_CASE("collect: file name and collected_at stamp and store agree on every co
   CHECK((*i)->store().page_size() == 8192);
 }
 
+TEST_CASE("collect: a store of 4 KiB pages (made before job_stats had 8 KiB) keeps them and takes the collections") {
+  test::TempDir dir;
+  WriteSnapshotScript(dir);
+  GenerateSnapshots(dir, "s0", "server1", 5, 8);
+  test::Run first = test::Xtfq(dir, "collect --interval 1 --count 1 --name x --out snaps -- ./snap.sh s0");
+  REQUIRE_MESSAGE(first.status == 0, first.err);
+  test::Run made = test::Xtfq(dir, "import -q --page-size 4096 snaps -o c.xtfq");
+  REQUIRE_MESSAGE(made.status == 0, made.err);
+  test::Run more =
+      test::Xtfq(dir, "collect --interval 1 --count 2 --name x --out snaps --store c.xtfq -- ./snap.sh s0");
+  REQUIRE_MESSAGE(more.status == 0, more.err);
+  CHECK(SnapshotFiles(dir.File("snaps"), "x").size() == 3);
+  CheckExactlyOnce(dir, "snaps", "x", "c.xtfq");
+  auto c = StoreReader::Open(dir.File("c.xtfq"));
+  REQUIRE_MESSAGE(c.ok(), test::Why(c));
+  CHECK((*c)->store().page_size() == 4096);
+  test::Run check = test::Xtfq(dir, "check c.xtfq");
+  CHECK_MESSAGE(check.status == 0, check.out, check.err);
+}
+
 TEST_CASE("collect: a busy store skips the store for a collection and its snapshot goes in at the next one") {
   test::TempDir dir;
   FirstCollection(dir);
