@@ -38,8 +38,12 @@ void SealQueue::Work() {
     // returns at once rather than missing them.
     const uint64_t w = wake_.load(std::memory_order_acquire);
     uint64_t have = submitted_.load(std::memory_order_acquire);
-    // Spin a little before sleeping (a few us: grid passes run a third thread on two cores).
-    for (int i = 0; i < 2000 && have <= next; ++i) {
+    // Spin a little before sleeping (a few us: grid passes run a third thread on two cores). 200
+    // pauses, not WaitPast's 2000: the writer's next page is often milliseconds away, and at 2000
+    // this idle thread was 12% of a DXT import's CPU samples (docs/benchmarks.md, "Session 25":
+    // 0.2-0.5 s less CPU an import, the same wall time).
+    constexpr int kIdleSpins = 200;
+    for (int i = 0; i < kIdleSpins && have <= next; ++i) {
       SpinPause();
       have = submitted_.load(std::memory_order_acquire);
     }
