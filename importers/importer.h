@@ -80,7 +80,8 @@ class Importer {
   // 10^6-segment log's store is 12% smaller (3.27x -> 2.87x the log), the 28 real logs' 5%, while a
   // window over all ranks sums twice the records at its edges (1.2x warm, no more pages read
   // cold). job_stats stores are 9-10% smaller at 8 KiB (imported at once or a collection at a
-  // time, as `collect` does), their queries as fast warm and read half the pages cold. The 32-byte
+  // time, as `collect` does); the summaries and steps paths are as fast warm, and windows read half
+  // the pages cold (an import takes job_stats alone, never mixed with Darshan logs). The 32-byte
   // events keep 4 KiB: there 8 KiB saves 4% and costs 1.2-1.35x warm on the shared benchmark's
   // Q1-Q4. Slurm profiles (a few KiB of samples a job) keep 4 KiB too: nothing measured gains.
   static uint32_t PageSizeFor(const std::vector<std::string>& formats);

@@ -41,7 +41,7 @@ void SealQueue::Work() {
     // Spin a little before sleeping (a few us: grid passes run a third thread on two cores). 200
     // pauses, not WaitPast's 2000: the writer's next page is often hundreds of us away, and at 2000
     // this idle thread was 12% of a DXT import's CPU samples (docs/benchmarks.md, "Session 25":
-    // 0.2-0.5 s less CPU an import, the same wall time).
+    // events and DXT imports 0.2-0.5 s less CPU, the same wall time).
     constexpr int kIdleSpins = 200;
     for (int i = 0; i < kIdleSpins && have <= next; ++i) {
       SpinPause();

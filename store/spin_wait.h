@@ -1,6 +1,7 @@
-// SpinWait: how a thread waits for another's counter (store/SealQueue, index/LeafPrefetch): a short
-// spin with the CPU's pause hint, since the other thread is usually a page of work away, then a
-// sleep on the atomic (futex). 2000 pauses are some 10-300 us, depending on the CPU.
+// SpinWait: how a thread waits for another's counter (store/SealQueue's writer side, index/
+// LeafPrefetch): a short spin with the CPU's pause hint, since the other thread is usually a page
+// of work away, then a sleep on the atomic (futex). 2000 pauses are some 10-300 us, depending on
+// the CPU. (SealQueue's idle worker spins 200 of them itself: seal_queue.cpp.)
 //
 // Thread-safety: free functions over atomics.
 #pragma once

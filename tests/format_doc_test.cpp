@@ -323,9 +323,14 @@ TEST_CASE("format doc: magic and page sizes and version are the header's") {
   const Doc d = ParseDoc();
   CHECK(d.text.find(fmt::format("`{}`", format::kMagic)) != std::string::npos);
   CHECK(d.text.find(fmt::format("from {} to {}", format::kMinPageSize, format::kMaxPageSize)) != std::string::npos);
-  CHECK(d.text.find(fmt::format("({} when every input of its first import is a Darshan log or job_stats, "
-                                "{}\notherwise)",
-                                Importer::PageSizeFor({"darshan"}), Importer::PageSizeFor({"events"}))) !=
+  // (the sentence as read, whatever the lines it is wrapped in)
+  std::string prose;
+  {
+    std::istringstream in(d.text);
+    for (std::string w; in >> w;) prose += (prose.empty() ? "" : " ") + w;
+  }
+  CHECK(prose.find(fmt::format("({} when every input of its first import is a Darshan log or job_stats, {} otherwise)",
+                               Importer::PageSizeFor({"darshan"}), Importer::PageSizeFor({"events"}))) !=
         std::string::npos);
   CHECK(Importer::PageSizeFor({"jobstats"}) == Importer::PageSizeFor({"darshan"}));
   CHECK(Importer::PageSizeFor({"slurm-hdf5"}) == Importer::PageSizeFor({"events"}));
