@@ -176,6 +176,13 @@ std::multimap<std::pair<int64_t, std::string>, uint64_t> StoredCollections(const
   return out;
 }
 
+// The page size the store was created with.
+uint32_t PageSizeOf(const std::string& store) {
+  auto r = StoreReader::Open(store);
+  REQUIRE_MESSAGE(r.ok(), test::Why(r));
+  return (*r)->store().page_size();
+}
+
 // Every snapshot file of `name` in `dir` is in the store exactly once: each of its targets has one
 // collection at the file's time with its distinct entries, and the store holds nothing else.
 void CheckExactlyOnce(const test::TempDir& dir, const std::string& snaps, const std::string& name,
@@ -311,13 +318,9 @@ TEST_CASE("collect: file name and collected_at stamp and store agree on every co
   CHECK(stored == named);
   CheckExactlyOnce(dir, "snaps", "x", "c.xtfq");
   // The store collect created has the pages an import of job_stats gives a new store (8 KiB).
-  auto c = StoreReader::Open(dir.File("c.xtfq"));
-  REQUIRE_MESSAGE(c.ok(), test::Why(c));
-  CHECK((*c)->store().page_size() == 8192);
+  CHECK(PageSizeOf(dir.File("c.xtfq")) == 8192);
   REQUIRE(test::Xtfq(dir, "import -q snaps -o i.xtfq").status == 0);
-  auto i = StoreReader::Open(dir.File("i.xtfq"));
-  REQUIRE_MESSAGE(i.ok(), test::Why(i));
-  CHECK((*i)->store().page_size() == 8192);
+  CHECK(PageSizeOf(dir.File("i.xtfq")) == 8192);
 }
 
 TEST_CASE("collect: a store of 4 KiB pages (made before job_stats had 8 KiB) keeps them and takes the collections") {
@@ -333,9 +336,7 @@ TEST_CASE("collect: a store of 4 KiB pages (made before job_stats had 8 KiB) kee
   REQUIRE_MESSAGE(more.status == 0, more.err);
   CHECK(SnapshotFiles(dir.File("snaps"), "x").size() == 3);
   CheckExactlyOnce(dir, "snaps", "x", "c.xtfq");
-  auto c = StoreReader::Open(dir.File("c.xtfq"));
-  REQUIRE_MESSAGE(c.ok(), test::Why(c));
-  CHECK((*c)->store().page_size() == 4096);
+  CHECK(PageSizeOf(dir.File("c.xtfq")) == 4096);
   test::Run check = test::Xtfq(dir, "check c.xtfq");
   CHECK_MESSAGE(check.status == 0, check.out, check.err);
 }
