@@ -46,11 +46,11 @@ uint64_t PendingRecords(const StoreWriter& w) {
 Result<StoreWriter::Opened> OpenWriter(const std::string& path, std::chrono::milliseconds wait) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
+  StoreOptions options;
+  options.page_size = Importer::PageSizeFor({"jobstats"});
   for (;;) {
     std::error_code ec;
     const bool exists = std::filesystem::exists(path, ec);
-    StoreOptions options;
-    options.page_size = Importer::PageSizeFor({"jobstats"});
     auto w = StoreWriter::OpenOrCreatePath(path, options);
     if (w.ok()) return w;
     // Busy, or another process created the store between the test and the creation.

@@ -75,12 +75,12 @@ void GenerateSnapshots(const test::TempDir& dir, const std::string& to, const st
 }
 
 // The snapshot script over 12 collections of server1 in s0, and a first collection by `x` into
-// snaps/ and the store c.xtfq, which it creates.
-void FirstCollection(const test::TempDir& dir) {
+// snaps/ and the store c.xtfq, which it creates (`store` false: into snaps/ alone).
+void FirstCollection(const test::TempDir& dir, bool store = true) {
   WriteSnapshotScript(dir);
   GenerateSnapshots(dir, "s0", "server1", 5, 12);
-  test::Run first =
-      test::Xtfq(dir, "collect --interval 1 --count 1 --name x --out snaps --store c.xtfq -- ./snap.sh s0");
+  test::Run first = test::Xtfq(dir, fmt::format("collect --interval 1 --count 1 --name x --out snaps{} -- ./snap.sh s0",
+                                                store ? " --store c.xtfq" : ""));
   REQUIRE_MESSAGE(first.status == 0, first.err);
 }
 
@@ -325,10 +325,7 @@ TEST_CASE("collect: file name and collected_at stamp and store agree on every co
 
 TEST_CASE("collect: a store of 4 KiB pages (made before job_stats had 8 KiB) keeps them and takes the collections") {
   test::TempDir dir;
-  WriteSnapshotScript(dir);
-  GenerateSnapshots(dir, "s0", "server1", 5, 8);
-  test::Run first = test::Xtfq(dir, "collect --interval 1 --count 1 --name x --out snaps -- ./snap.sh s0");
-  REQUIRE_MESSAGE(first.status == 0, first.err);
+  FirstCollection(dir, false);
   test::Run made = test::Xtfq(dir, "import -q --page-size 4096 snaps -o c.xtfq");
   REQUIRE_MESSAGE(made.status == 0, made.err);
   test::Run more =
