@@ -55,7 +55,9 @@ Result<std::vector<Query>> ReadQueries(const std::string& path) {
   return qs;
 }
 
-double Now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+double SteadySeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 std::string AggCheck(const Summary& s) {
   return fmt::format("cnt={} sb={} sd={:.6e}", s.count, s.count ? s.fields[0].i_sum : 0,
@@ -82,24 +84,24 @@ void RunClasses(const std::string& peer, const std::vector<Query>& qs,
     for (const auto& q : qs)
       if (q.cls == c) v.push_back(&q);
     if (cold) {
-      const double a = Now();
+      const double a = SteadySeconds();
       const std::string r = run(*v[0]);
-      const double t = (Now() - a) * 1e6;
+      const double t = (SteadySeconds() - a) * 1e6;
       fmt::print("RESULT\t{}_cold\t{}\t1\t{:.3f}\t{:.3f}\t{:.3f}\t0\n", peer, c, t, t, t);
       fmt::print("CHECK\t{}_cold\t{}\t{}\n", peer, c, r);
       std::fflush(stdout);
       continue;
     }
-    const double w0 = Now();
+    const double w0 = SteadySeconds();
     const std::string chk = run(*v[0]);
-    const double warm = Now() - w0;
-    for (size_t i = 1; i < v.size() && Now() - w0 < budget / 2; ++i) (void)run(*v[i]);
+    const double warm = SteadySeconds() - w0;
+    for (size_t i = 1; i < v.size() && SteadySeconds() - w0 < budget / 2; ++i) (void)run(*v[i]);
     std::vector<double> ts;
-    const double start = Now();
+    const double start = SteadySeconds();
     for (size_t i = 0; i < v.size(); ++i) {
-      const double a = Now();
+      const double a = SteadySeconds();
       const std::string r = run(*v[i]);
-      const double b = Now();
+      const double b = SteadySeconds();
       ts.push_back(b - a);
       if (i == 0 && r != chk) fmt::print(stderr, "WARN {} {}: repeat differs: {} vs {}\n", peer, c, r, chk);
       if (static_cast<int>(ts.size()) >= min_runs && b - start > budget) break;
@@ -135,7 +137,7 @@ int BenchCommand::Run() {
   if (temporary) store_ = (fs::temp_directory_path() / fmt::format("xtfq-bench-{}.xtfq", ::getpid())).string();
   std::error_code ec;
   if (!fs::exists(store_, ec)) {
-    const double a = Now();
+    const double a = SteadySeconds();
     auto in = PosixFile::Open(data_, PosixFile::Mode::kRead);
     if (!in.ok()) return Fail("bench", in.error());
     auto w = StoreWriter::CreatePath(store_);
@@ -146,7 +148,7 @@ int BenchCommand::Run() {
       fs::remove(store_, ec);
       return Fail("bench", c.error());
     }
-    const double t = Now() - a;
+    const double t = SteadySeconds() - a;
     fmt::print(stderr, "bench: built {} from {}: {} records in {:.2f} s ({:.1f} M records/s)\n", store_, data_, *n, t,
                *n / t / 1e6);
   } else {

@@ -60,7 +60,9 @@ Result<std::string> Capture(const std::vector<std::string>& argv) {
   return out;
 }
 
-double Now() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
+double WallSeconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
 
 // "a" or "a to b" for a run of file names.
 std::string Span(const std::vector<std::string>& paths) {
@@ -200,7 +202,7 @@ int CollectCommand::Run() {
   }
   // Collections at whole seconds on the grid base + k * interval (rounded up), after the newest
   // snapshot of the directory; a grid point that passed (a collection overran) is skipped.
-  int64_t base = static_cast<int64_t>(std::floor(Now())) + 1;
+  int64_t base = static_cast<int64_t>(std::floor(WallSeconds())) + 1;
   if (auto all = dir.List(); all.ok() && !all->empty() && all->back().time >= base) {
     // The clock went back: collection times must still increase.
     fmt::print(stderr, "collect: {} is later than the clock; the first collection waits until {}\n", all->back().path,
@@ -215,7 +217,7 @@ int CollectCommand::Run() {
     for (;; ++k) {
       t = base + static_cast<int64_t>(std::ceil(static_cast<double>(k) * interval_ - 1e-9));
       if (t <= last) continue;
-      if (t + 0.5 >= Now()) break;  // the read starts within half a second of t
+      if (t + 0.5 >= WallSeconds()) break;  // the read starts within half a second of t
       ++missed;
     }
     ++k;

@@ -19,15 +19,14 @@
 namespace xtfq::cli {
 
 namespace {
-using L = JobStatsLayout;
 
 // The newest collection time the store holds (the last collection record: they are in time order).
 Result<int64_t> Newest(StoreReader& reader) {
   int64_t t = std::numeric_limits<int64_t>::min();
-  const ArrayDesc* cols = reader.catalogue().Find(L::kCollections);
+  const ArrayDesc* cols = reader.catalogue().Find(JobStatsLayout::kCollections);
   if (cols == nullptr || cols->record_count() == 0) return t;
   XTFQ_TRY(reader.ForEachAt(*cols, cols->record_count() - 1, cols->record_count(), [&](const std::byte* r) {
-    t = I64At(r, L::kColT);
+    t = I64At(r, JobStatsLayout::kColT);
     return Result<bool>(false);
   }));
   return t;

@@ -17,6 +17,7 @@
 #include "store/endian.h"
 #include "tests/shared_data.h"
 #include "tests/temp_dir.h"
+#include "tests/tier.h"
 #include "tests/why.h"
 
 namespace xtfq {
@@ -175,10 +176,7 @@ TEST_CASE("darshan: a partial module stops the dump where darshan-parser stops u
 // summary the corpus keeps (`summary_path`) for outputs too large to store.
 void CheckSummary(const fs::path& log, const fs::path& summary_path, const std::string& args) {
   if (test::SharedMissing(log)) return;
-#if defined(__SANITIZE_ADDRESS__)
-  test::Skip("under the sanitizers: hundreds of MB of text (the release run checks it)");
-  return;
-#endif
+  if (test::SkipBelow(test::Tier::kFull, "dumping hundreds of MB of text")) return;
   const std::string summary = Slurp(summary_path);
   auto field = [&](const std::string& key) {
     const size_t at = summary.find(key);
@@ -197,7 +195,8 @@ void CheckSummary(const fs::path& log, const fs::path& summary_path, const std::
   CHECK(out.find(field("# stdout lines: ") + "\n") != std::string::npos);
 }
 
-TEST_CASE("darshan: the dump of 100000 POSIX records has darshan-parser's sha256 and line count") {
+TEST_CASE("darshan: the dump of 100000 POSIX records has darshan-parser's sha256 and line count" *
+          doctest::test_suite("long")) {
   CheckSummary(Corpus() / "large" / "manyfiles_100k.darshan", Corpus() / "large" / "manyfiles_100k.darshan.summary.txt",
                "");
 }
@@ -230,7 +229,8 @@ TEST_CASE("darshan: xtfq dump --dxt equals darshan-dxt-parser for every corpus l
   CHECK(same == 9);
 }
 
-TEST_CASE("darshan: the DXT dump of 10^6 segments has darshan-dxt-parser's sha256 and line count") {
+TEST_CASE("darshan: the DXT dump of 10^6 segments has darshan-dxt-parser's sha256 and line count" *
+          doctest::test_suite("long")) {
   CheckSummary(Corpus() / "large" / "iopat_large_dxt.darshan", Corpus() / "large" / "iopat_large_dxt.dxt.summary.txt",
                "--dxt");
 }

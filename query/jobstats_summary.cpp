@@ -705,7 +705,7 @@ Result<std::unordered_map<uint32_t, std::vector<double>>> JobStatsSummary::Colum
     });
   };
   for (size_t c = 0; c < spans.size(); ++c) {
-    const auto [x, y] = spans[c];
+    const int64_t x = spans[c].first, y = spans[c].second;  // not a structured binding: lambdas below use x
     if (!FromCells(x, y)) {
       return Error(ErrorCode::kInvalidArgument, fmt::format("[{}, {}) is not on summarised bins", x, y));
     }
@@ -796,9 +796,10 @@ Result<JobStatsSummary::Parts> JobStatsSummary::Aligned(int64_t t1, int64_t t2, 
   const ArrayDesc* level0 = levels_[0];
   if (level0 == nullptr) return out;
   const uint32_t width = level0->schema.record_width();
-  for (const auto& [t, fn] : {std::pair{t1, first0}, std::pair{t2, &at_t2}}) {
-    if (fn == nullptr) continue;  // read with the bins
-    XTFQ_TRY(CellsOf(view_->reader(), *level0, t, wanted, false, [&](const std::byte* r) {
+  for (const auto& point : {std::pair{t1, first0}, std::pair{t2, &at_t2}}) {
+    const auto fn = point.second;  // not a structured binding: the lambda below uses it
+    if (fn == nullptr) continue;   // read with the bins
+    XTFQ_TRY(CellsOf(view_->reader(), *level0, point.first, wanted, false, [&](const std::byte* r) {
       const uint32_t o = U32At(r, L::kSumOp);
       ++cells;
       if (o < wanted.size() && wanted[o]) (*fn)((uint64_t{U32At(r, L::kSumGroup)} << 32) | o, r, width);

@@ -209,7 +209,8 @@ Result<SlurmWindow> SlurmWindowQuery::Compute(SlurmView& view, int64_t t1, int64
     if (!SlurmView::ArrayKind(s.kind).empty() && !s.duplicate()) arrays[{s.job, s.kind}].push_back(s.id);
   }
   for (const auto& [jk, ids] : arrays) {
-    const auto [job, kind] = jk;
+    const int64_t job = jk.first;
+    const uint8_t kind = jk.second;  // not a structured binding: the lambda below uses it
     if (std::none_of(ids.begin(), ids.end(), [&](uint32_t id) { return use[id] != 0; })) continue;
     XTFQ_ASSIGN_OR_RETURN(const ArrayDesc* a, view.JobArray(job, kind));
     if (a == nullptr || a->record_count() == 0) continue;

@@ -4,7 +4,8 @@
 set -euo pipefail
 pkgs=(
   build-essential cmake ninja-build pkg-config git
-  clang-14 libclang-rt-14-dev             # sanitizer builds and libFuzzer targets
+  clang-16 libclang-rt-16-dev             # the sanitizer build (the asan preset)
+  clang-14 libclang-rt-14-dev             # the libFuzzer targets (the fuzz preset)
   clang-format-14                         # scripts/check_format.sh
   libboost-dev                            # Boost.Intrusive (cache), Boost.Interprocess (mmap), Boost.CRC
   liblz4-dev libzstd-dev zlib1g-dev libbz2-dev  # page compression, Darshan log regions

@@ -1,6 +1,6 @@
 // Load on the viewer's server: 100 concurrent loopback clients, each on its own keep-alive
-// connection, ask random tiles (/api/grid of random windows, ranks and shapes) for 5 s (30 s with
-// XTFQ_STRESS=1); every answer must be a 200 whose JSON has the tile asked, and the server must
+// connection, ask random tiles (/api/grid of random windows, ranks and shapes) for 2, 5 or 30 s by
+// tier (tests/tier.h); every answer must be a 200 whose JSON has the tile asked, and the server must
 // answer a plain request afterwards. Prints the latency percentiles (the figure in
 // docs/benchmarks.md comes from the 30 s run).
 #include <arpa/inet.h>
@@ -25,6 +25,7 @@
 #include "serve/http_server.h"
 #include "serve/viewer_api.h"
 #include "tests/temp_dir.h"
+#include "tests/tier.h"
 #include "tests/why.h"
 #include "tests/xtfq_cli.h"
 
@@ -83,7 +84,7 @@ class Client {
   std::string buf_;
 };
 
-TEST_CASE("serve: 100 concurrent clients asking random tiles get every answer") {
+TEST_CASE("serve: 100 concurrent clients asking random tiles get every answer" * doctest::test_suite("long")) {
   test::TempDir dir;
   REQUIRE(test::Xtfq(dir, "gen darshan 100000 --ranks 64 --files 100 -o d.darshan").status == 0);
   REQUIRE(test::Xtfq(dir, "import d.darshan -o d.xtfq").status == 0);
@@ -92,8 +93,7 @@ TEST_CASE("serve: 100 concurrent clients asking random tiles get every answer") 
   HttpServer server;
   auto port = server.Start("127.0.0.1", 0, [&](const HttpRequest& r) { return (*api)->Handle(r); });
   REQUIRE_MESSAGE(port.ok(), Why(port));
-  const char* stress = std::getenv("XTFQ_STRESS");
-  const auto length = std::chrono::seconds(stress != nullptr && std::string(stress) == "1" ? 30 : 5);
+  const auto length = std::chrono::seconds(test::ByTier(2, 5, 30));
   constexpr int kClients = 100;
   std::atomic<uint64_t> answers{0}, errors{0};
   std::mutex mutex;

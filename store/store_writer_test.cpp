@@ -22,6 +22,7 @@
 #include "store/store.h"
 #include "store/store_checker.h"
 #include "store/superblock.h"
+#include "tests/fault_sweep.h"
 
 namespace xtfq {
 namespace {
@@ -743,10 +744,6 @@ FaultOutcome RunFaultScenario(const std::shared_ptr<MemDisk>& disk, FaultFile::P
   return out;
 }
 
-bool IsSuperblockWrite(const FaultFile::Call& c) {
-  return c.op == FaultFile::Op::kWrite && (c.offset == 0 || c.offset == 4096) && c.size == format::kSuperblockSize;
-}
-
 // The disk holds generation `gen` (or gen + 1 when `maybe_next`), exactly as modelled.
 void CheckFaultDisk(const std::shared_ptr<MemDisk>& disk, const FaultOutcome& o, uint64_t gen, bool maybe_next) {
   auto store = Store::Open(std::make_unique<MemFile>(kFile, disk));
@@ -783,31 +780,11 @@ TEST_CASE("store writer: an I/O failure at any file call leaves the writer faile
   const FaultOutcome clean = RunFaultScenario(clean_disk, FaultFile::Plan{});
   REQUIRE_MESSAGE(clean.status.ok(), Why(clean.status));
   CheckFaultDisk(clean_disk, clean, 5, false);
-  const uint64_t total = clean.log.size();
-  MESSAGE("the scenario makes " << total << " file calls");
-  REQUIRE(total > 20);
-  for (uint64_t n = 1; n <= total; ++n) {
-    for (bool torn : {false, true}) {
-      CAPTURE(n);
-      CAPTURE(torn);
-      auto disk = std::make_shared<MemDisk>();
-      FaultFile::Plan plan;
-      plan.fail_call = n;
-      plan.torn = torn;
-      plan.seed = n;
-      const FaultOutcome o = RunFaultScenario(disk, plan);
-      REQUIRE_FALSE(o.status.ok());
-      CHECK_MESSAGE(o.status.error().code() == ErrorCode::kIo, o.status.error().message());
-      // Generations whose superblock write was followed by a sync before call n.
-      uint64_t gen = 0;
-      for (uint64_t i = 1; i + 1 < n && i < o.log.size(); ++i) {
-        if (IsSuperblockWrite(o.log[i - 1]) && o.log[i].op == FaultFile::Op::kSync) ++gen;
-      }
-      const bool maybe_next =
-          n >= 2 && n <= o.log.size() && IsSuperblockWrite(o.log[n - 2]) && o.log[n - 1].op == FaultFile::Op::kSync;
-      CheckFaultDisk(disk, o, gen, maybe_next);
-    }
-  }
+  test::SweepFaults(4096, {test::FaultMode::kEio, test::FaultMode::kTorn}, 20, RunFaultScenario,
+                    [](const std::shared_ptr<MemDisk>& disk, const FaultOutcome& o, const test::SweepPoint& p) {
+                      CHECK_MESSAGE(o.status.error().code() == ErrorCode::kIo, o.status.error().message());
+                      CheckFaultDisk(disk, o, p.generation, p.maybe_next);
+                    });
 }
 
 }  // namespace

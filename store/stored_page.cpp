@@ -129,7 +129,7 @@ void WritePlanes(const uint64_t* vals, uint32_t n, uint32_t s, std::byte* dst) {
       uint64_t x[8];
       std::memcpy(x, vals + i, sizeof x);
       Transpose8x8(x);
-      for (int j = 0; j < 8; ++j) StoreLe<uint64_t>(dst + size_t{j} * n + i, x[j]);
+      for (int j = 0; j < 8; ++j) StoreLe<uint64_t>(dst + static_cast<size_t>(j) * n + i, x[j]);
     }
   }
   for (; i < n; ++i) {

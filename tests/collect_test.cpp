@@ -3,7 +3,7 @@
 // agree), a busy store and a full disk (a file-size limit stands in for it) skip a collection
 // without ending the daemon or losing its snapshot, snapshots written but never committed go in
 // at the next start, one already in the store is recognised, and SIGKILL at moments between
-// writing a snapshot and committing it (a handful; >= 50 with XTFQ_STRESS=1) ends with a store
+// writing a snapshot and committing it (3, 6 or 60 by tier: tests/tier.h) ends with a store
 // that passes `check` and holds every snapshot file of the directory exactly once.
 //
 // Expectations come from the snapshot files themselves, read naively here (target lines and
@@ -32,6 +32,7 @@
 #include "store/endian.h"
 #include "store/store_writer.h"
 #include "tests/temp_dir.h"
+#include "tests/tier.h"
 #include "tests/why.h"
 #include "tests/xtfq_cli.h"
 
@@ -219,7 +220,8 @@ std::vector<std::string> ReportedFiles(const std::string& err) {
   return out;
 }
 
-TEST_CASE("collect: a second collector of the same name on one directory is refused and nothing is overwritten") {
+TEST_CASE("collect: a second collector of the same name on one directory is refused and nothing is overwritten" *
+          doctest::test_suite("long")) {
   test::TempDir dir;
   WriteSnapshotScript(dir);
   GenerateSnapshots(dir, "sa", "server0", 5, 8);
@@ -272,7 +274,8 @@ TEST_CASE("collect: an interval below one second is a usage error") {
   CHECK(!fs::exists(dir.File("snaps")));
 }
 
-TEST_CASE("collect: a command whose output is not job_stats is a failed collection, an empty output is not") {
+TEST_CASE("collect: a command whose output is not job_stats is a failed collection, an empty output is not" *
+          doctest::test_suite("long")) {
   test::TempDir dir;
   {
     std::ofstream out(dir.File("notes.txt"));
@@ -298,7 +301,8 @@ TEST_CASE("collect: a command whose output is not job_stats is a failed collecti
   CHECK(empty.err.find("(no target in it: nothing for e.xtfq)") != std::string::npos);
 }
 
-TEST_CASE("collect: file name and collected_at stamp and store agree on every collection time") {
+TEST_CASE("collect: file name and collected_at stamp and store agree on every collection time" *
+          doctest::test_suite("long")) {
   test::TempDir dir;
   WriteSnapshotScript(dir);
   GenerateSnapshots(dir, "s0", "server1", 5, 8);
@@ -323,7 +327,8 @@ TEST_CASE("collect: file name and collected_at stamp and store agree on every co
   CHECK(PageSizeOf(dir.File("i.xtfq")) == 8192);
 }
 
-TEST_CASE("collect: a store of 4 KiB pages (made before job_stats had 8 KiB) keeps them and takes the collections") {
+TEST_CASE("collect: a store of 4 KiB pages (made before job_stats had 8 KiB) keeps them and takes the collections" *
+          doctest::test_suite("long")) {
   test::TempDir dir;
   FirstCollection(dir, false);
   test::Run made = test::Xtfq(dir, "import -q --page-size 4096 snaps -o c.xtfq");
@@ -338,7 +343,8 @@ TEST_CASE("collect: a store of 4 KiB pages (made before job_stats had 8 KiB) kee
   CHECK_MESSAGE(check.status == 0, check.out, check.err);
 }
 
-TEST_CASE("collect: a busy store skips the store for a collection and its snapshot goes in at the next one") {
+TEST_CASE("collect: a busy store skips the store for a collection and its snapshot goes in at the next one" *
+          doctest::test_suite("long")) {
   test::TempDir dir;
   FirstCollection(dir);
   Child c;
@@ -368,7 +374,8 @@ TEST_CASE("collect: a busy store skips the store for a collection and its snapsh
   CheckExactlyOnce(dir, "snaps", "x", "c.xtfq");
 }
 
-TEST_CASE("collect: a full disk skips the store for each collection and the daemon runs on losing nothing") {
+TEST_CASE("collect: a full disk skips the store for each collection and the daemon runs on losing nothing" *
+          doctest::test_suite("long")) {
   test::TempDir dir;
   FirstCollection(dir);
   // The store cannot grow: every commit fails (EFBIG here, ENOSPC on a full disk), the small
@@ -399,7 +406,8 @@ TEST_CASE("collect: a full disk skips the store for each collection and the daem
   CheckExactlyOnce(dir, "snaps", "x", "c.xtfq");
 }
 
-TEST_CASE("collect: a snapshot written but never committed goes in before the next and one in the store is noted") {
+TEST_CASE("collect: a snapshot written but never committed goes in before the next and one in the store is noted" *
+          doctest::test_suite("long")) {
   test::TempDir dir;
   WriteSnapshotScript(dir);
   GenerateSnapshots(dir, "s0", "server1", 5, 12);
@@ -448,9 +456,9 @@ TEST_CASE("collect: a snapshot written but never committed goes in before the ne
 
 // SIGKILL at moments between a snapshot file appearing and its commit (and during the recovery
 // of the next start), then one clean run: the store passes check and holds each file once.
-TEST_CASE("collect: SIGKILL between writing a snapshot and committing it loses nothing and imports nothing twice") {
-  const bool stress = std::getenv("XTFQ_STRESS") != nullptr;
-  const int moments = stress ? 60 : 6;
+TEST_CASE("collect: SIGKILL between writing a snapshot and committing it loses nothing and imports nothing twice" *
+          doctest::test_suite("long")) {
+  const int moments = test::ByTier(3, 6, 60);
   test::TempDir dir;
   WriteSnapshotScript(dir);
   GenerateSnapshots(dir, "s0", "server1", 400, 40);

@@ -19,6 +19,7 @@
 #include "store/store_writer.h"
 #include "tests/store_model.h"
 #include "tests/temp_dir.h"
+#include "tests/tier.h"
 #include "tests/xtfq_cli.h"
 
 namespace xtfq::test {
@@ -127,7 +128,8 @@ bool DamagedRangeHolds(const std::string& msg, size_t off) {
   return false;
 }
 
-TEST_CASE("corruption: every flipped byte is reported or harmless and never a crash or a wrong record") {
+TEST_CASE("corruption: every flipped byte is reported or harmless and never a crash or a wrong record" *
+          doctest::test_suite("long")) {
   const Built b = Build();
   const Attempt clean = Try(b, b.bytes);
   REQUIRE(clean.open.ok());
@@ -137,10 +139,13 @@ TEST_CASE("corruption: every flipped byte is reported or harmless and never a cr
   REQUIRE_FALSE(clean.report.rollback.has_value());
   const std::vector<StoreChecker::Role>& roles = clean.report.roles;
   const uint32_t current_slot = static_cast<uint32_t>(b.generation % 2);
+  // Every header byte, and a sample of the rest: every 61st byte in the small tier, every 7th in the
+  // full one, every byte under stress (tests/tier.h).
+  const size_t stride = ByTier<size_t>(61, 7, 1);
   size_t flips = 0, detected = 0;
   for (size_t off = 0; off < b.bytes.size(); ++off) {
     const size_t in_page = off % kPage;
-    if (in_page >= 64 && off % 7 != 0) continue;  // every header byte, and a dense sample of the rest
+    if (in_page >= 64 && off % stride != 0) continue;
     ++flips;
     std::vector<std::byte> bytes = b.bytes;
     bytes[off] ^= std::byte{0x5A};
@@ -209,7 +214,7 @@ TEST_CASE("corruption: every flipped byte is reported or harmless and never a cr
     }
   }
   MESSAGE(flips << " flips, " << detected << " reported");
-  CHECK(flips > 3000);
+  CHECK(flips > ByTier<size_t>(1000, 3000, 3000));
 }
 
 TEST_CASE("corruption: one damaged stored page is one problem, not one for every page behind it") {

@@ -1,9 +1,8 @@
 // Faults: the same scenario of creates, appends, strings, commits and a reopen runs on an
 // in-memory disk through a FaultFile that fails call n (EIO; a torn write; a device that stays
-// gone) for every n the scenario makes. Every failure must come back as an error value; the
-// writer must refuse further work; and the disk, reopened as it is and after a simulated power
-// failure, must hold exactly the last committed generation (or the one whose superblock was
-// written when only the final sync failed).
+// gone) for every n the scenario makes (the sweep of tests/fault_sweep.h). Every failure must come back as an error
+// value; the writer must refuse further work; and the disk, reopened as it is and after a simulated power failure, must
+// hold exactly the last committed generation (or the one whose superblock was written when only the final sync failed).
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
@@ -15,6 +14,7 @@
 #include "store/mem_file.h"
 #include "store/store_checker.h"
 #include "store/store_writer.h"
+#include "tests/fault_sweep.h"
 #include "tests/store_model.h"
 #include "tests/why.h"
 
@@ -133,10 +133,6 @@ Outcome RunScenario(const std::shared_ptr<MemDisk>& disk, FaultFile::Plan plan) 
   return finish(step2());
 }
 
-bool IsSuperblockWrite(const FaultFile::Call& c) {
-  return c.op == FaultFile::Op::kWrite && (c.offset == 0 || c.offset == kPage) && c.size == format::kSuperblockSize;
-}
-
 // Checks the disk holds generation `gen_ok` (or `gen_ok + 1` when `maybe_next`).
 void CheckDisk(const std::shared_ptr<MemDisk>& disk, const Outcome& o, uint64_t gen_ok, bool maybe_next) {
   auto reader =
@@ -156,42 +152,17 @@ void CheckDisk(const std::shared_ptr<MemDisk>& disk, const Outcome& o, uint64_t 
 }
 
 TEST_CASE("faults: EIO or torn writes or a vanished device at every call leave the last commit") {
-  const Outcome clean = RunScenario(std::make_shared<MemDisk>(), FaultFile::Plan{});
-  REQUIRE_MESSAGE(clean.status.ok(), Why(clean.status));
-  REQUIRE(clean.models.count(5) == 1);
-  const uint64_t total = clean.log.size();
-  MESSAGE("the scenario makes " << total << " file calls");
-  CHECK(total > 40);
-  int failures_seen = 0;
-  for (uint64_t n = 1; n <= total; ++n) {
-    for (int mode = 0; mode < 3; ++mode) {
-      CAPTURE(n);
-      CAPTURE(mode);
-      auto disk = std::make_shared<MemDisk>();
-      FaultFile::Plan plan;
-      plan.fail_call = n;
-      plan.torn = mode == 1;
-      plan.fail_after = mode == 2;
-      plan.seed = n * 3 + mode;
-      const Outcome o = RunScenario(disk, plan);
-      REQUIRE_FALSE(o.status.ok());
-      ++failures_seen;
-      const auto code = o.status.error().code();
-      CHECK_MESSAGE((code == ErrorCode::kIo || code == ErrorCode::kCorrupt), o.status.error().message());
-      CHECK(o.status.error().message().find("mem.xtfq") != std::string::npos);
-      // Generations committed before call n, and whether call n was the sync after a superblock.
-      uint64_t gen_ok = 0;
-      for (uint64_t i = 1; i + 1 < n && i < o.log.size(); ++i) {
-        if (IsSuperblockWrite(o.log[i - 1]) && o.log[i].op == FaultFile::Op::kSync) ++gen_ok;
-      }
-      const bool maybe_next =
-          n >= 2 && n <= o.log.size() && IsSuperblockWrite(o.log[n - 2]) && o.log[n - 1].op == FaultFile::Op::kSync;
-      CheckDisk(disk, o, gen_ok, maybe_next);
-      disk->Crash(n * 7 + mode);
-      CheckDisk(disk, o, gen_ok, maybe_next);
-    }
-  }
-  CHECK(failures_seen == 3 * static_cast<int>(total));
+  const auto modes = {FaultMode::kEio, FaultMode::kTorn, FaultMode::kGone};
+  const Outcome clean = SweepFaults(
+      kPage, modes, 40, RunScenario, [](const std::shared_ptr<MemDisk>& disk, const Outcome& o, const SweepPoint& p) {
+        const auto code = o.status.error().code();
+        CHECK_MESSAGE((code == ErrorCode::kIo || code == ErrorCode::kCorrupt), o.status.error().message());
+        CHECK(o.status.error().message().find("mem.xtfq") != std::string::npos);
+        CheckDisk(disk, o, p.generation, p.maybe_next);
+        disk->Crash(p.call * 7 + static_cast<uint64_t>(p.mode));
+        CheckDisk(disk, o, p.generation, p.maybe_next);
+      });
+  CHECK(clean.models.count(5) == 1);
 }
 
 TEST_CASE("faults: a power failure at the end of a clean run keeps every commit") {

@@ -45,6 +45,7 @@
 #include "tests/altering_sink.h"
 #include "tests/shared_data.h"
 #include "tests/temp_dir.h"
+#include "tests/tier.h"
 #include "tests/truth_csv.h"
 #include "tests/why.h"
 #include "tests/xtfq_cli.h"
@@ -434,9 +435,13 @@ TEST_CASE("grid: window percentiles of a few ranks read those ranks' own arrays,
   CHECK(scan->count[0] == in_window);
 }
 
-TEST_CASE("grid: cells equal the naive model on DXT segments of 10^5 ranks") {
+TEST_CASE("grid: cells equal the naive model on DXT segments of 10^5 ranks (10^4 in the small tier)" *
+          doctest::test_suite("long")) {
   // DXT segments of 10^5 ranks written straight into a store (the generator's logs of 10^5 ranks
-  // take half a minute to import: XTFQ_STRESS=1 runs one below).
+  // take half a minute to import: the stress tier runs one below). The small tier (tests/tier.h)
+  // takes 10^4 ranks and a fifth of the segments.
+  const int64_t ranks = test::ByTier<int64_t>(10000, 100000, 100000);
+  const int segments = test::ByTier(50000, 250000, 250000);
   using L = DarshanLayout;
   test::TempDir t;
   const std::string path = t.File("r.xtfq");
@@ -448,13 +453,14 @@ TEST_CASE("grid: cells equal the naive model on DXT segments of 10^5 ranks") {
     std::mt19937_64 rng(8);
     std::vector<std::byte> r(L::DxtSchema().record_width());
     int64_t time = 0;
-    for (int i = 0; i < 250000; ++i) {
+    for (int i = 0; i < segments; ++i) {
       time += static_cast<int64_t>(rng() % 4000);
       std::fill(r.begin(), r.end(), std::byte{0});
       StoreLe<int64_t>(r.data() + L::kDxtOffsetT, time);
       // Ranks in bursts, as collective phases write: most segments in a tenth of the ranks.
+      const auto r_ranks = static_cast<uint64_t>(ranks);
       const int64_t rank =
-          rng() % 4 == 0 ? static_cast<int64_t>(rng() % 100000) : static_cast<int64_t>(rng() % 10000) * 10;
+          rng() % 4 == 0 ? static_cast<int64_t>(rng() % r_ranks) : static_cast<int64_t>(rng() % (r_ranks / 10)) * 10;
       StoreLe<int64_t>(r.data() + L::kDxtOffsetRank, rank);
       StoreLe<int64_t>(r.data() + L::kDxtOffsetLength, static_cast<int64_t>(rng() % (1 << 20)));
       StoreLe<double>(r.data() + L::kDxtOffsetDuration, static_cast<double>(rng() % 1000) / 1024.0);
@@ -470,9 +476,8 @@ TEST_CASE("grid: cells equal the naive model on DXT segments of 10^5 ranks") {
   RandomGrids(**reader, **a, 8, 23, true);
 }
 
-TEST_CASE("grid: a generated Darshan log of 10^5 ranks (XTFQ_STRESS=1)") {
-  const char* stress = std::getenv("XTFQ_STRESS");
-  if (stress == nullptr || std::string_view(stress) != "1") return;
+TEST_CASE("grid: a generated Darshan log of 10^5 ranks (stress tier)" * doctest::test_suite("stress")) {
+  if (test::SkipBelow(test::Tier::kStress, "importing a generated log of 10^5 ranks (half a minute)")) return;
   GeneratedLog f(300000, 100000, 0.12);
   auto reader = StoreReader::Open(f.store);
   REQUIRE(reader.ok());

@@ -3,7 +3,7 @@
 // every kill the store is absent (a creation killed before its name was given), or it passes
 // `xtfq check` at a generation the command could have left (before or after its one commit), the
 // directory holds no leftover file, and the same import run again succeeds. A handful of moments
-// per scenario by default; XTFQ_STRESS=1 runs 50 per scenario.
+// per scenario by tier (tests/tier.h): 2 in the small tier, 4 in the full one, 50 under stress.
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "tests/temp_dir.h"
+#include "tests/tier.h"
 #include "tests/xtfq_cli.h"
 
 namespace xtfq::test {
@@ -30,10 +31,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-int Moments() {
-  const char* s = std::getenv("XTFQ_STRESS");
-  return s != nullptr && std::string(s) == "1" ? 50 : 4;
-}
+int Moments() { return ByTier(2, 4, 50); }
 
 // Starts `xtfq ARGS...` in `dir`, output discarded.
 pid_t Spawn(const TempDir& dir, const std::vector<std::string>& args) {
@@ -139,11 +137,14 @@ void KillImport(const TempDir& dir, const std::string& what, const std::vector<s
 
 }  // namespace
 
-TEST_CASE("kill: SIGKILL of imports at random moments leaves no store or a whole one, and the import runs again") {
+TEST_CASE("kill: SIGKILL of imports at random moments leaves no store or a whole one, and the import runs again" *
+          doctest::test_suite("long")) {
   TempDir dir;
-  REQUIRE(Xtfq(dir, "gen events 300000 -o e.bin").status == 0);
-  REQUIRE(Xtfq(dir, "gen darshan 40000 -o a.darshan --ranks 64 --files 200").status == 0);
-  REQUIRE(Xtfq(dir, "gen darshan 40000 -o b.darshan --ranks 64 --files 200").status == 0);
+  // Inputs a third the size in the small tier: the kill moments are spread over the import's own time.
+  const int events = ByTier(100000, 300000, 300000), segments = ByTier(15000, 40000, 40000);
+  REQUIRE(Xtfq(dir, fmt::format("gen events {} -o e.bin", events)).status == 0);
+  REQUIRE(Xtfq(dir, fmt::format("gen darshan {} -o a.darshan --ranks 64 --files 200", segments)).status == 0);
+  REQUIRE(Xtfq(dir, fmt::format("gen darshan {} -o b.darshan --ranks 64 --files 200", segments)).status == 0);
   REQUIRE(Xtfq(dir, "gen jobstats -o js --targets 6 --jobs 400 --samples 8").status == 0);
   // job_stats: the first half of the collections make the base store, the rest are imported.
   std::vector<std::pair<int64_t, std::string>> snaps;
@@ -159,7 +160,7 @@ TEST_CASE("kill: SIGKILL of imports at random moments leaves no store or a whole
   for (size_t i = 0; i < snaps.size(); ++i) (i < snaps.size() / 2 ? first : rest).push_back(snaps[i].second);
 
   // Creation: generations 1 and 2 are the empty store, 3 the import's commit.
-  // Events: 300000 records get grid summaries, committed at generation 4 (docs/cli.md, "import").
+  // Events: their records get grid summaries, committed at generation 4 (docs/cli.md, "import").
   KillImport(dir, "events into a new store", {"import", "-o", "k.xtfq", "e.bin"}, {}, 3, 4, true);
   KillImport(dir, "a Darshan log into a new store", {"import", "-o", "k.xtfq", "a.darshan"}, {}, 3, 3);
   // job_stats: the snapshots at generation 3, their window summaries at 4.

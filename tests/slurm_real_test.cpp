@@ -50,7 +50,8 @@ struct Daemons {
   }
 };
 
-TEST_CASE("slurm: a real one-node Slurm profiles a two-task job, and both forms import with h5dump's values") {
+TEST_CASE("slurm: a real one-node Slurm profiles a two-task job, and both forms import with h5dump's values" *
+          doctest::test_suite("long")) {
   for (const char* bin : {"/usr/sbin/slurmctld", "/usr/sbin/slurmd", "/usr/sbin/munged", "/usr/bin/srun",
                           "/usr/bin/sh5util", "/usr/bin/sinfo"}) {
     if (!fs::exists(bin)) {

@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <optional>
 #include <random>
 
 #include "importers/event_record.h"
@@ -65,7 +67,61 @@ void Build(const std::string& path, const std::vector<EventRecord>& ev, uint64_t
   REQUIRE((*w)->Commit().ok());
 }
 
-Summary Naive(const std::vector<EventRecord>& ev, uint64_t lo, uint64_t hi) {
+// The naive model of a run of events: the Summary of any range [lo, hi) of them, as summing them
+// one by one gives it (exactly for bytes, their squares and the durations, which are multiples of
+// 1/64), from prefix sums and a min-max segment tree built once, so that a query costs O(log n)
+// instead of a re-sum of every record.
+class RangeModel {
+ public:
+  explicit RangeModel(const std::vector<EventRecord>& ev) : n_(ev.size()), tree_(2 * ev.size()) {
+    bytes_.push_back(0), squares_.push_back(0), dur_.push_back(0);
+    for (size_t i = 0; i < n_; ++i) {
+      bytes_.push_back(bytes_.back() + ev[i].bytes);
+      squares_.push_back(squares_.back() + ev[i].bytes * ev[i].bytes);
+      dur_.push_back(dur_.back() + ev[i].dur);
+      tree_[n_ + i] = Extremes{ev[i].bytes, ev[i].bytes, ev[i].dur, ev[i].dur};
+    }
+    for (size_t i = n_; i-- > 1;) tree_[i] = Join(tree_[2 * i], tree_[2 * i + 1]);
+  }
+
+  Summary Range(uint64_t lo, uint64_t hi) const {
+    Summary s(EventRecord::StoreSchema());
+    hi = std::min<uint64_t>(hi, n_);
+    if (lo >= hi) return s;
+    s.count = hi - lo;
+    FieldStats& bytes = s.fields[0];
+    FieldStats& dur = s.fields[1];
+    bytes.i_sum = bytes_[hi] - bytes_[lo];
+    bytes.sumsq = static_cast<double>(squares_[hi] - squares_[lo]);
+    dur.f_sum = dur_[hi] - dur_[lo];
+    Extremes e;
+    for (size_t l = lo + n_, r = hi + n_; l < r; l /= 2, r /= 2) {  // the bottom-up segment tree walk
+      if (l & 1) e = Join(e, tree_[l++]);
+      if (r & 1) e = Join(e, tree_[--r]);
+    }
+    bytes.i_min = e.i_min, bytes.i_max = e.i_max, dur.f_min = e.f_min, dur.f_max = e.f_max;
+    return s;
+  }
+
+ private:
+  struct Extremes {
+    int64_t i_min = INT64_MAX, i_max = INT64_MIN;
+    double f_min = INFINITY, f_max = -INFINITY;
+  };
+  static Extremes Join(const Extremes& a, const Extremes& b) {
+    return {std::min(a.i_min, b.i_min), std::max(a.i_max, b.i_max), std::min(a.f_min, b.f_min),
+            std::max(a.f_max, b.f_max)};
+  }
+
+  size_t n_;
+  std::vector<int64_t> bytes_, squares_;  // prefix sums (squares of bytes < 10^5: < 2^63 for 10^7 events)
+  std::vector<double> dur_;               // prefix sums of multiples of 1/64: exact
+  std::vector<Extremes> tree_;            // tree_[n + i] is event i; tree_[k] joins 2k and 2k + 1
+};
+
+// The Summary of records [lo, hi) summed one by one: what RangeModel must equal (checked on a few
+// ranges of each case, as the model itself is checked).
+Summary Resum(const std::vector<EventRecord>& ev, uint64_t lo, uint64_t hi) {
   Summary s(EventRecord::StoreSchema());
   std::byte rec[32];
   for (uint64_t i = lo; i < std::min<uint64_t>(hi, ev.size()); ++i) {
@@ -92,7 +148,7 @@ void Same(const Summary& got, const Summary& want) {
 // A store of n generated events with its model: the events, their times, and random times a
 // little beyond both ends.
 struct TreeCase {
-  TreeCase(uint64_t n, uint64_t seed) : path(dir.File("t.xtfq")), ev(Events(n, seed)), rng(seed * 17) {
+  TreeCase(uint64_t n, uint64_t seed) : path(dir.File("t.xtfq")), ev(Events(n, seed)), model(ev), rng(seed * 17) {
     Build(path, ev, seed);
     for (const auto& e : ev) times.push_back(e.t);
     t_lo = times.empty() ? 0 : times.front();
@@ -123,6 +179,7 @@ struct TreeCase {
   TempDir dir;
   std::string path;
   std::vector<EventRecord> ev;
+  RangeModel model;
   std::vector<int64_t> times;
   std::mt19937_64 rng;
   int64_t t_lo = 0, t_hi = 0;
@@ -135,6 +192,11 @@ void RunTree(uint64_t n, uint64_t seed) {
   const auto& times = tc.times;
   auto& rng = tc.rng;
   auto random_time = [&] { return tc.RandomTime(); };
+  for (int q = 0; q < 8; ++q) {  // the model against the re-sum
+    uint64_t lo = rng() % (n + 2), hi = q == 0 ? n : rng() % (n + 2);
+    if (lo > hi) std::swap(lo, hi);
+    Same(tc.model.Range(q == 0 ? 0 : lo, hi), Resum(ev, q == 0 ? 0 : lo, hi));
+  }
 
   tc.ForEachConfig([&](StoreReader& reader) {
     const ArrayDesc& a = *reader.Array("events").value();
@@ -159,7 +221,7 @@ void RunTree(uint64_t n, uint64_t seed) {
       }
       Result<Summary> s = tree.Aggregate(lo, hi);
       REQUIRE_MESSAGE(s.ok(), Why(s));
-      Same(*s, Naive(ev, lo, hi));
+      Same(*s, tc.model.Range(lo, hi));
     }
   });
   // Page reads from a cold cache: one descent per LowerBound or Record, two for Aggregate.
@@ -230,8 +292,8 @@ void RunPrimitives(uint64_t n, uint64_t seed) {
       if (q % 4 == 0) CHECK(*p.ScanSize(t1, t2) == *size);
       Result<Summary> agg = p.Aggregate(t1, t2);
       REQUIRE(agg.ok());
-      Same(*agg, Naive(ev, lo, hi));
-      if (q % 4 == 0) Same(*p.ScanAggregate(t1, t2), Naive(ev, lo, hi));
+      Same(*agg, tc.model.Range(lo, hi));
+      if (q % 4 == 0) Same(*p.ScanAggregate(t1, t2), tc.model.Range(lo, hi));
       Result<Cursor> c = p.Search(t1);
       REQUIRE(c.ok());
       CHECK(c->position == lo);
@@ -327,14 +389,27 @@ void RunProcessWindows(uint64_t n, uint32_t processes, uint64_t seed, uint64_t s
     if (ids.empty() || rng() % 8 == 0) return static_cast<int64_t>(rng() % 200000) - 100;
     return ids[rng() % ids.size()] + static_cast<int64_t>(rng() % 3) - 1;
   };
+  // The model: each process's events in time order with their RangeModel; a window is the merge
+  // of each process's time range.
+  struct ProcessModel {
+    std::vector<EventRecord> events;
+    std::vector<int64_t> times;
+    std::optional<RangeModel> model;
+  };
+  std::map<int64_t, ProcessModel> by_process;
+  for (const auto& e : ev) by_process[e.rank].events.push_back(e);
+  for (auto& [id, m] : by_process) {
+    for (const auto& e : m.events) m.times.push_back(e.t);
+    m.model.emplace(m.events);
+  }
   auto naive = [&](int64_t t1, int64_t t2, int64_t p1, int64_t p2) {
     Summary s(EventRecord::StoreSchema());
-    std::byte rec[32];
-    for (const auto& e : ev) {
-      if (e.t >= t1 && e.t < t2 && e.rank >= p1 && e.rank < p2) {
-        e.Encode(rec);
-        s.Add(EventRecord::StoreSchema(), rec);
-      }
+    if (t1 >= t2) return s;
+    for (auto it = by_process.lower_bound(p1); it != by_process.end() && it->first < p2; ++it) {
+      const std::vector<int64_t>& times = it->second.times;
+      const auto lo = static_cast<uint64_t>(std::lower_bound(times.begin(), times.end(), t1) - times.begin());
+      const auto hi = static_cast<uint64_t>(std::lower_bound(times.begin(), times.end(), t2) - times.begin());
+      s.Merge(it->second.model->Range(lo, hi));
     }
     return s;
   };
@@ -382,10 +457,7 @@ void RunProcessWindows(uint64_t n, uint32_t processes, uint64_t seed, uint64_t s
       // One process: its array holds its records in order.
       for (int q = 0; q < 5 && !ids.empty(); ++q) {
         const int64_t id = ids[rng() % ids.size()];
-        std::vector<EventRecord> mine;
-        for (const auto& e : ev) {
-          if (e.rank == id) mine.push_back(e);
-        }
+        const std::vector<EventRecord>& mine = by_process.at(id).events;
         Result<const ArrayDesc*> one = p.ProcessArray(id);
         REQUIRE(one.ok());
         Primitives pp((*reader)->cache(), **one);
