@@ -11,6 +11,7 @@
 #include "query/grid_builder.h"
 #include "query/jobstats_summary.h"
 #include "query/jobstats_view.h"
+#include "query/store_kind.h"
 #include "query/store_reader.h"
 #include "store/codec.h"
 #include "store/store.h"
@@ -82,7 +83,7 @@ int CheckCommand::Run() {
   // layout").
   bool summaries = false;
   std::optional<uint64_t> block_steps;
-  if (JobStatsView::Holds((*reader)->store())) {
+  if (StoreContents::Of((*reader)->catalogue()).jobstats) {
     auto view = JobStatsView::Open(**reader);
     if (!view.ok()) return Fail("check", view.error());
     auto blocks = (*view)->VerifyBlocks();

@@ -6,7 +6,7 @@
 
 #include "cli/grid_report.h"
 #include "cli/output.h"
-#include "layouts/darshan_layout.h"
+#include "query/store_kind.h"
 
 namespace xtfq::cli {
 
@@ -54,7 +54,9 @@ Result<std::string> GridCommand::Answer() {
   XTFQ_TRY(opts_.OpenReader());
   r_.array = opts_.array_name();
   r_.scan = opts_.scan();
-  const bool darshan = r_.array.empty() && opts_.reader().catalogue().Find(DarshanLayout::kLogs) != nullptr;
+  const StoreContents held = StoreContents::Of(opts_.reader().catalogue());
+  XTFQ_ASSIGN_OR_RETURN(const StoreKind kind, ChooseKind(held, KindRequest{!r_.array.empty()}, opts_.store()));
+  const bool darshan = kind == StoreKind::kDarshan;
   if (darshan && r_.op != "read" && r_.op != "write" && r_.op != "all") {
     return Error(ErrorCode::kUsage, fmt::format("--op {}: read, write or all for Darshan logs", r_.op));
   }
@@ -66,13 +68,13 @@ Result<std::string> GridCommand::Answer() {
       }
     }
   }
-  if (by_->count() > 0 && (!r_.array.empty() || darshan || !JobStatsView::Holds(opts_.reader().store()))) {
+  if (by_->count() > 0 && kind != StoreKind::kJobStats) {
     return Error(
         ErrorCode::kUsage,
         fmt::format("--by is for job_stats (rows by target, job, uid, node, class or id); {} holds {}", opts_.store(),
                     !r_.array.empty()
                         ? "array " + r_.array +
-                              (JobStatsView::Holds(opts_.reader().store())
+                              (held.jobstats
                                    ? ", drawn as a plain array; drop --array for rows of job_stats (--op names the op)"
                                    : "")
                     : darshan ? "Darshan logs: rows are ranks (--ranks, --processes)"
@@ -81,7 +83,7 @@ Result<std::string> GridCommand::Answer() {
   if (darshan && jobs_.size() > 1) return Error(ErrorCode::kUsage, "--job: one Darshan job id");
   if (darshan && jobs_.size() == 1) {
     XTFQ_ASSIGN_OR_RETURN(r_.job, ParseJobId(jobs_[0], "--job"));
-  } else if (!jobs_.empty() && JobStatsView::Holds(opts_.reader().store()) && r_.array.empty()) {
+  } else if (!jobs_.empty() && kind == StoreKind::kJobStats) {
     r_.filter.jobs = jobs_;
   } else if (!jobs_.empty()) {
     return Error(ErrorCode::kUsage, fmt::format("--job is for Darshan logs and job_stats; {} holds {}", opts_.store(),

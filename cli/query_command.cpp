@@ -6,16 +6,11 @@
 #include "cli/jobstats_report.h"
 #include "cli/output.h"
 #include "cli/slurm_report.h"
-#include "layouts/darshan_layout.h"
 #include "layouts/grid_layout.h"
 #include "query/jobstats_view.h"
 #include "query/process_window.h"
 
 namespace xtfq::cli {
-
-namespace {
-constexpr std::string_view kKindNames[] = {"a raw array", "Darshan logs", "job_stats", "Slurm profiles"};
-}  // namespace
 
 CLI::App* QueryCommand::Register(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand(
@@ -78,35 +73,18 @@ CLI::App* QueryCommand::Register(CLI::App& parent) {
   return app;
 }
 
-Result<QueryCommand::Kind> QueryCommand::KindOfStore() {
-  if (opts_.array_given()) {
-    if (jobstats_ || slurm_)
-      return Error(ErrorCode::kUsage, "--array reads one array: leave out --jobstats and --slurm");
-    return Kind::kRaw;
+Result<StoreKind> QueryCommand::KindOfStore() {
+  StoreContents held;
+  std::string name;
+  if (!opts_.array_given()) {
+    XTFQ_TRY(opts_.OpenReader());
+    held = StoreContents::Of(opts_.reader().catalogue());
+    name = opts_.reader().store().name();
   }
-  XTFQ_TRY(opts_.OpenReader());
-  const Store& store = opts_.reader().store();
-  const bool darshan = store.catalogue().Find(DarshanLayout::kLogs) != nullptr;
-  if (jobstats_ && slurm_) return Error(ErrorCode::kUsage, "--jobstats and --slurm: give one");
-  if (slurm_) {
-    if (!SlurmView::Holds(store))
-      return Error(ErrorCode::kUsage, fmt::format("--slurm: {} holds no Slurm profiles", store.name()));
-    return Kind::kSlurm;
-  }
-  if (jobstats_) {
-    if (!JobStatsView::Holds(store)) {
-      return Error(ErrorCode::kUsage, fmt::format("--jobstats: {} holds no job_stats{}", store.name(),
-                                                  darshan ? " (it holds Darshan logs)" : ""));
-    }
-    return Kind::kJobStats;
-  }
-  if (darshan) return Kind::kDarshan;
-  if (JobStatsView::Holds(store)) return Kind::kJobStats;
-  if (SlurmView::Holds(store)) return Kind::kSlurm;
-  return Kind::kRaw;
+  return ChooseKind(held, KindRequest{opts_.array_given(), jobstats_, slurm_}, name);
 }
 
-Status QueryCommand::OnlyFlags(Kind kind, const std::vector<std::string>& allowed) const {
+Status QueryCommand::OnlyFlags(StoreKind kind, const std::vector<std::string>& allowed) const {
   std::vector<std::string> wrong;
   for (const auto& [name, opt] : flags_) {
     if (opt->count() > 0 && std::find(allowed.begin(), allowed.end(), name) == allowed.end()) wrong.push_back(name);
@@ -114,24 +92,24 @@ Status QueryCommand::OnlyFlags(Kind kind, const std::vector<std::string>& allowe
   if (wrong.empty()) return Ok();
   return Error(ErrorCode::kUsage,
                fmt::format("{} {} not apply to {} (this query reads {}; flags for it: {})", fmt::join(wrong, ", "),
-                           wrong.size() == 1 ? "does" : "do", kKindNames[static_cast<int>(kind)],
-                           kKindNames[static_cast<int>(kind)], fmt::format("--time {}", fmt::join(allowed, " "))));
+                           wrong.size() == 1 ? "does" : "do", StoreKindName(kind), StoreKindName(kind),
+                           fmt::format("--time {}", fmt::join(allowed, " "))));
 }
 
 Result<std::string> QueryCommand::Answer() {
-  XTFQ_ASSIGN_OR_RETURN(Kind kind, KindOfStore());
+  XTFQ_ASSIGN_OR_RETURN(StoreKind kind, KindOfStore());
   switch (kind) {
-    case Kind::kJobStats:
+    case StoreKind::kJobStats:
       XTFQ_TRY(OnlyFlags(kind, {"--jobstats", "--by", "--uid", "--node", "--target", "--op", "--class", "--id", "--top",
                                 "--sort", "--job", "--snap"}));
       return JobStats();
-    case Kind::kDarshan: {
+    case StoreKind::kDarshan: {
       Status flags =
           OnlyFlags(kind, {"--ranks", "--module", "--file", "--job", "--log", "--per-rank", "--per-file", "--top"});
       Result<std::string> d = flags.ok() ? Darshan() : Result<std::string>(flags.error());
       // A store that also holds other data: a Darshan usage error says how to ask for that instead.
-      const Store& store = opts_.reader().store();
-      const bool js = JobStatsView::Holds(store), slurm = SlurmView::Holds(store);
+      const StoreContents held = StoreContents::Of(opts_.reader().catalogue());
+      const bool js = held.jobstats, slurm = held.slurm;
       if (d.ok() || d.error().code() != ErrorCode::kUsage || (!js && !slurm)) return d;
       return Error(ErrorCode::kUsage,
                    fmt::format("{} (the store also holds {}: give {} for those)", d.error().message(),
@@ -142,10 +120,10 @@ Result<std::string> QueryCommand::Answer() {
                                : js        ? "--jobstats"
                                            : "--slurm"));
     }
-    case Kind::kSlurm:
+    case StoreKind::kSlurm:
       XTFQ_TRY(OnlyFlags(kind, {"--slurm", "--by", "--job", "--node", "--step", "--task", "--kind", "--edges"}));
       return Slurm();
-    case Kind::kRaw:
+    case StoreKind::kRaw:
       XTFQ_TRY(OnlyFlags(kind, {"--ranks", "--buckets"}));
       return Raw();
   }

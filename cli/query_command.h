@@ -23,6 +23,7 @@
 #include "query/darshan_window_query.h"
 #include "query/jobstats_window_query.h"
 #include "query/slurm_window_query.h"
+#include "query/store_kind.h"
 
 namespace xtfq::cli {
 
@@ -32,10 +33,9 @@ class QueryCommand final : public Command {
   int Run() override;
 
  private:
-  enum class Kind { kRaw, kDarshan, kJobStats, kSlurm };
-  Result<Kind> KindOfStore();
+  Result<StoreKind> KindOfStore();
   // kUsage when a flag given is not one of `allowed` (names as registered, e.g. "--by").
-  Status OnlyFlags(Kind kind, const std::vector<std::string>& allowed) const;
+  Status OnlyFlags(StoreKind kind, const std::vector<std::string>& allowed) const;
   Result<std::string> Answer();
   Result<std::string> Raw();
   Result<std::string> Darshan();

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include "cli/output.h"
-#include "layouts/darshan_layout.h"
 #include "query/result_json.h"
+#include "query/store_kind.h"
 
 namespace xtfq::cli {
 
@@ -60,7 +60,7 @@ Result<std::string> SegmentsCommand::Answer() {
   if (opts_.array_given() || opts_.scan()) {
     return Error(ErrorCode::kUsage, "--array and --scan do not apply to segments (it reads a Darshan log's DXT)");
   }
-  if (opts_.reader().catalogue().Find(DarshanLayout::kLogs) == nullptr) {
+  if (!StoreContents::Of(opts_.reader().catalogue()).darshan) {
     return Error(ErrorCode::kUsage, fmt::format("{} holds no Darshan log", opts_.store()));
   }
   XTFQ_ASSIGN_OR_RETURN(DarshanSegmentsAnswer a, DarshanSegmentsQuery::Run(opts_.reader(), r_));

@@ -17,6 +17,7 @@
 #include "query/jobstats_grid_query.h"
 #include "query/process_window.h"
 #include "query/slurm_view.h"
+#include "query/store_kind.h"
 
 namespace xtfq {
 
@@ -405,9 +406,11 @@ double GridAnswer::Seconds(int64_t t) const {
 }
 
 Result<GridAnswer> GridAnswerQuery::Run(StoreReader& reader, const GridAnswerRequest& request) {
-  const Catalogue& cat = reader.catalogue();
-  const bool darshan = request.array.empty() && cat.Find(L::kLogs) != nullptr;
-  if (!darshan && request.array.empty() && JobStatsView::Holds(reader.store())) {
+  // Slurm profiles have no grid of their own: their sample arrays are drawn as raw arrays (--array).
+  XTFQ_ASSIGN_OR_RETURN(const StoreKind kind, ChooseKind(StoreContents::Of(reader.catalogue()),
+                                                         KindRequest{!request.array.empty()}, reader.store().name()));
+  const bool darshan = kind == StoreKind::kDarshan;
+  if (kind == StoreKind::kJobStats) {
     GridAnswerRequest req = request;
     if (req.cols == 0) req.cols = 100;
     GridAnswer ans;

@@ -14,6 +14,7 @@
 #include "query/jobstats_view.h"
 #include "query/jobstats_window_query.h"
 #include "query/slurm_window_query.h"
+#include "query/store_kind.h"
 #include "store/endian.h"
 
 namespace xtfq {
@@ -122,6 +123,7 @@ Result<JobTimelineAnswer> JobTimeline::Run(const std::vector<StoreReader*>& stor
   bool any_darshan = false, any_jobstats = false, any_slurm = false;
   for (StoreReader* r : stores) {
     const std::string name = StoreName(*r);
+    const StoreContents held = StoreContents::Of(r->catalogue());
     // Darshan logs.
     XTFQ_ASSIGN_OR_RETURN(std::vector<DarshanLogInfo> logs, DarshanLogs::List(*r));
     if (!logs.empty()) {
@@ -151,7 +153,7 @@ Result<JobTimelineAnswer> JobTimeline::Run(const std::vector<StoreReader*>& stor
       }
     }
     // job_stats.
-    if (JobStatsView::Holds(r->store())) {
+    if (held.jobstats) {
       any_jobstats = true;
       XTFQ_ASSIGN_OR_RETURN(std::unique_ptr<JobStatsView> view, JobStatsView::Open(*r));
       JobStatsFilter f;
@@ -173,7 +175,7 @@ Result<JobTimelineAnswer> JobTimeline::Run(const std::vector<StoreReader*>& stor
       }
     }
     // Slurm.
-    if (SlurmView::Holds(r->store())) {
+    if (held.slurm) {
       any_slurm = true;
       XTFQ_ASSIGN_OR_RETURN(std::unique_ptr<SlurmView> view, SlurmView::Open(*r));
       size_t n = 0, rows = 0;

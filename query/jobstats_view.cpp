@@ -9,6 +9,7 @@
 
 #include "index/tn_tree.h"
 #include "query/primitives.h"
+#include "query/store_kind.h"
 #include "store/endian.h"
 
 namespace xtfq {
@@ -73,7 +74,7 @@ std::string_view JobStatsKeyName(JobStatsKey k) {
   return "?";
 }
 
-bool JobStatsView::Holds(const Store& store) { return store.catalogue().Find(L::kCollections) != nullptr; }
+bool JobStatsView::Holds(const Store& store) { return StoreContents::Of(store.catalogue()).jobstats; }
 
 Result<std::unique_ptr<JobStatsView>> JobStatsView::Open(StoreReader& reader) {
   if (!Holds(reader.store())) {

@@ -7,6 +7,7 @@
 
 #include "index/tn_tree.h"
 #include "layouts/slurm_layout.h"
+#include "query/store_kind.h"
 #include "store/endian.h"
 
 namespace xtfq {
@@ -30,7 +31,7 @@ bool SlurmSeries::duplicate() const { return (flags & SlurmLayout::kSerDuplicate
 
 bool SlurmSeries::node_wide() const { return kind == SlurmLayout::kNetwork || kind == SlurmLayout::kFilesystem; }
 
-bool SlurmView::Holds(const Store& store) { return store.catalogue().Find(L::kSeries) != nullptr; }
+bool SlurmView::Holds(const Store& store) { return StoreContents::Of(store.catalogue()).slurm; }
 
 Result<std::unique_ptr<SlurmView>> SlurmView::Open(StoreReader& reader) {
   XTFQ_ASSIGN_OR_RETURN(const ArrayDesc* a, reader.Array(L::kSeries));

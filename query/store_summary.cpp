@@ -9,6 +9,7 @@
 #include "layouts/slurm_layout.h"
 #include "query/jobstats_view.h"
 #include "query/slurm_view.h"
+#include "query/store_kind.h"
 #include "store/endian.h"
 #include "store/format.h"
 #include "store/index_entry.h"
@@ -123,8 +124,7 @@ Result<StoreSummary> StoreSummary::Of(StoreReader& reader) {
 }
 
 Status StoreSummary::JobStatsPart(StoreReader& reader, StoreSummary& out) {
-  const Store& s = reader.store();
-  if (JobStatsView::Holds(s)) {
+  if (StoreContents::Of(reader.catalogue()).jobstats) {
     XTFQ_ASSIGN_OR_RETURN(auto js, JobStatsView::Open(reader));
     XTFQ_ASSIGN_OR_RETURN(auto span, js->Span());
     JobStats j;
@@ -140,7 +140,7 @@ Status StoreSummary::JobStatsPart(StoreReader& reader, StoreSummary& out) {
 }
 
 Status StoreSummary::SlurmPart(StoreReader& reader, StoreSummary& out) {
-  if (SlurmView::Holds(reader.store())) {
+  if (StoreContents::Of(reader.catalogue()).slurm) {
     using L = SlurmLayout;
     XTFQ_ASSIGN_OR_RETURN(std::unique_ptr<SlurmView> view, SlurmView::Open(reader));
     std::map<int64_t, SlurmJob> jobs;

@@ -197,8 +197,9 @@ Result<std::string> ViewerApi::Stores() {
       j["warning"] = fmt::format("the other superblock is not valid ({}): this is generation {}", *lost,
                                  s.reader->store().generation());
     }
-    XTFQ_ASSIGN_OR_RETURN(std::vector<DarshanLogInfo> logs, DarshanLogs::List(*s.reader));
-    if (!logs.empty()) {
+    const StoreKind kind = KindOf(*s.reader);
+    if (kind == StoreKind::kDarshan) {
+      XTFQ_ASSIGN_OR_RETURN(std::vector<DarshanLogInfo> logs, DarshanLogs::List(*s.reader));
       j["kind"] = "darshan";
       j["logs"] = nlohmann::json::array();
       const Catalogue& cat = s.reader->catalogue();
@@ -219,7 +220,7 @@ Result<std::string> ViewerApi::Stores() {
         }
         j["logs"].push_back(std::move(lj));
       }
-    } else if (IsJobStats(s)) {
+    } else if (kind == StoreKind::kJobStats) {
       // What the view offers: the targets, the ops that have rate steps, the collections' span.
       j["kind"] = "jobstats";
       XTFQ_ASSIGN_OR_RETURN(JobStatsView * view, JobStats(s));
@@ -232,7 +233,7 @@ Result<std::string> ViewerApi::Stores() {
       }
       XTFQ_ASSIGN_OR_RETURN(auto span, view->Span());
       if (span) j["span"] = {span->first, span->second};
-    } else if (IsSlurm(*s.reader)) {
+    } else if (kind == StoreKind::kSlurm) {
       // The Slurm jobs it holds, each with its series and span (the job view and query take them).
       j["kind"] = "slurm";
       XTFQ_ASSIGN_OR_RETURN(SlurmView * view, Slurm(s));
@@ -280,7 +281,7 @@ Result<std::string> ViewerApi::Grid(const HttpRequest& r) {
   XTFQ_ASSIGN_OR_RETURN(q.cols, Count(r, "cols", 100));
   XTFQ_ASSIGN_OR_RETURN(q.rows, Count(r, "rows", 0));
   XTFQ_ASSIGN_OR_RETURN(q.log, Int(r, "log"));
-  if (const std::string* v = Param(r, "job"); v != nullptr && IsJobStats(*s)) {
+  if (const std::string* v = Param(r, "job"); v != nullptr && KindOf(*s->reader) == StoreKind::kJobStats) {
     q.filter.jobs = List(*v);  // job_stats: only these jobs
   } else {
     XTFQ_ASSIGN_OR_RETURN(q.job, Int(r, "job"));
@@ -299,7 +300,7 @@ Result<std::string> ViewerApi::Grid(const HttpRequest& r) {
 Result<std::string> ViewerApi::Query(const HttpRequest& r) {
   XTFQ_ASSIGN_OR_RETURN(Served * s, Store(r));
   std::lock_guard lock(s->mutex);
-  if (IsJobStats(*s)) {
+  if (KindOf(*s->reader) == StoreKind::kJobStats) {
     XTFQ_TRY(OnlyParams(r, {"store", "time", "by", "op", "top", "sort", "job", "snap"}));
     JobStatsWindowRequest q;
     XTFQ_ASSIGN_OR_RETURN(q.snap, Flag(r, "snap"));
@@ -312,7 +313,7 @@ Result<std::string> ViewerApi::Query(const HttpRequest& r) {
     XTFQ_ASSIGN_OR_RETURN(JobStatsWindowAnswer a, JobStatsWindowQuery::Run(*view, q));
     return Text(ResultJson::Of(a));
   }
-  if (IsSlurm(*s->reader)) {
+  if (KindOf(*s->reader) == StoreKind::kSlurm) {
     XTFQ_TRY(OnlyParams(r, {"store", "time", "by", "job", "step", "node", "task", "kind", "edges"}));
     SlurmWindowRequest q;
     Copy(r, {{"time", &q.time}});
@@ -364,14 +365,7 @@ Result<SlurmView*> ViewerApi::Slurm(Served& s) {
   return s.slurm.get();
 }
 
-bool ViewerApi::IsSlurm(StoreReader& r) {
-  return SlurmView::Holds(r.store()) && r.catalogue().Find(DarshanLayout::kLogs) == nullptr &&
-         !JobStatsView::Holds(r.store());
-}
-
-bool ViewerApi::IsJobStats(Served& s) {
-  return JobStatsView::Holds(s.reader->store()) && s.reader->catalogue().Find(DarshanLayout::kLogs) == nullptr;
-}
+StoreKind ViewerApi::KindOf(StoreReader& r) { return StoreContents::Of(r.catalogue()).Default(); }
 
 Result<JobStatsView*> ViewerApi::JobStats(Served& s) {
   if (!s.jobstats) {
@@ -383,7 +377,7 @@ Result<JobStatsView*> ViewerApi::JobStats(Served& s) {
 Result<std::string> ViewerApi::Heatmap(const HttpRequest& r) {
   XTFQ_TRY(OnlyParams(r, {"store", "time", "op", "base", "cell", "by", "job"}));
   XTFQ_ASSIGN_OR_RETURN(Served * s, Store(r));
-  if (!IsJobStats(*s))
+  if (KindOf(*s->reader) != StoreKind::kJobStats)
     return Bad(fmt::format("store={}: {} holds no job_stats to draw z_b(t, k) of", s->path, s->path));
   JobStatsHeatmapRequest q;
   q.op = "write_bytes";

@@ -27,6 +27,7 @@
 
 #include "query/jobstats_view.h"
 #include "query/slurm_view.h"
+#include "query/store_kind.h"
 #include "query/store_reader.h"
 #include "serve/http_message.h"
 
@@ -59,10 +60,9 @@ class ViewerApi {
   Result<std::string> Segments(const HttpRequest& r);
   Result<std::string> Heatmap(const HttpRequest& r);
   Result<std::string> Job(const HttpRequest& r);
-  // A store of job_stats only (no Darshan log), and its view (opened at the first use).
-  static bool IsJobStats(Served& s);
-  // A store of Slurm profiles alone (neither Darshan logs nor job_stats).
-  static bool IsSlurm(StoreReader& r);
+  // The kind the store's answers are of (query/store_kind.h), and its job_stats or Slurm view
+  // (opened at the first use).
+  static StoreKind KindOf(StoreReader& r);
   static Result<JobStatsView*> JobStats(Served& s);
   static Result<SlurmView*> Slurm(Served& s);
   Result<Served*> Store(const HttpRequest& r);
