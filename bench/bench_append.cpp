@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "bench/bench_util.h"
-#include "importers/events_generator.h"
+#include "gen/events_generator.h"
 #include "store/store_writer.h"
 
 namespace xtfq::bench {

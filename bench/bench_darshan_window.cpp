@@ -12,10 +12,10 @@
 #include <random>
 
 #include "bench/bench_util.h"
-#include "importers/darshan_generator.h"
-#include "importers/darshan_importer.h"
-#include "query/darshan_logs.h"
-#include "query/darshan_window.h"
+#include "gen/darshan_generator.h"
+#include "importers/darshan/darshan_importer.h"
+#include "query/darshan/darshan_logs.h"
+#include "query/darshan/darshan_window.h"
 #include "store/store_writer.h"
 
 namespace xtfq::bench {

@@ -1,4 +1,4 @@
-// Grids (query/grid_query.h): a 1000 x 256 and a 1000 x 64 grid (ops, bytes and busy time of reads
+// Grids (query/grid/grid_query.h): a 1000 x 256 and a 1000 x 64 grid (ops, bytes and busy time of reads
 // and writes by rank x time) over generated DXT logs of 10^6 and 10^7 segments of 1024 ranks and of 10^7
 // segments of 10^5 ranks (10^8 of 1024 ranks with XTFQ_BENCH_LARGE=1), in the same run:
 //   snap    the grid snapped onto the grid summaries (what the viewer asks), warm and cold;
@@ -16,14 +16,14 @@
 #include <memory>
 
 #include "bench/bench_util.h"
-#include "importers/darshan_generator.h"
-#include "importers/darshan_importer.h"
+#include "gen/darshan_generator.h"
+#include "importers/darshan/darshan_importer.h"
 #include "index/process_tree.h"
 #include "index/tn_tree.h"
 #include "layouts/grid_layout.h"
-#include "query/distribution_query.h"
-#include "query/grid_answer.h"
-#include "query/grid_builder.h"
+#include "query/answers/grid_answer.h"
+#include "query/grid/distribution_query.h"
+#include "query/grid/grid_builder.h"
 #include "store/store_writer.h"
 
 namespace xtfq::bench {

@@ -1,4 +1,4 @@
-// job_stats windows grouped by job (query/jobstats_window_query.h), the question the viewer's top
+// job_stats windows grouped by job (query/jobstats/jobstats_window_query.h), the question the viewer's top
 // jobs asks at every zoom: over a store imported from `xtfq gen jobstats` (path in
 // $XTFQ_JOBSTATS_STORE; without it the benchmark makes a small one), a window of range(0) per mille
 // of the run centred on its middle, one op (write_bytes) or every op (range(1)), by:
@@ -14,11 +14,11 @@
 #include <memory>
 
 #include "bench/bench_util.h"
-#include "importers/importer.h"
-#include "query/jobstats_summary.h"
-#include "query/jobstats_view.h"
-#include "query/jobstats_window_query.h"
-#include "query/store_reader.h"
+#include "importers/common/importer.h"
+#include "query/core/store_reader.h"
+#include "query/jobstats/jobstats_summary.h"
+#include "query/jobstats/jobstats_view.h"
+#include "query/jobstats/jobstats_window_query.h"
 #include "store/store_writer.h"
 
 namespace xtfq::bench {

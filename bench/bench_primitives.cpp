@@ -11,8 +11,8 @@
 #include <random>
 
 #include "bench/bench_util.h"
-#include "query/primitives.h"
-#include "query/store_reader.h"
+#include "query/core/primitives.h"
+#include "query/core/store_reader.h"
 
 namespace xtfq::bench {
 namespace {

@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "query/store_reader.h"
+#include "query/core/store_reader.h"
 
 namespace xtfq::bench {
 

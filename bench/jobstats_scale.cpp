@@ -29,14 +29,14 @@
 #include <optional>
 #include <thread>
 
-#include "importers/importer.h"
-#include "importers/jobstats_generator.h"
-#include "importers/jobstats_importer.h"
-#include "importers/jobstats_state.h"
-#include "query/jobstats_summary.h"
-#include "query/jobstats_view.h"
-#include "query/jobstats_window_query.h"
-#include "query/store_reader.h"
+#include "gen/jobstats_generator.h"
+#include "importers/jobstats/jobstats_importer.h"
+#include "importers/jobstats/jobstats_state.h"
+#include "importers/registry/importer_registry.h"
+#include "query/core/store_reader.h"
+#include "query/jobstats/jobstats_summary.h"
+#include "query/jobstats/jobstats_view.h"
+#include "query/jobstats/jobstats_window_query.h"
 #include "store/store_writer.h"
 #include "store/string_file.h"
 
@@ -146,7 +146,7 @@ struct Args {
   JobStatsGenOptions gen;
   std::string store;
   uint32_t commit_every = 10;
-  uint32_t page_size = Importer::PageSizeFor({"jobstats"});  // as `xtfq import` and `collect` create
+  uint32_t page_size = ImporterRegistry::PageSizeFor({"jobstats"});  // as `xtfq import` and `collect` create
   bool no_import = false, no_summaries = false;
   uint64_t chunk_steps = JobStatsSummary::kChunkSteps;
 };

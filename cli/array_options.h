@@ -1,6 +1,6 @@
 // ArrayOptions: the options every reading command shares (--array, --backend, --cache-mb,
 // --format, --scan), the opened store and array, and the time frame in which a raw array's
-// `--time` is read (query/time_window.h).
+// `--time` is read (query/core/time_window.h).
 //
 // Thread-safety: used by main's thread only.
 #pragma once
@@ -11,9 +11,9 @@
 #include <string>
 #include <utility>
 
-#include "query/primitives.h"
-#include "query/store_reader.h"
-#include "query/time_window.h"
+#include "query/core/primitives.h"
+#include "query/core/store_reader.h"
+#include "query/core/time_window.h"
 
 namespace xtfq::cli {
 

@@ -10,10 +10,10 @@
 #include <functional>
 #include <sstream>
 
-#include "importers/event_record.h"
-#include "importers/events_importer.h"
-#include "query/primitives.h"
-#include "query/store_reader.h"
+#include "importers/events/event_record.h"
+#include "importers/events/events_importer.h"
+#include "query/core/primitives.h"
+#include "query/core/store_reader.h"
 #include "store/posix_file.h"
 #include "store/store_writer.h"
 

@@ -12,8 +12,8 @@
 #include <span>
 #include <thread>
 
-#include "importers/jobid_classifier.h"
-#include "importers/jobstats_parser.h"
+#include "importers/jobstats/jobid_classifier.h"
+#include "importers/jobstats/jobstats_parser.h"
 #include "store/file.h"
 #include "store/posix_file.h"
 

@@ -8,11 +8,11 @@
 #include <thread>
 #include <utility>
 
-#include "importers/importer.h"
+#include "importers/registry/importer_registry.h"
 #include "layouts/jobstats_layout.h"
-#include "query/jobstats_summary.h"
-#include "query/jobstats_view.h"
-#include "query/store_reader.h"
+#include "query/core/store_reader.h"
+#include "query/jobstats/jobstats_summary.h"
+#include "query/jobstats/jobstats_view.h"
 #include "store/endian.h"
 #include "store/store_writer.h"
 
@@ -46,7 +46,7 @@ Result<StoreWriter::Opened> OpenWriter(const std::string& path, std::chrono::mil
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   StoreOptions options;
-  options.page_size = Importer::PageSizeFor({"jobstats"});
+  options.page_size = ImporterRegistry::PageSizeFor({"jobstats"});
   for (;;) {
     std::error_code ec;
     const bool exists = std::filesystem::exists(path, ec);
@@ -99,7 +99,7 @@ CollectAppend CollectStore::Append(std::vector<SnapshotDirectory::Snapshot> snap
       continue;
     }
     const uint64_t before = PendingRecords(*w);
-    auto importer = Importer::Make("jobstats", options_);
+    auto importer = ImporterRegistry::Make("jobstats", options_);
     auto report =
         importer.ok() ? (*importer)->Import({s.path}, *w, reader.get()) : Result<ImportReport>(importer.error());
     // A failed import may have appended part of the file: the writer is dropped uncommitted.

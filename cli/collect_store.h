@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "cli/snapshot_directory.h"
-#include "importers/importer.h"
+#include "importers/common/importer.h"
 #include "store/result.h"
 
 namespace xtfq::cli {

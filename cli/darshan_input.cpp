@@ -8,10 +8,10 @@
 #include <filesystem>
 
 #include "cli/output.h"
-#include "importers/darshan_importer.h"
-#include "importers/darshan_parser_text.h"
-#include "importers/darshan_text_importer.h"
-#include "importers/importer.h"
+#include "importers/darshan/darshan_importer.h"
+#include "importers/darshan/darshan_parser_text.h"
+#include "importers/darshan/darshan_text_importer.h"
+#include "importers/registry/importer_registry.h"
 #include "store/format.h"
 #include "store/posix_file.h"
 #include "store/store_writer.h"
@@ -53,7 +53,7 @@ Result<std::unique_ptr<DarshanInput>> DarshanInput::Open(const std::string& path
     DarshanImportOptions opts;
     opts.temp_dir = dir;
     StoreOptions so;  // the page size `xtfq import` gives a store of this log, so the answers read alike
-    so.page_size = Importer::PageSizeFor({"darshan"});
+    so.page_size = ImporterRegistry::PageSizeFor({"darshan"});
     XTFQ_ASSIGN_OR_RETURN(auto w, StoreWriter::CreatePath(store, so));
     XTFQ_ASSIGN_OR_RETURN(auto f, PosixFile::Open(path, PosixFile::Mode::kRead));
     std::vector<std::byte> head(256);

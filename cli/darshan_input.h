@@ -9,8 +9,8 @@
 #include <optional>
 #include <string>
 
-#include "query/darshan_logs.h"
-#include "query/store_reader.h"
+#include "query/core/store_reader.h"
+#include "query/darshan/darshan_logs.h"
 
 namespace xtfq::cli {
 

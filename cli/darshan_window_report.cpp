@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/output.h"
-#include "query/result_json.h"
+#include "query/answers/result_json.h"
 
 namespace xtfq::cli {
 

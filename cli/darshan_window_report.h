@@ -1,13 +1,13 @@
 // DarshanWindowReport: renders a DarshanWindowAnswer (`xtfq query STORE` on a store of Darshan
 // logs) as text, CSV or JSON (docs/cli.md, "query on Darshan logs"). Everything it prints is
-// computed in query/DarshanWindowQuery; JSON is query/ResultJson's.
+// computed in query/darshan/DarshanWindowQuery; JSON is query/answers/ResultJson's.
 //
 // Thread-safety: stateless.
 #pragma once
 
 #include <string>
 
-#include "query/darshan_window_query.h"
+#include "query/darshan/darshan_window_query.h"
 
 namespace xtfq::cli {
 

@@ -6,9 +6,9 @@
 #include <cstring>
 
 #include "cli/darshan_input.h"
-#include "importers/darshan_log.h"
-#include "importers/darshan_parser_text.h"
-#include "query/darshan_logs.h"
+#include "importers/darshan/darshan_log.h"
+#include "importers/darshan/darshan_parser_text.h"
+#include "query/darshan/darshan_logs.h"
 #include "store/posix_file.h"
 
 namespace xtfq::cli {

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <vector>
 
-#include "importers/events_generator.h"
+#include "gen/events_generator.h"
 #include "store/posix_file.h"
 
 namespace xtfq::cli {

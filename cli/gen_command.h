@@ -10,9 +10,9 @@
 #include <cstdint>
 
 #include "cli/command.h"
-#include "importers/darshan_generator.h"
-#include "importers/jobstats_generator.h"
-#include "importers/slurm_profile_writer.h"
+#include "gen/darshan_generator.h"
+#include "gen/jobstats_generator.h"
+#include "gen/slurm_profile_writer.h"
 
 namespace xtfq::cli {
 

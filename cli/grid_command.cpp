@@ -6,7 +6,7 @@
 
 #include "cli/grid_report.h"
 #include "cli/output.h"
-#include "query/store_kind.h"
+#include "query/core/store_kind.h"
 
 namespace xtfq::cli {
 

@@ -1,7 +1,7 @@
 // GridCommand: `xtfq grid STORE --time T1:T2 [--ranks R1:R2 | --processes LIST] --cols W [--rows H]
 // [--metric M,...] [--op read|write|all] [--module M] [--log N | --job ID] [--array NAME] [--snap]
 // [--scan] [--format text|csv|json]`: a window of a store as a W x H grid of exact cells
-// (query/GridAnswerQuery, rendered by GridReport; docs/cli.md, "grid").
+// (query/answers/GridAnswerQuery, rendered by GridReport; docs/cli.md, "grid").
 //
 // Thread-safety: as Command.
 #pragma once
@@ -12,7 +12,7 @@
 
 #include "cli/array_options.h"
 #include "cli/command.h"
-#include "query/grid_answer.h"
+#include "query/answers/grid_answer.h"
 
 namespace xtfq::cli {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "cli/output.h"
-#include "query/result_json.h"
+#include "query/answers/result_json.h"
 
 namespace xtfq::cli {
 

@@ -1,13 +1,13 @@
-// GridReport: renders a GridAnswer (query/grid_answer.h) as text (a matrix per metric, rows down,
+// GridReport: renders a GridAnswer (query/answers/grid_answer.h) as text (a matrix per metric, rows down,
 // columns across, with the window, the source and what a cell counts), CSV (one line per cell) or
-// its JSON (query/ResultJson).
+// its JSON (query/answers/ResultJson).
 //
 // Thread-safety: pure functions.
 #pragma once
 
 #include <string>
 
-#include "query/grid_answer.h"
+#include "query/answers/grid_answer.h"
 
 namespace xtfq::cli {
 

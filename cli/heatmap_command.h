@@ -1,6 +1,6 @@
 // HeatmapCommand: `xtfq heatmap STORE --jobstats --op OP [--base B] [--cell S] [--time T1:T2]
 // [--by KEYS] [filters] [--format csv|json|svg]`: the seed's log-binned heatmap z_b(t, k) of
-// job_stats rates (query/JobStatsHeatmapQuery, rendered by JobStatsReport::Heatmap).
+// job_stats rates (query/jobstats/JobStatsHeatmapQuery, rendered by JobStatsReport::Heatmap).
 //
 // Thread-safety: as Command.
 #pragma once

@@ -8,13 +8,13 @@
 #include <filesystem>
 #include <regex>
 
-#include "importers/importer.h"
-#include "importers/slurm_series_writer.h"
-#include "query/grid_builder.h"
-#include "query/jobstats_summary.h"
-#include "query/jobstats_view.h"
-#include "query/store_reader.h"
-#include "query/time_window.h"
+#include "importers/registry/importer_registry.h"
+#include "importers/slurm/slurm_series_writer.h"
+#include "query/core/store_reader.h"
+#include "query/core/time_window.h"
+#include "query/grid/grid_builder.h"
+#include "query/jobstats/jobstats_summary.h"
+#include "query/jobstats/jobstats_view.h"
 #include "store/store_writer.h"
 
 namespace xtfq::cli {
@@ -77,7 +77,7 @@ CLI::App* ImportCommand::Register(CLI::App& parent) {
 
 Result<std::vector<std::pair<std::string, std::vector<std::string>>>> ImportCommand::Groups() const {
   std::vector<std::pair<std::string, std::vector<std::string>>> groups;
-  XTFQ_ASSIGN_OR_RETURN(Importer::Inputs expanded, Importer::Expand(inputs_, format_));
+  XTFQ_ASSIGN_OR_RETURN(Importer::Inputs expanded, ImporterRegistry::Expand(inputs_, format_));
   if (!expanded.skipped.empty()) {
     // One line a file (a directory of logs holds a darshan-parser text beside each), ten at most.
     constexpr size_t kNamed = 10;
@@ -92,7 +92,7 @@ Result<std::vector<std::pair<std::string, std::vector<std::string>>>> ImportComm
   for (const std::string& in : expanded.files) {
     std::string f = format_;
     if (f == "auto") {
-      XTFQ_ASSIGN_OR_RETURN(f, Importer::Sniff(in));
+      XTFQ_ASSIGN_OR_RETURN(f, ImporterRegistry::Sniff(in));
       if (f == "darshan" || f == "darshan-text") f = "darshan-any";  // each log sniffed again by the importer
     }
     auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == f; });
@@ -147,7 +147,7 @@ int ImportCommand::Run() {
   std::error_code ec;
   std::vector<std::string> formats;
   for (const auto& g : *groups) formats.push_back(g.first);
-  auto opened = OpenWriter(page_size_.value_or(Importer::PageSizeFor(formats)));
+  auto opened = OpenWriter(page_size_.value_or(ImporterRegistry::PageSizeFor(formats)));
   if (!opened.ok()) return Fail("import", opened.error());
   if (opened->note) Say("import: {}\n", *opened->note);
   const bool exists = !opened->created;
@@ -165,7 +165,7 @@ int ImportCommand::Run() {
   }
   for (const auto& [format, inputs] : *groups) {
     if (!s.ok()) break;
-    auto importer = Importer::Make(format, options);
+    auto importer = ImporterRegistry::Make(format, options);
     auto report =
         importer.ok() ? (*importer)->Import(inputs, w, existing.get()) : Result<ImportReport>(importer.error());
     bar_->Finish();

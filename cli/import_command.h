@@ -1,7 +1,7 @@
 // ImportCommand: `xtfq import [-o STORE] [--format auto|events|darshan|darshan-text|jobstats] INPUT...`: reads inputs
-// into a store, creating it if it does not exist, through the Importer of each input's format (importers/importer.h),
-// and commits once at the end, so a failed import leaves the store at its previous generation (and removes a store it
-// created).
+// into a store, creating it if it does not exist, through the Importer of each input's format
+// (importers/registry/importer_registry.h), and commits once at the end, so a failed import leaves the store at its
+// previous generation (and removes a store it created).
 //
 // Thread-safety: as Command.
 #pragma once
@@ -29,7 +29,7 @@ class ImportCommand final : public Command {
   std::string out_;
   std::string format_ = "auto";
   std::string array_ = "events";
-  std::optional<uint32_t> page_size_;  // unset: Importer::PageSizeFor the inputs
+  std::optional<uint32_t> page_size_;  // unset: ImporterRegistry::PageSizeFor the inputs
   uint32_t sort_memory_mib_ = 64;
   bool no_process_index_ = false;
   bool allow_rollback_ = false;
@@ -50,9 +50,9 @@ class ImportCommand final : public Command {
   Result<StoreWriter::Opened> OpenWriter(uint32_t page_size) const;
   // --at as a time: epoch seconds, @seconds or ISO 8601 UTC (nullopt when not given).
   Result<std::optional<double>> CollectionTime() const;
-  // Builds the grid summaries of the committed arrays that have none (query/GridBuilder) and commits them.
+  // Builds the grid summaries of the committed arrays that have none (query/grid/GridBuilder) and commits them.
   Status BuildGrids(StoreWriter& w) const;
-  // Extends the job_stats window summaries (query/jobstats_summary.h) to the seal, one more commit.
+  // Extends the job_stats window summaries (query/jobstats/jobstats_summary.h) to the seal, one more commit.
   Status ExtendSummaries(StoreWriter& w) const;
   // An informational line on stderr ("import: ..."), after clearing the progress bar; none with --quiet.
   template <typename... Args>

@@ -5,8 +5,8 @@
 
 #include "cli/output.h"
 #include "layouts/slurm_layout.h"
-#include "query/result_json.h"
-#include "query/store_summary.h"
+#include "query/answers/result_json.h"
+#include "query/answers/store_summary.h"
 
 namespace xtfq::cli {
 
@@ -110,7 +110,7 @@ std::string DarshanLogs(const StoreSummary& s) {
                        Counted(l.nprocs, "process", "processes"), d["format"].get<std::string>(), run, l.file,
                        d["source"].get<std::string>(), Bytes(l.source_bytes));
     out += fmt::format("    exe: {}\n", l.exe);
-    const std::vector<std::string> partial = StoreSummary::PartialModules(l);
+    const std::vector<std::string> partial = DarshanLogs::PartialModules(l);
     if (!partial.empty()) out += fmt::format("    incomplete data (partial flag) in: {}\n", fmt::join(partial, ", "));
     if (!d["note"].get<std::string>().empty()) out += fmt::format("    note: {}\n", d["note"].get<std::string>());
   }

@@ -1,6 +1,6 @@
 // InfoCommand: `xtfq info STORE`: page size, pages by role, generation, free space, and every
 // array with its schema, record count and pages, then the Darshan logs and job_stats it holds;
-// text or JSON (query/StoreSummary, one opened snapshot).
+// text or JSON (query/answers/StoreSummary, one opened snapshot).
 //
 // Thread-safety: as Command.
 #pragma once

@@ -4,8 +4,8 @@
 
 #include "cli/job_report.h"
 #include "cli/output.h"
-#include "query/job_timeline.h"
-#include "query/store_reader.h"
+#include "query/answers/job_timeline.h"
+#include "query/core/store_reader.h"
 
 namespace xtfq::cli {
 

@@ -1,5 +1,5 @@
 // JobCommand: `xtfq job ID STORE... [--window S | --windows N] [--format text|json|csv]`: one
-// job on the wall clock across stores (query/job_timeline.h), rendered by cli/job_report.h.
+// job on the wall clock across stores (query/answers/job_timeline.h), rendered by cli/job_report.h.
 //
 // Thread-safety: as Command.
 #pragma once

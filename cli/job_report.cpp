@@ -9,7 +9,7 @@
 
 #include "cli/output.h"
 #include "layouts/slurm_layout.h"
-#include "query/result_json.h"
+#include "query/answers/result_json.h"
 
 namespace xtfq::cli {
 

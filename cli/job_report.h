@@ -1,4 +1,4 @@
-// JobReport: renders a JobTimelineAnswer (query/job_timeline.h) as text (a line per window), JSON
+// JobReport: renders a JobTimelineAnswer (query/answers/job_timeline.h) as text (a line per window), JSON
 // (one object) or CSV in long form (t1,t2,source,store,entity,metric,value). Rates are bytes per
 // second over the window, in MiB/s in the text; totals are exact bytes in JSON and CSV.
 //
@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "query/job_timeline.h"
+#include "query/answers/job_timeline.h"
 
 namespace xtfq::cli {
 

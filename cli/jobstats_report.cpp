@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "cli/output.h"
-#include "query/result_json.h"
+#include "query/answers/result_json.h"
 
 namespace xtfq::cli {
 

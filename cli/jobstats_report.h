@@ -1,7 +1,7 @@
 // JobStatsReport: renders job_stats answers. Windows (`xtfq query STORE --jobstats`, from
-// query/JobStatsWindowQuery) as text, CSV (a header row, the group keys, then for each op
+// query/jobstats/JobStatsWindowQuery) as text, CSV (a header row, the group keys, then for each op
 // <op>_total, <op>_rate_mean, <op>_rate_max; with --by op the columns are total, rate_mean,
-// rate_max) or JSON (query/ResultJson); heatmaps (`xtfq heatmap`, query/JobStatsHeatmapQuery) as
+// rate_max) or JSON (query/answers/ResultJson); heatmaps (`xtfq heatmap`, query/jobstats/JobStatsHeatmapQuery) as
 // CSV, JSON or SVG. Also the argv side of both: --uid values as numbers.
 //
 // Thread-safety: stateless.
@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "query/jobstats_heatmap_query.h"
-#include "query/jobstats_window_query.h"
+#include "query/jobstats/jobstats_heatmap_query.h"
+#include "query/jobstats/jobstats_window_query.h"
 
 namespace xtfq::cli {
 

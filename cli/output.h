@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "query/distribution_query.h"
-#include "query/primitives.h"
-#include "query/store_reader.h"
+#include "query/core/primitives.h"
+#include "query/core/store_reader.h"
+#include "query/grid/distribution_query.h"
 
 namespace xtfq::cli {
 

@@ -5,7 +5,7 @@
 #include <charconv>
 
 #include "cli/output.h"
-#include "query/process_window.h"
+#include "query/core/process_window.h"
 
 namespace xtfq::cli {
 

@@ -7,8 +7,8 @@
 #include "cli/output.h"
 #include "cli/slurm_report.h"
 #include "layouts/grid_layout.h"
-#include "query/jobstats_view.h"
-#include "query/process_window.h"
+#include "query/core/process_window.h"
+#include "query/jobstats/jobstats_view.h"
 
 namespace xtfq::cli {
 

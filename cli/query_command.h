@@ -3,11 +3,11 @@
 //   - a raw array (`--array NAME`, or a store of events): count and, for every aggregate field,
 //     sum, min, max, mean and standard deviation over a time and rank window, from the index;
 //     with --buckets, the same for each of B equal time buckets (a histogram);
-//   - a store of Darshan logs: Darshan's signals inside the window (query/DarshanWindowQuery);
+//   - a store of Darshan logs: Darshan's signals inside the window (query/darshan/DarshanWindowQuery);
 //   - a store of job_stats (or --jobstats): totals and rates of a window, grouped and filtered
-//     (query/JobStatsWindowQuery);
+//     (query/jobstats/JobStatsWindowQuery);
 //   - a store of Slurm profiles (or --slurm): task, file-system and network totals of a window,
-//     grouped and filtered by job, step, node and task (query/SlurmWindowQuery).
+//     grouped and filtered by job, step, node and task (query/slurm/SlurmWindowQuery).
 // A flag that does not apply to the kind being read is a usage error (exit 2) that says which
 // kind the store holds, never silently ignored.
 //
@@ -20,10 +20,10 @@
 
 #include "cli/array_options.h"
 #include "cli/command.h"
-#include "query/darshan_window_query.h"
-#include "query/jobstats_window_query.h"
-#include "query/slurm_window_query.h"
-#include "query/store_kind.h"
+#include "query/core/store_kind.h"
+#include "query/darshan/darshan_window_query.h"
+#include "query/jobstats/jobstats_window_query.h"
+#include "query/slurm/slurm_window_query.h"
 
 namespace xtfq::cli {
 

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include "cli/output.h"
-#include "query/result_json.h"
-#include "query/store_kind.h"
+#include "query/answers/result_json.h"
+#include "query/core/store_kind.h"
 
 namespace xtfq::cli {
 

@@ -1,7 +1,7 @@
 // SegmentsCommand: `xtfq segments STORE [--time T1:T2] [--ranks R1:R2] [--op read|write|all]
 // [--module POSIX|MPI-IO] [--log N | --job ID] [--offset K] [--limit N] [--format text|csv|json]`:
 // the DXT segments of a window, a page at a time in the order (start, rank, file, offset)
-// (query/DarshanSegmentsQuery; docs/cli.md, "segments"). The viewer's drill-down lists the same.
+// (query/darshan/DarshanSegmentsQuery; docs/cli.md, "segments"). The viewer's drill-down lists the same.
 //
 // Thread-safety: as Command.
 #pragma once
@@ -10,7 +10,7 @@
 
 #include "cli/array_options.h"
 #include "cli/command.h"
-#include "query/darshan_segments_query.h"
+#include "query/darshan/darshan_segments_query.h"
 
 namespace xtfq::cli {
 

@@ -8,8 +8,8 @@
 
 #include "cli/array_options.h"
 #include "cli/darshan_input.h"
-#include "query/darshan_signals.h"
-#include "query/process_window.h"
+#include "query/core/process_window.h"
+#include "query/darshan/darshan_signals.h"
 
 namespace xtfq::cli {
 

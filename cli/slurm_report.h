@@ -1,4 +1,4 @@
-// SlurmReport: renders a SlurmWindow (query/slurm_window_query.h) as text (a table per kind of
+// SlurmReport: renders a SlurmWindow (query/slurm/slurm_window_query.h) as text (a table per kind of
 // series), JSON (ResultJson) or CSV (one row per group, the kind first).
 //
 // Thread-safety: pure functions.
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "query/slurm_window_query.h"
+#include "query/slurm/slurm_window_query.h"
 
 namespace xtfq::cli {
 

@@ -14,7 +14,7 @@
 //     no file or the whole durable file, and an existing name makes Publish() fail.
 //  3. The temporary files are the only other files it makes. A collector killed while writing one
 //     leaves it; Open(), holding the lock, removes those of its name (stale_removed()).
-//     `xtfq import` never reads them (Importer::Expand skips ".tmp-" and ".collect.lock" files).
+//     `xtfq import` never reads them (ImporterRegistry::Expand skips ".tmp-" and ".collect.lock" files).
 //
 // Thread-safety: one thread.
 #pragma once

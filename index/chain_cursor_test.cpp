@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "importers/event_record.h"
-#include "query/store_reader.h"
+#include "importers/events/event_record.h"
+#include "query/core/store_reader.h"
 #include "store/store_writer.h"
 #include "tests/small_store.h"
 #include "tests/temp_dir.h"

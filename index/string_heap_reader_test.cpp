@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "query/store_reader.h"
+#include "query/core/store_reader.h"
 #include "store/store_writer.h"
 #include "tests/small_store.h"
 #include "tests/temp_dir.h"

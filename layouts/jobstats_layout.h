@@ -41,7 +41,7 @@
 
 namespace xtfq {
 
-// What a job id is (importers/JobIdClassifier decides; stored in jobstats.series).
+// What a job id is (importers/jobstats/JobIdClassifier decides; stored in jobstats.series).
 enum class JobIdClass : uint8_t { kOk = 0, kMissingJob = 1, kFqdn = 2, kTruncated = 3, kSystemUid = 4, kMalformed = 5 };
 inline constexpr size_t kJobIdClasses = 6;
 // "ok", "missing_job", "fqdn", "truncated", "system_uid", "malformed"; "unknown" past them.

@@ -18,7 +18,7 @@ if [[ -z $cf ]]; then
 fi
 
 folders=()
-for d in store layouts cache index query importers cli serve tests bench; do
+for d in store layouts cache index query importers gen cli serve tests bench; do
   [[ -d $d ]] && folders+=("$d")
 done
 files=()

@@ -9,16 +9,16 @@
 #include <nlohmann/json.hpp>
 
 #include "layouts/darshan_layout.h"
-#include "query/darshan_logs.h"
-#include "query/darshan_segments_query.h"
-#include "query/darshan_window_query.h"
-#include "query/grid_answer.h"
-#include "query/job_timeline.h"
-#include "query/jobstats_heatmap_query.h"
-#include "query/jobstats_view.h"
-#include "query/jobstats_window_query.h"
-#include "query/result_json.h"
-#include "query/slurm_window_query.h"
+#include "query/answers/grid_answer.h"
+#include "query/answers/job_timeline.h"
+#include "query/answers/result_json.h"
+#include "query/darshan/darshan_logs.h"
+#include "query/darshan/darshan_segments_query.h"
+#include "query/darshan/darshan_window_query.h"
+#include "query/jobstats/jobstats_heatmap_query.h"
+#include "query/jobstats/jobstats_view.h"
+#include "query/jobstats/jobstats_window_query.h"
+#include "query/slurm/slurm_window_query.h"
 #include "serve/web_assets.h"
 
 namespace xtfq::serve {

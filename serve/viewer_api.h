@@ -1,6 +1,6 @@
 // ViewerApi: what `xtfq serve` answers (docs/viewer.md): the viewer's files, embedded in the
 // binary, and a JSON API over the query layer, the same result types and JSON as the command line
-// (query/result_json.h):
+// (query/answers/result_json.h):
 //   GET /api/stores                  the stores served: kind, and their Darshan logs
 //   GET /api/grid?store=S&...        `xtfq grid` (time, ranks, processes, cols, rows, metric, op,
 //                                    module, log, job, array, by, snap)
@@ -25,10 +25,10 @@
 #include <string>
 #include <vector>
 
-#include "query/jobstats_view.h"
-#include "query/slurm_view.h"
-#include "query/store_kind.h"
-#include "query/store_reader.h"
+#include "query/core/store_kind.h"
+#include "query/core/store_reader.h"
+#include "query/jobstats/jobstats_view.h"
+#include "query/slurm/slurm_view.h"
 #include "serve/http_message.h"
 
 namespace xtfq::serve {
@@ -60,7 +60,7 @@ class ViewerApi {
   Result<std::string> Segments(const HttpRequest& r);
   Result<std::string> Heatmap(const HttpRequest& r);
   Result<std::string> Job(const HttpRequest& r);
-  // The kind the store's answers are of (query/store_kind.h), and its job_stats or Slurm view
+  // The kind the store's answers are of (query/core/store_kind.h), and its job_stats or Slurm view
   // (opened at the first use).
   static StoreKind KindOf(StoreReader& r);
   static Result<JobStatsView*> JobStats(Served& s);

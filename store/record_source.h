@@ -1,6 +1,6 @@
 // RecordSource: read access to the committed records of a store by position, for layers that may
 // not use the cache or the index themselves (an importer continuing what a store already holds).
-// query/StoreReader is the real source; tests may use their own.
+// query/core/StoreReader is the real source; tests may use their own.
 //
 // Thread-safety: a source is driven by one thread.
 #pragma once

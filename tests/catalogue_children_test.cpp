@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "query/store_reader.h"
+#include "query/core/store_reader.h"
 #include "tests/generated_darshan.h"
 
 namespace xtfq {

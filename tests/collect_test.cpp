@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "layouts/jobstats_layout.h"
-#include "query/store_reader.h"
+#include "query/core/store_reader.h"
 #include "store/endian.h"
 #include "store/store_writer.h"
 #include "tests/temp_dir.h"

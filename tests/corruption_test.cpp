@@ -12,7 +12,7 @@
 #include <regex>
 #include <sstream>
 
-#include "query/store_reader.h"
+#include "query/core/store_reader.h"
 #include "store/mem_file.h"
 #include "store/store.h"
 #include "store/store_checker.h"

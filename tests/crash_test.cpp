@@ -17,7 +17,7 @@
 #include <string>
 #include <thread>
 
-#include "query/store_reader.h"
+#include "query/core/store_reader.h"
 #include "store/store_checker.h"
 #include "store/store_writer.h"
 #include "tests/store_model.h"

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "importers/darshan_log_writer.h"
-#include "importers/darshan_module_tables.h"
+#include "gen/darshan_log_writer.h"
+#include "importers/darshan/darshan_module_tables.h"
 #include "store/endian.h"
 #include "tests/temp_dir.h"
 #include "tests/why.h"

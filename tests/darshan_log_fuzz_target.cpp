@@ -4,10 +4,10 @@
 #include <memory>
 #include <vector>
 
-#include "importers/darshan_importer.h"
-#include "importers/darshan_log.h"
-#include "importers/darshan_parser_text.h"
-#include "importers/darshan_text_importer.h"
+#include "importers/darshan/darshan_importer.h"
+#include "importers/darshan/darshan_log.h"
+#include "importers/darshan/darshan_parser_text.h"
+#include "importers/darshan/darshan_text_importer.h"
 #include "store/mem_file.h"
 #include "store/store_writer.h"
 

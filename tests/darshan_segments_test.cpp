@@ -12,11 +12,11 @@
 #include <random>
 #include <tuple>
 
-#include "importers/darshan_generator.h"
-#include "importers/darshan_importer.h"
+#include "gen/darshan_generator.h"
+#include "importers/darshan/darshan_importer.h"
 #include "layouts/darshan_layout.h"
-#include "query/darshan_segments_query.h"
-#include "query/darshan_window_query.h"
+#include "query/darshan/darshan_segments_query.h"
+#include "query/darshan/darshan_window_query.h"
 #include "store/endian.h"
 #include "store/store_writer.h"
 #include "tests/generated_darshan.h"

@@ -1,7 +1,7 @@
 // The Darshan signal spec v2.0: every formula and NA rule against hand-computed values on records
 // built for the purpose, and the signals of every corpus log computed from its binary and from its
 // darshan-parser text (exact for counts and bytes; within the text's six decimals for times).
-#include "query/darshan_signals.h"
+#include "query/darshan/darshan_signals.h"
 
 #include <doctest/doctest.h>
 #include <fmt/format.h>
@@ -11,12 +11,12 @@
 #include <fstream>
 #include <map>
 
-#include "importers/darshan_generator.h"
-#include "importers/darshan_importer.h"
-#include "importers/darshan_module_tables.h"
-#include "importers/darshan_record_writer.h"
-#include "importers/darshan_text_importer.h"
-#include "query/darshan_logs.h"
+#include "gen/darshan_generator.h"
+#include "importers/darshan/darshan_importer.h"
+#include "importers/darshan/darshan_module_tables.h"
+#include "importers/darshan/darshan_record_writer.h"
+#include "importers/darshan/darshan_text_importer.h"
+#include "query/darshan/darshan_logs.h"
 #include "store/endian.h"
 #include "store/posix_file.h"
 #include "store/store_writer.h"

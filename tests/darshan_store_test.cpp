@@ -15,14 +15,14 @@
 #include <set>
 #include <sstream>
 
-#include "importers/darshan_generator.h"
-#include "importers/darshan_importer.h"
-#include "importers/darshan_log_writer.h"
-#include "importers/darshan_text_importer.h"
-#include "importers/record_sorter.h"
+#include "gen/darshan_generator.h"
+#include "gen/darshan_log_writer.h"
+#include "importers/common/record_sorter.h"
+#include "importers/darshan/darshan_importer.h"
+#include "importers/darshan/darshan_text_importer.h"
 #include "layouts/darshan_layout.h"
-#include "query/darshan_logs.h"
-#include "query/store_reader.h"
+#include "query/core/store_reader.h"
+#include "query/darshan/darshan_logs.h"
 #include "store/endian.h"
 #include "store/posix_file.h"
 #include "store/store_writer.h"

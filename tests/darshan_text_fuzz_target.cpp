@@ -3,8 +3,8 @@
 #include <memory>
 #include <vector>
 
-#include "importers/darshan_text_importer.h"
-#include "query/store_reader.h"
+#include "importers/darshan/darshan_text_importer.h"
+#include "query/core/store_reader.h"
 #include "store/mem_file.h"
 #include "store/store_checker.h"
 #include "store/store_writer.h"

@@ -1,7 +1,7 @@
 // Darshan signals inside time windows and rank ranges: the indexed answers equal a flat scan on
 // random windows, the whole run equals the totals of the log's own DXT records, and the page reads
 // stay within O(log N) for all ranks and O(R' log N) for R' ranks.
-#include "query/darshan_window.h"
+#include "query/darshan/darshan_window.h"
 
 #include <doctest/doctest.h>
 #include <fmt/format.h>
@@ -13,11 +13,11 @@
 #include <random>
 #include <sstream>
 
-#include "importers/darshan_dxt_reader.h"
-#include "importers/darshan_generator.h"
-#include "importers/darshan_importer.h"
+#include "gen/darshan_generator.h"
+#include "importers/darshan/darshan_dxt_reader.h"
+#include "importers/darshan/darshan_importer.h"
 #include "layouts/darshan_layout.h"
-#include "query/darshan_logs.h"
+#include "query/darshan/darshan_logs.h"
 #include "store/endian.h"
 #include "store/store_writer.h"
 #include "tests/generated_darshan.h"

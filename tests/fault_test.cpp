@@ -9,7 +9,7 @@
 #include <map>
 #include <memory>
 
-#include "query/store_reader.h"
+#include "query/core/store_reader.h"
 #include "store/fault_file.h"
 #include "store/mem_file.h"
 #include "store/store_checker.h"

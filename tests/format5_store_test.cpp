@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "importers/event_record.h"
-#include "importers/events_generator.h"
-#include "query/primitives.h"
-#include "query/store_reader.h"
+#include "gen/events_generator.h"
+#include "importers/events/event_record.h"
+#include "query/core/primitives.h"
+#include "query/core/store_reader.h"
 #include "store/format.h"
 #include "store/store_checker.h"
 #include "store/store_writer.h"

@@ -12,7 +12,7 @@
 #include <sstream>
 #include <tuple>
 
-#include "importers/importer.h"
+#include "importers/registry/importer_registry.h"
 #include "layouts/darshan_layout.h"
 #include "layouts/grid_layout.h"
 #include "layouts/jobstats_layout.h"
@@ -330,10 +330,10 @@ TEST_CASE("format doc: magic and page sizes and version are the header's") {
     for (std::string w; in >> w;) prose += (prose.empty() ? "" : " ") + w;
   }
   CHECK(prose.find(fmt::format("({} when every input of its first import is a Darshan log or job_stats, {} otherwise)",
-                               Importer::PageSizeFor({"darshan"}), Importer::PageSizeFor({"events"}))) !=
-        std::string::npos);
-  CHECK(Importer::PageSizeFor({"jobstats"}) == Importer::PageSizeFor({"darshan"}));
-  CHECK(Importer::PageSizeFor({"slurm-hdf5"}) == Importer::PageSizeFor({"events"}));
+                               ImporterRegistry::PageSizeFor({"darshan"}),
+                               ImporterRegistry::PageSizeFor({"events"}))) != std::string::npos);
+  CHECK(ImporterRegistry::PageSizeFor({"jobstats"}) == ImporterRegistry::PageSizeFor({"darshan"}));
+  CHECK(ImporterRegistry::PageSizeFor({"slurm-hdf5"}) == ImporterRegistry::PageSizeFor({"events"}));
   CHECK(d.last_version_row == std::to_string(format::kFormatVersion));
 }
 

@@ -1,4 +1,4 @@
-// A generated Darshan log (importers/DarshanGenerator) imported into a store of its own, in a
+// A generated Darshan log (gen/DarshanGenerator) imported into a store of its own, in a
 // temporary directory, for tests that need DXT segments: `log` and `store` name the files.
 //
 // Thread-safety: one test's thread.
@@ -8,8 +8,8 @@
 
 #include <string>
 
-#include "importers/darshan_generator.h"
-#include "importers/darshan_importer.h"
+#include "gen/darshan_generator.h"
+#include "importers/darshan/darshan_importer.h"
 #include "store/store_writer.h"
 #include "tests/temp_dir.h"
 

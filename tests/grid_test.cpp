@@ -1,4 +1,4 @@
-// Grids (query/grid_query.h) against a naive model: every record of the array read, binned by
+// Grids (query/grid/grid_query.h) against a naive model: every record of the array read, binned by
 // the grid's column edges and rows, on generated Darshan logs (1024 and 10^5 ranks), the corpus
 // logs with DXT, a HEATMAP-only log and events, in exact and snapped mode; the cells' sum against
 // Primitives::Aggregate; the page reads of a snapped grid from a cold cache within the bound of
@@ -19,25 +19,25 @@
 #include <set>
 #include <sstream>
 
-#include "importers/darshan_generator.h"
-#include "importers/darshan_importer.h"
-#include "importers/event_record.h"
-#include "importers/events_generator.h"
-#include "importers/jobstats_generator.h"
+#include "gen/darshan_generator.h"
+#include "gen/events_generator.h"
+#include "gen/jobstats_generator.h"
+#include "importers/darshan/darshan_importer.h"
+#include "importers/events/event_record.h"
 #include "index/process_tree.h"
 #include "index/tn_tree.h"
 #include "layouts/darshan_layout.h"
 #include "layouts/grid_layout.h"
-#include "query/darshan_counter_window.h"
-#include "query/darshan_logs.h"
-#include "query/distribution_query.h"
-#include "query/grid_answer.h"
-#include "query/grid_builder.h"
-#include "query/grid_index.h"
-#include "query/grid_query.h"
-#include "query/jobstats_grid_query.h"
-#include "query/primitives.h"
-#include "query/result_json.h"
+#include "query/answers/grid_answer.h"
+#include "query/answers/result_json.h"
+#include "query/core/primitives.h"
+#include "query/darshan/darshan_counter_window.h"
+#include "query/darshan/darshan_logs.h"
+#include "query/grid/distribution_query.h"
+#include "query/grid/grid_builder.h"
+#include "query/grid/grid_index.h"
+#include "query/grid/grid_query.h"
+#include "query/jobstats/jobstats_grid_query.h"
 #include "store/endian.h"
 #include "store/log_histogram.h"
 #include "store/posix_file.h"

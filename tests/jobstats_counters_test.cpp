@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "importers/jobstats_generator.h"
-#include "importers/jobstats_importer.h"
+#include "gen/jobstats_generator.h"
+#include "importers/jobstats/jobstats_importer.h"
 #include "layouts/jobstats_layout.h"
-#include "query/store_reader.h"
+#include "query/core/store_reader.h"
 #include "store/endian.h"
 #include "store/posix_file.h"
 #include "tests/temp_dir.h"

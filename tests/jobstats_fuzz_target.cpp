@@ -3,7 +3,7 @@
 #include <memory>
 #include <vector>
 
-#include "importers/jobstats_importer.h"
+#include "importers/jobstats/jobstats_importer.h"
 #include "store/mem_file.h"
 #include "store/store_writer.h"
 

@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "importers/jobstats_importer.h"
-#include "importers/jobstats_state.h"
-#include "query/jobstats_grid_query.h"
-#include "query/jobstats_window_query.h"
-#include "query/store_reader.h"
+#include "importers/jobstats/jobstats_importer.h"
+#include "importers/jobstats/jobstats_state.h"
+#include "query/core/store_reader.h"
+#include "query/jobstats/jobstats_grid_query.h"
+#include "query/jobstats/jobstats_window_query.h"
 #include "store/endian.h"
 #include "store/posix_file.h"
 #include "store/store_writer.h"

@@ -13,10 +13,10 @@
 #include <random>
 #include <sstream>
 
-#include "importers/jobstats_generator.h"
-#include "importers/jobstats_parser.h"
-#include "query/jobstats_window_query.h"
-#include "query/store_reader.h"
+#include "gen/jobstats_generator.h"
+#include "importers/jobstats/jobstats_parser.h"
+#include "query/core/store_reader.h"
+#include "query/jobstats/jobstats_window_query.h"
 #include "tests/shared_data.h"
 #include "tests/temp_dir.h"
 #include "tests/truth_csv.h"

@@ -1,10 +1,10 @@
-// The job_stats window summaries (query/jobstats_summary.h) against the steps: for every variant
+// The job_stats window summaries (query/jobstats/jobstats_summary.h) against the steps: for every variant
 // of the generator, random windows grouped by job, uid, node and class give the same groups,
 // totals, peaks, highest series rates and step counts from the summaries as from a scan of every
 // step; grids by those keys, from the cells on whole bins (snapped or not) and from the steps for
 // the other columns, equal a scan's grid on the same edges; summaries extended over several
 // imports equal one import's; check recomputes them and names a cell that does not match.
-#include "query/jobstats_summary.h"
+#include "query/jobstats/jobstats_summary.h"
 
 #include <doctest/doctest.h>
 #include <fmt/format.h>
@@ -16,13 +16,13 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "importers/jobstats_generator.h"
+#include "gen/jobstats_generator.h"
 #include "layouts/jobstats_layout.h"
-#include "query/jobstats_grid_query.h"
-#include "query/jobstats_heatmap_query.h"
-#include "query/jobstats_view.h"
-#include "query/jobstats_window_query.h"
-#include "query/store_reader.h"
+#include "query/core/store_reader.h"
+#include "query/jobstats/jobstats_grid_query.h"
+#include "query/jobstats/jobstats_heatmap_query.h"
+#include "query/jobstats/jobstats_view.h"
+#include "query/jobstats/jobstats_window_query.h"
 #include "store/endian.h"
 #include "store/store_writer.h"
 #include "tests/altering_sink.h"

@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "query/primitives.h"
-#include "query/store_reader.h"
+#include "query/core/primitives.h"
+#include "query/core/store_reader.h"
 #include "store/mem_file.h"
 #include "store/posix_file.h"
 #include "store/store.h"

@@ -1,4 +1,4 @@
-// `xtfq gen slurm` (importers/SlurmProfileWriter): the files it writes are what Slurm 22.05's
+// `xtfq gen slurm` (gen/SlurmProfileWriter): the files it writes are what Slurm 22.05's
 // acct_gather_profile/hdf5 plugin and sh5util -S write, read independently by h5dump (the values
 // equal truth_rows.csv, the layout, attributes and storage are 22.05's, the quirks show on the
 // rows where Slurm puts them), and `xtfq import` with `xtfq query --slurm` gives back truth.csv's

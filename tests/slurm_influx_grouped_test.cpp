@@ -25,7 +25,7 @@
 
 #include "index/tn_tree.h"
 #include "layouts/slurm_layout.h"
-#include "query/store_reader.h"
+#include "query/core/store_reader.h"
 #include "store/endian.h"
 #include "tests/slurm_stored.h"
 #include "tests/temp_dir.h"

@@ -14,9 +14,9 @@
 #include <random>
 
 #include "layouts/slurm_layout.h"
-#include "query/slurm_view.h"
-#include "query/slurm_window_query.h"
-#include "query/store_reader.h"
+#include "query/core/store_reader.h"
+#include "query/slurm/slurm_view.h"
+#include "query/slurm/slurm_window_query.h"
 #include "tests/h5dump_text.h"
 #include "tests/shared_data.h"
 #include "tests/slurm_stored.h"

@@ -17,7 +17,7 @@
 
 #include "index/tn_tree.h"
 #include "layouts/slurm_layout.h"
-#include "query/store_reader.h"
+#include "query/core/store_reader.h"
 #include "store/endian.h"
 #include "tests/h5dump_text.h"
 #include "tests/shared_data.h"

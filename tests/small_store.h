@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "cache/page_cache.h"
-#include "query/store_reader.h"
+#include "query/core/store_reader.h"
 #include "store/endian.h"
 #include "store/format.h"
 #include "store/mem_file.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "query/store_reader.h"
+#include "query/core/store_reader.h"
 #include "store/schema.h"
 #include "store/store_writer.h"
 

@@ -3,7 +3,7 @@
 #include <memory>
 #include <vector>
 
-#include "query/store_reader.h"
+#include "query/core/store_reader.h"
 #include "store/mem_file.h"
 #include "store/store_checker.h"
 

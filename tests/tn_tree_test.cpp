@@ -16,9 +16,9 @@
 #include <optional>
 #include <random>
 
-#include "importers/event_record.h"
-#include "query/primitives.h"
-#include "query/store_reader.h"
+#include "importers/events/event_record.h"
+#include "query/core/primitives.h"
+#include "query/core/store_reader.h"
 #include "store/endian.h"
 #include "store/format.h"
 #include "store/posix_file.h"

@@ -1,0 +1,19 @@
+#include "query/darshan/darshan_op_metrics.h"
+
+namespace xtfq {
+
+namespace {
+std::optional<double> Div(double a, double b) { return b != 0 ? std::optional<double>(a / b) : std::nullopt; }
+}  // namespace
+
+DarshanOpMetrics DarshanOpMetrics::Of(const DarshanOpStats& s) {
+  const double ops = static_cast<double>(s.ops);
+  return {Div(static_cast<double>(s.bytes) / 1048576.0, s.busy),
+          Div(ops, s.busy),
+          Div(static_cast<double>(s.bytes), ops),
+          Div(static_cast<double>(s.seq), ops),
+          Div(static_cast<double>(s.consec), ops),
+          Div(static_cast<double>(s.bins[0] + s.bins[1] + s.bins[2]), ops)};
+}
+
+}  // namespace xtfq

@@ -1,0 +1,21 @@
+// DarshanOpMetrics: the rates and ratios derived from one operation's window totals
+// (DarshanOpStats): bandwidth in MiB/s over busy time, IOPS over busy time, average request size,
+// and the sequential, consecutive and small (< 10 KiB: Darshan's first three size classes) shares
+// of the operations. A ratio whose denominator is zero has no value (printed NA), never 0.
+//
+// Thread-safety: value type.
+#pragma once
+
+#include <optional>
+
+#include "query/darshan/darshan_window.h"
+
+namespace xtfq {
+
+struct DarshanOpMetrics {
+  std::optional<double> bw_mib_s, iops, avg_size, seq_ratio, consec_ratio, small_ratio;
+
+  static DarshanOpMetrics Of(const DarshanOpStats& s);
+};
+
+}  // namespace xtfq

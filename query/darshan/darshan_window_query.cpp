@@ -1,0 +1,180 @@
+#include "query/darshan/darshan_window_query.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "layouts/darshan_layout.h"
+#include "query/darshan/darshan_file_filter.h"
+#include "query/grid/distribution_query.h"
+#include "store/endian.h"
+
+namespace xtfq {
+
+const std::string& DarshanWindowAnswer::FileName(uint64_t id) const {
+  static const std::string kNull = "(null)";
+  auto it = names.find(id);
+  return it == names.end() ? kNull : it->second;
+}
+
+std::string DarshanWindowAnswer::Source() const {
+  if (result.heatmap) return fmt::format("HEATMAP {}", spec.module);
+  if (result.estimated) return fmt::format("{} counter", spec.module);
+  return spec.module == "POSIX" ? "DXT_POSIX" : "DXT_MPIIO";
+}
+
+std::optional<std::pair<double, double>> DarshanOpDistribution::Size(double q) const {
+  return size.Bound(q, LogHistogram::LowExponent(FieldType::kI64), size_stats.Min(), size_stats.Max());
+}
+
+std::optional<std::pair<double, double>> DarshanOpDistribution::Duration(double q) const {
+  return duration.Bound(q, LogHistogram::LowExponent(FieldType::kF64), duration_stats.Min(), duration_stats.Max());
+}
+
+namespace {
+
+// The sizes and durations of one DXT array in the answer's window and ranks (and files).
+Result<DarshanOpDistribution> Distribution(StoreReader& reader, const ArrayDesc& array, const DarshanWindowSpec& spec,
+                                           GridPlan& plan) {
+  using L = DarshanLayout;
+  const Schema& s = array.schema;
+  const size_t length = s.FindAggregate("length").value_or(0), duration = s.FindAggregate("duration").value_or(0);
+  DistributionRequest q;
+  q.t1 = spec.t1, q.t2 = spec.t2, q.p1 = spec.p1, q.p2 = spec.p2, q.scan = spec.scan;
+  q.distributions = {length, duration};
+  if (spec.files) {
+    q.filter = [&](const std::byte* r) { return spec.files->contains(LoadLe<uint64_t>(r + L::kDxtOffsetFile)); };
+  }
+  XTFQ_ASSIGN_OR_RETURN(GridResult g, DistributionQuery::Run(reader, array, q));
+  DarshanOpDistribution d;
+  d.size = g.dists[0], d.duration = g.dists[1];
+  d.size_stats = g.stats[length], d.duration_stats = g.stats[duration];
+  plan.Merge(g.plan);
+  return d;
+}
+
+}  // namespace
+
+TimeFrame DarshanWindowQuery::Frame(const DarshanLogInfo& info) {
+  const int64_t run_ns = (info.end_sec - info.start_sec) * 1000000000 + (info.end_nsec - info.start_nsec);
+  return TimeFrame::Darshan(info.start_sec, std::max(run_ns, info.data_last));
+}
+
+std::optional<std::string> DarshanWindowQuery::PartialWarning(const DarshanLogInfo& info, std::string_view module) {
+  const std::vector<std::string> partial = DarshanLogs::PartialModules(info);
+  if (std::find(partial.begin(), partial.end(), module) == partial.end()) return std::nullopt;
+  return fmt::format(
+      "log {}'s {} data is incomplete (Darshan's partial flag: the runtime ran out of memory for its "
+      "records): the totals count only the records it kept",
+      info.log, module);
+}
+
+std::vector<std::string> DarshanWindowQuery::Warnings(const DarshanLogInfo& info, const DarshanWindowSpec& spec) {
+  std::vector<std::string> out;
+  const TimeFrame f = Frame(info);
+  auto secs = [](int64_t ns) { return fmt::format("{:.9g}", static_cast<double>(ns) / 1e9); };
+  if ((spec.t1 != INT64_MIN && spec.t1 > f.last) || (spec.t2 != INT64_MAX && spec.t2 <= f.first)) {
+    out.push_back(
+        fmt::format("the window [{}, {}) s lies outside the job's run (0 to {} s from its start at epoch {}); plain "
+                    "numbers are seconds from the "
+                    "job's start: give @EPOCH or ISO 8601 for wall-clock times",
+                    spec.t1 == INT64_MIN ? "-inf" : secs(spec.t1), spec.t2 == INT64_MAX ? "+inf" : secs(spec.t2),
+                    secs(f.last), info.start_sec));
+  }
+  for (const std::string& d : DarshanLogs::HeaderDoubts(info)) {
+    out.push_back(fmt::format("log {}'s header cannot be right: {} (darshan-parser prints the same)", info.log, d));
+  }
+  if (spec.p2 <= spec.p1) {
+    out.push_back(fmt::format("the ranks {}:{} are an empty range, no rank (R1:R2 is half-open: {}:{} is rank {})",
+                              spec.p1, spec.p2, spec.p1, spec.p1 + 1, spec.p1));
+  } else if (info.nprocs > 0 && (spec.p1 >= info.nprocs || (spec.p2 != INT64_MAX && spec.p2 <= 0))) {
+    out.push_back(fmt::format("the ranks [{}, {}) lie outside the job's {} ranks (0 to {})",
+                              spec.p1 == INT64_MIN ? "-inf" : std::to_string(spec.p1),
+                              spec.p2 == INT64_MAX ? "+inf" : std::to_string(spec.p2), info.nprocs, info.nprocs - 1));
+  }
+  return out;
+}
+
+Result<DarshanWindowAnswer> DarshanWindowQuery::Run(StoreReader& reader, const DarshanWindowRequest& q) {
+  DarshanWindowAnswer a;
+  a.request = q;
+  XTFQ_ASSIGN_OR_RETURN(a.info, DarshanLogs::Find(reader, q.log, q.job));
+  XTFQ_ASSIGN_OR_RETURN(TimeWindow w, TimeWindow::Parse(q.time, Frame(a.info)));
+  a.spec.t1 = w.lo, a.spec.t2 = w.hi;
+  if (!q.ranks.empty()) {
+    XTFQ_ASSIGN_OR_RETURN(ProcessWindow r, ProcessWindow::Parse(q.ranks));
+    a.spec.p1 = r.lo, a.spec.p2 = r.hi;
+  }
+  a.spec.module = q.module;
+  a.spec.scan = q.scan;
+  a.spec.per_rank = true;  // rank imbalance needs the rows
+  a.spec.per_file = q.per_file;
+  if (!q.file_glob.empty() || q.per_file) {
+    XTFQ_ASSIGN_OR_RETURN(a.names, DarshanLogs::Names(reader, a.info));
+  }
+  if (!q.file_glob.empty()) a.spec.files = DarshanFileFilter::Match(a.names, q.file_glob);
+  XTFQ_ASSIGN_OR_RETURN(a.result, DarshanWindow::Compute(reader, a.info, a.spec));
+  if (!a.result.heatmap && !a.result.estimated) {
+    const std::string dxt = q.module == "POSIX" ? "DXT_POSIX" : "DXT_MPIIO";
+    GridPlan plan;
+    for (const char* op : {"read", "write"}) {
+      const ArrayDesc* arr =
+          reader.catalogue().Find(DarshanLayout::ArrayName(a.info.log, fmt::format("{}.{}", dxt, op)));
+      if (arr == nullptr) continue;
+      XTFQ_ASSIGN_OR_RETURN(DarshanOpDistribution d, Distribution(reader, *arr, a.spec, plan));
+      (op[0] == 'r' ? a.read_dist : a.write_dist) = std::move(d);
+    }
+    a.distributions_read = plan.Describe();
+  }
+  a.files_in_window = a.result.files.size();
+  for (const auto& [id, ops] : a.result.files) a.file_order.push_back(id);
+  if (q.top_files > 0) {
+    auto bytes = [&](uint64_t id) {
+      const auto& ops = a.result.files.at(id);
+      return ops[0].bytes + ops[1].bytes;
+    };
+    std::stable_sort(a.file_order.begin(), a.file_order.end(),
+                     [&](uint64_t x, uint64_t y) { return bytes(x) > bytes(y); });
+    if (a.file_order.size() > q.top_files) a.file_order.resize(q.top_files);
+  }
+  // The module the answer came from: its DXT segments, its HEATMAP bins or its counter records.
+  const std::string source = a.result.heatmap       ? "HEATMAP"
+                             : a.result.estimated   ? q.module
+                             : q.module == "MPI-IO" ? "DXT_MPIIO"
+                                                    : "DXT_POSIX";
+  a.read = DarshanOpMetrics::Of(a.result.read);
+  a.write = DarshanOpMetrics::Of(a.result.write);
+  a.imbalance = RankImbalance::Of(a.result.ranks, !a.result.heatmap);
+  a.warnings = Warnings(a.info, a.spec);
+  if (auto w = PartialWarning(a.info, source)) a.warnings.push_back(*w);
+  if (a.result.counter_bytes) {
+    a.warnings.push_back(fmt::format(
+        "log {}'s HEATMAP bins count {} bytes read and {} written here, its {} counter records {} and {} (each "
+        "record lies wholly inside or outside the window): the bins and the counters disagree; operations and times "
+        "are left unknown",
+        a.info.log, a.result.read.bytes, a.result.write.bytes, q.module, (*a.result.counter_bytes)[0],
+        (*a.result.counter_bytes)[1]));
+  }
+  a.answered = a.result.indexed ? "from the index" : "from the window's segments";
+  if (a.result.estimated) {
+    a.answered =
+        a.result.exact
+            ? "from the counter records, exact: every record's reads and writes lie wholly inside or outside the window"
+            : "estimated from counters: no DXT or HEATMAP in this log, so each record's operations, bytes and times "
+              "are "
+              "spread evenly over its first-to-last read or write timestamps";
+  }
+  if (a.result.heatmap) {
+    a.answered += fmt::format(
+        "; no DXT in this log: bytes from the HEATMAP bins ({} s wide, a bin counts in the window that holds "
+        "its start); {}",
+        a.result.heatmap_width,
+        a.result.counter_ops
+            ? "operations, busy time and size classes from the counter records, exact here (each lies wholly inside "
+              "or outside the window; per rank they are not split)"
+            : "operations, sizes and times are not in heatmaps");
+  }
+  return a;
+}
+
+}  // namespace xtfq
