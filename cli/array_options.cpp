@@ -2,13 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <charconv>
-
 #include "cli/output.h"
-#include "index/tn_tree.h"
-#include "layouts/grid_layout.h"
-#include "layouts/jobstats_layout.h"
+#include "query/arrays/array_window_query.h"
 
 namespace xtfq::cli {
 
@@ -40,20 +35,8 @@ Status ArrayOptions::Open() {
     return Error(ErrorCode::kUsage,
                  "--format csv is for Darshan logs, job_stats, Slurm profiles and grids; a plain array's query "
                  "answers in text or json");
-  const Catalogue& cat = reader_->store().catalogue();
-  std::string name = array_name_;
-  if (name.empty()) {
-    // Grid summaries are not arrays of their own (layouts/grid_layout.h).
-    const auto own = std::count_if(cat.arrays.begin(), cat.arrays.end(), [](const ArrayDesc& a) {
-      return !a.per_process() && !GridLayout::IsGridArray(a.name);
-    });
-    name = own == 1 ? cat.arrays[0].name : "events";
-  }
-  XTFQ_ASSIGN_OR_RETURN(array_, reader_->Array(name));
-  primitives_ = std::make_unique<Primitives>(reader_->cache(), *array_, &cat);
+  XTFQ_ASSIGN_OR_RETURN(array_, ArrayWindowQuery::Choose(*reader_, array_name_));
   return Ok();
 }
-
-Result<TimeFrame> ArrayOptions::Frame() { return reader_->Frame(*array_); }
 
 }  // namespace xtfq::cli

@@ -1,6 +1,5 @@
 // ArrayOptions: the options every reading command shares (--array, --backend, --cache-mb,
-// --format, --scan), the opened store and array, and the time frame in which a raw array's
-// `--time` is read (query/core/time_window.h).
+// --format, --scan), the opened store and the array asked for (query/arrays/ chooses it).
 //
 // Thread-safety: used by main's thread only.
 #pragma once
@@ -11,17 +10,14 @@
 #include <string>
 #include <utility>
 
-#include "query/core/primitives.h"
 #include "query/core/store_reader.h"
-#include "query/core/time_window.h"
 
 namespace xtfq::cli {
 
 class ArrayOptions {
  public:
   void Register(CLI::App* app);
-  // Opens the store and finds the array (the only one, or --array).
-  // Opens the store and the array (--array, or the only one, or 'events').
+  // Opens the store and the array (--array, or the only one, or 'events': ArrayWindowQuery::Choose).
   Status Open();
   // Opens only the store.
   Status OpenReader();
@@ -31,11 +27,7 @@ class ArrayOptions {
 
   StoreReader& reader() { return *reader_; }
   const ArrayDesc& array() const { return *array_; }
-  Primitives& primitives() { return *primitives_; }
   bool json() const { return format_ == "json"; }
-  // The opened array's time frame: its first and last record's times (for percentages), in ns
-  // unless its layout says otherwise. REQUIRES: Open() succeeded.
-  Result<TimeFrame> Frame();
   bool scan() const { return scan_; }
   const std::string& store() const { return store_; }
 
@@ -48,7 +40,6 @@ class ArrayOptions {
   bool scan_ = false;
   std::unique_ptr<StoreReader> reader_;
   const ArrayDesc* array_ = nullptr;
-  std::unique_ptr<Primitives> primitives_;
 };
 
 }  // namespace xtfq::cli

@@ -9,10 +9,9 @@
 #include <utility>
 
 #include "importers/registry/importer_registry.h"
+#include "ingest/ingest.h"
 #include "layouts/jobstats_layout.h"
 #include "query/core/store_reader.h"
-#include "query/jobstats/jobstats_summary.h"
-#include "query/jobstats/jobstats_view.h"
 #include "store/endian.h"
 #include "store/store_writer.h"
 
@@ -30,13 +29,6 @@ Result<int64_t> Newest(StoreReader& reader) {
     return Result<bool>(false);
   }));
   return t;
-}
-
-// Records the writer would commit, over every array.
-uint64_t PendingRecords(const StoreWriter& w) {
-  uint64_t n = 0;
-  for (const ArrayDesc& a : w.Pending().arrays) n += a.record_count();
-  return n;
 }
 
 // The store's writer; waits up to `wait` while another writer holds it, creates it when absent
@@ -98,40 +90,28 @@ CollectAppend CollectStore::Append(std::vector<SnapshotDirectory::Snapshot> snap
       out.behind.push_back(s);
       continue;
     }
-    const uint64_t before = PendingRecords(*w);
-    auto importer = ImporterRegistry::Make("jobstats", options_);
-    auto report =
-        importer.ok() ? (*importer)->Import({s.path}, *w, reader.get()) : Result<ImportReport>(importer.error());
+    Ingest ingest(*w, path_, options_);
+    auto report = ingest.ImportAndCommit({InputGroup{"jobstats", {s.path}}}, reader.get());
     // A failed import may have appended part of the file: the writer is dropped uncommitted.
     if (!report.ok()) return stop(i, report.error());
     CollectAppend::Done d;
     d.snapshot = s;
-    d.appended = PendingRecords(*w) != before;
-    if (d.appended) {
-      Status c = w->Commit();
-      if (!c.ok()) return stop(i, c.error());
-      reader.reset();
-    }
-    d.entries = report->entries, d.steps = report->steps, d.generation = w->generation();
-    d.notes = std::move(report->notes), d.warnings = std::move(report->warnings);
+    d.appended = report->committed;
+    if (d.appended) reader.reset();
+    ImportReport& r = report->groups.front();
+    d.entries = r.entries, d.steps = r.steps, d.generation = w->generation();
+    d.notes = std::move(r.notes), d.warnings = std::move(r.warnings);
     if (created_note) d.notes.insert(d.notes.begin(), *std::exchange(created_note, std::nullopt));
     out.done.push_back(std::move(d));
   }
   // The job_stats summaries to the new seal, in a commit of their own: the snapshots are in
   // whatever happens to it (a window past the summaries reads the steps).
   if (!out.done.empty() && out.done.back().appended) {
-    auto extended = [&]() -> Status {
-      XTFQ_ASSIGN_OR_RETURN(std::unique_ptr<StoreReader> r, StoreReader::Open(path_, ro));
-      XTFQ_ASSIGN_OR_RETURN(std::unique_ptr<JobStatsView> view, JobStatsView::Open(*r));
-      XTFQ_ASSIGN_OR_RETURN(JobStatsSummaryReport rep, JobStatsSummary::Extend(*view, *w));
-      if (!rep.extended) return Ok();
-      XTFQ_TRY(w->Commit());
-      out.done.back().generation = w->generation();
-      return Ok();
-    }();
-    if (!extended.ok()) {
+    Result<DeriveReport> d = Ingest(*w, path_, options_).Derive(/*jobstats=*/true, /*read_ahead=*/false);
+    if (d.ok() && d->committed) out.done.back().generation = w->generation();
+    if (!d.ok()) {
       out.done.back().warnings.push_back(
-          fmt::format("the job_stats summaries were not extended: {}", extended.error().message()));
+          fmt::format("the job_stats summaries were not extended: {}", d.error().message()));
     }
   }
   return out;

@@ -88,9 +88,9 @@ int RunCli(int argc, char** argv) {
   commands.push_back(std::make_unique<CheckCommand>());
   commands.push_back(std::make_unique<GenCommand>());
   commands.push_back(std::make_unique<ImportCommand>());
-  commands.push_back(std::make_unique<PrimitiveCommand>(PrimitiveCommand::Kind::kSearch));
-  commands.push_back(std::make_unique<PrimitiveCommand>(PrimitiveCommand::Kind::kSize));
-  commands.push_back(std::make_unique<PrimitiveCommand>(PrimitiveCommand::Kind::kNext));
+  commands.push_back(std::make_unique<PrimitiveCommand>(PrimitiveOp::kSearch));
+  commands.push_back(std::make_unique<PrimitiveCommand>(PrimitiveOp::kSize));
+  commands.push_back(std::make_unique<PrimitiveCommand>(PrimitiveOp::kNext));
   commands.push_back(std::make_unique<QueryCommand>());
   commands.push_back(std::make_unique<BenchCommand>());
   commands.push_back(std::make_unique<DumpCommand>());

@@ -90,7 +90,7 @@ std::string Csv(const DarshanWindowAnswer& a) {
   return out;
 }
 
-std::string Imbalance(const std::optional<RankImbalance>& imb, const DarshanWindowResult& result) {
+std::string Imbalance(const std::optional<RankImbalance>& imb, const DarshanWindowStats& result) {
   if (!imb && result.estimated)
     return "rank imbalance: no rank has I/O of its own in the window (shared records, rank -1, cannot be split by "
            "rank)\n";
@@ -154,11 +154,12 @@ std::string Text(const DarshanWindowAnswer& a) {
     out += "size classes (Darshan's 10): NA (heatmaps count bytes only)\n";
   } else {
     out += "size classes (Darshan's 10):\n      ";
-    for (int b = 0; b < DarshanLayout::kSizeBins; ++b) out += fmt::format(" {:>10}", DarshanLayout::SizeBinName(b));
+    for (int b = 0; b < DarshanLayout::kSizeClasses; ++b)
+      out += fmt::format(" {:>10}", DarshanLayout::SizeClassName(b));
     out += "\n";
     for (int op = 0; op < 2; ++op) {
       out += fmt::format("{:<6}", op == 0 ? "read" : "write");
-      for (int64_t v : (op == 0 ? a.result.read : a.result.write).bins) out += fmt::format(" {:>10}", v);
+      for (int64_t v : (op == 0 ? a.result.read : a.result.write).size_classes) out += fmt::format(" {:>10}", v);
       out += "\n";
     }
   }

@@ -12,9 +12,6 @@
 #include "importers/slurm/slurm_series_writer.h"
 #include "query/core/store_reader.h"
 #include "query/core/time_window.h"
-#include "query/grid/grid_builder.h"
-#include "query/jobstats/jobstats_summary.h"
-#include "query/jobstats/jobstats_view.h"
 #include "store/store_writer.h"
 
 namespace xtfq::cli {
@@ -75,40 +72,17 @@ CLI::App* ImportCommand::Register(CLI::App& parent) {
   return app;
 }
 
-Result<std::vector<std::pair<std::string, std::vector<std::string>>>> ImportCommand::Groups() const {
-  std::vector<std::pair<std::string, std::vector<std::string>>> groups;
+Result<IngestPlan> ImportCommand::Plan() const {
   XTFQ_ASSIGN_OR_RETURN(Importer::Inputs expanded, ImporterRegistry::Expand(inputs_, format_));
-  if (!expanded.skipped.empty()) {
+  const std::vector<std::string>& skipped = expanded.skipped;
+  if (!skipped.empty()) {
     // One line a file (a directory of logs holds a darshan-parser text beside each), ten at most.
     constexpr size_t kNamed = 10;
-    fmt::print(stderr, "xtfq import: warning: {} file{} left out:\n", expanded.skipped.size(),
-               expanded.skipped.size() == 1 ? "" : "s");
-    for (size_t k = 0; k < expanded.skipped.size() && k < kNamed; ++k)
-      fmt::print(stderr, "xtfq import:   {}\n", expanded.skipped[k]);
-    if (expanded.skipped.size() > kNamed)
-      fmt::print(stderr, "xtfq import:   and {} more\n", expanded.skipped.size() - kNamed);
+    fmt::print(stderr, "xtfq import: warning: {} file{} left out:\n", skipped.size(), skipped.size() == 1 ? "" : "s");
+    for (size_t k = 0; k < skipped.size() && k < kNamed; ++k) fmt::print(stderr, "xtfq import:   {}\n", skipped[k]);
+    if (skipped.size() > kNamed) fmt::print(stderr, "xtfq import:   and {} more\n", skipped.size() - kNamed);
   }
-  if (expanded.files.empty()) return Error(ErrorCode::kInvalidArgument, "no input file to import");
-  for (const std::string& in : expanded.files) {
-    std::string f = format_;
-    if (f == "auto") {
-      XTFQ_ASSIGN_OR_RETURN(f, ImporterRegistry::Sniff(in));
-      if (f == "darshan" || f == "darshan-text") f = "darshan-any";  // each log sniffed again by the importer
-    }
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == f; });
-    if (it == groups.end()) it = groups.insert(groups.end(), {f, {}});
-    it->second.push_back(in);
-  }
-  const bool jobstats = std::any_of(groups.begin(), groups.end(), [](const auto& g) { return g.first == "jobstats"; });
-  if (jobstats && groups.size() > 1) {
-    return Error(ErrorCode::kUsage, "import job_stats snapshots on their own, not mixed with other inputs");
-  }
-  const auto slurm =
-      std::count_if(groups.begin(), groups.end(), [](const auto& g) { return g.first.starts_with("slurm-"); });
-  if (slurm > 1) {
-    return Error(ErrorCode::kUsage, "import Slurm HDF5 files and influxdb captures in separate runs");
-  }
-  return groups;
+  return Ingest::Plan(expanded.files, format_);
 }
 
 Result<std::optional<double>> ImportCommand::CollectionTime() const {
@@ -129,123 +103,117 @@ Result<std::optional<double>> ImportCommand::CollectionTime() const {
 int ImportCommand::Run() {
   namespace fs = std::filesystem;
   if (out_.empty()) out_ = fs::path(inputs_.front()).replace_extension(".xtfq").string();
-  auto groups = Groups();
-  if (!groups.ok()) return Fail("import", groups.error());
-  auto at = CollectionTime();
-  if (!at.ok()) return Fail("import", at.error());
-  ImportOptions options;
-  options.array = array_;
-  options.sort_memory = static_cast<size_t>(sort_memory_mib_) << 20;
-  if (const char* tmp = std::getenv("TMPDIR"); tmp != nullptr && *tmp != '\0') options.temp_dir = tmp;
-  options.jobid_names = jobid_names_, options.target = target_, options.at = *at;
-  options.slurm_version = slurm_version_;
-  options.parse_ahead = threads_ > 1;
-  options.keep_duplicates = keep_duplicates_;
-  bar_ = std::make_unique<ProgressBar>("import", !quiet_ && ProgressBar::StderrIsTerminal());
-  options.progress = bar_.get();
+  auto plan = Plan();
+  if (!plan.ok()) return Fail("import", plan.error());
+  auto options = Options();
+  if (!options.ok()) return Fail("import", options.error());
   const auto t0 = std::chrono::steady_clock::now();
-  std::error_code ec;
-  std::vector<std::string> formats;
-  for (const auto& g : *groups) formats.push_back(g.first);
-  auto opened = OpenWriter(page_size_.value_or(ImporterRegistry::PageSizeFor(formats)));
+  auto opened = OpenWriter(page_size_.value_or(ImporterRegistry::PageSizeFor(plan->formats())));
   if (!opened.ok()) return Fail("import", opened.error());
   if (opened->note) Say("import: {}\n", *opened->note);
   const bool exists = !opened->created;
   StoreWriter& w = *opened->writer;
+  Ingest ingest(w, out_, *options);
   // What the store already holds, for importers that continue from it.
   std::unique_ptr<StoreReader> existing;
-  ImportReport total;
-  bool jobstats = false;
-  std::string slurm_totals;
-  Status s = Ok();
-  if (exists) {
-    auto r = StoreReader::Open(out_);
-    if (r.ok()) existing = std::move(*r);
-    s = r.ok() ? Ok() : Status(r.error());
-  }
-  for (const auto& [format, inputs] : *groups) {
-    if (!s.ok()) break;
-    auto importer = ImporterRegistry::Make(format, options);
-    auto report =
-        importer.ok() ? (*importer)->Import(inputs, w, existing.get()) : Result<ImportReport>(importer.error());
-    bar_->Finish();
-    if (!report.ok()) {
-      s = report.error();
-      break;
+  Result<IngestReport> report = [&]() -> Result<IngestReport> {
+    if (exists) {
+      XTFQ_ASSIGN_OR_RETURN(existing, StoreReader::Open(out_));
     }
-    for (const std::string& n : report->notes) Say("import: {}\n", n);
-    for (const std::string& x : report->warnings) fmt::print(stderr, "xtfq import: warning: {}\n", x);
-    jobstats |= format == "jobstats";
-    if (format.starts_with("slurm-")) slurm_totals += (slurm_totals.empty() ? "" : "; ") + report->totals;
-    total.records += report->records, total.segments += report->segments, total.source_bytes += report->source_bytes;
-    total.inputs += report->inputs;
-    total.entries += report->entries, total.totals = report->totals;
-  }
-  if (s.ok() && exists && total.inputs == 0) {
-    // Every input was skipped (Darshan logs the store holds): nothing to commit.
-    Say("import: nothing new: {} stays at generation {}\n", out_, w.generation());
-    return kExitOk;
-  }
-  if (s.ok()) s = w.Commit();
+    return ingest.ImportAndCommit(plan->groups, existing.get());
+  }();
   bar_->Finish();
-  if (!s.ok()) {
-    fmt::print(stderr, "xtfq import: {}\n", s.error().message());
+  if (!report.ok()) {
+    fmt::print(stderr, "xtfq import: {}\n", report.error().message());
     if (exists) {
       fmt::print(stderr, "xtfq import: nothing committed; {} stays at generation {}\n", out_, w.generation());
     } else {
       fmt::print(stderr, "xtfq import: nothing committed; {} was not created\n", out_);
     }
     opened->writer.reset();
+    std::error_code ec;
     if (!exists) fs::remove(out_, ec);
-    return s.error().code() == ErrorCode::kUsage ? kExitUsage : kExitFailure;
+    return report.error().code() == ErrorCode::kUsage ? kExitUsage : kExitFailure;
+  }
+  for (const ImportReport& g : report->groups) {
+    for (const std::string& n : g.notes) Say("import: {}\n", n);
+    for (const std::string& x : g.warnings) fmt::print(stderr, "xtfq import: warning: {}\n", x);
+  }
+  if (!report->committed) {
+    // Every input was skipped (Darshan logs the store holds), or added nothing: nothing to commit.
+    Say("import: nothing new: {} stays at generation {}\n", out_, w.generation());
+    return kExitOk;
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (!no_grid_ && !jobstats) {
-    if (Status g = BuildGrids(w); !g.ok()) {
-      fmt::print(stderr, "xtfq import: grid summaries not built: {}\n", g.error().message());
-      fmt::print(stderr,
-                 "xtfq import: the records are committed in {} (generation {}); xtfq grid answers per process\n", out_,
-                 w.generation());
-      return kExitFailure;
-    }
-  }
-  if (jobstats && !no_grid_) {
-    if (Status g = ExtendSummaries(w); !g.ok()) {
-      fmt::print(stderr, "xtfq import: job_stats summaries not extended: {}\n", g.error().message());
-      fmt::print(stderr,
-                 "xtfq import: the snapshots are committed in {} (generation {}); windows past the summaries read the "
-                 "steps\n",
-                 out_, w.generation());
-      return kExitFailure;
-    }
-  }
-  if (!slurm_totals.empty()) Say("import: {}\n", slurm_totals);
+  if (!no_grid_ && !Derive(ingest, plan->jobstats())) return kExitFailure;
+  Summarize(*report, plan->jobstats(), secs, w.generation());
+  return kExitOk;
+}
+
+Result<ImportOptions> ImportCommand::Options() {
+  ImportOptions options;
+  XTFQ_ASSIGN_OR_RETURN(options.at, CollectionTime());
+  options.array = array_;
+  options.sort_memory = static_cast<size_t>(sort_memory_mib_) << 20;
+  if (const char* tmp = std::getenv("TMPDIR"); tmp != nullptr && *tmp != '\0') options.temp_dir = tmp;
+  options.jobid_names = jobid_names_, options.target = target_;
+  options.slurm_version = slurm_version_;
+  options.parse_ahead = threads_ > 1;
+  options.keep_duplicates = keep_duplicates_;
+  bar_ = std::make_unique<ProgressBar>("import", !quiet_ && ProgressBar::StderrIsTerminal());
+  options.progress = bar_.get();
+  return options;
+}
+
+void ImportCommand::Summarize(const IngestReport& report, bool jobstats, double secs, uint64_t generation) const {
+  const ImportReport& total = report.total;
+  if (!report.slurm_totals.empty()) Say("import: {}\n", report.slurm_totals);
   if (jobstats) {
-    Say("import: {} into {} (generation {}) in {:.2f} s ({:.0f} entries/s)\n", total.totals, out_, w.generation(), secs,
+    Say("import: {} into {} (generation {}) in {:.2f} s ({:.0f} entries/s)\n", total.totals, out_, generation, secs,
         secs > 0 ? total.entries / secs : 0.0);
   } else if (total.segments > 0 || total.source_bytes > 0) {
     Say("import: {} records and {} DXT segments from {:.1f} MB into {} (generation {}) in {:.2f} s ({:.2f} M "
         "segments/s, {:.1f} MB/s)\n",
-        total.records, total.segments, total.source_bytes / 1e6, out_, w.generation(), secs,
+        total.records, total.segments, total.source_bytes / 1e6, out_, generation, secs,
         secs > 0 ? total.segments / secs / 1e6 : 0.0, secs > 0 ? total.source_bytes / secs / 1e6 : 0.0);
   } else {
     Say("import: {} records into {} (generation {}) in {:.2f} s ({:.1f} M records/s)\n", total.records, out_,
-        w.generation(), secs, secs > 0 ? total.records / secs / 1e6 : 0.0);
+        generation, secs, secs > 0 ? total.records / secs / 1e6 : 0.0);
   }
-  return kExitOk;
 }
 
-Status ImportCommand::BuildGrids(StoreWriter& w) const {
+bool ImportCommand::Derive(Ingest& ingest, bool jobstats) const {
   const auto t0 = std::chrono::steady_clock::now();
-  XTFQ_ASSIGN_OR_RETURN(std::unique_ptr<StoreReader> reader, StoreReader::Open(out_));
-  reader->set_read_ahead(threads_ > 1);
-  GridBuildOptions options;
-  options.progress = bar_.get();
-  XTFQ_ASSIGN_OR_RETURN(GridBuildReport report, GridBuilder::BuildMissing(*reader, w, options));
-  bar_->Finish();
+  const uint64_t generation = ingest.writer().generation();
+  Result<DeriveReport> d = ingest.Derive(jobstats, threads_ > 1);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!d.ok()) {
+    if (jobstats) {
+      fmt::print(stderr, "xtfq import: job_stats summaries not extended: {}\n", d.error().message());
+      fmt::print(stderr,
+                 "xtfq import: the snapshots are committed in {} (generation {}); windows past the summaries read the "
+                 "steps\n",
+                 out_, generation);
+    } else {
+      fmt::print(stderr, "xtfq import: grid summaries not built: {}\n", d.error().message());
+      fmt::print(stderr,
+                 "xtfq import: the records are committed in {} (generation {}); xtfq grid answers per process\n", out_,
+                 generation);
+    }
+    return false;
+  }
+  if (d->jobstats && d->jobstats->extended) {
+    const JobStatsSummaryReport& rep = *d->jobstats;
+    Say("import: job_stats summaries by {}: {} cells, bins of {} s, sealed to {} in {:.2f} s ({} steps read)\n",
+        JobStatsSummary::KeyNames(), rep.cells, int64_t{1} << rep.bin_shift, rep.sealed, secs, rep.steps_read);
+  }
+  if (d->grids) SayGrids(*d->grids, secs);
+  return true;
+}
+
+void ImportCommand::SayGrids(const GridBuildReport& report, double secs) const {
   for (const std::string& n : report.notes) Say("import: {}\n", n);
-  if (report.built.empty()) return Ok();
-  XTFQ_TRY(w.Commit());
+  if (report.built.empty()) return;
   uint64_t cells = 0, bytes = 0, without = 0;
   for (const GridBuildReport::Built& b : report.built) {
     cells += b.cells, bytes += b.bytes;
@@ -259,22 +227,7 @@ Status ImportCommand::BuildGrids(StoreWriter& w) const {
                                  without == report.built.size() ? "" : "; ", without);
   const std::string made = without == report.built.size() ? "" : fmt::format("{} cells, {:.1f} MB", cells, bytes / 1e6);
   Say("import: grid summaries of {} array{}: {}{}, in {:.2f} s\n", report.built.size(),
-      report.built.size() == 1 ? "" : "s", made, few,
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  return Ok();
-}
-
-Status ImportCommand::ExtendSummaries(StoreWriter& w) const {
-  const auto t0 = std::chrono::steady_clock::now();
-  XTFQ_ASSIGN_OR_RETURN(std::unique_ptr<StoreReader> reader, StoreReader::Open(out_));
-  XTFQ_ASSIGN_OR_RETURN(std::unique_ptr<JobStatsView> view, JobStatsView::Open(*reader));
-  XTFQ_ASSIGN_OR_RETURN(JobStatsSummaryReport rep, JobStatsSummary::Extend(*view, w));
-  if (!rep.extended) return Ok();
-  XTFQ_TRY(w.Commit());
-  Say("import: job_stats summaries by {}: {} cells, bins of {} s, sealed to {} in {:.2f} s ({} steps read)\n",
-      JobStatsSummary::KeyNames(), rep.cells, int64_t{1} << rep.bin_shift, rep.sealed,
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), rep.steps_read);
-  return Ok();
+      report.built.size() == 1 ? "" : "s", made, few, secs);
 }
 
 Result<StoreWriter::Opened> ImportCommand::OpenWriter(uint32_t page_size) const {

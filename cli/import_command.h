@@ -1,7 +1,7 @@
-// ImportCommand: `xtfq import [-o STORE] [--format auto|events|darshan|darshan-text|jobstats] INPUT...`: reads inputs
-// into a store, creating it if it does not exist, through the Importer of each input's format
-// (importers/registry/importer_registry.h), and commits once at the end, so a failed import leaves the store at its
-// previous generation (and removes a store it created).
+// ImportCommand: `xtfq import [-o STORE] [--format auto|events|darshan|darshan-text|jobstats|...] INPUT...`: reads
+// inputs into a store, creating it if it does not exist, through ingest/Ingest (the Importer of each input's format),
+// and commits once at the end, so a failed import leaves the store at its previous generation (and removes a store it
+// created); then the derived summaries, in a commit of their own.
 //
 // Thread-safety: as Command.
 #pragma once
@@ -15,6 +15,7 @@
 
 #include "cli/command.h"
 #include "cli/progress_bar.h"
+#include "ingest/ingest.h"
 #include "store/store_writer.h"
 
 namespace xtfq::cli {
@@ -38,22 +39,23 @@ class ImportCommand final : public Command {
   std::string codec_;  // empty: the store's own (lz4 for a new one)
   bool no_grid_ = false;
   bool quiet_ = false;
-  std::string target_;                  // job_stats: the target of a plain cat
-  std::optional<std::string> at_text_;  // job_stats: the collection time, as given
-  std::vector<std::string> jobid_names_;
-  std::string slurm_version_ =
-      "22.05";  // Slurm: the version that wrote the profiles  // job_stats: jobid_name templates
-  // The inputs grouped by format, in the order the formats first appear ("darshan-any" when
-  // binary logs and text are both sniffed).
-  Result<std::vector<std::pair<std::string, std::vector<std::string>>>> Groups() const;
+  std::string target_;                    // job_stats: the target of a plain cat
+  std::optional<std::string> at_text_;    // job_stats: the collection time, as given
+  std::vector<std::string> jobid_names_;  // job_stats: jobid_name templates
+  std::string slurm_version_ = "22.05";   // Slurm: the version that wrote the profiles
+  // The inputs grouped by format (ingest/Ingest::Plan), after a warning naming the files left out.
+  Result<IngestPlan> Plan() const;
   // The store at out_: opened when it `exists`, else created with `page_size` and the P index asked for.
   Result<StoreWriter::Opened> OpenWriter(uint32_t page_size) const;
   // --at as a time: epoch seconds, @seconds or ISO 8601 UTC (nullopt when not given).
   Result<std::optional<double>> CollectionTime() const;
-  // Builds the grid summaries of the committed arrays that have none (query/grid/GridBuilder) and commits them.
-  Status BuildGrids(StoreWriter& w) const;
-  // Extends the job_stats window summaries (query/jobstats/jobstats_summary.h) to the seal, one more commit.
-  Status ExtendSummaries(StoreWriter& w) const;
+  // The importers' options from the flags, with the progress bar (created here).
+  Result<ImportOptions> Options();
+  // The derived summaries (Ingest::Derive) and their line; false after saying why they failed.
+  bool Derive(Ingest& ingest, bool jobstats) const;
+  void SayGrids(const GridBuildReport& report, double secs) const;
+  // The closing line: what was imported, into which generation, how fast.
+  void Summarize(const IngestReport& report, bool jobstats, double secs, uint64_t generation) const;
   // An informational line on stderr ("import: ..."), after clearing the progress bar; none with --quiet.
   template <typename... Args>
   void Say(fmt::format_string<Args...> format, Args&&... args) const {

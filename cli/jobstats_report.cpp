@@ -68,7 +68,7 @@ std::string JobStatsReport::Window(const JobStatsWindowAnswer& a, const std::str
   for (const JobStatsGroup& g : w.groups) {
     std::vector<std::string> row = g.keys;
     for (const std::string& c : a.columns) {
-      const JobStatsOpResult* o = JobStatsWindowAnswer::Column(g, c);
+      const JobStatsOpTotals* o = JobStatsWindowAnswer::Column(g, c);
       // The mean rate: none for the empty window; 0 for a group without a step of this op.
       std::string mean = a.window.t2 > a.window.t1 ? "0" : "NA";
       if (o != nullptr) {

@@ -1,4 +1,5 @@
-// Printing of records and summaries for the reading commands, as text or JSON.
+// What the reading commands share: job ids, times, CSV fields and numbers as a user reads them,
+// and opening a store (saying when it reads an older generation).
 //
 // Thread-safety: pure functions.
 #pragma once
@@ -9,20 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "query/core/primitives.h"
 #include "query/core/store_reader.h"
-#include "query/grid/distribution_query.h"
 
 namespace xtfq::cli {
 
-nlohmann::json RecordJson(const Schema& schema, const std::byte* record);
-std::string RecordText(const Schema& schema, const std::byte* record);
-// count, and per aggregate field: sum, min, max, mean and standard deviation (population), and
-// the field's percentiles where given (by aggregate index: DistributionQuery::Percentiles), each as
-// the interval that holds it.
-using Percentiles = std::map<size_t, std::vector<WindowPercentile>>;
-nlohmann::json SummaryJson(const Schema& schema, const Summary& s, const Percentiles& percentiles = {});
-std::string SummaryText(const Schema& schema, const Summary& s, const Percentiles& percentiles = {});
 // A job id as Slurm gives it (a whole number, 0 to 2^62), or kUsage naming `what` ("--job", "ID").
 Result<int64_t> ParseJobId(const std::string& text, std::string_view what);
 // Epoch seconds as UTC, ISO 8601 ("2026-01-01T00:00:00Z").

@@ -10,13 +10,13 @@
 
 #include "cli/array_options.h"
 #include "cli/command.h"
+#include "query/core/primitive_query.h"
 
 namespace xtfq::cli {
 
 class PrimitiveCommand final : public Command {
  public:
-  enum class Kind : uint8_t { kSearch = 0, kSize = 1, kNext = 2 };
-  explicit PrimitiveCommand(Kind kind) : kind_(kind) {}
+  explicit PrimitiveCommand(PrimitiveOp op) : op_(op) {}
   CLI::App* Register(CLI::App& parent) override;
   int Run() override;
 
@@ -24,7 +24,7 @@ class PrimitiveCommand final : public Command {
   Result<std::string> Answer();
   std::string_view name() const;
 
-  Kind kind_;
+  PrimitiveOp op_;
   ArrayOptions opts_;
   std::optional<std::string> time_;
   std::optional<uint64_t> record_;

@@ -22,7 +22,7 @@ class ProgressBar final : public Progress {
   ProgressBar(std::string command, bool enabled);
   ~ProgressBar() override { Finish(); }
   void Update(std::string_view phase, uint64_t done, uint64_t total, std::string_view unit) override;
-  void Finish();
+  void Finish() override;
 
   // The line for these values, without escapes: `rate` in units per second (0: not known yet).
   static std::string Line(std::string_view command, std::string_view phase, uint64_t done, uint64_t total,

@@ -2,12 +2,11 @@
 
 #include <fmt/format.h>
 
+#include "cli/array_report.h"
 #include "cli/darshan_window_report.h"
 #include "cli/jobstats_report.h"
 #include "cli/output.h"
 #include "cli/slurm_report.h"
-#include "layouts/grid_layout.h"
-#include "query/core/process_window.h"
 #include "query/jobstats/jobstats_view.h"
 
 namespace xtfq::cli {
@@ -178,54 +177,10 @@ Result<std::string> QueryCommand::Darshan() {
 
 Result<std::string> QueryCommand::Raw() {
   XTFQ_TRY(opts_.Open());
-  Primitives& p = opts_.primitives();
-  const Schema& schema = opts_.array().schema;
-  XTFQ_ASSIGN_OR_RETURN(TimeFrame frame, opts_.Frame());
-  XTFQ_ASSIGN_OR_RETURN(TimeWindow w, TimeWindow::Parse(time_, frame));
-  ProcessWindow r;
-  if (!ranks_.empty()) {
-    XTFQ_ASSIGN_OR_RETURN(r, ProcessWindow::Parse(ranks_));
-    if (!schema.process_field()) {
-      return Error(ErrorCode::kUsage, fmt::format("array '{}' has no process field for --ranks", opts_.array().name));
-    }
-  }
-  if (buckets_ == 0) {
-    XTFQ_ASSIGN_OR_RETURN(Summary s,
-                          opts_.scan() ? p.ScanAggregate(w.lo, w.hi, r.lo, r.hi) : p.Aggregate(w.lo, w.hi, r.lo, r.hi));
-    // Percentiles of the fields with distributions (grid summaries where they serve).
-    Percentiles pct;
-    if (!GridLayout::DistributionFields(schema).empty() && s.count > 0) {
-      DistributionRequest d;
-      d.t1 = w.lo, d.t2 = w.hi, d.p1 = r.lo, d.p2 = r.hi, d.scan = opts_.scan();
-      d.distributions = GridLayout::DistributionFields(schema);
-      XTFQ_ASSIGN_OR_RETURN(GridResult g, DistributionQuery::Run(opts_.reader(), opts_.array(), d));
-      pct = DistributionQuery::Percentiles(g, schema);
-    }
-    if (opts_.json()) return SummaryJson(schema, s, pct).dump(2);
-    std::string text = SummaryText(schema, s, pct);
-    if (!pct.empty())
-      text += "# percentiles: each lies in the interval shown, one log2 bin (docs/format.md, Log histograms)\n";
-    return text;
-  }
-  if (w.open_lo() || w.open_hi()) return Error(ErrorCode::kUsage, "--buckets needs a bounded --time T1:T2");
-  XTFQ_ASSIGN_OR_RETURN(std::vector<Summary> h, opts_.scan() ? p.ScanHistogram(w.lo, w.hi, buckets_, r.lo, r.hi)
-                                                             : p.Histogram(w.lo, w.hi, buckets_, r.lo, r.hi));
-  nlohmann::json j = nlohmann::json::array();
-  std::string text;
-  for (uint32_t b = 0; b < buckets_; ++b) {
-    const int64_t b0 = Primitives::BucketStart(b, w.lo, w.hi, buckets_),
-                  b1 = Primitives::BucketStart(b + 1, w.lo, w.hi, buckets_);
-    if (opts_.json()) {
-      nlohmann::json bj = SummaryJson(schema, h[b]);
-      bj["bucket"] = b;
-      bj["start"] = b0;
-      bj["end"] = b1;
-      j.push_back(bj);
-    } else {
-      text += fmt::format("# bucket {} [{}, {})\n{}", b, b0, b1, SummaryText(schema, h[b]));
-    }
-  }
-  return opts_.json() ? j.dump(2) : text;
+  ArrayWindowRequest q;
+  q.array = opts_.array().name, q.time = time_, q.ranks = ranks_, q.buckets = buckets_, q.scan = opts_.scan();
+  XTFQ_ASSIGN_OR_RETURN(ArrayWindowAnswer a, ArrayWindowQuery::Run(opts_.reader(), q));
+  return ArrayReport::Window(a, opts_.json());
 }
 
 int QueryCommand::Run() {

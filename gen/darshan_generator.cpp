@@ -37,7 +37,7 @@ struct Op {
 // What the runtime counts of one operation (read or write) for one file and rank.
 struct OpStats {
   int64_t count = 0, bytes = 0, max_byte = 0, consec = 0, seq = 0, max_time_size = 0;
-  int64_t bins[10] = {};
+  int64_t size_classes[10] = {};
   double start = 0, end = 0, time = 0, max_time = 0;
   int64_t last = 0;  // the last byte of the previous operation (darshan-posix.c's last_byte_*)
 
@@ -47,7 +47,7 @@ struct OpStats {
     if (o.offset == last + 1) ++consec;
     last = o.offset + o.length - 1;
     max_byte = std::max(max_byte, last);
-    bytes += o.length, ++count, ++bins[DarshanLayout::SizeBin(o.length)];
+    bytes += o.length, ++count, ++size_classes[DarshanLayout::SizeClass(o.length)];
     time += d;
     if (start == 0) start = o.start;
     end = o.end;
@@ -57,7 +57,7 @@ struct OpStats {
   void Merge(const OpStats& s) {
     count += s.count, bytes += s.bytes, consec += s.consec, seq += s.seq, time += s.time;
     max_byte = std::max(max_byte, s.max_byte);
-    for (int b = 0; b < 10; ++b) bins[b] += s.bins[b];
+    for (int b = 0; b < 10; ++b) size_classes[b] += s.size_classes[b];
     start = start == 0 ? s.start : s.start == 0 ? start : std::min(start, s.start);
     end = std::max(end, s.end);
     if (s.max_time > max_time) max_time = s.max_time, max_time_size = s.max_time_size;
@@ -170,8 +170,8 @@ std::vector<std::byte> Encode(std::string_view module, std::string_view prefix, 
     ints["SEQ_" + u + "S"] = x.seq;
     ints["MAX_" + u + "_TIME_SIZE"] = x.max_time_size;
     for (int b = 0; b < 10; ++b) {
-      const std::string bin(DarshanLayout::SizeBinName(b));
-      ints["SIZE_" + u + "_" + bin] = ints["SIZE_" + u + "_AGG_" + bin] = x.bins[b];
+      const std::string bin(DarshanLayout::SizeClassName(b));
+      ints["SIZE_" + u + "_" + bin] = ints["SIZE_" + u + "_AGG_" + bin] = x.size_classes[b];
     }
     floats["F_" + u + "_START_TIMESTAMP"] = x.start;
     floats["F_" + u + "_END_TIMESTAMP"] = x.end;

@@ -9,7 +9,7 @@ namespace xtfq {
 namespace {
 using Fields = std::vector<std::pair<std::string, FieldType>>;
 
-constexpr std::array<std::string_view, DarshanLayout::kSizeBins> kBinNames = {
+constexpr std::array<std::string_view, DarshanLayout::kSizeClasses> kSizeClassNames = {
     "0_100", "100_1K", "1K_10K", "10K_100K", "100K_1M", "1M_4M", "4M_10M", "10M_100M", "100M_1G", "1G_PLUS"};
 
 bool Aggregated(std::string_view name) {
@@ -82,7 +82,7 @@ const Schema& DarshanLayout::DxtSchema() {
                 {"offset", FieldType::kI64}, {"length", FieldType::kI64}, {"duration", FieldType::kF64},
                 {"seq", FieldType::kU8},     {"consec", FieldType::kU8}};
     std::vector<std::string> aggregates = {"length", "duration", "seq", "consec"};
-    for (std::string_view b : kBinNames) {
+    for (std::string_view b : kSizeClassNames) {
       f.emplace_back(fmt::format("size_{}", b), FieldType::kU8);
       aggregates.push_back(f.back().first);
     }
@@ -113,16 +113,18 @@ const Schema& DarshanLayout::HeatmapSchema() {
   return s;
 }
 
-int DarshanLayout::SizeBin(int64_t bytes) {
-  static constexpr std::array<int64_t, kSizeBins - 1> kUpper = {100,     1024,     10240,     102400,    1048576,
-                                                                4194304, 10485760, 104857600, 1073741824};
-  for (int b = 0; b < kSizeBins - 1; ++b) {
+int DarshanLayout::SizeClass(int64_t bytes) {
+  static constexpr std::array<int64_t, kSizeClasses - 1> kUpper = {100,     1024,     10240,     102400,    1048576,
+                                                                   4194304, 10485760, 104857600, 1073741824};
+  for (int b = 0; b < kSizeClasses - 1; ++b) {
     if (bytes <= kUpper[static_cast<size_t>(b)]) return b;
   }
-  return kSizeBins - 1;
+  return kSizeClasses - 1;
 }
 
-std::string_view DarshanLayout::SizeBinName(int bin) { return kBinNames[static_cast<size_t>(bin)]; }
+std::string_view DarshanLayout::SizeClassName(int size_class) {
+  return kSizeClassNames[static_cast<size_t>(size_class)];
+}
 
 std::string_view DarshanLayout::ModuleName(int slot) {
   static constexpr std::array<std::string_view, 18> kModuleNames = {

@@ -65,7 +65,7 @@ class DarshanLayout {
   // * = aggregated. 68 bytes. The exact start and end doubles stay in the source.
   static constexpr uint32_t kDxtOffsetT = 0, kDxtOffsetRank = 8, kDxtOffsetFile = 16, kDxtOffsetOffset = 24,
                             kDxtOffsetLength = 32, kDxtOffsetDuration = 40, kDxtOffsetSeq = 48, kDxtOffsetConsec = 49,
-                            kDxtOffsetBins = 50, kDxtOffsetThread = 60, kDxtWidth = 68;
+                            kDxtOffsetSizeClasses = 50, kDxtOffsetThread = 60, kDxtWidth = 68;
   static const Schema& DxtSchema();
   // darshan/<log>/<DXT>.files: id u64, rank i64, hostname u64 (string reference), writes i64, reads i64.
   static const Schema& DxtFileSchema();
@@ -78,10 +78,10 @@ class DarshanLayout {
 
   // Darshan's 10 size classes (DARSHAN_BUCKET_INC): <= 100, 1 KiB, 10 KiB, 100 KiB, 1 MiB, 4 MiB,
   // 10 MiB, 100 MiB, 1 GiB, more.
-  static constexpr int kSizeBins = 10;
-  static int SizeBin(int64_t bytes);
-  // The suffixes darshan-parser gives the bins: "0_100", "100_1K", ..., "1G_PLUS".
-  static std::string_view SizeBinName(int bin);
+  static constexpr int kSizeClasses = 10;
+  static int SizeClass(int64_t bytes);
+  // The suffixes darshan-parser gives the size classes: "0_100", "100_1K", ..., "1G_PLUS".
+  static std::string_view SizeClassName(int size_class);
   // The module of a log's slot in Darshan's current numbering (3.41): "POSIX", "MPI-IO", ... ("" for
   // a slot Darshan does not name); the partial-flag bits of darshan.logs follow these slots.
   static std::string_view ModuleName(int slot);

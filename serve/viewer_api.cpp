@@ -9,9 +9,11 @@
 #include <nlohmann/json.hpp>
 
 #include "layouts/darshan_layout.h"
+#include "layouts/grid_layout.h"
 #include "query/answers/grid_answer.h"
 #include "query/answers/job_timeline.h"
 #include "query/answers/result_json.h"
+#include "query/arrays/array_window_query.h"
 #include "query/darshan/darshan_logs.h"
 #include "query/darshan/darshan_segments_query.h"
 #include "query/darshan/darshan_window_query.h"
@@ -250,7 +252,12 @@ Result<std::string> ViewerApi::Stores() {
         j["jobs"].push_back(std::move(jj));
       }
     } else {
+      // The arrays of its own (not grid summaries or per-process arrays), which /api/query takes.
       j["kind"] = "arrays";
+      j["arrays"] = nlohmann::json::array();
+      for (const ArrayDesc& a : s.reader->catalogue().arrays) {
+        if (!a.per_process() && !GridLayout::IsGridArray(a.name)) j["arrays"].push_back(a.name);
+      }
     }
     out.push_back(std::move(j));
   }
@@ -343,6 +350,18 @@ Result<std::string> ViewerApi::Query(const HttpRequest& r) {
     XTFQ_ASSIGN_OR_RETURN(SlurmView * view, Slurm(*s));
     XTFQ_ASSIGN_OR_RETURN(SlurmWindow w, SlurmWindowQuery::Run(*view, q));
     return Text(ResultJson::Of(w, by));
+  }
+  if (KindOf(*s->reader) == StoreKind::kRaw) {
+    // A store of raw arrays: as `xtfq query --array`, with buckets for a histogram.
+    XTFQ_TRY(OnlyParams(r, {"store", "array", "time", "ranks", "buckets", "scan"}));
+    ArrayWindowRequest q;
+    Copy(r, {{"array", &q.array}, {"time", &q.time}, {"ranks", &q.ranks}});
+    XTFQ_ASSIGN_OR_RETURN(q.buckets, Count(r, "buckets", 0));
+    if (q.buckets > kMaxGridCells)
+      return Bad(fmt::format("buckets={}: more than the {} a viewer needs", q.buckets, kMaxGridCells));
+    XTFQ_ASSIGN_OR_RETURN(q.scan, Flag(r, "scan"));
+    XTFQ_ASSIGN_OR_RETURN(ArrayWindowAnswer a, ArrayWindowQuery::Run(*s->reader, q));
+    return Text(ResultJson::Of(a));
   }
   XTFQ_TRY(OnlyParams(r, {"store", "time", "ranks", "module", "log", "job", "file", "per_file", "top"}));
   DarshanWindowRequest q;

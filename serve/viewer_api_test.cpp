@@ -293,5 +293,40 @@ TEST_CASE("serve: a Slurm store is listed with its jobs, and /api/query answers 
   CHECK((*a)->Handle(Get("/api/query", {{"token", "secret"}, {"ranks", "0:2"}})).status == 400);
 }
 
+TEST_CASE("serve: an events store is listed with its arrays, and /api/query answers as query does") {
+  test::TempDir dir;
+  REQUIRE(test::Xtfq(dir, "gen events 20000 --ranks 16 -o e.bin").status == 0);
+  REQUIRE(test::Xtfq(dir, "import -q e.bin -o e.xtfq").status == 0);
+  auto a = ViewerApi::Open({dir.File("e.xtfq")}, "secret");
+  REQUIRE_MESSAGE(a.ok(), Why(a));
+  const HttpResponse stores = (*a)->Handle(Get("/api/stores", {{"token", "secret"}}));
+  REQUIRE(stores.status == 200);
+  const nlohmann::json s = nlohmann::json::parse(stores.body)["stores"][0];
+  CHECK(s["kind"] == "arrays");
+  CHECK(s["arrays"] == nlohmann::json::array({"events"}));
+  struct Case {
+    std::map<std::string, std::string> params;
+    std::string flags;
+  };
+  for (const Case& c : {Case{{{"time", "20%:70%"}, {"ranks", "2:9"}}, "--time 20%:70% --ranks 2:9"},
+                        Case{{{"time", "10%:90%"}, {"buckets", "7"}}, "--time 10%:90% --buckets 7"}, Case{{}, ""}}) {
+    CAPTURE(c.flags);
+    std::map<std::string, std::string> params = c.params;
+    params["token"] = "secret";
+    const HttpResponse q = (*a)->Handle(Get("/api/query", params));
+    REQUIRE_MESSAGE(q.status == 200, q.body);
+    const test::Run cli = test::Xtfq(dir, "query e.xtfq --format json " + c.flags);
+    REQUIRE_MESSAGE(cli.status == 0, cli.err);
+    CHECK(nlohmann::json::parse(q.body) == nlohmann::json::parse(cli.out));
+  }
+  // As the command line refuses them: buckets over an open window, a flag of another kind, too many buckets.
+  const HttpResponse open = (*a)->Handle(Get("/api/query", {{"token", "secret"}, {"buckets", "4"}}));
+  CHECK(open.status == 400);
+  CHECK_MESSAGE(open.body.find("needs a bounded") != std::string::npos, open.body);
+  CHECK((*a)->Handle(Get("/api/query", {{"token", "secret"}, {"per_file", "1"}})).status == 400);
+  CHECK((*a)->Handle(Get("/api/query", {{"token", "secret"}, {"time", "0:9"}, {"buckets", "99999999"}})).status == 400);
+  CHECK((*a)->Handle(Get("/api/query", {{"token", "secret"}, {"array", "nope"}})).status == 404);
+}
+
 }  // namespace
 }  // namespace xtfq::serve

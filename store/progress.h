@@ -16,6 +16,8 @@ class Progress {
   // In `phase` ("reading x.darshan", "grid summaries"), `done` of `total` `unit`s ("B", "arrays");
   // `total` 0: not known.
   virtual void Update(std::string_view phase, uint64_t done, uint64_t total, std::string_view unit) = 0;
+  // The phase is over: a display clears itself before what is printed next.
+  virtual void Finish() {}
 };
 
 }  // namespace xtfq

@@ -158,8 +158,42 @@ void StoreChecker::CheckPacks() {
   for (const auto& [loc, shadow] : stored_) report_.stored.emplace_back(loc.offset, loc.length);
 }
 
+struct StoreChecker::ArrayTotals {
+  // Each array's root summary, and each process-indexed array's records summarized per process.
+  std::vector<std::optional<Summary>> totals;
+  std::map<uint32_t, std::map<int64_t, Summary>> by_process;
+  // Arrays whose records were read whole (no problem in their data pages): only those are compared
+  // with their per-process copies below; a damaged page is named once, not again for every process.
+  std::vector<bool> whole;
+};
+
 StoreChecker::Report StoreChecker::Run() {
   report_ = Report{};
+  CheckSuperblocks();
+  ClaimCatalogue();
+  id_roles_.assign(store_.catalogue().chain_ids, 0);
+  stored_.clear();
+  LoadMap();
+  CheckHeap();
+  ArrayTotals t = CheckArrays();
+  CheckPerProcessArrays(t);
+  CheckProcessTrees(t.totals);
+  if (chains_cut_) {
+    // The pages after a damaged one were not read: their slots, ids and places in the packs would
+    // each be reported as leaked or misplaced. The damage is reported above, once.
+    report_.warnings.push_back(
+        fmt::format("{}: the packs' layout and the accounting of slots and page ids (invariants 9, 16, 19) were not "
+                    "checked: damaged pages (the problems listed) cut chains short, so the pages after them were not "
+                    "read",
+                    store_.name()));
+    return std::move(report_);
+  }
+  CheckPacks();
+  CheckLeaks();
+  return std::move(report_);
+}
+
+void StoreChecker::CheckSuperblocks() {
   const Superblock& sb = store_.superblock();
   report_.roles.assign(sb.page_count, Role::kUnclaimed);
   report_.roles[0] = report_.roles[1] = Role::kSuperblock;
@@ -186,64 +220,76 @@ StoreChecker::Report StoreChecker::Run() {
                     "writer; the next writer drops them)",
                     store_.file_size() - committed));
   }
+}
+
+void StoreChecker::ClaimCatalogue() {
   for (PageId id : store_.catalogue_pages()) Claim(id, Role::kCatalogue, "the catalogue");
   report_.pages_read += store_.catalogue_pages().size();
   for (PageId id : store_.catalogue().free_pages) Claim(id, Role::kFree, "the free list");
+}
+
+void StoreChecker::CheckHeap() {
   const Catalogue& cat = store_.catalogue();
-  id_roles_.assign(cat.chain_ids, 0);
-  stored_.clear();
-  LoadMap();
   Report::Space& heap = report_.space[0];
   heap.name = "string heap", heap.records = cat.heap.entries;
   space_full_ = &heap.data, space_shadow_ = &heap.shadow;
   CheckChain(cat.heap, PageKind::kHeap, ArrayId(0), 0, 1, nullptr, nullptr, "string heap");
-  // Each array's root summary, and each process-indexed array's records summarized per process.
-  std::vector<std::optional<Summary>> totals(cat.arrays.size() + 1);
-  std::map<uint32_t, std::map<int64_t, Summary>> by_process;
-  // Arrays whose records were read whole (no problem in their data pages): only those are compared
-  // with their per-process copies below; a damaged page is named once, not again for every process.
-  std::vector<bool> whole(cat.arrays.size() + 1, true);
-  for (const ArrayDesc& a : cat.arrays) {
-    const uint64_t raised = report_.problems_raised;
-    std::optional<std::vector<IndexEntry>> below;
-    per_process_ = a.process_index ? &by_process[a.id.value] : nullptr;
-    expect_process_ = a.per_process() ? std::optional<int64_t>(a.process) : std::nullopt;
-    const ArrayDesc* own = a.per_process() && cat.Get(a.parent) != nullptr ? cat.Get(a.parent) : &a;
-    Report::Space& space = report_.space[own->id.value];
-    space.name = own->name;
-    if (!a.per_process()) space.records = a.record_count();
-    for (size_t l = 0; l < a.levels.size(); ++l) {
-      space_full_ = a.per_process() ? &space.per_process : l > 0 ? &space.index : &space.data;
-      space_shadow_ = a.per_process() ? &space.per_process : &space.shadow;
-      if (l == 1) per_process_ = nullptr, expect_process_.reset();
-      const uint32_t width = l == 0 ? a.schema.record_width() : IndexEntry::Width(a.schema);
-      const std::string what = fmt::format("array '{}' level {}", a.name, l);
-      if (l > 0 && !below) {
-        // A problem below: the pages of this level are still claimed, but not compared.
-        CheckChain(a.levels[l], PageKind::kIndex, a.id, static_cast<uint8_t>(l), width, nullptr, nullptr, what);
-        continue;
-      }
-      below = CheckChain(a.levels[l], l == 0 ? PageKind::kData : PageKind::kIndex, a.id, static_cast<uint8_t>(l), width,
-                         &a.schema, l == 0 ? nullptr : &*below, what);
-      if (l == 0 && (report_.problems_raised != raised || !below)) whole[a.id.value] = false;
+}
+
+StoreChecker::ArrayTotals StoreChecker::CheckArrays() {
+  const Catalogue& cat = store_.catalogue();
+  ArrayTotals t{
+      std::vector<std::optional<Summary>>(cat.arrays.size() + 1), {}, std::vector<bool>(cat.arrays.size() + 1, true)};
+  for (const ArrayDesc& a : cat.arrays) CheckArray(a, t);
+  return t;
+}
+
+void StoreChecker::CheckArray(const ArrayDesc& a, ArrayTotals& t) {
+  const Catalogue& cat = store_.catalogue();
+  const uint64_t raised = report_.problems_raised;
+  std::optional<std::vector<IndexEntry>> below;
+  per_process_ = a.process_index ? &t.by_process[a.id.value] : nullptr;
+  expect_process_ = a.per_process() ? std::optional<int64_t>(a.process) : std::nullopt;
+  const ArrayDesc* own = a.per_process() && cat.Get(a.parent) != nullptr ? cat.Get(a.parent) : &a;
+  Report::Space& space = report_.space[own->id.value];
+  space.name = own->name;
+  if (!a.per_process()) space.records = a.record_count();
+  for (size_t l = 0; l < a.levels.size(); ++l) {
+    space_full_ = a.per_process() ? &space.per_process : l > 0 ? &space.index : &space.data;
+    space_shadow_ = a.per_process() ? &space.per_process : &space.shadow;
+    if (l == 1) per_process_ = nullptr, expect_process_.reset();
+    const uint32_t width = l == 0 ? a.schema.record_width() : IndexEntry::Width(a.schema);
+    const std::string what = fmt::format("array '{}' level {}", a.name, l);
+    if (l > 0 && !below) {
+      // A problem below: the pages of this level are still claimed, but not compared.
+      CheckChain(a.levels[l], PageKind::kIndex, a.id, static_cast<uint8_t>(l), width, nullptr, nullptr, what);
+      continue;
     }
-    per_process_ = nullptr;
-    expect_process_.reset();
-    if (below && a.levels.size() > 1 && below->size() != 1) {
-      Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: array '{}': the top level holds {} pages, not one root",
-                                                     store_.name(), a.name, below->size())));
-    } else if (below) {
-      Summary s(a.schema);
-      for (const IndexEntry& e : *below) s.Merge(e.summary);
-      totals[a.id.value] = std::move(s);
-    }
+    below = CheckChain(a.levels[l], l == 0 ? PageKind::kData : PageKind::kIndex, a.id, static_cast<uint8_t>(l), width,
+                       &a.schema, l == 0 ? nullptr : &*below, what);
+    if (l == 0 && (report_.problems_raised != raised || !below)) t.whole[a.id.value] = false;
   }
-  // Invariant 14: each per-process array holds its parent's records of its process; a sole-process
-  // array's records are all of its process. Not compared where either side's records are damaged.
+  per_process_ = nullptr;
+  expect_process_.reset();
+  if (below && a.levels.size() > 1 && below->size() != 1) {
+    Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: array '{}': the top level holds {} pages, not one root",
+                                                   store_.name(), a.name, below->size())));
+  } else if (below) {
+    Summary s(a.schema);
+    for (const IndexEntry& e : *below) s.Merge(e.summary);
+    t.totals[a.id.value] = std::move(s);
+  }
+}
+
+// Invariant 14: each per-process array holds its parent's records of its process; a sole-process
+// array's records are all of its process. Not compared where either side's records are damaged.
+void StoreChecker::CheckPerProcessArrays(ArrayTotals& t) {
+  const Catalogue& cat = store_.catalogue();
   std::vector<bool> skipped(cat.arrays.size() + 1, false);
   for (const ArrayDesc& a : cat.arrays) {
     const uint32_t parent_id = a.per_process() ? a.parent.value : a.id.value;
-    if ((a.sole_process || a.per_process()) && parent_id < whole.size() && (!whole[parent_id] || !whole[a.id.value])) {
+    if ((a.sole_process || a.per_process()) && parent_id < t.whole.size() &&
+        (!t.whole[parent_id] || !t.whole[a.id.value])) {
       if (!skipped[parent_id]) {
         skipped[parent_id] = true;
         const ArrayDesc* p = cat.Get(ArrayId(parent_id));
@@ -252,12 +298,12 @@ StoreChecker::Report StoreChecker::Run() {
                         "are damaged (the problems listed)",
                         store_.name(), p != nullptr ? p->name : a.name));
       }
-      by_process[a.id.value].clear();
-      if (a.per_process()) by_process[parent_id].erase(a.process);
+      t.by_process[a.id.value].clear();
+      if (a.per_process()) t.by_process[parent_id].erase(a.process);
       continue;
     }
     if (a.sole_process) {
-      auto& mine = by_process[a.id.value];
+      auto& mine = t.by_process[a.id.value];
       if (mine.size() > 1 || (mine.size() == 1 && mine.begin()->first != a.process)) {
         Problem(Error(ErrorCode::kCorrupt,
                       fmt::format("{}: array '{}': of sole process {}, yet it holds records of {} processes (the "
@@ -268,21 +314,21 @@ StoreChecker::Report StoreChecker::Run() {
       continue;
     }
     if (!a.per_process()) continue;
-    auto& parent = by_process[a.parent.value];
+    auto& parent = t.by_process[a.parent.value];
     auto it = parent.find(a.process);
     const std::string what = fmt::format("{}: array '{}'", store_.name(), a.name);
     if (it == parent.end()) {
       Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: its parent has no record of process {}", what, a.process)));
       continue;
     }
-    if (totals[a.id.value] && !totals[a.id.value]->SameUpToRounding(it->second)) {
+    if (t.totals[a.id.value] && !t.totals[a.id.value]->SameUpToRounding(it->second)) {
       Problem(Error(ErrorCode::kCorrupt, fmt::format("{}: {} records, its parent has {} of process {} (or their "
                                                      "aggregates differ)",
-                                                     what, totals[a.id.value]->count, it->second.count, a.process)));
+                                                     what, t.totals[a.id.value]->count, it->second.count, a.process)));
     }
     parent.erase(it);
   }
-  for (auto& [id, left] : by_process) {
+  for (auto& [id, left] : t.by_process) {
     if (!left.empty() && !skipped[id]) {
       Problem(Error(ErrorCode::kCorrupt,
                     fmt::format("{}: array '{}': {} processes (the first {}) have no per-process "
@@ -290,23 +336,19 @@ StoreChecker::Report StoreChecker::Run() {
                                 store_.name(), cat.arrays[id - 1].name, left.size(), left.begin()->first)));
     }
   }
-  for (const ArrayDesc& a : cat.arrays) {
+}
+
+void StoreChecker::CheckProcessTrees(const std::vector<std::optional<Summary>>& totals) {
+  for (const ArrayDesc& a : store_.catalogue().arrays) {
     if (!a.process_index) continue;
     space_full_ = space_shadow_ = &report_.space[a.id.value].process_tree;
     CheckProcessTree(a, totals);
   }
   space_full_ = space_shadow_ = nullptr;
-  if (chains_cut_) {
-    // The pages after a damaged one were not read: their slots, ids and places in the packs would
-    // each be reported as leaked or misplaced. The damage is reported above, once.
-    report_.warnings.push_back(
-        fmt::format("{}: the packs' layout and the accounting of slots and page ids (invariants 9, 16, 19) were not "
-                    "checked: damaged pages (the problems listed) cut chains short, so the pages after them were not "
-                    "read",
-                    store_.name()));
-    return std::move(report_);
-  }
-  CheckPacks();
+}
+
+void StoreChecker::CheckLeaks() {
+  const Superblock& sb = store_.superblock();
   // An id no chain names is a replaced shadow's, which the map forgets; one the map still has is
   // leaked.
   for (uint32_t id = 1; id < id_roles_.size(); ++id) {
@@ -322,7 +364,6 @@ StoreChecker::Report StoreChecker::Run() {
                                                      store_.name(), p, uint64_t{p} * sb.page_size)));
     }
   }
-  return std::move(report_);
 }
 
 // The state of one chain's check, shared by the functions that check its parts.

@@ -100,6 +100,25 @@ class StoreChecker {
   // The packs (invariant 19): stored pages do not overlap, each starts where the one before ends or
   // at a slot boundary, skipped bytes are zero; every slot they cover is claimed as a pack slot.
   void CheckPacks();
+  // The parts of Run, in the order it calls them.
+  // Claims both superblock slots, and reports the slot not in use (invariant 10) and the bytes past
+  // the last committed page.
+  void CheckSuperblocks();
+  // Claims the catalogue's pages and the free list's.
+  void ClaimCatalogue();
+  // Checks the string heap's chain, counting its pages as Report::space's id 0.
+  void CheckHeap();
+  // What the arrays' check gathers for the P index's, by array id.
+  struct ArrayTotals;
+  // Checks every array's levels, bottom up (CheckArray).
+  ArrayTotals CheckArrays();
+  void CheckArray(const ArrayDesc& a, ArrayTotals& t);
+  // Invariant 14: the per-process and sole-process arrays against their parents' records.
+  void CheckPerProcessArrays(ArrayTotals& t);
+  // Checks the process tree of each process-indexed array (invariant 15).
+  void CheckProcessTrees(const std::vector<std::optional<Summary>>& totals);
+  // Chain ids and slots that nothing claimed: leaked (invariants 9 and 16).
+  void CheckLeaks();
   // Checks one chain (invariants 6 to 8, and 11 to 14 for array levels with a `schema`). For an
   // array level, returns one entry per page (its full pages, then its open page if it has entries)
   // summarizing it, for the level above to be checked against; `below` is that list for the level

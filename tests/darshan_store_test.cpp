@@ -249,7 +249,7 @@ TEST_CASE("darshan store: xtfq dump of a store prints what dumping the log print
 
 // Sums of the DXT-derived fields of one (file, rank), per operation.
 struct DxtSums {
-  int64_t ops = 0, bytes = 0, seq = 0, consec = 0, bins[10] = {};
+  int64_t ops = 0, bytes = 0, seq = 0, consec = 0, size_classes[10] = {};
 };
 std::map<std::pair<uint64_t, int64_t>, DxtSums> SumDxt(const std::vector<std::vector<std::byte>>& segs) {
   std::map<std::pair<uint64_t, int64_t>, DxtSums> out;
@@ -259,7 +259,8 @@ std::map<std::pair<uint64_t, int64_t>, DxtSums> SumDxt(const std::vector<std::ve
     d.bytes += LoadLe<int64_t>(s.data() + L::kDxtOffsetLength);
     d.seq += static_cast<int64_t>(s[L::kDxtOffsetSeq]);
     d.consec += static_cast<int64_t>(s[L::kDxtOffsetConsec]);
-    for (int b = 0; b < 10; ++b) d.bins[b] += static_cast<int64_t>(s[L::kDxtOffsetBins + static_cast<size_t>(b)]);
+    for (int b = 0; b < 10; ++b)
+      d.size_classes[b] += static_cast<int64_t>(s[L::kDxtOffsetSizeClasses + static_cast<size_t>(b)]);
   }
   return out;
 }
@@ -288,7 +289,7 @@ int DxtMatchesPosix(const std::string& store) {
       CHECK(d.seq == field(r, "POSIX_SEQ_" + up + "S"));
       CHECK(d.consec == field(r, "POSIX_CONSEC_" + up + "S"));
       for (int b = 0; b < 10; ++b) {
-        CHECK(d.bins[b] == field(r, fmt::format("POSIX_SIZE_{}_{}", up, L::SizeBinName(b))));
+        CHECK(d.size_classes[b] == field(r, fmt::format("POSIX_SIZE_{}_{}", up, L::SizeClassName(b))));
       }
       ++compared;
     }

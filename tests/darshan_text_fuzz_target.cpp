@@ -11,8 +11,8 @@
 
 namespace xtfq::test {
 
-DarshanTextFuzzResult FuzzDarshanText(const uint8_t* data, size_t size) {
-  DarshanTextFuzzResult out;
+DarshanTextFuzzOutcome FuzzDarshanText(const uint8_t* data, size_t size) {
+  DarshanTextFuzzOutcome out;
   auto input = std::make_shared<MemDisk>();
   const auto* b = reinterpret_cast<const std::byte*>(data);
   input->SetContents(std::vector<std::byte>(b, b + size));

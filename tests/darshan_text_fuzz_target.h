@@ -10,12 +10,12 @@
 
 namespace xtfq::test {
 
-struct DarshanTextFuzzResult {
+struct DarshanTextFuzzOutcome {
   bool imported = false;  // the importer accepted the text
   uint64_t records = 0;   // counter records imported
   size_t problems = 0;    // what StoreChecker found in the committed store (must be 0)
 };
 
-DarshanTextFuzzResult FuzzDarshanText(const uint8_t* data, size_t size);
+DarshanTextFuzzOutcome FuzzDarshanText(const uint8_t* data, size_t size);
 
 }  // namespace xtfq::test

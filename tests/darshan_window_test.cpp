@@ -36,7 +36,7 @@ void Same(const DarshanOpStats& a, const DarshanOpStats& b) {
   CHECK(a.bytes == b.bytes);
   CHECK(a.seq == b.seq);
   CHECK(a.consec == b.consec);
-  CHECK(a.bins == b.bins);
+  CHECK(a.size_classes == b.size_classes);
   CHECK(std::fabs(a.busy - b.busy) <= 1e-9 * std::max(1.0, std::fabs(a.busy)));  // summed in another order
 }
 
@@ -114,7 +114,7 @@ TEST_CASE("darshan window: the whole run equals the totals of the log's DXT reco
         ++s.ops, s.bytes += g.length, s.busy += g.end - g.start;
         s.seq += g.offset > last, s.consec += g.offset == last + 1;
         last = g.offset + g.length - 1;
-        ++s.bins[static_cast<size_t>(DarshanLayout::SizeBin(g.length))];
+        ++s.size_classes[static_cast<size_t>(DarshanLayout::SizeClass(g.length))];
       }
     }
   }

@@ -118,7 +118,7 @@ TEST_CASE("format doc: the Darshan layout tables equal DarshanLayout's schemas")
   const std::pair<const char*, uint32_t> offsets[] = {
       {"t", L::kDxtOffsetT},           {"rank", L::kDxtOffsetRank},     {"file", L::kDxtOffsetFile},
       {"offset", L::kDxtOffsetOffset}, {"length", L::kDxtOffsetLength}, {"duration", L::kDxtOffsetDuration},
-      {"seq", L::kDxtOffsetSeq},       {"consec", L::kDxtOffsetConsec}, {"size_0_100", L::kDxtOffsetBins},
+      {"seq", L::kDxtOffsetSeq},       {"consec", L::kDxtOffsetConsec}, {"size_0_100", L::kDxtOffsetSizeClasses},
       {"thread", L::kDxtOffsetThread}};
   for (const auto& [name, offset] : offsets) {
     CAPTURE(name);

@@ -43,7 +43,7 @@ TEST_CASE("fuzz regression: every kept darshan_text input runs without a crash, 
   const uint64_t records = Replay(
       "darshan_text",
       [](const uint8_t* data, size_t size) -> uint64_t {
-        const DarshanTextFuzzResult r = FuzzDarshanText(data, size);
+        const DarshanTextFuzzOutcome r = FuzzDarshanText(data, size);
         CHECK(r.problems == 0);
         return r.imported ? r.records : 0;
       },

@@ -135,7 +135,7 @@ std::vector<ModelCell> Model(StoreReader& reader, const ArrayDesc& a, const std:
 bool Near(double a, double b) { return std::fabs(a - b) <= 1e-9 * std::max({1.0, std::fabs(a), std::fabs(b)}); }
 
 // Every cell of `g` equals the model's.
-void SameAsModel(StoreReader& reader, const ArrayDesc& a, const GridResult& g, const std::string& what) {
+void SameAsModel(StoreReader& reader, const ArrayDesc& a, const GridCells& g, const std::string& what) {
   INFO(what);
   const std::vector<ModelCell> m = Model(reader, a, g.edges, g.rows, g.fields, g.distributions);
   REQUIRE(g.count.size() == m.size());
@@ -182,7 +182,7 @@ void SameAsModel(StoreReader& reader, const ArrayDesc& a, const GridResult& g, c
 }
 
 // The cells of a grid of contiguous rows sum to the Aggregate of its window and process range.
-void SumsToAggregate(StoreReader& reader, const ArrayDesc& a, const GridResult& g) {
+void SumsToAggregate(StoreReader& reader, const ArrayDesc& a, const GridCells& g) {
   if (g.rows.empty()) return;
   Primitives p(reader.cache(), a, &reader.catalogue());
   auto s = p.Aggregate(g.edges.front(), g.edges.back(), g.rows.front().first, g.rows.back().second);

@@ -175,8 +175,8 @@ Status DarshanRecordWriter::AddDxt(const DxtRecord& r) {
       const auto u_offset = static_cast<uint64_t>(s.offset), u_last = static_cast<uint64_t>(last);
       p[L::kDxtOffsetConsec] = std::byte{u_offset == u_last + 1};
       last = static_cast<int64_t>(u_offset + static_cast<uint64_t>(s.length) - 1);
-      std::memset(p + L::kDxtOffsetBins, 0, L::kSizeBins);
-      p[L::kDxtOffsetBins + L::SizeBin(s.length)] = std::byte{1};
+      std::memset(p + L::kDxtOffsetSizeClasses, 0, L::kSizeClasses);
+      p[L::kDxtOffsetSizeClasses + L::SizeClass(s.length)] = std::byte{1};
       StoreLe<uint64_t>(p + L::kDxtOffsetThread, s.thread);
       XTFQ_TRY(sorter.Add(rec_));
     }

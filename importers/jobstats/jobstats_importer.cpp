@@ -35,6 +35,15 @@ std::string HistText(const JobStatsCounter& c) {
   }
   return s;
 }
+
+// Duplicates within one dump: the last one stands. The index in `entries` of the last entry of
+// each job id.
+std::unordered_map<std::string_view, size_t> FindLastEntries(const std::vector<const JobStatsEntry*>& entries) {
+  std::unordered_map<std::string_view, size_t> last;
+  last.reserve(entries.size());
+  for (size_t i = 0; i < entries.size(); ++i) last[entries[i]->job_id] = i;
+  return last;
+}
 }  // namespace
 
 Result<JobStatsImporter> JobStatsImporter::Make(RecordSink& sink, JobStatsState& state, JobStatsImportOptions options) {
@@ -318,149 +327,175 @@ Status JobStatsImporter::ImportTarget(const std::string& file, const std::string
                  fmt::format("{}: target {} collected at {}, before its previous collection at {}", file, target, t,
                              state_->targets[g].last_time));
   }
-  // Duplicates within one dump: the last one stands.
-  std::unordered_map<std::string_view, size_t> last;
-  last.reserve(entries.size());
-  for (size_t i = 0; i < entries.size(); ++i) last[entries[i]->job_id] = i;
-  XTFQ_ASSIGN_OR_RETURN(ArrayId entry_array, Array(L::kEntries, L::EntrySchema()));
-  XTFQ_ASSIGN_OR_RETURN(ArrayId counter_array, Array(L::kCounters, L::CounterSchema()));
-  XTFQ_ASSIGN_OR_RETURN(ArrayId collection_array, Array(L::kCollections, L::CollectionSchema()));
+  std::unordered_map<std::string_view, size_t> last = FindLastEntries(entries);
+  TargetImport ti;
+  ti.g = g, ti.t = t;
+  XTFQ_ASSIGN_OR_RETURN(ti.entry_array, Array(L::kEntries, L::EntrySchema()));
+  XTFQ_ASSIGN_OR_RETURN(ti.counter_array, Array(L::kCounters, L::CounterSchema()));
+  XTFQ_ASSIGN_OR_RETURN(ti.collection_array, Array(L::kCollections, L::CollectionSchema()));
   JobStatsState::Target& tg = state_->targets[g];
-  const bool baseline = tg.last_time == std::numeric_limits<int64_t>::min();
-  const int64_t t0 = tg.last_time;
-  std::unordered_map<uint32_t, JobStatsState::Previous> now;
-  now.reserve(entries.size());
-  const uint64_t first_entry = state_->entries, first_counter = state_->counters;
-  uint32_t kept = 0, duplicates = 0;
+  ti.baseline = tg.last_time == std::numeric_limits<int64_t>::min();
+  ti.t0 = tg.last_time;
+  ti.now.reserve(entries.size());
+  ti.first_entry = state_->entries, ti.first_counter = state_->counters;
   for (size_t i = 0; i < entries.size(); ++i) {
     const JobStatsEntry& e = *entries[i];
     if (last[e.job_id] != i) {
-      ++duplicates;
+      ++ti.duplicates;
       continue;
     }
-    ++kept;
-    bool created = false;
-    XTFQ_ASSIGN_OR_RETURN(uint32_t s, SeriesId(g, e, t, &created));
-    stats.new_series += created ? 1 : 0;
-    JobStatsState::Previous cur;
-    cur.start_time = e.start_time;
-    cur.values.reserve(e.counters.size());
-    const uint64_t entry_counters = state_->counters;
-    auto prev_it = baseline ? tg.entries.end() : tg.entries.find(s);
-    const JobStatsState::Previous* prev = prev_it == tg.entries.end() ? nullptr : &prev_it->second;
-    const bool start_changed =
-        prev != nullptr && prev->start_time && e.start_time && *prev->start_time != *e.start_time;
-    bool reset_counted = false;
-    for (size_t k = 0; k < e.counters.size(); ++k) {
-      const JobStatsCounter& c = e.counters[k];
-      const uint64_t sum = c.sum.value_or(0);
-      const bool nonzero = c.samples != 0 || sum != 0 || c.min.value_or(0) != 0 || c.max.value_or(0) != 0 ||
-                           c.sumsq.value_or(0) != 0 || !c.hist.empty();
-      if (!nonzero) continue;  // Lustre's implicit zero
-      XTFQ_ASSIGN_OR_RETURN(uint32_t op, OpAt(k, c.op));
-      std::byte r[L::kCntWidth] = {};
-      Put64(r, L::kCntT, static_cast<uint64_t>(t));
-      Put32(r, L::kCntSeries, s);
-      Put32(r, L::kCntOp, op);
-      r[L::kCntUnit] = static_cast<std::byte>(L::UnitCode(c.unit));
-      r[L::kCntHas] = static_cast<std::byte>((c.min ? 1 : 0) | (c.max ? 2 : 0) | (c.sum ? 4 : 0) | (c.sumsq ? 8 : 0));
-      Put64(r, L::kCntSamples, c.samples);
-      Put64(r, L::kCntMin, c.min.value_or(0));
-      Put64(r, L::kCntMax, c.max.value_or(0));
-      Put64(r, L::kCntSum, sum);
-      Put64(r, L::kCntSumsq, c.sumsq.value_or(0));
-      uint64_t hist = ~uint64_t{0};
-      if (!c.hist.empty()) {
-        XTFQ_ASSIGN_OR_RETURN(hist, InternHistogram(HistText(c)));
-      }
-      Put64(r, L::kCntHist, hist);
-      XTFQ_TRY(sink_->Append(counter_array, r));
-      ++state_->counters;
-      cur.values.push_back({op, c.samples, sum});
-      if (baseline) continue;
-      OpSteps* steps = op < step_arrays_.size() && step_arrays_[op].steps != ArrayId(0) ? &step_arrays_[op] : nullptr;
-      if (steps == nullptr && !StepsKept(c.op)) {
-        if (refused_.insert(c.op).second && (first_refused_ == nullptr || c.line < first_refused_->line))
-          first_refused_ = &c;
-        continue;
-      }
-      // The step of this (series, op) since the previous collection.
-      uint64_t v_samples = 0, v_sum = 0;
-      if (prev != nullptr) {
-        for (const auto& pv : prev->values) {
-          if (pv.op == op) v_samples = pv.samples, v_sum = pv.sum;
-        }
-      }
-      uint32_t flags = 0;
-      uint64_t d_samples = 0, d_sum = 0;
-      if (prev == nullptr) {
-        flags = L::kStepNew, d_samples = c.samples, d_sum = sum;
-      } else if (start_changed) {
-        flags = L::kStepStartChanged, d_samples = c.samples, d_sum = sum;
-      } else if (c.samples < v_samples || sum < v_sum) {
-        flags = L::kStepReset, d_samples = c.samples, d_sum = sum;
-      } else {
-        d_samples = c.samples - v_samples, d_sum = sum - v_sum;
-      }
-      if ((flags & (L::kStepReset | L::kStepStartChanged)) != 0 && !reset_counted) ++stats.resets, reset_counted = true;
-      if (d_samples == 0 && d_sum == 0) continue;
-      const bool bytes = L::CountsBytes(c.op, c.unit);
-      const uint64_t delta = bytes ? d_sum : d_samples;
-      if (steps == nullptr) {
-        XTFQ_ASSIGN_OR_RETURN(steps, StepArrays(op, c.op));
-      }
-      const double rate = static_cast<double>(delta) / static_cast<double>(t - t0);
-      if (steps->count++ == 0) blocks_.push_back(op);
-      steps->flags |= flags | (bytes ? L::kStepBytes : 0);
-      steps->delta += delta, steps->samples += d_samples, steps->sum += d_sum;
-      steps->rate = std::max(steps->rate, rate);
-      std::byte st[L::kLegacyStepWidth] = {};  // the legacy layout's rate at kStepRate
-      Put64(st, L::kStepT1, static_cast<uint64_t>(t));
-      Put32(st, L::kStepTarget, g);
-      Put32(st, L::kStepSeries, s);
-      Put64(st, L::kStepT0, static_cast<uint64_t>(t0));
-      Put32(st, L::kStepFlags, flags | (bytes ? L::kStepBytes : 0));
-      Put64(st, L::kStepDelta, delta);
-      Put64(st, L::kStepSamples, d_samples);
-      Put64(st, L::kStepSum, d_sum);
-      PutF(st, L::kStepRate, rate);
-      const size_t width = steps->blocks == ArrayId(0) ? L::kLegacyStepWidth : L::kStepWidth;
-      steps->steps_of_block.insert(steps->steps_of_block.end(), st, st + width);
-      ++stats.steps;
-    }
-    std::byte r[L::kEntWidth] = {};
-    Put64(r, L::kEntT, static_cast<uint64_t>(t));
-    Put32(r, L::kEntSeries, s);
-    Put32(r, L::kEntFlags,
-          (e.quoted ? L::kEntQuoted : 0) | (e.since_boot ? L::kEntSinceBoot : 0) |
-              (e.start_time ? L::kEntHasStart : 0) | (e.elapsed_time ? L::kEntHasElapsed : 0));
-    PutF(r, L::kEntSnapshot, e.snapshot_time);
-    PutF(r, L::kEntStart, e.start_time.value_or(0));
-    PutF(r, L::kEntElapsed, e.elapsed_time.value_or(0));
-    Put64(r, L::kEntFirstCounter, entry_counters);
-    Put32(r, L::kEntCounters, static_cast<uint32_t>(state_->counters - entry_counters));
-    Put32(r, L::kEntLine, static_cast<uint32_t>(std::min<uint64_t>(e.line, UINT32_MAX)));
-    XTFQ_TRY(sink_->Append(entry_array, r));
-    ++state_->entries;
-    now[s] = std::move(cur);
+    ++ti.kept;
+    XTFQ_TRY(ImportEntry(ti, e, stats));
   }
-  XTFQ_TRY(AppendBlocks(g, t0, t));
+  XTFQ_TRY(AppendBlocks(g, ti.t0, t));
+  XTFQ_TRY(AppendCollection(ti, file, since_boot));
+  tg.entries = std::move(ti.now);
+  tg.last_time = t;
+  stats.collections += 1, stats.entries += ti.kept, stats.duplicates += ti.duplicates;
+  stats.counters += state_->counters - ti.first_counter;
+  return Ok();
+}
+
+Status JobStatsImporter::ImportEntry(TargetImport& ti, const JobStatsEntry& e, JobStatsImportStats& stats) {
+  EntrySteps es;
+  bool created = false;
+  XTFQ_ASSIGN_OR_RETURN(es.series, SeriesId(ti.g, e, ti.t, &created));
+  stats.new_series += created ? 1 : 0;
+  JobStatsState::Previous cur;
+  cur.start_time = e.start_time;
+  cur.values.reserve(e.counters.size());
+  const uint64_t entry_counters = state_->counters;
+  const JobStatsState::Target& tg = state_->targets[ti.g];
+  auto prev_it = ti.baseline ? tg.entries.end() : tg.entries.find(es.series);
+  es.prev = prev_it == tg.entries.end() ? nullptr : &prev_it->second;
+  es.start_changed = es.prev != nullptr && es.prev->start_time && e.start_time && *es.prev->start_time != *e.start_time;
+  for (size_t k = 0; k < e.counters.size(); ++k) {
+    const JobStatsCounter& c = e.counters[k];
+    const uint64_t sum = c.sum.value_or(0);
+    const bool nonzero = c.samples != 0 || sum != 0 || c.min.value_or(0) != 0 || c.max.value_or(0) != 0 ||
+                         c.sumsq.value_or(0) != 0 || !c.hist.empty();
+    if (!nonzero) continue;  // Lustre's implicit zero
+    XTFQ_ASSIGN_OR_RETURN(uint32_t op, OpAt(k, c.op));
+    XTFQ_TRY(AppendCounter(ti, es.series, op, c));
+    cur.values.push_back({op, c.samples, sum});
+    if (ti.baseline) continue;
+    XTFQ_TRY(AddStep(ti, es, op, c, stats));
+  }
+  XTFQ_TRY(AppendEntry(ti, es.series, e, entry_counters));
+  ti.now[es.series] = std::move(cur);
+  return Ok();
+}
+
+Status JobStatsImporter::AppendCounter(const TargetImport& ti, uint32_t series, uint32_t op, const JobStatsCounter& c) {
+  std::byte r[L::kCntWidth] = {};
+  Put64(r, L::kCntT, static_cast<uint64_t>(ti.t));
+  Put32(r, L::kCntSeries, series);
+  Put32(r, L::kCntOp, op);
+  r[L::kCntUnit] = static_cast<std::byte>(L::UnitCode(c.unit));
+  r[L::kCntHas] = static_cast<std::byte>((c.min ? 1 : 0) | (c.max ? 2 : 0) | (c.sum ? 4 : 0) | (c.sumsq ? 8 : 0));
+  Put64(r, L::kCntSamples, c.samples);
+  Put64(r, L::kCntMin, c.min.value_or(0));
+  Put64(r, L::kCntMax, c.max.value_or(0));
+  Put64(r, L::kCntSum, c.sum.value_or(0));
+  Put64(r, L::kCntSumsq, c.sumsq.value_or(0));
+  uint64_t hist = ~uint64_t{0};
+  if (!c.hist.empty()) {
+    XTFQ_ASSIGN_OR_RETURN(hist, InternHistogram(HistText(c)));
+  }
+  Put64(r, L::kCntHist, hist);
+  XTFQ_TRY(sink_->Append(ti.counter_array, r));
+  ++state_->counters;
+  return Ok();
+}
+
+Status JobStatsImporter::AddStep(const TargetImport& ti, EntrySteps& es, uint32_t op, const JobStatsCounter& c,
+                                 JobStatsImportStats& stats) {
+  OpSteps* steps = op < step_arrays_.size() && step_arrays_[op].steps != ArrayId(0) ? &step_arrays_[op] : nullptr;
+  if (steps == nullptr && !StepsKept(c.op)) {
+    if (refused_.insert(c.op).second && (first_refused_ == nullptr || c.line < first_refused_->line))
+      first_refused_ = &c;
+    return Ok();
+  }
+  // The step of this (series, op) since the previous collection.
+  const uint64_t sum = c.sum.value_or(0);
+  uint64_t v_samples = 0, v_sum = 0;
+  if (es.prev != nullptr) {
+    for (const auto& pv : es.prev->values) {
+      if (pv.op == op) v_samples = pv.samples, v_sum = pv.sum;
+    }
+  }
+  uint32_t flags = 0;
+  uint64_t d_samples = 0, d_sum = 0;
+  if (es.prev == nullptr) {
+    flags = L::kStepNew, d_samples = c.samples, d_sum = sum;
+  } else if (es.start_changed) {
+    flags = L::kStepStartChanged, d_samples = c.samples, d_sum = sum;
+  } else if (c.samples < v_samples || sum < v_sum) {
+    flags = L::kStepReset, d_samples = c.samples, d_sum = sum;
+  } else {
+    d_samples = c.samples - v_samples, d_sum = sum - v_sum;
+  }
+  if ((flags & (L::kStepReset | L::kStepStartChanged)) != 0 && !es.reset_counted)
+    ++stats.resets, es.reset_counted = true;
+  if (d_samples == 0 && d_sum == 0) return Ok();
+  const bool bytes = L::CountsBytes(c.op, c.unit);
+  const uint64_t delta = bytes ? d_sum : d_samples;
+  if (steps == nullptr) {
+    XTFQ_ASSIGN_OR_RETURN(steps, StepArrays(op, c.op));
+  }
+  const double rate = static_cast<double>(delta) / static_cast<double>(ti.t - ti.t0);
+  if (steps->count++ == 0) blocks_.push_back(op);
+  steps->flags |= flags | (bytes ? L::kStepBytes : 0);
+  steps->delta += delta, steps->samples += d_samples, steps->sum += d_sum;
+  steps->rate = std::max(steps->rate, rate);
+  std::byte st[L::kLegacyStepWidth] = {};  // the legacy layout's rate at kStepRate
+  Put64(st, L::kStepT1, static_cast<uint64_t>(ti.t));
+  Put32(st, L::kStepTarget, ti.g);
+  Put32(st, L::kStepSeries, es.series);
+  Put64(st, L::kStepT0, static_cast<uint64_t>(ti.t0));
+  Put32(st, L::kStepFlags, flags | (bytes ? L::kStepBytes : 0));
+  Put64(st, L::kStepDelta, delta);
+  Put64(st, L::kStepSamples, d_samples);
+  Put64(st, L::kStepSum, d_sum);
+  PutF(st, L::kStepRate, rate);
+  const size_t width = steps->blocks == ArrayId(0) ? L::kLegacyStepWidth : L::kStepWidth;
+  steps->steps_of_block.insert(steps->steps_of_block.end(), st, st + width);
+  ++stats.steps;
+  return Ok();
+}
+
+Status JobStatsImporter::AppendEntry(const TargetImport& ti, uint32_t series, const JobStatsEntry& e,
+                                     uint64_t first_counter) {
+  std::byte r[L::kEntWidth] = {};
+  Put64(r, L::kEntT, static_cast<uint64_t>(ti.t));
+  Put32(r, L::kEntSeries, series);
+  Put32(r, L::kEntFlags,
+        (e.quoted ? L::kEntQuoted : 0) | (e.since_boot ? L::kEntSinceBoot : 0) | (e.start_time ? L::kEntHasStart : 0) |
+            (e.elapsed_time ? L::kEntHasElapsed : 0));
+  PutF(r, L::kEntSnapshot, e.snapshot_time);
+  PutF(r, L::kEntStart, e.start_time.value_or(0));
+  PutF(r, L::kEntElapsed, e.elapsed_time.value_or(0));
+  Put64(r, L::kEntFirstCounter, first_counter);
+  Put32(r, L::kEntCounters, static_cast<uint32_t>(state_->counters - first_counter));
+  Put32(r, L::kEntLine, static_cast<uint32_t>(std::min<uint64_t>(e.line, UINT32_MAX)));
+  XTFQ_TRY(sink_->Append(ti.entry_array, r));
+  ++state_->entries;
+  return Ok();
+}
+
+Status JobStatsImporter::AppendCollection(const TargetImport& ti, const std::string& file, bool since_boot) {
   std::byte r[L::kColWidth] = {};
-  Put64(r, L::kColT, static_cast<uint64_t>(t));
-  Put64(r, L::kColTarget, g);
-  Put64(r, L::kColFirstEntry, first_entry);
-  Put32(r, L::kColEntries, kept);
-  Put32(r, L::kColFlags, (since_boot ? L::kColSinceBoot : 0) | (kept == 0 ? L::kColEmpty : 0));
-  Put64(r, L::kColFirstCounter, first_counter);
-  Put32(r, L::kColCounters, static_cast<uint32_t>(state_->counters - first_counter));
-  Put32(r, L::kColDuplicates, duplicates);
+  Put64(r, L::kColT, static_cast<uint64_t>(ti.t));
+  Put64(r, L::kColTarget, ti.g);
+  Put64(r, L::kColFirstEntry, ti.first_entry);
+  Put32(r, L::kColEntries, ti.kept);
+  Put32(r, L::kColFlags, (since_boot ? L::kColSinceBoot : 0) | (ti.kept == 0 ? L::kColEmpty : 0));
+  Put64(r, L::kColFirstCounter, ti.first_counter);
+  Put32(r, L::kColCounters, static_cast<uint32_t>(state_->counters - ti.first_counter));
+  Put32(r, L::kColDuplicates, ti.duplicates);
   XTFQ_ASSIGN_OR_RETURN(uint64_t name_ref, Intern(file));
   Put64(r, L::kColFile, name_ref);
-  XTFQ_TRY(sink_->Append(collection_array, r));
-  tg.entries = std::move(now);
-  tg.last_time = t;
-  stats.collections += 1, stats.entries += kept, stats.duplicates += duplicates;
-  stats.counters += state_->counters - first_counter;
+  XTFQ_TRY(sink_->Append(ti.collection_array, r));
   return Ok();
 }
 

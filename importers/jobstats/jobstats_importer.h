@@ -98,6 +98,23 @@ class JobStatsImporter {
       steps_of_block.clear();
     }
   };
+  // One target's collection as ImportTarget appends it: what its phases share.
+  struct TargetImport {
+    uint32_t g = 0;         // the target
+    int64_t t = 0, t0 = 0;  // the collection's time, and the target's previous collection's
+    bool baseline = false;  // the target's first collection: no steps
+    ArrayId entry_array{0}, counter_array{0}, collection_array{0};
+    uint64_t first_entry = 0, first_counter = 0;                // the records held before the collection
+    uint32_t kept = 0, duplicates = 0;                          // entries appended, and duplicates skipped
+    std::unordered_map<uint32_t, JobStatsState::Previous> now;  // series -> its counters at t
+  };
+  // An entry's series, and what the steps of its counters are taken against.
+  struct EntrySteps {
+    uint32_t series = 0;
+    const JobStatsState::Previous* prev = nullptr;  // its counters at t0; nullptr when it is new
+    bool start_changed = false;                     // its start_time changed since t0 (an exact reset)
+    bool reset_counted = false;                     // a reset of it is counted in the stats
+  };
 
   JobStatsImporter(RecordSink& sink, JobStatsState& state, JobStatsImportOptions options, JobIdClassifier c)
       : sink_(&sink), state_(&state), options_(std::move(options)), classifier_(std::move(c)) {}
@@ -126,6 +143,19 @@ class JobStatsImporter {
   // Appends one target's collection: its entries (deduplicated) and their steps.
   Status ImportTarget(const std::string& file, const std::string& target, std::vector<const JobStatsEntry*> entries,
                       int64_t t, bool since_boot, JobStatsImportStats& stats);
+  // ImportTarget's phases. Appends a kept entry: its series, its non-zero counters with their
+  // steps, and its record.
+  Status ImportEntry(TargetImport& ti, const JobStatsEntry& e, JobStatsImportStats& stats);
+  // Appends the counter record of non-zero counter `c` (op id `op`) of series `series`.
+  Status AppendCounter(const TargetImport& ti, uint32_t series, uint32_t op, const JobStatsCounter& c);
+  // Adds the step of counter `c` (op id `op`) since t0 to its op's block (AppendBlocks appends
+  // them), or notes its op as refused when the op's steps are not kept.
+  Status AddStep(const TargetImport& ti, EntrySteps& es, uint32_t op, const JobStatsCounter& c,
+                 JobStatsImportStats& stats);
+  // Appends the entry record of `e`, whose counter records start at `first_counter`.
+  Status AppendEntry(const TargetImport& ti, uint32_t series, const JobStatsEntry& e, uint64_t first_counter);
+  // Appends the collection record of the target's collection, read from `file`.
+  Status AppendCollection(const TargetImport& ti, const std::string& file, bool since_boot);
 
   RecordSink* sink_;
   JobStatsState* state_;

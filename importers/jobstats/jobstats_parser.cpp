@@ -385,221 +385,289 @@ Result<std::vector<std::string>> JobStatsParser::Targets(File& in, const std::st
   return out;
 }
 
+namespace {
+
+// A counter line whose '{' is not closed yet, with the lines joined to it so far.
+struct WrappedCounter {
+  std::string text;       // empty when there is none
+  uint64_t line = 0;      // where it starts
+  int64_t balance = 0;    // of the '{' and '}' in `text`, counted line by line
+  bool too_long = false;  // past kMaxCounterText: counted, no longer kept
+};
+
+// What JobStatsParser::Parse carries from one line to the next.
+struct JobStatsParseState {
+  File& in;
+  const std::function<Status(JobStatsEntry&)>& entry;
+  std::string current_target;
+  JobStatsParser::Summary sum;
+  WrappedCounter pending;
+  bool in_stats = true;  // a plain `cat` is job_stats from the first line
+  std::optional<JobStatsEntry> e;
+  bool bad = false;  // `e` is skipped
+  // Unknown unit -> its first line and its counters, and the units in order of appearance.
+  std::unordered_map<std::string, std::pair<uint64_t, uint64_t>> units;
+  std::vector<std::string> unit_order;
+  JobStatsCounter c;  // the counter being read
+};
+
+// Reports problem `m` at line `at`; the entry being read is skipped.
+void Report(JobStatsParseState& s, uint64_t at, std::string m) {
+  s.sum.problems.push_back({at, fmt::format("{}: line {}: {}", s.in.name(), at, m)});
+  s.bad = true;
+}
+
+// Delivers the entry being read, unless it is skipped, and forgets it.
+Status FinishEntry(JobStatsParseState& s) {
+  if (s.e && !s.bad) {
+    ++s.sum.entries;
+    XTFQ_TRY(s.entry(*s.e));
+  }
+  s.e.reset();
+  s.bad = false;
+  return Ok();
+}
+
+// Moves counter s.c, read at line `at`, into the entry, counting a unit of its own.
+void AddCounter(JobStatsParseState& s, uint64_t at) {
+  JobStatsCounter& c = s.c;
+  c.line = at;
+  if (!c.unit.empty() && c.unit != "reqs" && c.unit != "bytes" && c.unit != "usecs") {
+    auto [it, fresh] = s.units.try_emplace(c.unit, at, 0);
+    if (fresh) s.unit_order.push_back(c.unit);
+    ++it->second.second;
+  }
+  s.e->counters.push_back(std::move(c));
+}
+
+// Reads `text`, which starts at line `at`, as a counter of the entry (by the general parser).
+void ReadCounter(JobStatsParseState& s, std::string_view text, uint64_t at) {
+  if (!s.e) return Report(s, at, "a counter before any '- job_id:' line");
+  if (s.bad) return;
+  s.sum.scanned += text.size();
+  if (auto err = ParseCounter(text, s.c)) return Report(s, at, *err + " (the entry is skipped)");
+  AddCounter(s, at);
+}
+
+// REQUIRES: a wrapped counter is pending. Whether line `l` (number `at`) is taken as a part of it.
+bool ContinueWrappedCounter(JobStatsParseState& s, std::string_view l, uint64_t at) {
+  // A wrapped counter line continues until its braces close, but not past the start of the
+  // next entry or target: there the counter is reported and the line read as usual. Each
+  // line is counted once (the brace balance is kept as lines come), so this is linear.
+  WrappedCounter& w = s.pending;
+  const std::string_view tl = Trim(l);
+  if (StartsEntryOrTarget(l, tl)) {
+    Report(s, w.line, fmt::format("a counter whose '{{' is not closed before the next entry (line {})", at));
+    w.text.clear();
+    w.too_long = false;
+    return false;
+  }
+  s.sum.scanned += tl.size();
+  w.balance += Balance(tl);
+  if (!w.too_long && w.text.size() + 1 + tl.size() > JobStatsParser::kMaxCounterText) {
+    w.too_long = true;
+  } else if (!w.too_long) {
+    w.text += ' ';
+    w.text += tl;
+  }
+  if (w.balance <= 0) {
+    if (w.too_long) {
+      Report(s, w.line, fmt::format("a counter longer than {} bytes", JobStatsParser::kMaxCounterText));
+    } else {
+      ReadCounter(s, w.text, w.line);
+    }
+    w.text.clear();
+    w.too_long = false;
+  }
+  return true;
+}
+
+// Whether line `l` (number `at`) is a counter of the current entry on one line, as the one-pass
+// reader takes it; it is then added.
+bool ReadOneLineCounter(JobStatsParseState& s, std::string_view l, uint64_t at) {
+  if (!s.e || s.bad || !s.in_stats || l.empty() || l.front() != ' ') return false;
+  const std::string_view t = Trim(l);
+  if (!FastCounter(t, s.c)) return false;
+  s.sum.scanned += t.size();
+  AddCounter(s, at);
+  return true;
+}
+
+// A comment line `l` (number `at`): a "# collected_at:" line gives the collection time.
+void ReadComment(JobStatsParseState& s, std::string_view l, uint64_t at) {
+  std::optional<double> v;
+  if (!JobStatsParser::CollectedAt(l, &v)) return;
+  if (v) {
+    s.sum.collected_at = v;
+  } else {
+    Report(s, at, fmt::format("collected_at '{}' is not an epoch time", Trim(Trim(l.substr(1)).substr(13))));
+    s.bad = false;
+  }
+}
+
+// `param=value` of lctl get_param: line `l` (number `at`) with parameter `name`.
+Status ReadParam(JobStatsParseState& s, std::string_view l, std::string_view name, uint64_t at) {
+  XTFQ_TRY(FinishEntry(s));
+  const auto stats = StatsTarget(name);
+  s.in_stats = stats.has_value();
+  if (s.in_stats) {
+    s.current_target = *stats;
+    s.sum.targets.push_back(s.current_target);
+    const std::string_view value = Trim(l.substr(name.size() + 1));
+    if (!value.empty() && value != "job_stats:")
+      Report(s, at, fmt::format("unexpected value '{}' after {}=", value, name));
+    s.bad = false;
+  }
+  return Ok();
+}
+
+// A "- job_id:" line (`t` trimmed, number `at`): the entry before it ends and this one starts.
+Status StartEntry(JobStatsParseState& s, std::string_view t, uint64_t at) {
+  XTFQ_TRY(FinishEntry(s));
+  JobStatsEntry& e = s.e.emplace();
+  e.counters.reserve(16);  // an entry has 10-20 ops: one allocation, not five
+  e.target = s.current_target;
+  e.line = at;
+  bool quoted = false;
+  auto id = JobStatsParser::DecodeJobId(t.size() > 9 ? t.substr(9) : std::string_view(), &quoted);
+  if (!id) {
+    Report(s, at, fmt::format("job id {} has a bad escape", t.substr(9, 80)));
+    return Ok();
+  }
+  if (id->size() > JobStatsParser::kMaxJobId) {
+    Report(
+        s, at,
+        fmt::format("a job id of {} bytes: longer than {} (Lustre's hold 31)", id->size(), JobStatsParser::kMaxJobId));
+    return Ok();
+  }
+  if (id->find('\0') != std::string::npos) {
+    Report(s, at, "the job id holds a NUL byte");
+    return Ok();
+  }
+  e.job_id = std::move(*id);
+  e.quoted = quoted;
+  return Ok();
+}
+
+// Whether line `l` (`t` trimmed, number `at`) is an entry's snapshot_time, start_time or
+// elapsed_time; it is then read into the entry.
+bool ReadTime(JobStatsParseState& s, std::string_view l, std::string_view t, uint64_t at) {
+  for (std::string_view key : {"snapshot_time", "start_time", "elapsed_time"}) {
+    if (!t.starts_with(key)) continue;
+    const std::string_view after = Trim(t.substr(key.size()));
+    if (after.empty() || after.front() != ':') continue;
+    if (!s.e) {
+      Report(s, at, fmt::format("{} before any '- job_id:' line", key));
+      return true;
+    }
+    double v = 0;
+    if (!ParseSeconds(after.substr(1), v)) {
+      Report(s, at, fmt::format("{} '{}' is not a time", key, Trim(after.substr(1)).substr(0, 80)));
+      return true;
+    }
+    if (!std::isfinite(v) || v < 0 || v > JobStatsParser::kMaxTime) {
+      Report(s, at,
+             fmt::format("{} '{}' is not a time in epoch or since-boot seconds from 0 to {}", key,
+                         Trim(after.substr(1)).substr(0, 80), JobStatsParser::kMaxTime));
+      return true;
+    }
+    if (key == "snapshot_time") {
+      s.e->snapshot_time = v;
+      // 2.15.0-2.15.1 print it unindented, in seconds since boot.
+      s.e->since_boot = l.front() != ' ' || v < 1e9;
+    } else if (key == "start_time") {
+      s.e->start_time = v;
+    } else {
+      s.e->elapsed_time = v;
+    }
+    return true;
+  }
+  return false;
+}
+
+// A counter line `t` (trimmed, number `at`): read, or kept while its braces are open.
+void StartCounter(JobStatsParseState& s, std::string_view t, uint64_t at) {
+  s.sum.scanned += t.size();
+  if (const int64_t b = Balance(t); b > 0) {
+    s.pending.text.assign(t.substr(0, JobStatsParser::kMaxCounterText));
+    s.pending.balance = b;
+    s.pending.too_long = t.size() > JobStatsParser::kMaxCounterText;
+    s.pending.line = at;
+    return;
+  }
+  ReadCounter(s, t, at);
+}
+
+// Warns of the units that are none of reqs, bytes, usecs: one warning a unit up to
+// kMaxUnitWarnings, then one for the rest.
+void WarnUnits(JobStatsParseState& s) {
+  constexpr size_t kMax = JobStatsParser::kMaxUnitWarnings;
+  for (size_t i = 0; i < s.unit_order.size() && i < kMax; ++i) {
+    const auto& [line, n] = s.units[s.unit_order[i]];
+    s.sum.warnings.push_back(
+        {line, fmt::format("{}: line {}: unit '{}' ({} counter{}) is none of reqs, bytes, usecs: kept as unit 4 "
+                           "(other), counted as events",
+                           s.in.name(), line, s.unit_order[i].substr(0, 80), n, n == 1 ? "" : "s")});
+  }
+  if (s.unit_order.size() > kMax) {
+    uint64_t n = 0;
+    for (size_t i = kMax; i < s.unit_order.size(); ++i) n += s.units[s.unit_order[i]].second;
+    const uint64_t line = s.units[s.unit_order[kMax]].first;
+    s.sum.warnings.push_back({line, fmt::format("{}: line {}: {} more units that are none of reqs, bytes, usecs ({} "
+                                                "counters): kept as unit 4 (other), counted as events",
+                                                s.in.name(), line, s.unit_order.size() - kMax, n)});
+  }
+}
+
+}  // namespace
+
 Result<JobStatsParser::Summary> JobStatsParser::Parse(File& in, const std::string& target,
                                                       const std::function<Status(JobStatsEntry&)>& entry,
                                                       bool one_pass) {
-  Summary sum;
+  JobStatsParseState s{.in = in, .entry = entry, .current_target = target};
   LineReader lines(in, size_t{64} << 20);
   std::string_view line;
-  std::string pending;
-  uint64_t pending_line = 0;
-  int64_t pending_balance = 0;    // of the '{' and '}' in `pending`, counted line by line
-  bool pending_too_long = false;  // past kMaxCounterText: counted, no longer kept
-  std::string current_target = target;
-  bool in_stats = true;  // a plain `cat` is job_stats from the first line
-  std::optional<JobStatsEntry> e;
-  bool bad = false;
-  auto problem = [&](uint64_t at, std::string m) {
-    sum.problems.push_back({at, fmt::format("{}: line {}: {}", in.name(), at, m)});
-    bad = true;
-  };
-  auto finish = [&]() -> Status {
-    if (e && !bad) {
-      ++sum.entries;
-      XTFQ_TRY(entry(*e));
-    }
-    e.reset();
-    bad = false;
-    return Ok();
-  };
-  std::unordered_map<std::string, std::pair<uint64_t, uint64_t>> units;  // unknown unit -> first line, counters
-  std::vector<std::string> unit_order;
-  auto add_counter = [&](JobStatsCounter& c, uint64_t at) {
-    c.line = at;
-    if (!c.unit.empty() && c.unit != "reqs" && c.unit != "bytes" && c.unit != "usecs") {
-      auto [it, fresh] = units.try_emplace(c.unit, at, 0);
-      if (fresh) unit_order.push_back(c.unit);
-      ++it->second.second;
-    }
-    e->counters.push_back(std::move(c));
-  };
-  JobStatsCounter c;
-  auto counter = [&](std::string_view text, uint64_t at) {
-    if (!e) return problem(at, "a counter before any '- job_id:' line");
-    if (bad) return;
-    sum.scanned += text.size();
-    if (auto err = ParseCounter(text, c)) return problem(at, *err + " (the entry is skipped)");
-    add_counter(c, at);
-  };
   for (;;) {
     XTFQ_ASSIGN_OR_RETURN(bool more, lines.Next(line));
     if (!more) break;
     const uint64_t at = lines.number();
     std::string_view l = line;
     if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
-    if (!pending.empty()) {
-      // A wrapped counter line continues until its braces close, but not past the start of the
-      // next entry or target: there the counter is reported and the line read as usual. Each
-      // line is counted once (the brace balance is kept as lines come), so this is linear.
-      const std::string_view tl = Trim(l);
-      if (StartsEntryOrTarget(l, tl)) {
-        problem(pending_line, fmt::format("a counter whose '{{' is not closed before the next entry (line {})", at));
-        pending.clear();
-        pending_too_long = false;
-      } else {
-        sum.scanned += tl.size();
-        pending_balance += Balance(tl);
-        if (!pending_too_long && pending.size() + 1 + tl.size() > kMaxCounterText) {
-          pending_too_long = true;
-        } else if (!pending_too_long) {
-          pending += ' ';
-          pending += tl;
-        }
-        if (pending_balance <= 0) {
-          if (pending_too_long) {
-            problem(pending_line, fmt::format("a counter longer than {} bytes", kMaxCounterText));
-          } else {
-            counter(pending, pending_line);
-          }
-          pending.clear();
-          pending_too_long = false;
-        }
-        continue;
-      }
-    }
+    if (!s.pending.text.empty() && ContinueWrappedCounter(s, l, at)) continue;
     // The common line first: a counter of the current entry, on one line.
-    if (one_pass && e && !bad && in_stats && !l.empty() && l.front() == ' ') {
-      const std::string_view t = Trim(l);
-      if (FastCounter(t, c)) {
-        sum.scanned += t.size();
-        add_counter(c, at);
-        continue;
-      }
-    }
+    if (one_pass && ReadOneLineCounter(s, l, at)) continue;
     if (Trim(l).empty()) continue;
     if (l.front() == '#') {
-      std::optional<double> v;
-      if (CollectedAt(l, &v)) {
-        if (v) {
-          sum.collected_at = v;
-        } else {
-          problem(at, fmt::format("collected_at '{}' is not an epoch time", Trim(Trim(l.substr(1)).substr(13))));
-          bad = false;
-        }
-      }
+      ReadComment(s, l, at);
       continue;
     }
-    // `param=value` of lctl get_param.
     if (const auto name = FramingParam(l)) {
-      XTFQ_TRY(finish());
-      const auto stats = StatsTarget(*name);
-      in_stats = stats.has_value();
-      if (in_stats) {
-        current_target = *stats;
-        sum.targets.push_back(current_target);
-        const std::string_view value = Trim(l.substr(name->size() + 1));
-        if (!value.empty() && value != "job_stats:")
-          problem(at, fmt::format("unexpected value '{}' after {}=", value, *name));
-        bad = false;
-      }
+      XTFQ_TRY(ReadParam(s, l, *name, at));
       continue;
     }
-    if (!in_stats) continue;
+    if (!s.in_stats) continue;
     const std::string_view t = Trim(l);
     if (t == "job_stats:") {
-      XTFQ_TRY(finish());
-      if (target.empty() == false && sum.targets.empty()) sum.targets.push_back(current_target);
+      XTFQ_TRY(FinishEntry(s));
+      if (target.empty() == false && s.sum.targets.empty()) s.sum.targets.push_back(s.current_target);
       continue;
     }
     if (StartsEntry(t)) {
-      XTFQ_TRY(finish());
-      e.emplace();
-      e->counters.reserve(16);  // an entry has 10-20 ops: one allocation, not five
-      e->target = current_target;
-      e->line = at;
-      bool quoted = false;
-      auto id = DecodeJobId(t.size() > 9 ? t.substr(9) : std::string_view(), &quoted);
-      if (!id) {
-        problem(at, fmt::format("job id {} has a bad escape", t.substr(9, 80)));
-        continue;
-      }
-      if (id->size() > kMaxJobId) {
-        problem(at, fmt::format("a job id of {} bytes: longer than {} (Lustre's hold 31)", id->size(), kMaxJobId));
-        continue;
-      }
-      if (id->find('\0') != std::string::npos) {
-        problem(at, "the job id holds a NUL byte");
-        continue;
-      }
-      e->job_id = std::move(*id);
-      e->quoted = quoted;
+      XTFQ_TRY(StartEntry(s, t, at));
       continue;
     }
-    bool time_line = false;
-    for (std::string_view key : {"snapshot_time", "start_time", "elapsed_time"}) {
-      if (!t.starts_with(key)) continue;
-      const std::string_view after = Trim(t.substr(key.size()));
-      if (after.empty() || after.front() != ':') continue;
-      time_line = true;
-      if (!e) {
-        problem(at, fmt::format("{} before any '- job_id:' line", key));
-        break;
-      }
-      double v = 0;
-      if (!ParseSeconds(after.substr(1), v)) {
-        problem(at, fmt::format("{} '{}' is not a time", key, Trim(after.substr(1)).substr(0, 80)));
-        break;
-      }
-      if (!std::isfinite(v) || v < 0 || v > kMaxTime) {
-        problem(at, fmt::format("{} '{}' is not a time in epoch or since-boot seconds from 0 to {}", key,
-                                Trim(after.substr(1)).substr(0, 80), kMaxTime));
-        break;
-      }
-      if (key == "snapshot_time") {
-        e->snapshot_time = v;
-        // 2.15.0-2.15.1 print it unindented, in seconds since boot.
-        e->since_boot = l.front() != ' ' || v < 1e9;
-      } else if (key == "start_time") {
-        e->start_time = v;
-      } else {
-        e->elapsed_time = v;
-      }
-      break;
-    }
-    if (time_line) continue;
+    if (ReadTime(s, l, t, at)) continue;
     if (t.find('{') != std::string_view::npos && t.find(':') < t.find('{')) {
-      sum.scanned += t.size();
-      if (const int64_t b = Balance(t); b > 0) {
-        pending = std::string(t.substr(0, kMaxCounterText));
-        pending_balance = b;
-        pending_too_long = t.size() > kMaxCounterText;
-        pending_line = at;
-        continue;
-      }
-      counter(t, at);
+      StartCounter(s, t, at);
       continue;
     }
-    problem(at, fmt::format("unrecognized line '{}'", t.substr(0, 80)));
+    Report(s, at, fmt::format("unrecognized line '{}'", t.substr(0, 80)));
   }
-  if (!pending.empty()) problem(pending_line, "the file ends inside a counter");
-  XTFQ_TRY(finish());
-  sum.lines = lines.number();
-  for (size_t i = 0; i < unit_order.size() && i < kMaxUnitWarnings; ++i) {
-    const auto& [line, n] = units[unit_order[i]];
-    sum.warnings.push_back(
-        {line, fmt::format("{}: line {}: unit '{}' ({} counter{}) is none of reqs, bytes, usecs: kept as unit 4 "
-                           "(other), counted as events",
-                           in.name(), line, unit_order[i].substr(0, 80), n, n == 1 ? "" : "s")});
-  }
-  if (unit_order.size() > kMaxUnitWarnings) {
-    uint64_t n = 0;
-    for (size_t i = kMaxUnitWarnings; i < unit_order.size(); ++i) n += units[unit_order[i]].second;
-    const uint64_t line = units[unit_order[kMaxUnitWarnings]].first;
-    sum.warnings.push_back({line, fmt::format("{}: line {}: {} more units that are none of reqs, bytes, usecs ({} "
-                                              "counters): kept as unit 4 (other), counted as events",
-                                              in.name(), line, unit_order.size() - kMaxUnitWarnings, n)});
-  }
-  return sum;
+  if (!s.pending.text.empty()) Report(s, s.pending.line, "the file ends inside a counter");
+  XTFQ_TRY(FinishEntry(s));
+  s.sum.lines = lines.number();
+  WarnUnits(s);
+  return std::move(s.sum);
 }
 
 }  // namespace xtfq

@@ -396,103 +396,112 @@ Result<GridAnswer> JobStats(StoreReader& reader, const GridAnswerRequest& req, G
   return ans;
 }
 
-}  // namespace
+// What the phases of a grid of arrays share: the request (its columns chosen), the source, the
+// grid asked of GridQuery, and the answer they fill.
+struct Drawing {
+  StoreReader& reader;
+  GridAnswerRequest req;
+  Source src;
+  GridAnswer ans;
+  GridRequest g;
+};
 
-double GridAnswer::Seconds(int64_t t) const {
-  if (frame.kind == TimeFrameKind::kDarshan || (frame.kind == TimeFrameKind::kRaw && frame.raw_ns)) {
-    return static_cast<double>(t) / 1e9;
-  }
-  return static_cast<double>(t);
+// The schema of the source's arrays (DXT's when it has none).
+const Schema& SchemaOf(const Source& src) { return src.arrays.empty() ? L::DxtSchema() : src.arrays.front()->schema; }
+
+// Starts the answer: the request and what the source is.
+void DescribeSource(Drawing& d) {
+  GridAnswer& ans = d.ans;
+  ans.request = d.req;
+  ans.source = d.src.name;
+  ans.frame = d.src.frame;
+  ans.process_name = d.src.process_name;
+  ans.exactness = d.src.exactness;
+  for (const ArrayDesc* a : d.src.arrays) ans.arrays.push_back(a->name);
 }
 
-Result<GridAnswer> GridAnswerQuery::Run(StoreReader& reader, const GridAnswerRequest& request) {
-  // Slurm profiles have no grid of their own: their sample arrays are drawn as raw arrays (--array).
-  XTFQ_ASSIGN_OR_RETURN(const StoreKind kind, ChooseKind(StoreContents::Of(reader.catalogue()),
-                                                         KindRequest{!request.array.empty()}, reader.store().name()));
-  const bool darshan = kind == StoreKind::kDarshan;
-  if (kind == StoreKind::kJobStats) {
-    GridAnswerRequest req = request;
-    if (req.cols == 0) req.cols = 100;
-    GridAnswer ans;
-    ans.request = req;
-    return JobStats(reader, req, std::move(ans));
-  }
-  GridAnswerRequest req = request;
-  if (req.rows == 0) req.rows = 1;
-  XTFQ_ASSIGN_OR_RETURN(Source src, darshan ? DarshanSource(reader, req) : RawSource(reader, req));
-  GridAnswer ans;
-  ans.request = req;
-  ans.source = src.name;
-  ans.frame = src.frame;
-  ans.process_name = src.process_name;
-  ans.exactness = src.exactness;
-  for (const ArrayDesc* a : src.arrays) ans.arrays.push_back(a->name);
-
-  XTFQ_ASSIGN_OR_RETURN(TimeWindow w, TimeWindow::Parse(req.time, src.frame));
+// The grid's window, from --time.
+Status SetWindow(Drawing& d) {
+  XTFQ_ASSIGN_OR_RETURN(TimeWindow w, TimeWindow::Parse(d.req.time, d.src.frame));
   // An open side is the run's edge: the frame's, widened to the arrays' first and last records (a
   // Darshan job's start and end are whole seconds; its segments may run past them).
-  int64_t first = src.frame.first, last = src.frame.last;
-  for (const ArrayDesc* a : src.arrays) {
+  int64_t first = d.src.frame.first, last = d.src.frame.last;
+  for (const ArrayDesc* a : d.src.arrays) {
     if (a->record_count() == 0 || !a->schema.time_field()) continue;
-    TnTree t(reader.cache(), *a);
+    TnTree t(d.reader.cache(), *a);
     std::vector<std::byte> r(a->schema.record_width());
     XTFQ_TRY(t.Record(0, r));
     first = std::min(first, a->schema.Time(r.data()));
     XTFQ_TRY(t.Record(a->record_count() - 1, r));
     last = std::max(last, a->schema.Time(r.data()));
   }
-  GridRequest g;
-  g.t1 = w.open_lo() ? first : w.lo;
-  g.t2 = w.open_hi() ? (last == INT64_MAX ? last : last + 1) : w.hi;
-  if (g.t1 >= g.t2) {
+  d.g.t1 = w.open_lo() ? first : w.lo;
+  d.g.t2 = w.open_hi() ? (last == INT64_MAX ? last : last + 1) : w.hi;
+  if (d.g.t1 >= d.g.t2) {
     return Error(ErrorCode::kUsage,
-                 fmt::format("--time {}: the grid's window is empty (a grid needs T1 < T2)", req.time));
+                 fmt::format("--time {}: the grid's window is empty (a grid needs T1 < T2)", d.req.time));
   }
+  return Ok();
+}
+
+// The grid's columns (AutoCols unless asked) and rows: a process each (each listed once), or over
+// --ranks.
+Status SetColumnsAndRows(Drawing& d) {
+  GridAnswerRequest& req = d.req;
+  GridRequest& g = d.g;
   if (req.cols == 0) {
-    XTFQ_ASSIGN_OR_RETURN(req.cols, AutoCols(reader, src, g.t1, g.t2));
-    ans.request.cols = req.cols;
+    XTFQ_ASSIGN_OR_RETURN(req.cols, AutoCols(d.reader, d.src, g.t1, g.t2));
+    d.ans.request.cols = req.cols;
   }
   g.cols = req.cols, g.rows = req.rows, g.processes = req.processes, g.snap = req.snap, g.scan = req.scan;
   g.fit_rows = req.fit_rows;
-  {
-    std::vector<int64_t> seen = req.processes;
-    std::sort(seen.begin(), seen.end());
-    if (auto d = std::adjacent_find(seen.begin(), seen.end()); d != seen.end()) {
-      return Error(ErrorCode::kUsage, fmt::format("--processes: {} is listed twice (one row per process)", *d));
-    }
+  std::vector<int64_t> seen = req.processes;
+  std::sort(seen.begin(), seen.end());
+  if (auto dup = std::adjacent_find(seen.begin(), seen.end()); dup != seen.end()) {
+    return Error(ErrorCode::kUsage, fmt::format("--processes: {} is listed twice (one row per process)", *dup));
   }
   if (!req.ranks.empty()) {
     XTFQ_ASSIGN_OR_RETURN(ProcessWindow r, ProcessWindow::Parse(req.ranks));
     g.p1 = r.lo, g.p2 = r.hi;
   }
-  if (src.counters) return Estimate(reader, *src.counters, req, std::move(ans), g.t1, g.t2, g.p1, g.p2);
-  const Schema& schema = src.arrays.empty() ? L::DxtSchema() : src.arrays.front()->schema;
-  for (const std::string& m : req.metrics.empty() ? src.defaults : req.metrics) {
-    XTFQ_ASSIGN_OR_RETURN(GridMetric metric, GridMetric::Parse(m, schema, src.aliases));
-    ans.metrics.push_back(std::move(metric));
+  return Ok();
+}
+
+// The metrics: as asked, else the source's defaults.
+Status ChooseMetrics(Drawing& d) {
+  const Schema& schema = SchemaOf(d.src);
+  for (const std::string& m : d.req.metrics.empty() ? d.src.defaults : d.req.metrics) {
+    XTFQ_ASSIGN_OR_RETURN(GridMetric metric, GridMetric::Parse(m, schema, d.src.aliases));
+    d.ans.metrics.push_back(std::move(metric));
   }
-  if (!src.arrays.empty() && SlurmLayout::Owns(src.arrays.front()->name)) {
+  if (!d.src.arrays.empty() && SlurmLayout::Owns(d.src.arrays.front()->name)) {
     // Slurm sample arrays: each metric in its field's unit.
-    for (GridMetric& m : ans.metrics) {
+    for (GridMetric& m : d.ans.metrics) {
       if (m.unit.empty() && !m.aggregates.empty())
         m.unit = SlurmLayout::FieldUnit(schema.fields()[schema.aggregates()[m.aggregates.front()]].name);
     }
   }
-  ans.notes = src.notes;
-  for (const GridMetric& m : ans.metrics) {
+  return Ok();
+}
+
+// The fields the grid keeps: those the metrics read, and the distributions of their percentiles
+// (which the exactness then names).
+void KeepFields(Drawing& d) {
+  GridRequest& g = d.g;
+  for (const GridMetric& m : d.ans.metrics) {
     for (size_t a : m.aggregates) {
       if (std::find(g.fields.begin(), g.fields.end(), a) == g.fields.end()) g.fields.push_back(a);
     }
   }
   std::vector<std::string> percentiles;
-  for (const GridMetric& m : ans.metrics) {
+  for (const GridMetric& m : d.ans.metrics) {
     if (m.stat == GridMetric::Stat::kQuantile) percentiles.push_back(m.name);
   }
   if (!percentiles.empty()) {
-    ans.exactness += fmt::format("; {} lie{} in [lower, value] of each cell, one log2 bin",
-                                 fmt::join(percentiles, ", "), percentiles.size() == 1 ? "s" : "");
+    d.ans.exactness += fmt::format("; {} lie{} in [lower, value] of each cell, one log2 bin",
+                                   fmt::join(percentiles, ", "), percentiles.size() == 1 ? "s" : "");
   }
-  for (const GridMetric& m : ans.metrics) {
+  for (const GridMetric& m : d.ans.metrics) {
     if (m.stat != GridMetric::Stat::kQuantile) continue;
     for (size_t a : m.aggregates) {
       if (std::find(g.distributions.begin(), g.distributions.end(), a) == g.distributions.end()) {
@@ -500,46 +509,50 @@ Result<GridAnswer> GridAnswerQuery::Run(StoreReader& reader, const GridAnswerReq
       }
     }
   }
+  const Schema& schema = SchemaOf(d.src);
   if (g.fields.empty() && !schema.aggregates().empty()) g.fields.push_back(0);  // count only: one field is kept anyway
+}
 
-  const int64_t asked_t1 = g.t1, asked_t2 = g.t2;
-  const uint32_t asked_cols = g.cols;
-  const uint64_t before = reader.cache().stats().pages_read;
-  std::optional<GridResult> merged;
-  if (src.arrays.empty()) return Error(ErrorCode::kNotFound, fmt::format("{} has no {} segments", src.name, req.op));
-  bool snapped = false;
-  if (src.arrays.size() > 1 && g.processes.empty()) {
-    // Arrays drawn together take their rows over the processes any of them has (readers and
-    // writers may be different ranks).
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
-    for (const ArrayDesc* a : src.arrays) {
-      if (!a->process_index) continue;
-      const auto procs = GridQuery::ProcessArrays(reader.catalogue(), *a, g.p1, g.p2);
-      if (procs.empty()) continue;
-      lo = std::min(lo, procs.front()->process);
-      hi = std::max(hi, procs.back()->process == INT64_MAX ? INT64_MAX : procs.back()->process + 1);
-    }
-    if (lo < hi) g.p1 = lo, g.p2 = hi, g.exact_range = true;
+// Arrays drawn together take their rows over the processes any of them has (readers and
+// writers may be different ranks).
+void WidenRows(Drawing& d) {
+  if (d.src.arrays.size() <= 1 || !d.g.processes.empty()) return;
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (const ArrayDesc* a : d.src.arrays) {
+    if (!a->process_index) continue;
+    const auto procs = GridQuery::ProcessArrays(d.reader.catalogue(), *a, d.g.p1, d.g.p2);
+    if (procs.empty()) continue;
+    lo = std::min(lo, procs.front()->process);
+    hi = std::max(hi, procs.back()->process == INT64_MAX ? INT64_MAX : procs.back()->process + 1);
   }
-  if (g.snap && src.arrays.size() > 1) {
-    // Arrays whose grids have different bins are drawn on the widest columns any of them snaps to,
-    // which the finer bins divide (powers of two).
-    std::optional<GridResult> widest;
-    GridRequest shape = g;
-    shape.shape_only = true;
-    for (const ArrayDesc* a : src.arrays) {
-      XTFQ_ASSIGN_OR_RETURN(GridResult s, GridQuery::Run(reader, *a, shape));
-      if (!s.snapped) continue;
-      if (!widest || s.edges[1] - s.edges[0] > widest->edges[1] - widest->edges[0]) widest = std::move(s);
-    }
-    if (widest) {
-      g.t1 = widest->edges.front(), g.t2 = widest->edges.back(), g.cols = widest->cols();
-      g.processes.clear(), g.row_ranges = widest->rows, g.snap = false;
-      snapped = true;
-    }
+  if (lo < hi) d.g.p1 = lo, d.g.p2 = hi, d.g.exact_range = true;
+}
+
+// Arrays whose grids have different bins are drawn on the widest columns any of them snaps to,
+// which the finer bins divide (powers of two). True when the grid was snapped so.
+Result<bool> SnapTogether(Drawing& d) {
+  GridRequest& g = d.g;
+  if (!g.snap || d.src.arrays.size() <= 1) return false;
+  std::optional<GridCells> widest;
+  GridRequest shape = g;
+  shape.shape_only = true;
+  for (const ArrayDesc* a : d.src.arrays) {
+    XTFQ_ASSIGN_OR_RETURN(GridCells s, GridQuery::Run(d.reader, *a, shape));
+    if (!s.snapped) continue;
+    if (!widest || s.edges[1] - s.edges[0] > widest->edges[1] - widest->edges[0]) widest = std::move(s);
   }
-  for (const ArrayDesc* a : src.arrays) {
-    XTFQ_ASSIGN_OR_RETURN(GridResult r, GridQuery::Run(reader, *a, g));
+  if (!widest) return false;
+  g.t1 = widest->edges.front(), g.t2 = widest->edges.back(), g.cols = widest->cols();
+  g.processes.clear(), g.row_ranges = widest->rows, g.snap = false;
+  return true;
+}
+
+// Each array's grid, merged into the first's. REQUIRES: the source has arrays.
+Result<GridCells> MergeArrays(Drawing& d) {
+  GridRequest& g = d.g;
+  std::optional<GridCells> merged;
+  for (const ArrayDesc* a : d.src.arrays) {
+    XTFQ_ASSIGN_OR_RETURN(GridCells r, GridQuery::Run(d.reader, *a, g));
     if (!merged) {
       merged = std::move(r);
       // The next array is drawn on exactly this grid.
@@ -549,16 +562,11 @@ Result<GridAnswer> GridAnswerQuery::Run(StoreReader& reader, const GridAnswerReq
     }
     merged->Merge(r);
   }
-  ans.pages_read = reader.cache().stats().pages_read - before;
-  GridResult& r = *merged;
-  r.snapped |= snapped;
-  ans.edges = r.edges, ans.rows = r.rows, ans.count = r.count, ans.snapped = r.snapped, ans.plan = r.plan;
-  ans.notes.insert(ans.notes.begin(), r.notes.begin(), r.notes.end());
-  if (r.snapped) {
-    ans.notes.push_back(
-        fmt::format("snapped onto the grid's bins: {} columns over [{}, {}) instead of {} over [{}, {})", r.cols(),
-                    r.edges.front(), r.edges.back(), asked_cols, asked_t1, asked_t2));
-  }
+  return std::move(*merged);
+}
+
+// Each metric's value in each cell of the grid (a percentile's also the lower end of its interval).
+void ComputeValues(GridAnswer& ans, const GridCells& r) {
   for (const GridMetric& m : ans.metrics) {
     std::vector<size_t> pos, dpos;
     for (size_t a : m.aggregates) {
@@ -587,8 +595,69 @@ Result<GridAnswer> GridAnswerQuery::Run(StoreReader& reader, const GridAnswerReq
     ans.values.push_back(std::move(v));
     ans.lower.push_back(std::move(lower));
   }
-  if (src.arrays.size() == 1 && SlurmLayout::Owns(src.arrays.front()->name)) XTFQ_TRY(NameSlurmRows(reader, ans));
-  return ans;
+}
+
+// Draws the source's arrays on one grid and fills the answer from it: its edges, rows and counts,
+// what it read, and the metrics' values.
+Status DrawArrays(Drawing& d) {
+  const int64_t asked_t1 = d.g.t1, asked_t2 = d.g.t2;
+  const uint32_t asked_cols = d.g.cols;
+  const uint64_t before = d.reader.cache().stats().pages_read;
+  if (d.src.arrays.empty()) {
+    return Error(ErrorCode::kNotFound, fmt::format("{} has no {} segments", d.src.name, d.req.op));
+  }
+  WidenRows(d);
+  XTFQ_ASSIGN_OR_RETURN(const bool snapped, SnapTogether(d));
+  XTFQ_ASSIGN_OR_RETURN(GridCells r, MergeArrays(d));
+  GridAnswer& ans = d.ans;
+  ans.pages_read = d.reader.cache().stats().pages_read - before;
+  r.snapped |= snapped;
+  ans.edges = r.edges, ans.rows = r.rows, ans.count = r.count, ans.snapped = r.snapped, ans.plan = r.plan;
+  ans.notes.insert(ans.notes.begin(), r.notes.begin(), r.notes.end());
+  if (r.snapped) {
+    ans.notes.push_back(
+        fmt::format("snapped onto the grid's bins: {} columns over [{}, {}) instead of {} over [{}, {})", r.cols(),
+                    r.edges.front(), r.edges.back(), asked_cols, asked_t1, asked_t2));
+  }
+  ComputeValues(ans, r);
+  return Ok();
+}
+
+}  // namespace
+
+double GridAnswer::Seconds(int64_t t) const {
+  if (frame.kind == TimeFrameKind::kDarshan || (frame.kind == TimeFrameKind::kRaw && frame.raw_ns)) {
+    return static_cast<double>(t) / 1e9;
+  }
+  return static_cast<double>(t);
+}
+
+Result<GridAnswer> GridAnswerQuery::Run(StoreReader& reader, const GridAnswerRequest& request) {
+  // Slurm profiles have no grid of their own: their sample arrays are drawn as raw arrays (--array).
+  XTFQ_ASSIGN_OR_RETURN(const StoreKind kind, ChooseKind(StoreContents::Of(reader.catalogue()),
+                                                         KindRequest{!request.array.empty()}, reader.store().name()));
+  const bool darshan = kind == StoreKind::kDarshan;
+  if (kind == StoreKind::kJobStats) {
+    GridAnswerRequest req = request;
+    if (req.cols == 0) req.cols = 100;
+    GridAnswer ans;
+    ans.request = req;
+    return JobStats(reader, req, std::move(ans));
+  }
+  GridAnswerRequest req = request;
+  if (req.rows == 0) req.rows = 1;
+  XTFQ_ASSIGN_OR_RETURN(Source src, darshan ? DarshanSource(reader, req) : RawSource(reader, req));
+  Drawing d{reader, std::move(req), std::move(src)};
+  DescribeSource(d);
+  XTFQ_TRY(SetWindow(d));
+  XTFQ_TRY(SetColumnsAndRows(d));
+  if (d.src.counters) return Estimate(reader, *d.src.counters, d.req, std::move(d.ans), d.g.t1, d.g.t2, d.g.p1, d.g.p2);
+  XTFQ_TRY(ChooseMetrics(d));
+  d.ans.notes = d.src.notes;
+  KeepFields(d);
+  XTFQ_TRY(DrawArrays(d));
+  if (d.src.arrays.size() == 1 && SlurmLayout::Owns(d.src.arrays.front()->name)) XTFQ_TRY(NameSlurmRows(reader, d.ans));
+  return std::move(d.ans);
 }
 
 }  // namespace xtfq

@@ -108,10 +108,13 @@ std::string JobTimelineAnswer::NotFound() const {
   return fmt::format("no store holds anything of job {}{}", job, why);
 }
 
-Result<JobTimelineAnswer> JobTimeline::Run(const std::vector<StoreReader*>& stores, const JobTimelineRequest& request) {
+namespace {
+
+// What the phases of JobTimeline::Run share: the request, the answer they fill, the job's parts in
+// each store, and the span they make.
+struct Timeline {
+  const JobTimelineRequest& request;
   JobTimelineAnswer out;
-  out.job = request.job;
-  const std::string id = std::to_string(request.job);
   std::vector<DarshanPart> darshan;
   std::vector<JobStatsPart> jobstats;
   std::vector<SlurmPart> slurm;
@@ -119,237 +122,290 @@ Result<JobTimelineAnswer> JobTimeline::Run(const std::vector<StoreReader*>& stor
   // say its node-step files into one and sh5util's merged file into another): counted once.
   std::map<std::tuple<int64_t, std::string, int64_t, uint8_t, int64_t, uint32_t>, std::string> slurm_seen;
   int64_t lo = INT64_MAX, hi = INT64_MIN;  // the span from Darshan and Slurm
-  auto widen = [&](int64_t a, int64_t b) { lo = std::min(lo, a), hi = std::max(hi, b); };
   bool any_darshan = false, any_jobstats = false, any_slurm = false;
+  bool heatmap = false, estimated = false, dxt = false;  // what the Darshan logs' windows came from
+
+  void Widen(int64_t a, int64_t b) { lo = std::min(lo, a), hi = std::max(hi, b); }
+};
+
+// Darshan logs.
+Status FindDarshan(Timeline& t, StoreReader& r) {
+  const std::string name = StoreName(r);
+  XTFQ_ASSIGN_OR_RETURN(std::vector<DarshanLogInfo> logs, DarshanLogs::List(r));
+  if (logs.empty()) return Ok();
+  t.any_darshan = true;
+  std::vector<std::string> others;
+  size_t found = 0;
+  for (const DarshanLogInfo& l : logs) {
+    if (l.job != t.request.job) {
+      others.push_back(std::to_string(l.job));
+      continue;
+    }
+    XTFQ_ASSIGN_OR_RETURN(DarshanLogInfo info, DarshanLogs::Find(r, l.log, std::nullopt));
+    const TimeFrame f = DarshanWindowQuery::Frame(info);
+    const int64_t end_ns = std::max<int64_t>(f.last, 0);
+    const int64_t run_end = info.start_sec + (info.start_nsec + end_ns) / 1000000000 + 1;
+    t.out.sources.push_back({"darshan", name, true,
+                             fmt::format("log {} (job {}, {} processes, {}, started {})", info.log, info.job,
+                                         info.nprocs, info.file, info.start_sec)});
+    t.darshan.push_back({&r, std::move(info), 0, run_end, t.out.sources.size() - 1});
+    t.darshan.back().t1 = t.darshan.back().info.start_sec;
+    ++found;
+  }
+  if (found == 0) {
+    t.out.sources.push_back({"darshan", name, false,
+                             fmt::format("no log of job {} ({} log{}: jobs {})", t.request.job, logs.size(),
+                                         logs.size() == 1 ? "" : "s", fmt::join(others, ", "))});
+  }
+  return Ok();
+}
+
+// job_stats.
+Status FindJobStats(Timeline& t, StoreReader& r) {
+  const std::string name = StoreName(r);
+  t.any_jobstats = true;
+  XTFQ_ASSIGN_OR_RETURN(std::unique_ptr<JobStatsView> view, JobStatsView::Open(r));
+  JobStatsFilter f;
+  f.jobs = {std::to_string(t.request.job)};
+  XTFQ_ASSIGN_OR_RETURN(std::vector<char> sel, view->SelectSeries(f));
+  const size_t n = static_cast<size_t>(std::count(sel.begin(), sel.end(), 1));
+  if (n == 0) {
+    t.out.sources.push_back(
+        {"jobstats", name, false,
+         fmt::format("no series of job {} among its {} series", t.request.job, view->series().size())});
+    return Ok();
+  }
+  XTFQ_ASSIGN_OR_RETURN(std::vector<uint32_t> targets, view->SelectTargets(f, sel));
+  JobStatsFilter on;
+  for (uint32_t target : targets) on.targets.push_back(view->targets()[target]);
+  t.out.sources.push_back({"jobstats", name, true,
+                           fmt::format("{} series of job {} on {} target{}: {}", n, t.request.job, targets.size(),
+                                       targets.size() == 1 ? "" : "s", fmt::join(on.targets, ", "))});
+  t.jobstats.push_back({&r, std::move(view), std::move(f), std::move(on)});
+  return Ok();
+}
+
+// Slurm.
+Status FindSlurm(Timeline& t, StoreReader& r) {
+  const std::string name = StoreName(r);
+  const int64_t job = t.request.job;
+  t.any_slurm = true;
+  XTFQ_ASSIGN_OR_RETURN(std::unique_ptr<SlurmView> view, SlurmView::Open(r));
+  size_t n = 0, rows = 0;
+  std::set<std::string> steps;
+  std::map<std::string, size_t> kinds;
+  for (const SlurmSeries& s : view->series()) {
+    // A merged file's copy of a series read before holds no rows of its own: counted once.
+    if (s.job != job || s.duplicate()) continue;
+    ++n, rows += s.rows, ++kinds[std::string(L::KindName(s.kind))];
+    steps.insert(L::StepName(s.step));
+  }
+  SlurmFilter f;
+  f.jobs = {job};
+  XTFQ_ASSIGN_OR_RETURN(std::vector<char> sel, view->Select(f));
+  size_t again = 0;
+  std::set<std::string> first_in;
+  for (const SlurmSeries& s : view->series()) {
+    if (!sel[s.id]) continue;
+    auto [it, fresh] = t.slurm_seen.try_emplace({s.step, s.node, s.task, s.kind, s.start, s.rows}, name);
+    if (fresh) continue;
+    sel[s.id] = 0, ++again;
+    first_in.insert(it->second);
+  }
+  if (again > 0) {
+    t.out.notes.push_back(
+        fmt::format("slurm ({}): {} series of job {} are the same as {}'s (same step, node, task, start and rows): "
+                    "counted once",
+                    name, again, job, fmt::join(first_in, ", ")));
+  }
+  XTFQ_ASSIGN_OR_RETURN(auto span, view->Span(sel));
+  if (n == 0) {
+    t.out.sources.push_back(
+        {"slurm", name, false, fmt::format("no series of job {} (jobs held: {})", job, SlurmJobs(*view))});
+    return Ok();
+  }
+  std::vector<std::string> k;
+  for (const auto& [kind, count] : kinds) k.push_back(fmt::format("{} {}", count, kind));
+  const std::string why = again == n ? fmt::format(": the same as in {}, counted there", fmt::join(first_in, ", "))
+                          : !span    ? ": none of them with samples"
+                                     : "";
+  t.out.sources.push_back({"slurm", name, span.has_value() || again == n,
+                           fmt::format("{} series of job {} ({}; {} rows; step{} {}){}", n, job, fmt::join(k, ", "),
+                                       rows, steps.size() == 1 ? "" : "s", fmt::join(steps, ", "), why)});
+  if (span) {
+    t.Widen(span->first, span->second + 1);
+    t.slurm.push_back({&r, std::move(view), std::move(sel)});
+  }
+  return Ok();
+}
+
+// What each store holds of the job: its Darshan logs, job_stats and Slurm series.
+Status FindParts(Timeline& t, const std::vector<StoreReader*>& stores) {
   for (StoreReader* r : stores) {
-    const std::string name = StoreName(*r);
     const StoreContents held = StoreContents::Of(r->catalogue());
-    // Darshan logs.
-    XTFQ_ASSIGN_OR_RETURN(std::vector<DarshanLogInfo> logs, DarshanLogs::List(*r));
-    if (!logs.empty()) {
-      any_darshan = true;
-      std::vector<std::string> others;
-      size_t found = 0;
-      for (const DarshanLogInfo& l : logs) {
-        if (l.job != request.job) {
-          others.push_back(std::to_string(l.job));
-          continue;
-        }
-        XTFQ_ASSIGN_OR_RETURN(DarshanLogInfo info, DarshanLogs::Find(*r, l.log, std::nullopt));
-        const TimeFrame f = DarshanWindowQuery::Frame(info);
-        const int64_t end_ns = std::max<int64_t>(f.last, 0);
-        const int64_t run_end = info.start_sec + (info.start_nsec + end_ns) / 1000000000 + 1;
-        out.sources.push_back({"darshan", name, true,
-                               fmt::format("log {} (job {}, {} processes, {}, started {})", info.log, info.job,
-                                           info.nprocs, info.file, info.start_sec)});
-        darshan.push_back({r, std::move(info), 0, run_end, out.sources.size() - 1});
-        darshan.back().t1 = darshan.back().info.start_sec;
-        ++found;
-      }
-      if (found == 0) {
-        out.sources.push_back({"darshan", name, false,
-                               fmt::format("no log of job {} ({} log{}: jobs {})", request.job, logs.size(),
-                                           logs.size() == 1 ? "" : "s", fmt::join(others, ", "))});
-      }
-    }
-    // job_stats.
-    if (held.jobstats) {
-      any_jobstats = true;
-      XTFQ_ASSIGN_OR_RETURN(std::unique_ptr<JobStatsView> view, JobStatsView::Open(*r));
-      JobStatsFilter f;
-      f.jobs = {id};
-      XTFQ_ASSIGN_OR_RETURN(std::vector<char> sel, view->SelectSeries(f));
-      const size_t n = static_cast<size_t>(std::count(sel.begin(), sel.end(), 1));
-      if (n == 0) {
-        out.sources.push_back(
-            {"jobstats", name, false,
-             fmt::format("no series of job {} among its {} series", request.job, view->series().size())});
-      } else {
-        XTFQ_ASSIGN_OR_RETURN(std::vector<uint32_t> targets, view->SelectTargets(f, sel));
-        JobStatsFilter on;
-        for (uint32_t t : targets) on.targets.push_back(view->targets()[t]);
-        out.sources.push_back({"jobstats", name, true,
-                               fmt::format("{} series of job {} on {} target{}: {}", n, request.job, targets.size(),
-                                           targets.size() == 1 ? "" : "s", fmt::join(on.targets, ", "))});
-        jobstats.push_back({r, std::move(view), std::move(f), std::move(on)});
-      }
-    }
-    // Slurm.
-    if (held.slurm) {
-      any_slurm = true;
-      XTFQ_ASSIGN_OR_RETURN(std::unique_ptr<SlurmView> view, SlurmView::Open(*r));
-      size_t n = 0, rows = 0;
-      std::set<std::string> steps;
-      std::map<std::string, size_t> kinds;
-      for (const SlurmSeries& s : view->series()) {
-        // A merged file's copy of a series read before holds no rows of its own: counted once.
-        if (s.job != request.job || s.duplicate()) continue;
-        ++n, rows += s.rows, ++kinds[std::string(L::KindName(s.kind))];
-        steps.insert(L::StepName(s.step));
-      }
-      SlurmFilter f;
-      f.jobs = {request.job};
-      XTFQ_ASSIGN_OR_RETURN(std::vector<char> sel, view->Select(f));
-      size_t again = 0;
-      std::set<std::string> first_in;
-      for (const SlurmSeries& s : view->series()) {
-        if (!sel[s.id]) continue;
-        auto [it, fresh] = slurm_seen.try_emplace({s.step, s.node, s.task, s.kind, s.start, s.rows}, name);
-        if (fresh) continue;
-        sel[s.id] = 0, ++again;
-        first_in.insert(it->second);
-      }
-      if (again > 0) {
-        out.notes.push_back(
-            fmt::format("slurm ({}): {} series of job {} are the same as {}'s (same step, node, task, start and rows): "
-                        "counted once",
-                        name, again, request.job, fmt::join(first_in, ", ")));
-      }
-      XTFQ_ASSIGN_OR_RETURN(auto span, view->Span(sel));
-      if (n == 0) {
-        out.sources.push_back(
-            {"slurm", name, false, fmt::format("no series of job {} (jobs held: {})", request.job, SlurmJobs(*view))});
-      } else {
-        std::vector<std::string> k;
-        for (const auto& [kind, count] : kinds) k.push_back(fmt::format("{} {}", count, kind));
-        const std::string why = again == n
-                                    ? fmt::format(": the same as in {}, counted there", fmt::join(first_in, ", "))
-                                : !span ? ": none of them with samples"
-                                        : "";
-        out.sources.push_back(
-            {"slurm", name, span.has_value() || again == n,
-             fmt::format("{} series of job {} ({}; {} rows; step{} {}){}", n, request.job, fmt::join(k, ", "), rows,
-                         steps.size() == 1 ? "" : "s", fmt::join(steps, ", "), why)});
-        if (span) {
-          widen(span->first, span->second + 1);
-          slurm.push_back({r, std::move(view), std::move(sel)});
-        }
-      }
-    }
+    XTFQ_TRY(FindDarshan(t, *r));
+    if (held.jobstats) XTFQ_TRY(FindJobStats(t, *r));
+    if (held.slurm) XTFQ_TRY(FindSlurm(t, *r));
   }
-  // Job ids are reused: with a Slurm profile, a Darshan log that ran outside its span (a minute of
-  // slack for the clocks) is another job's, left out and named.
-  if (lo != INT64_MAX) {
-    std::erase_if(darshan, [&](const DarshanPart& d) {
-      if (d.t2 >= lo - 60 && d.t1 <= hi + 60) return false;
-      JobSource& s = out.sources[d.source];
-      s.found = false;
-      s.detail = fmt::format(
-          "log {} of job {} ran from {} to {}, outside the Slurm profile's span ({} to {}): another "
-          "job with the same id; left out",
-          d.info.log, request.job, d.t1, d.t2, lo, hi);
-      return true;
-    });
-  }
-  for (const DarshanPart& d : darshan) widen(d.t1, d.t2);
-  if (!any_darshan) out.sources.push_back({"darshan", "", false, "no store given holds Darshan logs"});
-  if (!any_jobstats) out.sources.push_back({"jobstats", "", false, "no store given holds job_stats"});
-  if (!any_slurm) out.sources.push_back({"slurm", "", false, "no store given holds Slurm profiles"});
-  if (!out.any()) return out;
-  // The span: Darshan's and Slurm's; else the seconds the job's job_stats series changed in (its
-  // rate steps), else the collections of the stores that hold the job.
-  if (lo == INT64_MAX) {
-    for (JobStatsPart& j : jobstats) {
+  return Ok();
+}
+
+// Job ids are reused: with a Slurm profile, a Darshan log that ran outside its span (a minute of
+// slack for the clocks) is another job's, left out and named.
+void DropOtherJobsLogs(Timeline& t) {
+  if (t.lo == INT64_MAX) return;
+  std::erase_if(t.darshan, [&](const DarshanPart& d) {
+    if (d.t2 >= t.lo - 60 && d.t1 <= t.hi + 60) return false;
+    JobSource& s = t.out.sources[d.source];
+    s.found = false;
+    s.detail = fmt::format(
+        "log {} of job {} ran from {} to {}, outside the Slurm profile's span ({} to {}): another "
+        "job with the same id; left out",
+        d.info.log, t.request.job, d.t1, d.t2, t.lo, t.hi);
+    return true;
+  });
+}
+
+// The span: Darshan's and Slurm's; else the seconds the job's job_stats series changed in (its
+// rate steps), else the collections of the stores that hold the job.
+Status ChooseSpan(Timeline& t) {
+  if (t.lo == INT64_MAX) {
+    for (JobStatsPart& j : t.jobstats) {
       XTFQ_ASSIGN_OR_RETURN(auto active, ActiveSpan(*j.view, j.job));
-      if (active) widen(active->first, active->second);
+      if (active) t.Widen(active->first, active->second);
     }
-    if (lo != INT64_MAX) {
-      out.notes.push_back(
+    if (t.lo != INT64_MAX) {
+      t.out.notes.push_back(
           "the span is that of the job's job_stats rate steps, from the first to the last collection interval in "
           "which a counter of its series changed (no Darshan log or Slurm profile of the job)");
     } else {
-      for (JobStatsPart& j : jobstats) {
+      for (JobStatsPart& j : t.jobstats) {
         XTFQ_ASSIGN_OR_RETURN(auto span, j.view->Span());
-        if (span) widen(span->first, span->second);
+        if (span) t.Widen(span->first, span->second);
       }
-      out.notes.push_back(
+      t.out.notes.push_back(
           "the span is that of the job_stats collections: no counter of the job's series changed between two "
           "collections (no Darshan log or Slurm profile of the job)");
     }
   }
-  out.t1 = lo, out.t2 = std::max(hi, lo + 1);
+  t.out.t1 = t.lo, t.out.t2 = std::max(t.hi, t.lo + 1);
+  return Ok();
+}
+
+// Each window, then the span as one more (the totals), of the width asked or of the span in at most
+// max_windows.
+std::vector<std::pair<int64_t, int64_t>> CutWindows(Timeline& t) {
+  JobTimelineAnswer& out = t.out;
   const double span = static_cast<double>(out.t2 - out.t1);
-  out.window_s = request.window_s ? std::max(1.0, std::ceil(*request.window_s))
-                                  : std::max(1.0, std::ceil(span / std::max<uint32_t>(1, request.max_windows)));
+  out.window_s = t.request.window_s ? std::max(1.0, std::ceil(*t.request.window_s))
+                                    : std::max(1.0, std::ceil(span / std::max<uint32_t>(1, t.request.max_windows)));
   const auto width = static_cast<int64_t>(out.window_s);
-  // Each window, then the span as one more (the totals).
   std::vector<std::pair<int64_t, int64_t>> cuts;
   for (int64_t a = out.t1; a < out.t2; a += width) cuts.emplace_back(a, std::min(out.t2, a + width));
   cuts.emplace_back(out.t1, out.t2);
-  bool heatmap = false, estimated = false, dxt = false;
-  for (size_t k = 0; k < cuts.size(); ++k) {
-    JobWindow w;
-    w.t1 = cuts[k].first, w.t2 = cuts[k].second;
-    for (DarshanPart& d : darshan) {
-      DarshanWindowRequest q;
-      q.time = fmt::format("@{}:@{}", w.t1, w.t2);
-      q.log = d.info.log;
-      XTFQ_ASSIGN_OR_RETURN(DarshanWindowAnswer a, DarshanWindowQuery::Run(*d.reader, q));
-      w.darshan_read = w.darshan_read.value_or(0) + a.result.read.bytes;
-      w.darshan_write = w.darshan_write.value_or(0) + a.result.write.bytes;
-      heatmap = heatmap || a.result.heatmap;
-      dxt = dxt || (!a.result.heatmap && !a.result.estimated);
-      estimated = estimated || a.result.estimated;
-      w.darshan_estimated = w.darshan_estimated || (a.result.estimated && !a.result.exact);
-      // Operations and the slowest rank only where they are known, not spread from counters.
-      const bool known = (!a.result.heatmap && (!a.result.estimated || a.result.exact)) || a.result.counter_ops;
-      if (known) w.darshan_ops = w.darshan_ops.value_or(0) + a.result.read.ops + a.result.write.ops;
-      auto busiest = [](const RankImbalance& r) { return r.slowest ? r.slowest->busy : -1.0; };
-      if (known && a.imbalance && a.imbalance->slowest &&
-          (!w.darshan_ranks || busiest(*a.imbalance) > busiest(*w.darshan_ranks))) {
-        w.darshan_ranks = a.imbalance;
-        w.darshan_ranks_log = d.info.log;
-      }
-    }
-    for (JobStatsPart& j : jobstats) {
-      XTFQ_ASSIGN_OR_RETURN(JobStatsWindow mine,
-                            JobStatsWindowQuery::Compute(*j.view, w.t1, w.t2, j.job, {JobStatsKey::kTarget}));
-      XTFQ_ASSIGN_OR_RETURN(JobStatsWindow all,
-                            JobStatsWindowQuery::Compute(*j.view, w.t1, w.t2, j.targets, {JobStatsKey::kTarget}));
-      auto bytes = [](const JobStatsGroup& g, const char* op) {
-        auto it = g.ops.find(op);
-        return it == g.ops.end() ? 0.0 : it->second.total;
-      };
-      for (const std::string& target : j.targets.targets) {
-        JobTargetLoad t;
-        t.store = StoreName(*j.reader), t.target = target;
-        for (const JobStatsGroup& g : mine.groups) {
-          if (!g.keys.empty() && g.keys[0] == target)
-            t.job_read = bytes(g, "read_bytes"), t.job_write = bytes(g, "write_bytes");
-        }
-        for (const JobStatsGroup& g : all.groups) {
-          if (!g.keys.empty() && g.keys[0] == target)
-            t.target_read = bytes(g, "read_bytes"), t.target_write = bytes(g, "write_bytes");
-        }
-        w.targets.push_back(std::move(t));
-      }
-    }
-    for (SlurmPart& s : slurm) {
-      XTFQ_ASSIGN_OR_RETURN(SlurmWindow sw, SlurmWindowQuery::Compute(*s.view, w.t1, w.t2, s.selected, {}));
-      for (const SlurmGroup& g : sw.groups) {
-        if (g.kind == L::kTasks) {
-          w.slurm_rows += g.rows;
-          w.slurm_read = w.slurm_read.value_or(0) + g.totals[0];
-          w.slurm_write = w.slurm_write.value_or(0) + g.totals[1];
-          w.slurm_cpu = w.slurm_cpu.value_or(0) + g.totals[2];
-          continue;
-        }
-        std::optional<std::vector<double>>& into = g.kind == L::kFilesystem ? w.slurm_fs : w.slurm_net;
-        if (!into) into.emplace(g.totals.size(), 0.0);
-        for (size_t m = 0; m < g.totals.size(); ++m) (*into)[m] += g.totals[m];
-      }
-      if (k + 1 == cuts.size()) {
-        for (const std::string& n : sw.notes) out.notes.push_back("slurm: " + n);
-      }
-    }
-    if (k + 1 == cuts.size()) {
-      out.totals = std::move(w);
-    } else {
-      out.windows.push_back(std::move(w));
+  return cuts;
+}
+
+// The window's Darshan bytes and operations, over every matched log.
+Status AddDarshan(Timeline& t, JobWindow& w) {
+  for (DarshanPart& d : t.darshan) {
+    DarshanWindowRequest q;
+    q.time = fmt::format("@{}:@{}", w.t1, w.t2);
+    q.log = d.info.log;
+    XTFQ_ASSIGN_OR_RETURN(DarshanWindowAnswer a, DarshanWindowQuery::Run(*d.reader, q));
+    w.darshan_read = w.darshan_read.value_or(0) + a.result.read.bytes;
+    w.darshan_write = w.darshan_write.value_or(0) + a.result.write.bytes;
+    t.heatmap = t.heatmap || a.result.heatmap;
+    t.dxt = t.dxt || (!a.result.heatmap && !a.result.estimated);
+    t.estimated = t.estimated || a.result.estimated;
+    w.darshan_estimated = w.darshan_estimated || (a.result.estimated && !a.result.exact);
+    // Operations and the slowest rank only where they are known, not spread from counters.
+    const bool known = (!a.result.heatmap && (!a.result.estimated || a.result.exact)) || a.result.counter_ops;
+    if (known) w.darshan_ops = w.darshan_ops.value_or(0) + a.result.read.ops + a.result.write.ops;
+    auto busiest = [](const RankImbalance& r) { return r.slowest ? r.slowest->busy : -1.0; };
+    if (known && a.imbalance && a.imbalance->slowest &&
+        (!w.darshan_ranks || busiest(*a.imbalance) > busiest(*w.darshan_ranks))) {
+      w.darshan_ranks = a.imbalance;
+      w.darshan_ranks_log = d.info.log;
     }
   }
-  // job_stats of the job outside the span: its bytes over every collection against those shown.
-  for (JobStatsPart& j : jobstats) {
+  return Ok();
+}
+
+// The window's job_stats: the job's bytes on each of its targets, and every job's.
+Status AddJobStats(Timeline& t, JobWindow& w) {
+  for (JobStatsPart& j : t.jobstats) {
+    XTFQ_ASSIGN_OR_RETURN(JobStatsWindow mine,
+                          JobStatsWindowQuery::Compute(*j.view, w.t1, w.t2, j.job, {JobStatsKey::kTarget}));
+    XTFQ_ASSIGN_OR_RETURN(JobStatsWindow all,
+                          JobStatsWindowQuery::Compute(*j.view, w.t1, w.t2, j.targets, {JobStatsKey::kTarget}));
+    auto bytes = [](const JobStatsGroup& g, const char* op) {
+      auto it = g.ops.find(op);
+      return it == g.ops.end() ? 0.0 : it->second.total;
+    };
+    for (const std::string& target : j.targets.targets) {
+      JobTargetLoad load;
+      load.store = StoreName(*j.reader), load.target = target;
+      for (const JobStatsGroup& g : mine.groups) {
+        if (!g.keys.empty() && g.keys[0] == target)
+          load.job_read = bytes(g, "read_bytes"), load.job_write = bytes(g, "write_bytes");
+      }
+      for (const JobStatsGroup& g : all.groups) {
+        if (!g.keys.empty() && g.keys[0] == target)
+          load.target_read = bytes(g, "read_bytes"), load.target_write = bytes(g, "write_bytes");
+      }
+      w.targets.push_back(std::move(load));
+    }
+  }
+  return Ok();
+}
+
+// The window's Slurm series: the tasks' bytes, CPU and rows, the Filesystem and Network metrics;
+// with the totals, the notes of the Slurm window query.
+Status AddSlurm(Timeline& t, JobWindow& w, bool totals) {
+  for (SlurmPart& s : t.slurm) {
+    XTFQ_ASSIGN_OR_RETURN(SlurmWindow sw, SlurmWindowQuery::Compute(*s.view, w.t1, w.t2, s.selected, {}));
+    for (const SlurmGroup& g : sw.groups) {
+      if (g.kind == L::kTasks) {
+        w.slurm_rows += g.rows;
+        w.slurm_read = w.slurm_read.value_or(0) + g.totals[0];
+        w.slurm_write = w.slurm_write.value_or(0) + g.totals[1];
+        w.slurm_cpu = w.slurm_cpu.value_or(0) + g.totals[2];
+        continue;
+      }
+      std::optional<std::vector<double>>& into = g.kind == L::kFilesystem ? w.slurm_fs : w.slurm_net;
+      if (!into) into.emplace(g.totals.size(), 0.0);
+      for (size_t m = 0; m < g.totals.size(); ++m) (*into)[m] += g.totals[m];
+    }
+    if (totals) {
+      for (const std::string& n : sw.notes) t.out.notes.push_back("slurm: " + n);
+    }
+  }
+  return Ok();
+}
+
+// Each window, then the span as one more (the totals): each source's part of it.
+Status ComputeWindows(Timeline& t) {
+  const std::vector<std::pair<int64_t, int64_t>> cuts = CutWindows(t);
+  for (size_t k = 0; k < cuts.size(); ++k) {
+    const bool totals = k + 1 == cuts.size();
+    JobWindow w;
+    w.t1 = cuts[k].first, w.t2 = cuts[k].second;
+    XTFQ_TRY(AddDarshan(t, w));
+    XTFQ_TRY(AddJobStats(t, w));
+    XTFQ_TRY(AddSlurm(t, w, totals));
+    if (totals) {
+      t.out.totals = std::move(w);
+    } else {
+      t.out.windows.push_back(std::move(w));
+    }
+  }
+  return Ok();
+}
+
+// job_stats of the job outside the span: its bytes over every collection against those shown.
+Status NoteOutsideSpan(Timeline& t) {
+  for (JobStatsPart& j : t.jobstats) {
     XTFQ_ASSIGN_OR_RETURN(auto all, j.view->Span());
     if (!all) continue;
     XTFQ_ASSIGN_OR_RETURN(JobStatsWindow whole,
@@ -360,32 +416,40 @@ Result<JobTimelineAnswer> JobTimeline::Run(const std::vector<StoreReader*>& stor
         if (auto it = g.ops.find(op); it != g.ops.end()) everywhere += it->second.total;
       }
     }
-    for (const JobTargetLoad& t : out.totals.targets) {
-      if (t.store == StoreName(*j.reader)) shown += t.job_read + t.job_write;
+    for (const JobTargetLoad& load : t.out.totals.targets) {
+      if (load.store == StoreName(*j.reader)) shown += load.job_read + load.job_write;
     }
     if (everywhere > shown + 0.5) {
-      out.notes.push_back(
+      t.out.notes.push_back(
           fmt::format("jobstats ({}): {:.0f} bytes of job {} lie outside the span shown (of {:.0f} "
                       "in all its collections): a reused job id, or I/O after the job's last sample",
-                      StoreName(*j.reader), everywhere - shown, request.job, everywhere));
+                      StoreName(*j.reader), everywhere - shown, t.request.job, everywhere));
     }
   }
-  if (!darshan.empty()) {
-    if (dxt) {
+  return Ok();
+}
+
+// The window rules of each source that gave something.
+void NoteWindowRules(Timeline& t) {
+  JobTimelineAnswer& out = t.out;
+  if (!t.darshan.empty()) {
+    if (t.dxt) {
       out.notes.push_back(
           "darshan: DXT_POSIX segments (MPI-IO's are the same bytes seen one layer up); a segment counts in the "
           "window that holds its start (the compute nodes' clock)");
     }
-    if (heatmap) out.notes.push_back("darshan: a log without DXT gives bytes from its HEATMAP bins, no operations");
-    if (estimated) out.notes.push_back("darshan: a log with neither DXT nor HEATMAP gives estimates from its counters");
+    if (t.heatmap) out.notes.push_back("darshan: a log without DXT gives bytes from its HEATMAP bins, no operations");
+    if (t.estimated) {
+      out.notes.push_back("darshan: a log with neither DXT nor HEATMAP gives estimates from its counters");
+    }
   }
-  if (!jobstats.empty()) {
+  if (!t.jobstats.empty()) {
     out.notes.push_back(
         "jobstats: totals are the integral of the rate steps over each window (the collector's clock; steps are as "
         "wide "
         "as the collection interval); share = the job's bytes over every job's on the target");
   }
-  if (!slurm.empty()) {
+  if (!t.slurm.empty()) {
     out.notes.push_back(
         "slurm: a sample's deltas accrued over the interval since the sample before it, and a window takes the share "
         "of that interval it covers (the compute nodes' clock); task bytes are ReadMB and WriteMB x 2^20, the I/O of "
@@ -396,7 +460,25 @@ Result<JobTimelineAnswer> JobTimeline::Run(const std::vector<StoreReader*>& stor
           "alone");
     }
   }
-  return out;
+}
+
+}  // namespace
+
+Result<JobTimelineAnswer> JobTimeline::Run(const std::vector<StoreReader*>& stores, const JobTimelineRequest& request) {
+  Timeline t{request};
+  t.out.job = request.job;
+  XTFQ_TRY(FindParts(t, stores));
+  DropOtherJobsLogs(t);
+  for (const DarshanPart& d : t.darshan) t.Widen(d.t1, d.t2);
+  if (!t.any_darshan) t.out.sources.push_back({"darshan", "", false, "no store given holds Darshan logs"});
+  if (!t.any_jobstats) t.out.sources.push_back({"jobstats", "", false, "no store given holds job_stats"});
+  if (!t.any_slurm) t.out.sources.push_back({"slurm", "", false, "no store given holds Slurm profiles"});
+  if (!t.out.any()) return std::move(t.out);
+  XTFQ_TRY(ChooseSpan(t));
+  XTFQ_TRY(ComputeWindows(t));
+  XTFQ_TRY(NoteOutsideSpan(t));
+  NoteWindowRules(t);
+  return std::move(t.out);
 }
 
 }  // namespace xtfq

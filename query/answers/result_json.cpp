@@ -24,9 +24,9 @@ std::string ResultJson::EdgeSeconds(int64_t ns, bool lo) {
 }
 
 nlohmann::json ResultJson::Of(const DarshanOpStats& s, const DarshanOpMetrics& d) {
-  nlohmann::json bins = nlohmann::json::object();
-  for (int b = 0; b < DarshanLayout::kSizeBins; ++b)
-    bins[std::string(DarshanLayout::SizeBinName(b))] = s.bins[static_cast<size_t>(b)];
+  nlohmann::json classes = nlohmann::json::object();
+  for (int b = 0; b < DarshanLayout::kSizeClasses; ++b)
+    classes[std::string(DarshanLayout::SizeClassName(b))] = s.size_classes[static_cast<size_t>(b)];
   return {{"ops", s.ops},
           {"bytes", s.bytes},
           {"busy_s", s.busy},
@@ -38,7 +38,7 @@ nlohmann::json ResultJson::Of(const DarshanOpStats& s, const DarshanOpMetrics& d
           {"small_ratio", J(d.small_ratio)},
           {"seq", s.seq},
           {"consec", s.consec},
-          {"size_classes", bins}};
+          {"size_classes", classes}};
 }
 
 nlohmann::json ResultJson::Of(const RankImbalance& r) {
@@ -466,6 +466,60 @@ nlohmann::json ResultJson::Of(const SlurmWindow& w, const std::vector<SlurmKey>&
   j["warnings"] = w.warnings;
   j["notes"] = w.notes;
   j["edge_rows"] = w.edge_rows;
+  return j;
+}
+
+nlohmann::json ResultJson::Record(const Schema& schema, const std::byte* record) {
+  nlohmann::json j = nlohmann::json::object();
+  for (size_t i = 0; i < schema.fields().size(); ++i) {
+    std::visit([&](auto v) { j[schema.fields()[i].name] = v; }, schema.Get(record, i));
+  }
+  return j;
+}
+
+nlohmann::json ResultJson::Of(const ArrayWindowStats& s) {
+  nlohmann::json j = {{"count", s.count}};
+  for (const ArrayFieldAnswer& f : s.fields) {
+    const FieldStats& st = f.stats;
+    nlohmann::json fj;
+    fj["sum"] = st.is_float ? nlohmann::json(st.f_sum) : nlohmann::json(st.i_sum);
+    if (s.count > 0) {
+      fj["min"] = st.is_float ? nlohmann::json(st.f_min) : nlohmann::json(st.i_min);
+      fj["max"] = st.is_float ? nlohmann::json(st.f_max) : nlohmann::json(st.i_max);
+      fj["mean"] = f.mean;
+      fj["std"] = f.stddev;
+    }
+    fj["sumsq"] = st.sumsq;
+    if (!f.percentiles.empty()) {
+      for (const WindowPercentile& p : f.percentiles) {
+        fj["percentiles"][fmt::format("p{:g}", p.q * 100)] =
+            p.bound ? nlohmann::json{p.bound->first, p.bound->second} : nlohmann::json(nullptr);
+      }
+      fj["percentiles"]["bound"] = "each percentile lies in [lower, upper]: one log2 bin narrowed to min and max";
+    }
+    j[f.name] = fj;
+  }
+  return j;
+}
+
+nlohmann::json ResultJson::Of(const ArrayWindowAnswer& a) {
+  if (!a.histogram) return Of(a.whole);
+  nlohmann::json j = nlohmann::json::array();
+  for (size_t b = 0; b < a.buckets.size(); ++b) {
+    nlohmann::json bj = Of(a.buckets[b].stats);
+    bj["bucket"] = b;
+    bj["start"] = a.buckets[b].start;
+    bj["end"] = a.buckets[b].end;
+    j.push_back(std::move(bj));
+  }
+  return j;
+}
+
+nlohmann::json ResultJson::Of(const PrimitiveAnswer& a, PrimitiveOp op, const Schema& schema) {
+  if (op == PrimitiveOp::kSize) return {{"count", a.count}};
+  nlohmann::json j = {{"position", a.cursor.position}, {"records", a.records}};
+  if (a.process) j["process"] = *a.process;
+  j["record"] = a.cursor.at_end() ? nlohmann::json(nullptr) : Record(schema, a.cursor.record.data());
   return j;
 }
 

@@ -10,6 +10,8 @@
 #include "query/answers/grid_answer.h"
 #include "query/answers/job_timeline.h"
 #include "query/answers/store_summary.h"
+#include "query/arrays/array_window_query.h"
+#include "query/core/primitive_query.h"
 #include "query/darshan/darshan_segments_query.h"
 #include "query/darshan/darshan_window_query.h"
 #include "query/jobstats/jobstats_heatmap_query.h"
@@ -31,6 +33,14 @@ class ResultJson {
   static nlohmann::json Of(const DarshanSegmentsAnswer& segments);
   static nlohmann::json Of(const JobTimelineAnswer& job);
   static nlohmann::json Of(const SlurmWindow& window, const std::vector<SlurmKey>& by);
+  // A raw array's window: its statistics, or an array of buckets, each with its start and end.
+  static nlohmann::json Of(const ArrayWindowAnswer& answer);
+  static nlohmann::json Of(const ArrayWindowStats& stats);
+  // search, size, next: {"count"} for size; the position, the records, the process followed and the
+  // record (null at the end) for search and next.
+  static nlohmann::json Of(const PrimitiveAnswer& answer, PrimitiveOp op, const Schema& schema);
+  // A record: its fields by name.
+  static nlohmann::json Record(const Schema& schema, const std::byte* record);
   // Seconds from the job's start of a window edge in ns ("-inf"/"+inf" for an open side).
   static std::string EdgeSeconds(int64_t ns, bool lo);
 };

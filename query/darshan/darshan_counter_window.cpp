@@ -30,18 +30,18 @@ std::optional<Counter> Find(const Schema& s, const std::string& name) {
 struct OpCounters {
   std::vector<Counter> ops;  // summed: the operation count
   std::optional<Counter> bytes, start, end, time, seq, consec;
-  std::array<std::optional<Counter>, DarshanLayout::kSizeBins> bins;
+  std::array<std::optional<Counter>, DarshanLayout::kSizeClasses> size_classes;
 };
 
 // Estimated sums in doubles, rounded once at the end.
 struct Sums {
   double ops = 0, bytes = 0, busy = 0, seq = 0, consec = 0;
-  std::array<double, DarshanLayout::kSizeBins> bins{};
+  std::array<double, DarshanLayout::kSizeClasses> size_classes{};
   DarshanOpStats Rounded() const {
     DarshanOpStats o;
     o.ops = static_cast<uint64_t>(std::llround(ops)), o.bytes = std::llround(bytes), o.busy = busy;
     o.seq = std::llround(seq), o.consec = std::llround(consec);
-    for (size_t b = 0; b < bins.size(); ++b) o.bins[b] = std::llround(bins[b]);
+    for (size_t b = 0; b < size_classes.size(); ++b) o.size_classes[b] = std::llround(size_classes[b]);
     return o;
   }
 };
@@ -65,10 +65,10 @@ Result<OpCounters> CountersOf(const Schema& s, const std::string& module, bool r
   c.time = Find(s, fmt::format("{}_F_{}_TIME", m, rw));
   c.seq = Find(s, fmt::format("{}_SEQ_{}S", m, rw));
   c.consec = Find(s, fmt::format("{}_CONSEC_{}S", m, rw));
-  for (int b = 0; b < DarshanLayout::kSizeBins; ++b) {
-    const std::string bin(DarshanLayout::SizeBinName(b));
-    c.bins[static_cast<size_t>(b)] = module == "MPI-IO" ? Find(s, fmt::format("MPIIO_SIZE_{}_AGG_{}", rw, bin))
-                                                        : Find(s, fmt::format("{}_SIZE_{}_{}", m, rw, bin));
+  for (int b = 0; b < DarshanLayout::kSizeClasses; ++b) {
+    const std::string bin(DarshanLayout::SizeClassName(b));
+    c.size_classes[static_cast<size_t>(b)] = module == "MPI-IO" ? Find(s, fmt::format("MPIIO_SIZE_{}_AGG_{}", rw, bin))
+                                                                : Find(s, fmt::format("{}_SIZE_{}_{}", m, rw, bin));
   }
   if (c.ops.empty() || !c.bytes || !c.start || !c.end) {
     return Error(ErrorCode::kUnsupported,
@@ -127,19 +127,20 @@ Status DarshanCounterWindow::ForEachActivity(StoreReader& reader, const DarshanL
       x.ops = n, x.bytes = c.bytes->Read(r);
       x.busy = c.time ? c.time->Read(r) : 0, x.seq = c.seq ? c.seq->Read(r) : 0;
       x.consec = c.consec ? c.consec->Read(r) : 0;
-      for (size_t b = 0; b < x.bins.size(); ++b) x.bins[b] = c.bins[b] ? c.bins[b]->Read(r) : 0;
+      for (size_t b = 0; b < x.size_classes.size(); ++b)
+        x.size_classes[b] = c.size_classes[b] ? c.size_classes[b]->Read(r) : 0;
       fn(x);
     }
     return Ok();
   });
 }
 
-Result<DarshanWindowResult> DarshanCounterWindow::Compute(StoreReader& reader, const DarshanLogInfo& info,
-                                                          const DarshanWindowSpec& spec) {
+Result<DarshanWindowStats> DarshanCounterWindow::Compute(StoreReader& reader, const DarshanLogInfo& info,
+                                                         const DarshanWindowSpec& spec) {
   std::array<Sums, 2> total;
   std::map<int64_t, std::array<Sums, 2>> ranks;
   std::map<uint64_t, std::array<Sums, 2>> files;
-  DarshanWindowResult out;
+  DarshanWindowStats out;
   out.indexed = false;
   out.estimated = true;
   out.exact = true;
@@ -151,7 +152,7 @@ Result<DarshanWindowResult> DarshanCounterWindow::Compute(StoreReader& reader, c
     auto add = [&](Sums& y) {
       y.ops += share * x.ops, y.bytes += share * x.bytes, y.busy += share * x.busy;
       y.seq += share * x.seq, y.consec += share * x.consec;
-      for (size_t b = 0; b < y.bins.size(); ++b) y.bins[b] += share * x.bins[b];
+      for (size_t b = 0; b < y.size_classes.size(); ++b) y.size_classes[b] += share * x.size_classes[b];
     };
     const size_t op = static_cast<size_t>(x.op);
     add(total[op]);

@@ -31,7 +31,7 @@ struct DarshanCounterActivity {
   int op = 0;  // 0 read, 1 write
   double start = 0, end = 0;
   double ops = 0, bytes = 0, busy = 0, seq = 0, consec = 0;
-  std::array<double, DarshanLayout::kSizeBins> bins{};
+  std::array<double, DarshanLayout::kSizeClasses> size_classes{};
 };
 
 class DarshanCounterWindow {
@@ -44,8 +44,8 @@ class DarshanCounterWindow {
   // the overlap over the length, or all or nothing for an instant.
   static double Share(double a, double b, int64_t w1, int64_t w2);
   // kNotFound when the log has no counter records of the module.
-  static Result<DarshanWindowResult> Compute(StoreReader& reader, const DarshanLogInfo& info,
-                                             const DarshanWindowSpec& spec);
+  static Result<DarshanWindowStats> Compute(StoreReader& reader, const DarshanLogInfo& info,
+                                            const DarshanWindowSpec& spec);
 };
 
 }  // namespace xtfq

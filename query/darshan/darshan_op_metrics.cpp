@@ -13,7 +13,7 @@ DarshanOpMetrics DarshanOpMetrics::Of(const DarshanOpStats& s) {
           Div(static_cast<double>(s.bytes), ops),
           Div(static_cast<double>(s.seq), ops),
           Div(static_cast<double>(s.consec), ops),
-          Div(static_cast<double>(s.bins[0] + s.bins[1] + s.bins[2]), ops)};
+          Div(static_cast<double>(s.size_classes[0] + s.size_classes[1] + s.size_classes[2]), ops)};
 }
 
 }  // namespace xtfq

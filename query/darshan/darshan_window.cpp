@@ -27,7 +27,7 @@ DarshanOpStats FromSummary(const Summary& s) {
   o.busy = s.fields[1].f_sum;
   o.seq = s.fields[2].i_sum;
   o.consec = s.fields[3].i_sum;
-  for (size_t b = 0; b < 10; ++b) o.bins[b] = s.fields[4 + b].i_sum;
+  for (size_t b = 0; b < 10; ++b) o.size_classes[b] = s.fields[4 + b].i_sum;
   return o;
 }
 
@@ -37,7 +37,7 @@ void AddSegment(DarshanOpStats& o, const std::byte* r) {
   o.busy += LoadLe<double>(r + L::kDxtOffsetDuration);
   o.seq += static_cast<int64_t>(r[L::kDxtOffsetSeq]);
   o.consec += static_cast<int64_t>(r[L::kDxtOffsetConsec]);
-  for (size_t b = 0; b < 10; ++b) o.bins[b] += static_cast<int64_t>(r[L::kDxtOffsetBins + b]);
+  for (size_t b = 0; b < 10; ++b) o.size_classes[b] += static_cast<int64_t>(r[L::kDxtOffsetSizeClasses + b]);
 }
 // Calls fn(rank, summary of the window) for each rank of the spec's range with records in the
 // window: one descent per rank, through the P index.
@@ -62,11 +62,11 @@ Status PerRank(StoreReader& reader, const ArrayDesc& a, const DarshanWindowSpec&
 
 void DarshanOpStats::Add(const DarshanOpStats& o) {
   ops += o.ops, bytes += o.bytes, busy += o.busy, seq += o.seq, consec += o.consec;
-  for (size_t b = 0; b < 10; ++b) bins[b] += o.bins[b];
+  for (size_t b = 0; b < size_classes.size(); ++b) size_classes[b] += o.size_classes[b];
 }
 
-Result<DarshanWindowResult> DarshanWindow::Compute(StoreReader& reader, const DarshanLogInfo& info,
-                                                   const DarshanWindowSpec& spec) {
+Result<DarshanWindowStats> DarshanWindow::Compute(StoreReader& reader, const DarshanLogInfo& info,
+                                                  const DarshanWindowSpec& spec) {
   if (spec.module != "POSIX" && spec.module != "MPI-IO" && spec.module != "STDIO") {
     return Error(
         ErrorCode::kInvalidArgument,
@@ -74,7 +74,7 @@ Result<DarshanWindowResult> DarshanWindow::Compute(StoreReader& reader, const Da
   }
   const std::string dxt = spec.module == "POSIX" ? "DXT_POSIX" : spec.module == "MPI-IO" ? "DXT_MPIIO" : "DXT_STDIO";
   const Catalogue& cat = reader.store().catalogue();
-  DarshanWindowResult out;
+  DarshanWindowStats out;
   out.indexed = !spec.scan && !spec.files && !spec.per_file;
   bool any = false;
   for (int op = 0; op < 2; ++op) {
@@ -168,10 +168,10 @@ Result<DarshanWindowResult> DarshanWindow::Compute(StoreReader& reader, const Da
 }
 
 Status DarshanWindow::AddCounterOps(StoreReader& reader, const DarshanLogInfo& info, const DarshanWindowSpec& spec,
-                                    DarshanWindowResult& out) {
+                                    DarshanWindowStats& out) {
   DarshanWindowSpec totals = spec;
   totals.per_rank = false, totals.per_file = false;
-  Result<DarshanWindowResult> c = DarshanCounterWindow::Compute(reader, info, totals);
+  Result<DarshanWindowStats> c = DarshanCounterWindow::Compute(reader, info, totals);
   if (!c.ok()) {
     // No counter records of the module: the bins alone answer. Damage or I/O errors are said.
     if (c.error().code() == ErrorCode::kCorrupt || c.error().code() == ErrorCode::kIo) return c.error();

@@ -36,7 +36,7 @@ struct DarshanOpStats {
   int64_t bytes = 0;
   double busy = 0;  // seconds: the sum of the segments' durations
   int64_t seq = 0, consec = 0;
-  std::array<int64_t, 10> bins{};
+  std::array<int64_t, DarshanLayout::kSizeClasses> size_classes{};
   void Add(const DarshanOpStats& o);
 };
 
@@ -50,7 +50,7 @@ struct DarshanWindowSpec {
   bool scan = false;
 };
 
-struct DarshanWindowResult {
+struct DarshanWindowStats {
   DarshanOpStats read, write;
   std::map<int64_t, std::array<DarshanOpStats, 2>> ranks;   // rank -> {read, write}
   std::map<uint64_t, std::array<DarshanOpStats, 2>> files;  // record id -> {read, write}
@@ -74,14 +74,14 @@ struct DarshanWindowResult {
 class DarshanWindow {
  public:
   // kNotFound when the log has no DXT segments of the module.
-  static Result<DarshanWindowResult> Compute(StoreReader& reader, const DarshanLogInfo& info,
-                                             const DarshanWindowSpec& spec);
+  static Result<DarshanWindowStats> Compute(StoreReader& reader, const DarshanLogInfo& info,
+                                            const DarshanWindowSpec& spec);
 
  private:
   // Fills a HEATMAP answer's operations from the counter records when they are exact for the
   // window and agree with its bytes (counter_ops); leaves it bytes only otherwise.
   static Status AddCounterOps(StoreReader& reader, const DarshanLogInfo& info, const DarshanWindowSpec& spec,
-                              DarshanWindowResult& out);
+                              DarshanWindowStats& out);
 };
 
 }  // namespace xtfq

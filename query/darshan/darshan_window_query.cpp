@@ -45,7 +45,7 @@ Result<DarshanOpDistribution> Distribution(StoreReader& reader, const ArrayDesc&
   if (spec.files) {
     q.filter = [&](const std::byte* r) { return spec.files->contains(LoadLe<uint64_t>(r + L::kDxtOffsetFile)); };
   }
-  XTFQ_ASSIGN_OR_RETURN(GridResult g, DistributionQuery::Run(reader, array, q));
+  XTFQ_ASSIGN_OR_RETURN(GridCells g, DistributionQuery::Run(reader, array, q));
   DarshanOpDistribution d;
   d.size = g.dists[0], d.duration = g.dists[1];
   d.size_stats = g.stats[length], d.duration_stats = g.stats[duration];

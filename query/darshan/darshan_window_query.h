@@ -50,7 +50,7 @@ struct DarshanWindowAnswer {
   DarshanWindowRequest request;
   DarshanLogInfo info;
   DarshanWindowSpec spec;  // the window in ns from the job's start, the rank range
-  DarshanWindowResult result;
+  DarshanWindowStats result;
   DarshanOpMetrics read, write;
   std::optional<RankImbalance> imbalance;
   // DXT windows: sizes and durations per operation (DistributionQuery), and how they were read.

@@ -14,8 +14,8 @@ namespace xtfq {
 namespace {
 
 // A 1 x 1 grid of no record over [t1, t2) x [p1, p2), every aggregate field kept.
-GridResult Empty(const Schema& schema, const DistributionRequest& req, int64_t t1, int64_t t2) {
-  GridResult r;
+GridCells Empty(const Schema& schema, const DistributionRequest& req, int64_t t1, int64_t t2) {
+  GridCells r;
   r.edges = {t1, t2};
   r.rows = {{req.p1, req.p2}};
   const Summary empty(schema);
@@ -33,7 +33,7 @@ GridResult Empty(const Schema& schema, const DistributionRequest& req, int64_t t
 // Adds the records of [a, b) (record numbers of the array's own order) in the process range that
 // the filter accepts.
 Status ReadRecords(TnTree& tree, const Schema& schema, const DistributionRequest& req, uint64_t a, uint64_t b,
-                   GridResult& r) {
+                   GridCells& r) {
   const bool ranged = schema.process_field() && (req.p1 != INT64_MIN || req.p2 != INT64_MAX);
   XTFQ_TRY(tree.ForEach(a, b, [&](const std::byte* rec) -> Result<bool> {
     if (ranged) {
@@ -60,7 +60,7 @@ __int128 FloorTo(__int128 t, __int128 bin) {
 
 }  // namespace
 
-Result<GridResult> DistributionQuery::Run(StoreReader& reader, const ArrayDesc& array, const DistributionRequest& req) {
+Result<GridCells> DistributionQuery::Run(StoreReader& reader, const ArrayDesc& array, const DistributionRequest& req) {
   const Schema& schema = array.schema;
   if (!schema.time_field()) {
     return Error(ErrorCode::kInvalidArgument, fmt::format("array '{}' has no time field", array.name));
@@ -74,7 +74,7 @@ Result<GridResult> DistributionQuery::Run(StoreReader& reader, const ArrayDesc& 
   if (req.t1 >= req.t2) {
     return Error(ErrorCode::kInvalidArgument, fmt::format("empty or reversed window {}:{}", req.t1, req.t2));
   }
-  GridResult out = Empty(schema, req, req.t1, req.t2);
+  GridCells out = Empty(schema, req, req.t1, req.t2);
   TnTree tree(reader.cache(), array);
   XTFQ_ASSIGN_OR_RETURN(uint64_t w0, tree.LowerBound(req.t1));
   XTFQ_ASSIGN_OR_RETURN(uint64_t w1, tree.LowerBound(req.t2));
@@ -150,7 +150,7 @@ Result<GridResult> DistributionQuery::Run(StoreReader& reader, const ArrayDesc& 
   mid.row_ranges = {{req.p1, req.p2}};
   mid.fields = out.fields;
   mid.distributions = req.distributions;
-  XTFQ_ASSIGN_OR_RETURN(GridResult m, GridQuery::Run(reader, array, mid));
+  XTFQ_ASSIGN_OR_RETURN(GridCells m, GridQuery::Run(reader, array, mid));
   out.Merge(m);
   XTFQ_ASSIGN_OR_RETURN(uint64_t ra, tree.LowerBound(best_a));
   XTFQ_ASSIGN_OR_RETURN(uint64_t rb, tree.LowerBound(best_b));
@@ -159,7 +159,7 @@ Result<GridResult> DistributionQuery::Run(StoreReader& reader, const ArrayDesc& 
   return out;
 }
 
-std::map<size_t, std::vector<WindowPercentile>> DistributionQuery::Percentiles(const GridResult& r,
+std::map<size_t, std::vector<WindowPercentile>> DistributionQuery::Percentiles(const GridCells& r,
                                                                                const Schema& schema) {
   std::map<size_t, std::vector<WindowPercentile>> out;
   for (size_t d = 0; d < r.distributions.size(); ++d) {

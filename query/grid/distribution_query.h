@@ -46,11 +46,11 @@ struct WindowPercentile {
 class DistributionQuery {
  public:
   static constexpr double kQuantiles[] = {0.5, 0.9, 0.99};
-  // A 1 x 1 GridResult: the window's count, the statistics of every aggregate field, and the
+  // A 1 x 1 GridCells: the window's count, the statistics of every aggregate field, and the
   // distributions asked for.
-  static Result<GridResult> Run(StoreReader& reader, const ArrayDesc& array, const DistributionRequest& request);
+  static Result<GridCells> Run(StoreReader& reader, const ArrayDesc& array, const DistributionRequest& request);
   // p50, p90 and p99 of every distribution of a Run's result, by aggregate field index.
-  static std::map<size_t, std::vector<WindowPercentile>> Percentiles(const GridResult& r, const Schema& schema);
+  static std::map<size_t, std::vector<WindowPercentile>> Percentiles(const GridCells& r, const Schema& schema);
 };
 
 }  // namespace xtfq

@@ -38,7 +38,7 @@ struct LevelPieces {
 
 class Cells {
  public:
-  Cells(GridResult& r, const Schema& schema) : r_(r), nf_(r.fields.size()), nd_(r.distributions.size()) {
+  Cells(GridCells& r, const Schema& schema) : r_(r), nf_(r.fields.size()), nd_(r.distributions.size()) {
     const size_t n = r.rows.size() * r.cols();
     r.count.assign(n, 0);
     r.stats.resize(n * nf_);
@@ -72,7 +72,7 @@ class Cells {
   }
 
  private:
-  GridResult& r_;
+  GridCells& r_;
   size_t nf_, nd_;
 };
 
@@ -95,25 +95,25 @@ std::string GridPlan::Describe() const {
   return fmt::format("{}", fmt::join(parts, "; "));
 }
 
-uint64_t GridResult::TotalCount() const {
+uint64_t GridCells::TotalCount() const {
   uint64_t n = 0;
   for (uint64_t c : count) n += c;
   return n;
 }
 
-FieldStats GridResult::TotalStat(size_t field) const {
+FieldStats GridCells::TotalStat(size_t field) const {
   FieldStats t = stats.empty() ? FieldStats{} : stats[field];
   for (size_t c = 1; c < count.size(); ++c) t.Merge(stats[c * fields.size() + field]);
   return t;
 }
 
-LogHistogram GridResult::TotalDist(size_t d) const {
+LogHistogram GridCells::TotalDist(size_t d) const {
   LogHistogram t;
   for (size_t c = 0; c < count.size(); ++c) t.Merge(dists[c * distributions.size() + d]);
   return t;
 }
 
-void GridResult::Merge(const GridResult& r) {
+void GridCells::Merge(const GridCells& r) {
   for (size_t c = 0; c < count.size(); ++c) count[c] += r.count[c];
   for (size_t i = 0; i < stats.size(); ++i) stats[i].Merge(r.stats[i]);
   for (size_t i = 0; i < dists.size(); ++i) dists[i].Merge(r.dists[i]);
@@ -121,7 +121,7 @@ void GridResult::Merge(const GridResult& r) {
   notes.insert(notes.end(), r.notes.begin(), r.notes.end());
 }
 
-void GridResult::Add(size_t c, const Schema& schema, const std::byte* rec) {
+void GridCells::Add(size_t c, const Schema& schema, const std::byte* rec) {
   ++count[c];
   const auto& at = schema.aggregate_fields();
   for (size_t f = 0; f < fields.size(); ++f)
@@ -161,270 +161,374 @@ std::vector<std::pair<int64_t, int64_t>> GridQuery::Rows(int64_t lo, int64_t hi,
   return out;
 }
 
-Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, const GridRequest& req) {
-  const Schema& schema = array.schema;
-  const std::string& store = reader.store().name();
+namespace {
+
+// What the phases of GridQuery::Run share: the request and its array, the result they fill, and
+// what each phase decides for the next ones.
+struct GridRun {
+  StoreReader& reader;
+  const ArrayDesc& array;
+  const GridRequest& req;
+  const Schema& schema;
+  GridCells out;
+  bool need_dists = false;              // the cells hold distributions
+  bool list = false;                    // rows listed (processes or ranges), not cut from a range
+  uint64_t fields = 1;                  // field cells a cell takes (see CheckSize)
+  bool has_index = false;               // the array has a P index
+  bool indexed = false;                 // and the answer uses it (no scan)
+  std::vector<const ArrayDesc*> procs;  // the range's processes with records
+  std::optional<GridIndex> grid;        // the grid, when it can serve
+  std::vector<int64_t> q;               // range mode: H + 1 edges
+  uint32_t rows = 0;                    // H: the rows asked, fewer with fit_rows
+  int64_t lo = 0, hi = 0;               // range mode: the range the rows cut
+  int64_t e0 = 0, e1 = 0;               // the window, snapped or as asked
+  uint32_t cols = 0;                    // W, snapped or as asked
+};
+
+// At most kMaxCells field cells (checked before anything of that size is made).
+std::optional<Error> CheckSize(const GridRun& g, uint64_t cols, uint64_t rows) {
+  const uint64_t fields = g.fields;
+  if (rows * cols * fields <= GridQuery::kMaxCells) return std::nullopt;
+  return Invalid(
+      fmt::format("a grid of {} x {} cells of {} field{} is more than {} field cells: ask fewer columns "
+                  "or rows",
+                  cols, rows, fields, fields == 1 ? "" : "s", GridQuery::kMaxCells));
+}
+
+// Checks the window, the columns and rows asked, and that the array has a time.
+Status CheckRequest(const GridRun& g) {
+  const GridRequest& req = g.req;
   if (req.t1 >= req.t2)
     return Invalid(fmt::format("empty or reversed window {}:{} (T1 must be below T2)", req.t1, req.t2));
   if (req.cols == 0 || (req.processes.empty() && req.rows == 0))
     return Invalid("a grid needs at least one column and one row");
-  if (!schema.time_field()) return Invalid(fmt::format("array '{}' has no time field for a grid", array.name));
-  GridResult out;
-  out.fields = req.fields;
+  if (!g.schema.time_field()) return Invalid(fmt::format("array '{}' has no time field for a grid", g.array.name));
+  return Ok();
+}
+
+// Sets the fields and the distributions the cells keep (every aggregate field unless asked).
+Status KeepFields(GridRun& g) {
+  const Schema& schema = g.schema;
+  GridCells& out = g.out;
+  out.fields = g.req.fields;
   if (out.fields.empty()) {
     for (size_t f = 0; f < schema.aggregates().size(); ++f) out.fields.push_back(f);
   }
   for (size_t f : out.fields) {
     if (f >= schema.aggregates().size())
-      return Invalid(fmt::format("aggregate field {} of '{}' does not exist", f, array.name));
+      return Invalid(fmt::format("aggregate field {} of '{}' does not exist", f, g.array.name));
     out.field_names.push_back(schema.fields()[schema.aggregates()[f]].name);
   }
-  out.distributions = req.distributions;
+  out.distributions = g.req.distributions;
   for (size_t d : out.distributions) {
     if (d >= schema.aggregates().size())
-      return Invalid(fmt::format("aggregate field {} of '{}' does not exist", d, array.name));
+      return Invalid(fmt::format("aggregate field {} of '{}' does not exist", d, g.array.name));
   }
-  const bool need_dists = !out.distributions.empty();
-  const bool list = !req.processes.empty() || !req.row_ranges.empty();
+  g.need_dists = !out.distributions.empty();
+  g.fields = std::max<uint64_t>(out.fields.size() + GridQuery::kDistributionFields * out.distributions.size(), 1);
+  return Ok();
+}
+
+// Checks how the rows are asked: listed or over a range, and over processes only where the array
+// has them; a list's size.
+Status CheckRowsAsked(GridRun& g) {
+  const GridRequest& req = g.req;
+  g.list = !req.processes.empty() || !req.row_ranges.empty();
   if (!req.processes.empty() && !req.row_ranges.empty())
     return Invalid("give rows as processes or as ranges, not both");
-  if (!schema.process_field() && (list || req.rows > 1 || req.p1 != INT64_MIN || req.p2 != INT64_MAX)) {
+  if (!g.schema.process_field() && (g.list || req.rows > 1 || req.p1 != INT64_MIN || req.p2 != INT64_MAX)) {
     return Invalid(
-        fmt::format("array '{}' has no process field: a grid of it has one row over every record", array.name));
+        fmt::format("array '{}' has no process field: a grid of it has one row over every record", g.array.name));
   }
-  // At most kMaxCells field cells (checked before anything of that size is made).
-  const uint64_t fields = std::max<uint64_t>(out.fields.size() + kDistributionFields * out.distributions.size(), 1);
-  const auto too_big = [&](uint64_t cols, uint64_t rows) -> std::optional<Error> {
-    if (rows * cols * fields <= kMaxCells) return std::nullopt;
-    return Invalid(
-        fmt::format("a grid of {} x {} cells of {} field{} is more than {} field cells: ask fewer columns "
-                    "or rows",
-                    cols, rows, fields, fields == 1 ? "" : "s", kMaxCells));
-  };
-  if (list) {
-    if (auto e = too_big(req.cols, !req.row_ranges.empty() ? req.row_ranges.size() : req.processes.size())) return *e;
+  if (g.list) {
+    if (auto e = CheckSize(g, req.cols, !req.row_ranges.empty() ? req.row_ranges.size() : req.processes.size()))
+      return *e;
   }
-  const Catalogue& cat = reader.catalogue();
-  const bool has_index = schema.process_field() && array.process_index;
-  const bool indexed = has_index && !req.scan;
+  return Ok();
+}
 
-  // The processes of the range that have records (from the P index, also when scanning: the rows
-  // are the same).
-  std::vector<const ArrayDesc*> procs;
-  if (has_index) procs = ProcessArrays(cat, array, list ? INT64_MIN : req.p1, list ? INT64_MAX : req.p2);
-  // The grid, when it can serve.
-  std::optional<GridIndex> grid;
-  if (indexed) {
-    // A grid of distributions reads the distributions family (wider cells, coarser bins).
-    XTFQ_ASSIGN_OR_RETURN(
-        grid,
-        GridIndex::Load(reader, array, need_dists ? GridLayout::Family::kDistributions : GridLayout::Family::kCells));
-    if (grid && grid->stale) {
-      out.notes.push_back(fmt::format("the grid of '{}' covers its first {} of {} records: answered per process",
-                                      array.name, grid->source_records, array.record_count()));
-      grid.reset();
-    }
+// The processes of the range that have records (from the P index, also when scanning: the rows
+// are the same).
+void FindProcesses(GridRun& g) {
+  g.has_index = g.schema.process_field() && g.array.process_index;
+  g.indexed = g.has_index && !g.req.scan;
+  if (g.has_index) {
+    g.procs = GridQuery::ProcessArrays(g.reader.catalogue(), g.array, g.list ? INT64_MIN : g.req.p1,
+                                       g.list ? INT64_MAX : g.req.p2);
   }
+}
 
-  // Rows.
-  std::vector<int64_t> q;    // range mode: H + 1 edges
-  uint32_t rows = req.rows;  // fewer with fit_rows
-  int64_t lo = req.p1, hi = req.p2;
-  if (list) {
-    for (int64_t p : req.processes) {
-      if (p == INT64_MAX) return Invalid("process 9223372036854775807 cannot be a row");
-      out.rows.emplace_back(p, p + 1);
+// The grid, when it can serve.
+Status LoadGrid(GridRun& g) {
+  if (!g.indexed) return Ok();
+  // A grid of distributions reads the distributions family (wider cells, coarser bins).
+  XTFQ_ASSIGN_OR_RETURN(
+      g.grid, GridIndex::Load(g.reader, g.array,
+                              g.need_dists ? GridLayout::Family::kDistributions : GridLayout::Family::kCells));
+  if (g.grid && g.grid->stale) {
+    g.out.notes.push_back(fmt::format("the grid of '{}' covers its first {} of {} records: answered per process",
+                                      g.array.name, g.grid->source_records, g.array.record_count()));
+    g.grid.reset();
+  }
+  return Ok();
+}
+
+// Listed rows: one a process, or the ranges given.
+Status ListRows(GridRun& g) {
+  for (int64_t p : g.req.processes) {
+    if (p == INT64_MAX) return Invalid("process 9223372036854775807 cannot be a row");
+    g.out.rows.emplace_back(p, p + 1);
+  }
+  for (const auto& [a, b] : g.req.row_ranges) {
+    if (a >= b) return Invalid(fmt::format("row {}:{} is empty or reversed", a, b));
+    g.out.rows.emplace_back(a, b);
+  }
+  return Ok();
+}
+
+// Without the P index the range's bounds come from the window's records.
+Status BoundRangeByRecords(GridRun& g) {
+  const GridRequest& req = g.req;
+  const Schema& schema = g.schema;
+  TnTree tree(g.reader.cache(), g.array);
+  XTFQ_ASSIGN_OR_RETURN(uint64_t a, tree.LowerBound(req.t1));
+  XTFQ_ASSIGN_OR_RETURN(uint64_t b, tree.LowerBound(req.t2));
+  int64_t mn = INT64_MAX, mx = INT64_MIN;
+  XTFQ_TRY(tree.ForEach(a, b, [&](const std::byte* r) -> Result<bool> {
+    const int64_t p = schema.Process(r);
+    if (p >= req.p1 && p < req.p2) mn = std::min(mn, p), mx = std::max(mx, p);
+    return true;
+  }));
+  g.out.plan.records_read += b - a;
+  if (mn <= mx) {
+    if (req.p1 == INT64_MIN) g.lo = mn;
+    if (req.p2 == INT64_MAX) g.hi = mx == INT64_MAX ? INT64_MAX : mx + 1;
+  }
+  return Ok();
+}
+
+// The range the rows cut: exactly the one asked, or narrowed to the processes with records.
+Status NarrowRange(GridRun& g) {
+  const GridRequest& req = g.req;
+  if (req.exact_range) {
+    if (req.p1 == INT64_MIN || req.p2 == INT64_MAX) return Invalid("rows over an exact range need a bounded range");
+  } else if (g.has_index) {
+    if (!g.procs.empty()) {
+      g.lo = std::max(g.lo, g.procs.front()->process);
+      g.hi = std::min(g.hi, g.procs.back()->process == INT64_MAX ? INT64_MAX : g.procs.back()->process + 1);
     }
-    for (const auto& [a, b] : req.row_ranges) {
-      if (a >= b) return Invalid(fmt::format("row {}:{} is empty or reversed", a, b));
-      out.rows.emplace_back(a, b);
+  } else if (req.p1 == INT64_MIN || req.p2 == INT64_MAX) {
+    XTFQ_TRY(BoundRangeByRecords(g));
+  }
+  return Ok();
+}
+
+// Cuts the range into H rows (one when it holds no records; with fit_rows at most one a process):
+// their H + 1 edges.
+Status CutRange(GridRun& g) {
+  const GridRequest& req = g.req;
+  if (g.lo == INT64_MIN || g.hi == INT64_MAX || g.lo >= g.hi) {
+    if (req.rows > 1 && !req.fit_rows)
+      return Invalid("the process range holds no records: give --ranks R1:R2 to draw it empty");
+    g.out.notes.push_back("no records in the process range");
+    g.rows = 1;
+  }
+  const __int128 span = static_cast<__int128>(g.hi) - g.lo;
+  if (span > 0 && span < g.rows) {
+    if (!req.fit_rows) {
+      return Invalid(fmt::format("{} rows over processes {}:{}: at most {} (a row holds at least one process)", g.rows,
+                                 g.lo, g.hi, static_cast<int64_t>(span)));
     }
-  } else if (schema.process_field()) {
-    if (req.exact_range) {
-      if (req.p1 == INT64_MIN || req.p2 == INT64_MAX) return Invalid("rows over an exact range need a bounded range");
-    } else if (has_index) {
-      if (!procs.empty()) {
-        lo = std::max(lo, procs.front()->process);
-        hi = std::min(hi, procs.back()->process == INT64_MAX ? INT64_MAX : procs.back()->process + 1);
-      }
-    } else if (req.p1 == INT64_MIN || req.p2 == INT64_MAX) {
-      // Without the P index the range's bounds come from the window's records.
-      TnTree tree(reader.cache(), array);
-      XTFQ_ASSIGN_OR_RETURN(uint64_t a, tree.LowerBound(req.t1));
-      XTFQ_ASSIGN_OR_RETURN(uint64_t b, tree.LowerBound(req.t2));
-      int64_t mn = INT64_MAX, mx = INT64_MIN;
-      XTFQ_TRY(tree.ForEach(a, b, [&](const std::byte* r) -> Result<bool> {
-        const int64_t p = schema.Process(r);
-        if (p >= req.p1 && p < req.p2) mn = std::min(mn, p), mx = std::max(mx, p);
-        return true;
-      }));
-      out.plan.records_read += b - a;
-      if (mn <= mx) {
-        if (req.p1 == INT64_MIN) lo = mn;
-        if (req.p2 == INT64_MAX) hi = mx == INT64_MAX ? INT64_MAX : mx + 1;
-      }
-    }
-    if (lo == INT64_MIN || hi == INT64_MAX || lo >= hi) {
-      if (req.rows > 1 && !req.fit_rows)
-        return Invalid("the process range holds no records: give --ranks R1:R2 to draw it empty");
-      out.notes.push_back("no records in the process range");
-      rows = 1;
-    }
-    const __int128 span = static_cast<__int128>(hi) - lo;
-    if (span > 0 && span < rows) {
-      if (!req.fit_rows) {
-        return Invalid(fmt::format("{} rows over processes {}:{}: at most {} (a row holds at least one process)", rows,
-                                   lo, hi, static_cast<int64_t>(span)));
-      }
-      out.notes.push_back(fmt::format("{} rows asked: the {} processes {} to {} with records get a row each", rows,
-                                      static_cast<int64_t>(span), lo, hi - 1));
-      rows = static_cast<uint32_t>(span);
-    }
-    if (auto e = too_big(req.cols, rows)) return *e;
-    if (span <= 0) {
-      q = {lo, hi};
-    } else {
-      for (const auto& row : Rows(lo, hi, rows)) q.push_back(row.first);
-      q.push_back(hi);
-    }
+    g.out.notes.push_back(fmt::format("{} rows asked: the {} processes {} to {} with records get a row each", g.rows,
+                                      static_cast<int64_t>(span), g.lo, g.hi - 1));
+    g.rows = static_cast<uint32_t>(span);
+  }
+  if (auto e = CheckSize(g, req.cols, g.rows)) return *e;
+  if (span <= 0) {
+    g.q = {g.lo, g.hi};
   } else {
-    q = {INT64_MIN, INT64_MAX};
+    for (const auto& row : GridQuery::Rows(g.lo, g.hi, g.rows)) g.q.push_back(row.first);
+    g.q.push_back(g.hi);
   }
+  return Ok();
+}
 
-  // Columns; with `snap`, the window and rows move onto the bins and blocks of the level that fits.
-  int64_t e0 = req.t1, e1 = req.t2;
-  uint32_t cols = req.cols;
-  const GridLevel* snap_level = nullptr;
-  if (req.snap && !grid && !req.scan) {
-    out.notes.push_back(fmt::format("--snap: '{}' has no grid summaries{} to snap to: the columns are as asked",
-                                    array.name, need_dists ? " with distributions" : ""));
+// Rows: listed, or cut from the process range, or one over every record (an array without
+// processes).
+Status ChooseRows(GridRun& g) {
+  g.rows = g.req.rows;  // fewer with fit_rows
+  g.lo = g.req.p1, g.hi = g.req.p2;
+  if (g.list) return ListRows(g);
+  if (!g.schema.process_field()) {
+    g.q = {INT64_MIN, INT64_MAX};
+    return Ok();
   }
-  if (req.snap && grid && !list && q.size() > 1) {
-    const int64_t row_size = static_cast<int64_t>((static_cast<__int128>(hi) - lo) / rows);
-    for (const GridLevel& l : grid->levels) {
-      if (l.block() <= row_size) snap_level = &l;
-    }
-    const __int128 w = (static_cast<__int128>(req.t2) - req.t1 + req.cols - 1) / req.cols;
-    // Columns of at least half a bin snap to whole bins (down to half as many columns as asked).
-    // Finer columns snap to single bins too, fewer columns than asked, when their records would
-    // cost more than the picture is worth: over `snap_record_limit` records, or over a quarter of
-    // it when the single bins still give a quarter of the columns asked.
-    bool coarse = false;
-    if (snap_level != nullptr && 2 * w < snap_level->bin()) {
-      TnTree tree(reader.cache(), array);
-      XTFQ_ASSIGN_OR_RETURN(uint64_t a, tree.LowerBound(req.t1));
-      XTFQ_ASSIGN_OR_RETURN(uint64_t b, tree.LowerBound(req.t2));
-      const __int128 bins = (static_cast<__int128>(req.t2) - req.t1) / snap_level->bin() + 1;
-      coarse = b - a > req.snap_record_limit || (b - a > req.snap_record_limit / 4 && 4 * bins >= req.cols);
-      if (coarse) {
-        out.notes.push_back(fmt::format(
-            "columns of {} are finer than half the bins ({}) of the grid level for rows of {} processes, and the "
-            "window holds {} records: drawn on whole bins, fewer columns than asked",
-            static_cast<int64_t>(w), snap_level->bin(), row_size, b - a));
-      }
-    }
-    if (snap_level != nullptr && (2 * w >= snap_level->bin() || coarse)) {
-      const __int128 bin = snap_level->bin();
-      const __int128 width = (w + bin - 1) / bin * bin;
-      __int128 start = static_cast<__int128>(req.t1) / width * width;
-      if (start > req.t1) start -= width;
-      const __int128 n = (static_cast<__int128>(req.t2) - start + width - 1) / width;
-      const __int128 end = start + n * width;
-      if (start >= INT64_MIN && end <= INT64_MAX) {
-        e0 = static_cast<int64_t>(start), e1 = static_cast<int64_t>(end), cols = static_cast<uint32_t>(n);
-        const int64_t s = snap_level->block();
-        for (size_t j = 1; j + 1 < q.size(); ++j) q[j] = FloorDiv(q[j] + s / 2, s) * s;
-        out.snapped = true;
-      } else {
-        snap_level = nullptr;
-      }
-    } else if (snap_level != nullptr) {
-      out.notes.push_back(fmt::format(
+  XTFQ_TRY(NarrowRange(g));
+  return CutRange(g);
+}
+
+// Whether columns finer than half a bin are drawn on whole bins all the same (saying so): when the
+// window holds over `snap_record_limit` records, or over a quarter of it when single bins still
+// give a quarter of the columns asked.
+Result<bool> DrawsOnWholeBins(GridRun& g, const GridLevel& level, __int128 w, int64_t row_size) {
+  const GridRequest& req = g.req;
+  TnTree tree(g.reader.cache(), g.array);
+  XTFQ_ASSIGN_OR_RETURN(uint64_t a, tree.LowerBound(req.t1));
+  XTFQ_ASSIGN_OR_RETURN(uint64_t b, tree.LowerBound(req.t2));
+  const __int128 bins = (static_cast<__int128>(req.t2) - req.t1) / level.bin() + 1;
+  const bool coarse = b - a > req.snap_record_limit || (b - a > req.snap_record_limit / 4 && 4 * bins >= req.cols);
+  if (coarse) {
+    g.out.notes.push_back(fmt::format(
+        "columns of {} are finer than half the bins ({}) of the grid level for rows of {} processes, and the "
+        "window holds {} records: drawn on whole bins, fewer columns than asked",
+        static_cast<int64_t>(w), level.bin(), row_size, b - a));
+  }
+  return coarse;
+}
+
+// Moves the window outward onto columns of a whole number of the level's bins (at least w wide),
+// and the inner row edges onto its blocks; nothing when such a window leaves the int64 range.
+void SnapWindow(GridRun& g, const GridLevel& level, __int128 w) {
+  const __int128 bin = level.bin();
+  const __int128 width = (w + bin - 1) / bin * bin;
+  __int128 start = static_cast<__int128>(g.req.t1) / width * width;
+  if (start > g.req.t1) start -= width;
+  const __int128 n = (static_cast<__int128>(g.req.t2) - start + width - 1) / width;
+  const __int128 end = start + n * width;
+  if (start < INT64_MIN || end > INT64_MAX) return;
+  g.e0 = static_cast<int64_t>(start), g.e1 = static_cast<int64_t>(end), g.cols = static_cast<uint32_t>(n);
+  const int64_t s = level.block();
+  for (size_t j = 1; j + 1 < g.q.size(); ++j) g.q[j] = FloorDiv(g.q[j] + s / 2, s) * s;
+  g.out.snapped = true;
+}
+
+// Snaps the window and the rows onto the bins and blocks of the grid level that fits the rows (the
+// largest whose blocks a row holds).
+Status SnapColumns(GridRun& g) {
+  const GridRequest& req = g.req;
+  const int64_t row_size = static_cast<int64_t>((static_cast<__int128>(g.hi) - g.lo) / g.rows);
+  const GridLevel* level = nullptr;
+  for (const GridLevel& l : g.grid->levels) {
+    if (l.block() <= row_size) level = &l;
+  }
+  if (level == nullptr) return Ok();
+  const __int128 w = (static_cast<__int128>(req.t2) - req.t1 + req.cols - 1) / req.cols;
+  // Columns of at least half a bin snap to whole bins (down to half as many columns as asked).
+  // Finer columns snap to single bins too, fewer columns than asked, when their records would
+  // cost more than the picture is worth: over `snap_record_limit` records, or over a quarter of
+  // it when the single bins still give a quarter of the columns asked.
+  if (2 * w < level->bin()) {
+    XTFQ_ASSIGN_OR_RETURN(const bool coarse, DrawsOnWholeBins(g, *level, w, row_size));
+    if (!coarse) {
+      g.out.notes.push_back(fmt::format(
           "columns of {} are finer than half the bins ({}) of the grid level for rows of {} processes: answered per "
           "process",
-          static_cast<int64_t>(w), snap_level->bin(), row_size));
-      snap_level = nullptr;
+          static_cast<int64_t>(w), level->bin(), row_size));
+      return Ok();
     }
   }
-  out.edges = Edges(e0, e1, cols);
-  if (!list) {
-    for (size_t j = 0; j + 1 < q.size(); ++j) out.rows.emplace_back(q[j], q[j + 1]);
-  }
-  if (auto e = too_big(out.cols(), out.rows.size())) return *e;
-  if (req.shape_only) return out;
-  Cells cells(out, schema);
-  const uint32_t W = cols;
+  SnapWindow(g, *level, w);
+  return Ok();
+}
 
-  // One row of every process: the array's own tree.
-  // (a bounded range covers every process when its totals are every record: two descents)
-  bool whole = !req.scan && !list && q.size() == 2 && !need_dists;
-  if (whole && schema.process_field() && !(req.p1 == INT64_MIN && req.p2 == INT64_MAX)) {
+// Columns; with `snap`, the window and rows move onto the bins and blocks of the level that fits.
+Status ChooseColumns(GridRun& g) {
+  const GridRequest& req = g.req;
+  g.e0 = req.t1, g.e1 = req.t2;
+  g.cols = req.cols;
+  if (req.snap && !g.grid && !req.scan) {
+    g.out.notes.push_back(fmt::format("--snap: '{}' has no grid summaries{} to snap to: the columns are as asked",
+                                      g.array.name, g.need_dists ? " with distributions" : ""));
+  }
+  if (req.snap && g.grid && !g.list && g.q.size() > 1) return SnapColumns(g);
+  return Ok();
+}
+
+// One row of every process: the array's own tree. False when it does not serve.
+// (a bounded range covers every process when its totals are every record: two descents)
+Result<bool> ReadOwnTree(GridRun& g, Cells& cells) {
+  const GridRequest& req = g.req;
+  bool whole = !req.scan && !g.list && g.q.size() == 2 && !g.need_dists;
+  if (whole && g.schema.process_field() && !(req.p1 == INT64_MIN && req.p2 == INT64_MAX)) {
     whole = false;
-    if (indexed && !procs.empty()) {
-      XTFQ_ASSIGN_OR_RETURN(Summary in_range, ProcessTree(reader.cache(), cat, array).Totals(q.front(), q.back()));
-      whole = in_range.count == array.record_count();
+    if (g.indexed && !g.procs.empty()) {
+      XTFQ_ASSIGN_OR_RETURN(
+          Summary in_range,
+          ProcessTree(g.reader.cache(), g.reader.catalogue(), g.array).Totals(g.q.front(), g.q.back()));
+      whole = in_range.count == g.array.record_count();
     }
   }
-  if (whole) {
-    XTFQ_ASSIGN_OR_RETURN(std::vector<Summary> h, TnTree(reader.cache(), array).Histogram(e0, e1, W));
-    for (uint32_t c = 0; c < W; ++c) cells.Merge(c, h[c]);
-    out.plan.own_tree = true;
-    return out;
-  }
-  // The naive answer, and the answer without a P index: the window's records.
-  if (!indexed) {
-    if (!req.scan)
-      out.notes.push_back(fmt::format("'{}' has no process index: the window's records were read", array.name));
-    // Rows sorted and disjoint are found by a binary search, others one by one.
-    const bool sorted = std::is_sorted(out.rows.begin(), out.rows.end()) &&
-                        std::adjacent_find(out.rows.begin(), out.rows.end(), [](const auto& x, const auto& y) {
-                          return x.second > y.first;
-                        }) == out.rows.end();
-    TnTree tree(reader.cache(), array);
-    XTFQ_ASSIGN_OR_RETURN(uint64_t a, tree.LowerBound(e0));
-    XTFQ_ASSIGN_OR_RETURN(uint64_t b, tree.LowerBound(e1));
-    XTFQ_TRY(tree.ForEach(a, b, [&](const std::byte* r) -> Result<bool> {
-      const uint32_t col = TnTree::Bucket(schema.Time(r), e0, e1, W);
-      if (!schema.process_field()) {
-        cells.Add(col, schema, r);
-      } else if (list && !sorted) {
-        const int64_t p = schema.Process(r);
-        for (size_t j = 0; j < out.rows.size(); ++j) {
-          if (p >= out.rows[j].first && p < out.rows[j].second) cells.Add(out.cell(j, col), schema, r);
-        }
-      } else {
-        const int64_t p = schema.Process(r);
-        auto it = std::upper_bound(out.rows.begin(), out.rows.end(), p,
-                                   [](int64_t v, const auto& row) { return v < row.first; });
-        if (it != out.rows.begin() && p < (it - 1)->second) {
-          cells.Add(out.cell(static_cast<size_t>(it - out.rows.begin() - 1), col), schema, r);
-        }
-      }
-      return true;
-    }));
-    out.plan.records_read += b - a;
-    return out;
-  }
+  if (!whole) return false;
+  XTFQ_ASSIGN_OR_RETURN(std::vector<Summary> h, TnTree(g.reader.cache(), g.array).Histogram(g.e0, g.e1, g.cols));
+  for (uint32_t c = 0; c < g.cols; ++c) cells.Merge(c, h[c]);
+  g.out.plan.own_tree = true;
+  return true;
+}
 
-  // Which grid levels serve: their bins must not straddle a column edge.
+// The naive answer, and the answer without a P index: the window's records.
+Status ScanWindow(GridRun& g, Cells& cells) {
+  const Schema& schema = g.schema;
+  GridCells& out = g.out;
+  const int64_t e0 = g.e0, e1 = g.e1;
+  const uint32_t W = g.cols;
+  if (!g.req.scan)
+    out.notes.push_back(fmt::format("'{}' has no process index: the window's records were read", g.array.name));
+  // Rows sorted and disjoint are found by a binary search, others one by one.
+  const bool sorted = std::is_sorted(out.rows.begin(), out.rows.end()) &&
+                      std::adjacent_find(out.rows.begin(), out.rows.end(), [](const auto& x, const auto& y) {
+                        return x.second > y.first;
+                      }) == out.rows.end();
+  TnTree tree(g.reader.cache(), g.array);
+  XTFQ_ASSIGN_OR_RETURN(uint64_t a, tree.LowerBound(e0));
+  XTFQ_ASSIGN_OR_RETURN(uint64_t b, tree.LowerBound(e1));
+  XTFQ_TRY(tree.ForEach(a, b, [&](const std::byte* r) -> Result<bool> {
+    const uint32_t col = TnTree::Bucket(schema.Time(r), e0, e1, W);
+    if (!schema.process_field()) {
+      cells.Add(col, schema, r);
+    } else if (g.list && !sorted) {
+      const int64_t p = schema.Process(r);
+      for (size_t j = 0; j < out.rows.size(); ++j) {
+        if (p >= out.rows[j].first && p < out.rows[j].second) cells.Add(out.cell(j, col), schema, r);
+      }
+    } else {
+      const int64_t p = schema.Process(r);
+      auto it = std::upper_bound(out.rows.begin(), out.rows.end(), p,
+                                 [](int64_t v, const auto& row) { return v < row.first; });
+      if (it != out.rows.begin() && p < (it - 1)->second) {
+        cells.Add(out.cell(static_cast<size_t>(it - out.rows.begin() - 1), col), schema, r);
+      }
+    }
+    return true;
+  }));
+  out.plan.records_read += b - a;
+  return Ok();
+}
+
+// Which grid levels serve: their bins must not straddle a column edge.
+std::vector<LevelPieces> ChooseLevels(const GridRun& g) {
   std::vector<LevelPieces> pieces;
-  if (grid) {
-    for (const GridLevel& l : grid->levels) {
+  if (g.grid) {
+    for (const GridLevel& l : g.grid->levels) {
       const bool aligned =
-          std::all_of(out.edges.begin(), out.edges.end(), [&](int64_t e) { return (e & (l.bin() - 1)) == 0; });
-      const bool holds = std::all_of(out.distributions.begin(), out.distributions.end(),
+          std::all_of(g.out.edges.begin(), g.out.edges.end(), [&](int64_t e) { return (e & (l.bin() - 1)) == 0; });
+      const bool holds = std::all_of(g.out.distributions.begin(), g.out.distributions.end(),
                                      [&](size_t d) { return l.DistributionOf(d) != nullptr; });
       if (aligned && holds) pieces.push_back({&l, {}});
     }
   }
-  // Cut each row into whole blocks of the largest level that fits, and runs of single processes.
+  return pieces;
+}
+
+// Cut each row into whole blocks of the largest level that fits, and runs of single processes.
+std::vector<Singles> CutRows(const GridRun& g, std::vector<LevelPieces>& pieces) {
+  const std::vector<const ArrayDesc*>& procs = g.procs;
   std::vector<Singles> singles;
   // Only ids from the first to the last process with records can hold any.
   const int64_t have_lo = procs.empty() ? 0 : procs.front()->process;
   const int64_t have_hi =
       procs.empty() ? 0 : (procs.back()->process == INT64_MAX ? INT64_MAX : procs.back()->process + 1);
-  for (size_t j = 0; j < out.rows.size(); ++j) {
-    const int64_t a = std::max(out.rows[j].first, have_lo), b = std::min(out.rows[j].second, have_hi);
+  for (size_t j = 0; j < g.out.rows.size(); ++j) {
+    const int64_t a = std::max(g.out.rows[j].first, have_lo), b = std::min(g.out.rows[j].second, have_hi);
     if (a >= b) continue;
     if (pieces.empty()) {
       singles.push_back({a, b, j});
@@ -456,30 +560,39 @@ Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, c
       pos = next;
     }
   }
-  // A level is read only when its cells in the window are fewer than what the per-process
-  // histograms of its blocks would merge (an estimate: W + 1 per process, at most its records), and
-  // fill fewer pages than the window's records (cells are wider than records).
-  const double per_process = procs.empty() ? 0.0 : static_cast<double>(array.record_count()) / procs.size();
-  const uint32_t payload = reader.store().page_size() - format::kPageHeaderSize;
-  TnTree own(reader.cache(), array);
+  return singles;
+}
+
+// A level is read only when its cells in the window are fewer than what the per-process
+// histograms of its blocks would merge (an estimate: W + 1 per process, at most its records), and
+// fill fewer pages than the window's records (cells are wider than records). The blocks of a level
+// not read go to `singles`.
+Status ReadLevels(GridRun& g, Cells& cells, std::vector<LevelPieces>& pieces, std::vector<Singles>& singles) {
+  const ArrayDesc& array = g.array;
+  const std::string& store = g.reader.store().name();
+  const int64_t e0 = g.e0, e1 = g.e1;
+  const uint32_t W = g.cols;
+  const double per_process = g.procs.empty() ? 0.0 : static_cast<double>(array.record_count()) / g.procs.size();
+  const uint32_t payload = g.reader.store().page_size() - format::kPageHeaderSize;
+  TnTree own(g.reader.cache(), array);
   std::optional<double> records_pages;
   uint64_t window_records = 0;
   for (LevelPieces& lp : pieces) {
     if (lp.blocks.empty()) continue;
-    TnTree cells_tree(reader.cache(), *lp.level->array);
+    TnTree cells_tree(g.reader.cache(), *lp.level->array);
     XTFQ_ASSIGN_OR_RETURN(uint64_t c0, cells_tree.LowerBound(e0));
     XTFQ_ASSIGN_OR_RETURN(uint64_t c1, cells_tree.LowerBound(e1));
     if (!records_pages) {
       XTFQ_ASSIGN_OR_RETURN(uint64_t w0, own.LowerBound(e0));
       XTFQ_ASSIGN_OR_RETURN(uint64_t w1, own.LowerBound(e1));
-      records_pages = std::ceil(static_cast<double>(w1 - w0) / (payload / schema.record_width()));
+      records_pages = std::ceil(static_cast<double>(w1 - w0) / (payload / g.schema.record_width()));
       window_records = w1 - w0;
     }
     // (with distributions the per-process path reads the blocks' records in the window: their share of them)
     const double processes = static_cast<double>(lp.blocks.size()) * lp.level->block();
-    const double estimate =
-        need_dists ? static_cast<double>(window_records) * std::min(1.0, processes / std::max<size_t>(procs.size(), 1))
-                   : processes * std::min<double>(W + 1.0, per_process);
+    const double estimate = g.need_dists ? static_cast<double>(window_records) *
+                                               std::min(1.0, processes / std::max<size_t>(g.procs.size(), 1))
+                                         : processes * std::min<double>(W + 1.0, per_process);
     const double cell_pages =
         std::ceil(static_cast<double>(c1 - c0) / (payload / lp.level->array->schema.record_width()));
     if (static_cast<double>(c1 - c0) > estimate || cell_pages > *records_pages) {
@@ -504,37 +617,82 @@ Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, c
         }
         const uint32_t col = TnTree::Bucket(t, e0, e1, W);
         for (; it != lp.blocks.end() && it->first == block; ++it) {
-          cells.MergeCell(out.cell(it->second, col), r, *lp.level);
+          cells.MergeCell(g.out.cell(it->second, col), r, *lp.level);
         }
       }
       return true;
     }));
-    out.plan.levels.push_back(lp.level->level);
-    out.plan.cells_read += c1 - c0;
+    g.out.plan.levels.push_back(lp.level->level);
+    g.out.plan.cells_read += c1 - c0;
   }
-  // Single processes: a one-pass histogram over each per-process array, or, when that would read
-  // more pages than the window holds (many processes of few records each), one read of the
-  // window's records, each binned into the run of single processes that holds it.
-  if (singles.empty()) return out;
-  std::sort(singles.begin(), singles.end(), [](const Singles& x, const Singles& y) { return x.lo < y.lo; });
-  bool disjoint = true;
-  for (size_t k = 1; k < singles.size(); ++k) disjoint = disjoint && singles[k - 1].hi <= singles[k].lo;
-  const uint32_t per_page = (reader.store().page_size() - format::kPageHeaderSize) / schema.record_width();
-  TnTree tree(reader.cache(), array);
-  XTFQ_ASSIGN_OR_RETURN(uint64_t w0, tree.LowerBound(e0));
-  XTFQ_ASSIGN_OR_RETURN(uint64_t w1, tree.LowerBound(e1));
-  // With distributions a process's records are read (its window's share of them, estimated).
-  const double share = array.record_count() == 0 ? 0.0 : static_cast<double>(w1 - w0) / array.record_count();
+  return Ok();
+}
+
+// The pages a read of the single processes' own arrays would take: each tree's levels, and the
+// leaves a histogram of W columns visits.
+// With distributions a process's records are read (its window's share of them, estimated).
+double EstimateProcessPages(const GridRun& g, const std::vector<Singles>& singles, uint32_t per_page,
+                            uint64_t window_records) {
+  const std::vector<const ArrayDesc*>& procs = g.procs;
+  const double share = g.array.record_count() == 0 ? 0.0 : static_cast<double>(window_records) / g.array.record_count();
   double per_process_pages = 0;
   for (const Singles& s : singles) {
     auto it = std::lower_bound(procs.begin(), procs.end(), s.lo,
                                [](const ArrayDesc* d, int64_t p) { return d->process < p; });
     for (; it != procs.end() && (*it)->process < s.hi; ++it) {
       const double leaves = std::ceil(static_cast<double>((*it)->record_count()) / per_page);
-      const double read = need_dists ? std::ceil(leaves * share) + 1.0 : std::min<double>(W + 1.0, leaves);
+      const double read = g.need_dists ? std::ceil(leaves * share) + 1.0 : std::min<double>(g.cols + 1.0, leaves);
       per_process_pages += read + static_cast<double>((*it)->levels.size());
     }
   }
+  return per_process_pages;
+}
+
+// A one-pass histogram over each single process's own array (with distributions, its records in
+// the window).
+Status ReadProcessArrays(GridRun& g, Cells& cells, const std::vector<Singles>& singles) {
+  const Schema& schema = g.schema;
+  const int64_t e0 = g.e0, e1 = g.e1;
+  const uint32_t W = g.cols;
+  for (const Singles& s : singles) {
+    auto it = std::lower_bound(g.procs.begin(), g.procs.end(), s.lo,
+                               [](const ArrayDesc* d, int64_t p) { return d->process < p; });
+    for (; it != g.procs.end() && (*it)->process < s.hi; ++it) {
+      TnTree own_tree(g.reader.cache(), **it);
+      if (g.need_dists) {
+        XTFQ_ASSIGN_OR_RETURN(uint64_t a, own_tree.LowerBound(e0));
+        XTFQ_ASSIGN_OR_RETURN(uint64_t b, own_tree.LowerBound(e1));
+        XTFQ_TRY(own_tree.ForEach(a, b, [&](const std::byte* r) -> Result<bool> {
+          cells.Add(g.out.cell(s.row, TnTree::Bucket(schema.Time(r), e0, e1, W)), schema, r);
+          return true;
+        }));
+        g.out.plan.records_read += b - a;
+      } else {
+        XTFQ_ASSIGN_OR_RETURN(std::vector<Summary> h, own_tree.Histogram(e0, e1, W));
+        for (uint32_t c = 0; c < W; ++c) cells.Merge(g.out.cell(s.row, c), h[c]);
+      }
+      ++g.out.plan.process_arrays;
+    }
+  }
+  return Ok();
+}
+
+// Single processes: a one-pass histogram over each per-process array, or, when that would read
+// more pages than the window holds (many processes of few records each), one read of the
+// window's records, each binned into the run of single processes that holds it.
+Status ReadSingles(GridRun& g, Cells& cells, std::vector<Singles>& singles) {
+  if (singles.empty()) return Ok();
+  const Schema& schema = g.schema;
+  const int64_t e0 = g.e0, e1 = g.e1;
+  const uint32_t W = g.cols;
+  std::sort(singles.begin(), singles.end(), [](const Singles& x, const Singles& y) { return x.lo < y.lo; });
+  bool disjoint = true;
+  for (size_t k = 1; k < singles.size(); ++k) disjoint = disjoint && singles[k - 1].hi <= singles[k].lo;
+  const uint32_t per_page = (g.reader.store().page_size() - format::kPageHeaderSize) / schema.record_width();
+  TnTree tree(g.reader.cache(), g.array);
+  XTFQ_ASSIGN_OR_RETURN(uint64_t w0, tree.LowerBound(e0));
+  XTFQ_ASSIGN_OR_RETURN(uint64_t w1, tree.LowerBound(e1));
+  const double per_process_pages = EstimateProcessPages(g, singles, per_page, w1 - w0);
   const double window_pages = std::ceil(static_cast<double>(w1 - w0) / per_page) + 1.0;
   if (disjoint && window_pages < per_process_pages) {
     XTFQ_TRY(tree.ForEach(w0, w1, [&](const std::byte* r) -> Result<bool> {
@@ -542,33 +700,45 @@ Result<GridResult> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, c
       auto it =
           std::upper_bound(singles.begin(), singles.end(), p, [](int64_t v, const Singles& x) { return v < x.lo; });
       if (it == singles.begin() || p >= (it - 1)->hi) return true;
-      cells.Add(out.cell((it - 1)->row, TnTree::Bucket(schema.Time(r), e0, e1, W)), schema, r);
+      cells.Add(g.out.cell((it - 1)->row, TnTree::Bucket(schema.Time(r), e0, e1, W)), schema, r);
       return true;
     }));
-    out.plan.records_read += w1 - w0;
-    return out;
+    g.out.plan.records_read += w1 - w0;
+    return Ok();
   }
-  for (const Singles& s : singles) {
-    auto it = std::lower_bound(procs.begin(), procs.end(), s.lo,
-                               [](const ArrayDesc* d, int64_t p) { return d->process < p; });
-    for (; it != procs.end() && (*it)->process < s.hi; ++it) {
-      TnTree own_tree(reader.cache(), **it);
-      if (need_dists) {
-        XTFQ_ASSIGN_OR_RETURN(uint64_t a, own_tree.LowerBound(e0));
-        XTFQ_ASSIGN_OR_RETURN(uint64_t b, own_tree.LowerBound(e1));
-        XTFQ_TRY(own_tree.ForEach(a, b, [&](const std::byte* r) -> Result<bool> {
-          cells.Add(out.cell(s.row, TnTree::Bucket(schema.Time(r), e0, e1, W)), schema, r);
-          return true;
-        }));
-        out.plan.records_read += b - a;
-      } else {
-        XTFQ_ASSIGN_OR_RETURN(std::vector<Summary> h, own_tree.Histogram(e0, e1, W));
-        for (uint32_t c = 0; c < W; ++c) cells.Merge(out.cell(s.row, c), h[c]);
-      }
-      ++out.plan.process_arrays;
-    }
+  return ReadProcessArrays(g, cells, singles);
+}
+
+}  // namespace
+
+Result<GridCells> GridQuery::Run(StoreReader& reader, const ArrayDesc& array, const GridRequest& req) {
+  GridRun g{reader, array, req, array.schema};
+  XTFQ_TRY(CheckRequest(g));
+  XTFQ_TRY(KeepFields(g));
+  XTFQ_TRY(CheckRowsAsked(g));
+  FindProcesses(g);
+  XTFQ_TRY(LoadGrid(g));
+  XTFQ_TRY(ChooseRows(g));
+  XTFQ_TRY(ChooseColumns(g));
+  GridCells& out = g.out;
+  out.edges = Edges(g.e0, g.e1, g.cols);
+  if (!g.list) {
+    for (size_t j = 0; j + 1 < g.q.size(); ++j) out.rows.emplace_back(g.q[j], g.q[j + 1]);
   }
-  return out;
+  if (auto e = CheckSize(g, out.cols(), out.rows.size())) return *e;
+  if (req.shape_only) return std::move(out);
+  Cells cells(out, array.schema);
+  XTFQ_ASSIGN_OR_RETURN(const bool whole, ReadOwnTree(g, cells));
+  if (whole) return std::move(out);
+  if (!g.indexed) {
+    XTFQ_TRY(ScanWindow(g, cells));
+    return std::move(out);
+  }
+  std::vector<LevelPieces> pieces = ChooseLevels(g);
+  std::vector<Singles> singles = CutRows(g, pieces);
+  XTFQ_TRY(ReadLevels(g, cells, pieces, singles));
+  XTFQ_TRY(ReadSingles(g, cells, singles));
+  return std::move(out);
 }
 
 }  // namespace xtfq

@@ -70,7 +70,7 @@ struct GridPlan {
   void Merge(const GridPlan& other);
 };
 
-struct GridResult {
+struct GridCells {
   std::vector<int64_t> edges;                     // cols + 1 column edges
   std::vector<std::pair<int64_t, int64_t>> rows;  // [lo, hi) per row
   std::vector<size_t> fields;                     // aggregate indexes kept
@@ -97,7 +97,7 @@ struct GridResult {
   LogHistogram TotalDist(size_t d) const;
   // Adds the cells of a grid of the same edges, rows, fields and distributions (another array of
   // the same schema drawn on this grid, or another part of the window), and its plan and notes.
-  void Merge(const GridResult& other);
+  void Merge(const GridCells& other);
   // Adds one record of `schema` (the grid's array) to cell `cell`: its count, the kept fields'
   // statistics and the distributions.
   void Add(size_t cell, const Schema& schema, const std::byte* record);
@@ -109,7 +109,7 @@ class GridQuery {
   // statistics. A distribution counts as 16 fields (512 bytes).
   static constexpr uint64_t kMaxCells = uint64_t{1} << 22;
   static constexpr uint64_t kDistributionFields = 16;
-  static Result<GridResult> Run(StoreReader& reader, const ArrayDesc& array, const GridRequest& request);
+  static Result<GridCells> Run(StoreReader& reader, const ArrayDesc& array, const GridRequest& request);
   // The per-process arrays of `array` (its P index) of processes p1 <= p < p2, in process order,
   // from the catalogue (in memory: no page read, where walking the process tree reads O(P) pages).
   static std::vector<const ArrayDesc*> ProcessArrays(const Catalogue& catalogue, const ArrayDesc& array, int64_t p1,

@@ -18,7 +18,78 @@ namespace xtfq {
 
 namespace {
 using L = JobStatsLayout;
+
+// The ops that are columns: those asked for (or all), in store order. An op the store lacks, or
+// one without rate steps, is an error.
+Result<std::vector<std::string>> SelectOps(JobStatsView& view, const JobStatsFilter& filter) {
+  for (const std::string& op : filter.ops) {
+    if (std::find(view.ops().begin(), view.ops().end(), op) == view.ops().end()) {
+      return Error(ErrorCode::kNotFound, fmt::format("{}: no op '{}' in the store ({})", view.reader().store().name(),
+                                                     op, fmt::join(view.ops(), " ")));
+    }
+  }
+  const Catalogue& cat = view.reader().store().catalogue();
+  // Ops past the importer's limit on other names (JobStatsLayout::kMaxOtherOpArrays) have counters
+  // but no rate steps: they are no column of zeros, and asking for one says why.
+  size_t other_step_ops = 0;
+  for (const ArrayDesc& a : cat.arrays) {
+    if (!a.per_process() && a.name.starts_with(L::kStepArrayPrefix) &&
+        !L::IsLustreOp(std::string_view(a.name).substr(L::kStepArrayPrefix.size())))
+      ++other_step_ops;
+  }
+  auto stepless = [&](const std::string& op) {
+    return !L::IsLustreOp(op) && other_step_ops >= L::kMaxOtherOpArrays && cat.Find(L::StepArrayName(op)) == nullptr;
+  };
+  for (const std::string& op : filter.ops) {
+    if (stepless(op)) {
+      return Error(
+          ErrorCode::kNotFound,
+          fmt::format("{}: op '{}' has no rate steps: the store keeps them for Lustre's own ops and at most {} "
+                      "other op names, which it has (its counters are in {})",
+                      view.reader().store().name(), op, L::kMaxOtherOpArrays, L::kCounters));
+    }
+  }
+  std::vector<std::string> ops;
+  for (const std::string& op : view.ops()) {
+    // Every op asked for is a column, also one without any rate step yet (zeros).
+    if (stepless(op)) continue;
+    if (filter.ops.empty() || std::find(filter.ops.begin(), filter.ops.end(), op) != filter.ops.end())
+      ops.push_back(op);
+  }
+  return ops;
+}
+
 }  // namespace
+
+// The state of one ComputeWith, shared by its phases.
+struct JobStatsWindowQuery::Summing {
+  JobStatsView& view;
+  const std::vector<JobStatsKey>& by;
+  int64_t t1, t2;
+  bool per_series, scan;
+  std::vector<char> series;
+  std::vector<uint32_t> targets;
+  JobStatsWindow out;
+  std::unordered_map<std::string, size_t> group_at;  // by key: the group's index in out.groups
+  // The rate steps each group sums, per op (the group's peak is taken at the end).
+  std::map<std::pair<std::string, std::string>, RatePeak> peaks;  // (group key, op)
+
+  // The group of a key, created empty the first time.
+  JobStatsGroup& Group(const std::string& key) {
+    auto [it, fresh] = group_at.emplace(key, out.groups.size());
+    if (fresh) {
+      JobStatsGroup g;
+      size_t start = 0;
+      for (size_t i = 0; i < by.size(); ++i) {
+        const size_t end = key.find('\x1f', start);
+        g.keys.push_back(key.substr(start, end == std::string::npos ? std::string::npos : end - start));
+        start = end == std::string::npos ? key.size() : end + 1;
+      }
+      out.groups.push_back(std::move(g));
+    }
+    return out.groups[it->second];
+  }
+};
 
 void JobStatsWindowQuery::AddQuietGroups(const JobStatsView& view, const std::vector<JobStatsKey>& by,
                                          const std::vector<char>& series, const std::vector<uint32_t>& targets,
@@ -72,158 +143,129 @@ Result<JobStatsWindow> JobStatsWindowQuery::ComputeWith(JobStatsView& view, int6
                                                         const std::vector<JobStatsKey>& by, bool scan,
                                                         const std::optional<JobStatsSummary>& summary) {
   if (t1 > t2) return Error(ErrorCode::kUsage, fmt::format("the window {}:{} ends before it starts", t1, t2));
-  JobStatsWindow out;
-  out.t1 = t1, out.t2 = t2;
-  XTFQ_ASSIGN_OR_RETURN(std::vector<char> series, view.SelectSeries(filter));
-  XTFQ_ASSIGN_OR_RETURN(std::vector<uint32_t> targets, view.SelectTargets(filter, series));
-  for (const std::string& op : filter.ops) {
-    if (std::find(view.ops().begin(), view.ops().end(), op) == view.ops().end()) {
-      return Error(ErrorCode::kNotFound, fmt::format("{}: no op '{}' in the store ({})", view.reader().store().name(),
-                                                     op, fmt::join(view.ops(), " ")));
-    }
-  }
-  const Catalogue& cat = view.reader().store().catalogue();
-  // Ops past the importer's limit on other names (JobStatsLayout::kMaxOtherOpArrays) have counters
-  // but no rate steps: they are no column of zeros, and asking for one says why.
-  size_t other_step_ops = 0;
-  for (const ArrayDesc& a : cat.arrays) {
-    if (!a.per_process() && a.name.starts_with(L::kStepArrayPrefix) &&
-        !L::IsLustreOp(std::string_view(a.name).substr(L::kStepArrayPrefix.size())))
-      ++other_step_ops;
-  }
-  auto stepless = [&](const std::string& op) {
-    return !L::IsLustreOp(op) && other_step_ops >= L::kMaxOtherOpArrays && cat.Find(L::StepArrayName(op)) == nullptr;
-  };
-  for (const std::string& op : filter.ops) {
-    if (stepless(op)) {
-      return Error(
-          ErrorCode::kNotFound,
-          fmt::format("{}: op '{}' has no rate steps: the store keeps them for Lustre's own ops and at most {} "
-                      "other op names, which it has (its counters are in {})",
-                      view.reader().store().name(), op, L::kMaxOtherOpArrays, L::kCounters));
-    }
-  }
-  for (const std::string& op : view.ops()) {
-    // Every op asked for is a column, also one without any rate step yet (zeros).
-    if (stepless(op)) continue;
-    if (filter.ops.empty() || std::find(filter.ops.begin(), filter.ops.end(), op) != filter.ops.end())
-      out.ops.push_back(op);
-  }
-  bool per_series = !series.empty();
-  for (JobStatsKey k : by) per_series |= k != JobStatsKey::kTarget && k != JobStatsKey::kOp;
-  std::unordered_map<std::string, size_t> index;
-  auto group = [&](const std::string& key) -> JobStatsGroup& {
-    auto [it, fresh] = index.emplace(key, out.groups.size());
-    if (fresh) {
-      JobStatsGroup g;
-      size_t start = 0;
-      for (size_t i = 0; i < by.size(); ++i) {
-        const size_t end = key.find('\x1f', start);
-        g.keys.push_back(key.substr(start, end == std::string::npos ? std::string::npos : end - start));
-        start = end == std::string::npos ? key.size() : end + 1;
-      }
-      out.groups.push_back(std::move(g));
-    }
-    return out.groups[it->second];
-  };
-  out.indexed = !per_series && !scan;
-  // The rate steps each group sums, per op (the group's peak is taken at the end).
-  std::map<std::pair<std::string, std::string>, RatePeak> peaks;  // (group key, op)
+  Summing w{view, by, t1, t2, false, scan, {}, {}, {}, {}, {}};
+  w.out.t1 = t1, w.out.t2 = t2;
+  XTFQ_ASSIGN_OR_RETURN(w.series, view.SelectSeries(filter));
+  XTFQ_ASSIGN_OR_RETURN(w.targets, view.SelectTargets(filter, w.series));
+  XTFQ_ASSIGN_OR_RETURN(w.out.ops, SelectOps(view, filter));
+  w.per_series = !w.series.empty();
+  for (JobStatsKey k : by) w.per_series |= k != JobStatsKey::kTarget && k != JobStatsKey::kOp;
+  w.out.indexed = !w.per_series && !scan;
   if (t1 == t2) {  // the empty window: nothing changes in it; every group is listed with zeros
-    AddQuietGroups(view, by, series, targets, out.ops, group);
-    std::sort(out.groups.begin(), out.groups.end(),
-              [](const JobStatsGroup& a, const JobStatsGroup& b) { return a.keys < b.keys; });
-    return out;
+    return ListGroups(w);
   }
-  // Grouped by one summarised key, with no filter but ops: the summaries' cells for the whole bins
-  // of the window, the steps for its ends (query/jobstats/jobstats_summary.h).
   if (summary) {
-    out.summarised = true, out.summarised_to = summary->summarised_to();
-    std::vector<char> wanted(view.ops().size(), 0);
-    for (const std::string& op : out.ops) {
-      wanted[static_cast<size_t>(std::find(view.ops().begin(), view.ops().end(), op) - view.ops().begin())] = 1;
-    }
-    XTFQ_ASSIGN_OR_RETURN(auto parts, summary->Window(t1, t2, wanted, out.summary_cells, out.steps_read));
-    for (const auto& [k, p] : parts) {
-      const std::string& op = view.ops()[static_cast<uint32_t>(k)];
-      JobStatsOpResult& r = group(view.GroupKey(by, static_cast<uint32_t>(k >> 32), 0, op)).ops[op];
-      r.total += p.total, r.rate_max = std::max(r.rate_max, p.peak);
-      r.series_rate_max = std::max(r.series_rate_max, p.series_max), r.steps += p.steps;
-    }
-    AddQuietGroups(view, by, series, targets, out.ops, group);
-    std::sort(out.groups.begin(), out.groups.end(),
-              [](const JobStatsGroup& a, const JobStatsGroup& b) { return a.keys < b.keys; });
-    return out;
+    XTFQ_TRY(AddSummaryParts(w, *summary));
+    return ListGroups(w);
   }
-  for (const std::string& op : out.ops) {
-    const ArrayDesc* steps_array = cat.Find(L::StepArrayName(op));
-    if (steps_array == nullptr) continue;  // no rate step of this op in the store
-    const ArrayDesc& steps = *steps_array;
-    const JobStatsView::TargetIndex index = view.IndexOf(steps);
-    if (per_series || scan || index.array == nullptr) {
-      XTFQ_TRY(view.Steps(steps, t1, t2, targets, series, scan, out.steps_read, [&](const std::byte* r) {
-        const uint32_t s = U32At(r, L::kStepSeries), g = U32At(r, L::kStepTarget);
-        const std::string key = view.GroupKey(by, s, g, op);
-        JobStatsOpResult& o = group(key).ops[op];
-        o.total += JobStatsView::Part(U64At(r, L::kStepDelta), I64At(r, L::kStepT0), I64At(r, L::kStepT1), t1, t2);
-        const double rate = L::StepRate(r);
-        o.series_rate_max = std::max(o.series_rate_max, rate);
-        ++o.steps;
-        peaks[{key, op}].Add(I64At(r, L::kStepT0), I64At(r, L::kStepT1), rate);
-      }));
-      if (index.array == nullptr && !scan) out.indexed = false;
-      continue;
-    }
-    // From the TN tree of each target's blocks (in the legacy layout its steps, a block being
-    // the run of one t1): the blocks ending in (t1, t2] count whole except the first, which may
-    // start before t1; the block ending first after t2 counts in part when it starts before t2.
-    // Steps of one block share t0 and t1.
-    Primitives p(view.reader().cache(), *index.array, &cat);
-    std::vector<std::byte> rec(index.array->schema.record_width());
-    for (uint32_t g : targets) {
-      XTFQ_ASSIGN_OR_RETURN(const ArrayDesc* pa, JobStatsView::OfTarget(p, g));
-      if (pa == nullptr) continue;
-      TnTree t(view.reader().cache(), *pa);
-      XTFQ_ASSIGN_OR_RETURN(uint64_t lo, t.LowerBound(t1 + 1));
-      if (lo == t.size()) continue;
-      XTFQ_ASSIGN_OR_RETURN(uint64_t hi, t.LowerBound(t2 + 1));
-      double total = 0, rate_max = 0;
-      uint64_t count = 0;
-      if (lo < hi) {
-        XTFQ_ASSIGN_OR_RETURN(Summary whole, t.Aggregate(lo, hi));
-        total = static_cast<double>(static_cast<uint64_t>(whole.fields[0].i_sum));
-        rate_max = whole.fields[3].f_max, count = index.Steps(whole);
-        XTFQ_TRY(t.Record(lo, rec));
-        const int64_t a1 = I64At(rec.data(), L::kStepT1), a0 = I64At(rec.data(), L::kStepT0);
-        if (a0 < t1) {
-          XTFQ_ASSIGN_OR_RETURN(uint64_t a_end, t.LowerBound(a1 + 1));
-          XTFQ_ASSIGN_OR_RETURN(Summary a, t.Aggregate(lo, a_end));
-          const auto sum = static_cast<double>(static_cast<uint64_t>(a.fields[0].i_sum));
-          total -= sum * static_cast<double>(t1 - a0) / static_cast<double>(a1 - a0);
-        }
-      }
-      if (hi < t.size()) {
-        XTFQ_TRY(t.Record(hi, rec));
-        const int64_t b1 = I64At(rec.data(), L::kStepT1), b0 = I64At(rec.data(), L::kStepT0);
-        if (b0 < t2) {
-          XTFQ_ASSIGN_OR_RETURN(uint64_t b_end, t.LowerBound(b1 + 1));
-          XTFQ_ASSIGN_OR_RETURN(Summary b, t.Aggregate(hi, b_end));
-          total += JobStatsView::Part(static_cast<uint64_t>(b.fields[0].i_sum), b0, b1, t1, t2);
-          rate_max = std::max(rate_max, b.fields[3].f_max), count += index.Steps(b);
-        }
-      }
-      if (count == 0) continue;
-      const std::string key = view.GroupKey(by, UINT32_MAX, g, op);
-      JobStatsOpResult& o = group(key).ops[op];
-      o.total += total, o.series_rate_max = std::max(o.series_rate_max, rate_max), o.steps += count;
-      XTFQ_TRY(AddBlocks(t, lo, t2, peaks[{key, op}]));
-    }
+  for (const std::string& op : w.out.ops) XTFQ_TRY(AddOp(w, op));
+  for (const auto& [key_op, peak] : w.peaks) w.Group(key_op.first).ops[key_op.second].rate_max = peak.Max(t1, t2);
+  return ListGroups(w);
+}
+
+// Grouped by one summarised key, with no filter but ops: the summaries' cells for the whole bins
+// of the window, the steps for its ends (query/jobstats/jobstats_summary.h).
+Status JobStatsWindowQuery::AddSummaryParts(Summing& w, const JobStatsSummary& summary) {
+  JobStatsView& view = w.view;
+  w.out.summarised = true, w.out.summarised_to = summary.summarised_to();
+  std::vector<char> wanted(view.ops().size(), 0);
+  for (const std::string& op : w.out.ops) {
+    wanted[static_cast<size_t>(std::find(view.ops().begin(), view.ops().end(), op) - view.ops().begin())] = 1;
   }
-  for (const auto& [key_op, peak] : peaks) group(key_op.first).ops[key_op.second].rate_max = peak.Max(t1, t2);
-  AddQuietGroups(view, by, series, targets, out.ops, group);
-  std::sort(out.groups.begin(), out.groups.end(),
+  XTFQ_ASSIGN_OR_RETURN(auto parts, summary.Window(w.t1, w.t2, wanted, w.out.summary_cells, w.out.steps_read));
+  for (const auto& [k, p] : parts) {
+    const std::string& op = view.ops()[static_cast<uint32_t>(k)];
+    JobStatsOpTotals& r = w.Group(view.GroupKey(w.by, static_cast<uint32_t>(k >> 32), 0, op)).ops[op];
+    r.total += p.total, r.rate_max = std::max(r.rate_max, p.peak);
+    r.series_rate_max = std::max(r.series_rate_max, p.series_max), r.steps += p.steps;
+  }
+  return Ok();
+}
+
+Status JobStatsWindowQuery::AddOp(Summing& w, const std::string& op) {
+  const ArrayDesc* steps_array = w.view.reader().store().catalogue().Find(L::StepArrayName(op));
+  if (steps_array == nullptr) return Ok();  // no rate step of this op in the store
+  const ArrayDesc& steps = *steps_array;
+  const JobStatsView::TargetIndex index = w.view.IndexOf(steps);
+  if (w.per_series || w.scan || index.array == nullptr) {
+    XTFQ_TRY(AddSteps(w, steps, op));
+    if (index.array == nullptr && !w.scan) w.out.indexed = false;
+    return Ok();
+  }
+  return AddTargetBlocks(w, index, op);
+}
+
+// Each step of the window, read one by one.
+Status JobStatsWindowQuery::AddSteps(Summing& w, const ArrayDesc& steps, const std::string& op) {
+  const int64_t t1 = w.t1, t2 = w.t2;
+  return w.view.Steps(steps, t1, t2, w.targets, w.series, w.scan, w.out.steps_read, [&](const std::byte* r) {
+    const uint32_t s = U32At(r, L::kStepSeries), g = U32At(r, L::kStepTarget);
+    const std::string key = w.view.GroupKey(w.by, s, g, op);
+    JobStatsOpTotals& o = w.Group(key).ops[op];
+    o.total += JobStatsView::Part(U64At(r, L::kStepDelta), I64At(r, L::kStepT0), I64At(r, L::kStepT1), t1, t2);
+    const double rate = L::StepRate(r);
+    o.series_rate_max = std::max(o.series_rate_max, rate);
+    ++o.steps;
+    w.peaks[{key, op}].Add(I64At(r, L::kStepT0), I64At(r, L::kStepT1), rate);
+  });
+}
+
+// From the TN tree of each target's blocks (in the legacy layout its steps, a block being
+// the run of one t1): the blocks ending in (t1, t2] count whole except the first, which may
+// start before t1; the block ending first after t2 counts in part when it starts before t2.
+// Steps of one block share t0 and t1.
+Status JobStatsWindowQuery::AddTargetBlocks(Summing& w, const JobStatsView::TargetIndex& index, const std::string& op) {
+  JobStatsView& view = w.view;
+  const int64_t t1 = w.t1, t2 = w.t2;
+  Primitives p(view.reader().cache(), *index.array, &view.reader().store().catalogue());
+  std::vector<std::byte> rec(index.array->schema.record_width());
+  for (uint32_t g : w.targets) {
+    XTFQ_ASSIGN_OR_RETURN(const ArrayDesc* pa, JobStatsView::OfTarget(p, g));
+    if (pa == nullptr) continue;
+    TnTree t(view.reader().cache(), *pa);
+    XTFQ_ASSIGN_OR_RETURN(uint64_t lo, t.LowerBound(t1 + 1));
+    if (lo == t.size()) continue;
+    XTFQ_ASSIGN_OR_RETURN(uint64_t hi, t.LowerBound(t2 + 1));
+    double total = 0, rate_max = 0;
+    uint64_t count = 0;
+    if (lo < hi) {
+      XTFQ_ASSIGN_OR_RETURN(Summary whole, t.Aggregate(lo, hi));
+      total = static_cast<double>(static_cast<uint64_t>(whole.fields[0].i_sum));
+      rate_max = whole.fields[3].f_max, count = index.Steps(whole);
+      XTFQ_TRY(t.Record(lo, rec));
+      const int64_t a1 = I64At(rec.data(), L::kStepT1), a0 = I64At(rec.data(), L::kStepT0);
+      if (a0 < t1) {
+        XTFQ_ASSIGN_OR_RETURN(uint64_t a_end, t.LowerBound(a1 + 1));
+        XTFQ_ASSIGN_OR_RETURN(Summary a, t.Aggregate(lo, a_end));
+        const auto sum = static_cast<double>(static_cast<uint64_t>(a.fields[0].i_sum));
+        total -= sum * static_cast<double>(t1 - a0) / static_cast<double>(a1 - a0);
+      }
+    }
+    if (hi < t.size()) {
+      XTFQ_TRY(t.Record(hi, rec));
+      const int64_t b1 = I64At(rec.data(), L::kStepT1), b0 = I64At(rec.data(), L::kStepT0);
+      if (b0 < t2) {
+        XTFQ_ASSIGN_OR_RETURN(uint64_t b_end, t.LowerBound(b1 + 1));
+        XTFQ_ASSIGN_OR_RETURN(Summary b, t.Aggregate(hi, b_end));
+        total += JobStatsView::Part(static_cast<uint64_t>(b.fields[0].i_sum), b0, b1, t1, t2);
+        rate_max = std::max(rate_max, b.fields[3].f_max), count += index.Steps(b);
+      }
+    }
+    if (count == 0) continue;
+    const std::string key = view.GroupKey(w.by, UINT32_MAX, g, op);
+    JobStatsOpTotals& o = w.Group(key).ops[op];
+    o.total += total, o.series_rate_max = std::max(o.series_rate_max, rate_max), o.steps += count;
+    XTFQ_TRY(AddBlocks(t, lo, t2, w.peaks[{key, op}]));
+  }
+  return Ok();
+}
+
+JobStatsWindow JobStatsWindowQuery::ListGroups(Summing& w) {
+  AddQuietGroups(w.view, w.by, w.series, w.targets, w.out.ops,
+                 [&](const std::string& key) -> JobStatsGroup& { return w.Group(key); });
+  std::sort(w.out.groups.begin(), w.out.groups.end(),
             [](const JobStatsGroup& a, const JobStatsGroup& b) { return a.keys < b.keys; });
-  return out;
+  return std::move(w.out);
 }
 
 std::string JobStatsWindow::How() const {
@@ -234,13 +276,13 @@ std::string JobStatsWindow::How() const {
   return indexed ? "from the index" : fmt::format("{} steps read", steps_read);
 }
 
-const JobStatsOpResult* JobStatsWindowAnswer::Column(const JobStatsGroup& g, const std::string& column) {
+const JobStatsOpTotals* JobStatsWindowAnswer::Column(const JobStatsGroup& g, const std::string& column) {
   if (column.empty()) return g.ops.empty() ? nullptr : &g.ops.begin()->second;
   auto it = g.ops.find(column);
   return it == g.ops.end() ? nullptr : &it->second;
 }
 
-std::optional<double> JobStatsWindowAnswer::RateMean(const JobStatsOpResult& o) const {
+std::optional<double> JobStatsWindowAnswer::RateMean(const JobStatsOpTotals& o) const {
   if (window.t2 == window.t1) return std::nullopt;
   return o.total / static_cast<double>(window.t2 - window.t1);
 }
@@ -348,8 +390,8 @@ Result<JobStatsWindowAnswer> JobStatsWindowQuery::Run(JobStatsView& view, const 
     }
     std::stable_sort(a.window.groups.begin(), a.window.groups.end(),
                      [&](const JobStatsGroup& x, const JobStatsGroup& y) {
-                       const JobStatsOpResult* p = JobStatsWindowAnswer::Column(x, op_key ? "" : key);
-                       const JobStatsOpResult* q = JobStatsWindowAnswer::Column(y, op_key ? "" : key);
+                       const JobStatsOpTotals* p = JobStatsWindowAnswer::Column(x, op_key ? "" : key);
+                       const JobStatsOpTotals* q = JobStatsWindowAnswer::Column(y, op_key ? "" : key);
                        return (p ? p->total : 0) > (q ? q->total : 0);
                      });
     a.sorted_by = op_key ? "total" : key;

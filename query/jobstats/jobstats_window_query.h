@@ -34,7 +34,7 @@
 
 namespace xtfq {
 
-struct JobStatsOpResult {
+struct JobStatsOpTotals {
   double total = 0;            // events or bytes in the window
   double rate_max = 0;         // per second: the group's own peak, the highest of its summed rate over the window
   double series_rate_max = 0;  // per second: the highest rate of any one series' step in the window
@@ -43,7 +43,7 @@ struct JobStatsOpResult {
 
 struct JobStatsGroup {
   std::vector<std::string> keys;                // in --by order
-  std::map<std::string, JobStatsOpResult> ops;  // by op name; empty: no rate step in the window
+  std::map<std::string, JobStatsOpTotals> ops;  // by op name; empty: no rate step in the window
 };
 
 struct JobStatsWindow {
@@ -89,9 +89,9 @@ struct JobStatsWindowAnswer {
   bool snapped = false;
   std::vector<std::string> notes;
   // The group's result in a column (nullptr: no step of that op).
-  static const JobStatsOpResult* Column(const JobStatsGroup& g, const std::string& column);
+  static const JobStatsOpTotals* Column(const JobStatsGroup& g, const std::string& column);
   // total / (t2 - t1); none for the empty window.
-  std::optional<double> RateMean(const JobStatsOpResult& o) const;
+  std::optional<double> RateMean(const JobStatsOpTotals& o) const;
 };
 
 class JobStatsWindowQuery {
@@ -111,6 +111,17 @@ class JobStatsWindowQuery {
   static Result<JobStatsWindow> ComputeWith(JobStatsView& view, int64_t t1, int64_t t2, const JobStatsFilter& filter,
                                             const std::vector<JobStatsKey>& by, bool scan,
                                             const std::optional<JobStatsSummary>& summary);
+  // The state of one ComputeWith, shared by its phases: the window, the selection, the answer
+  // being built with its groups by key, and the rate steps each group sums per op.
+  struct Summing;
+  // Grouped by one summarised key, with no filter but ops: adds the summaries' parts of the window.
+  static Status AddSummaryParts(Summing& w, const JobStatsSummary& summary);
+  // Adds the rate steps of one op in the window: read step by step, or from each target's TN tree.
+  static Status AddOp(Summing& w, const std::string& op);
+  static Status AddSteps(Summing& w, const ArrayDesc& steps, const std::string& op);
+  static Status AddTargetBlocks(Summing& w, const JobStatsView::TargetIndex& index, const std::string& op);
+  // The answer: its quiet groups added, its groups sorted by keys.
+  static JobStatsWindow ListGroups(Summing& w);
   // Moves the window `w` outward onto the summaries' level-0 bins when `summary` (the request's
   // JobStatsSummary::ForRows, or nullopt and `why`) answers it from cells alone, and says so, or
   // why not, in a.notes.

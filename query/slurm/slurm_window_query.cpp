@@ -90,6 +90,193 @@ std::string NothingSelected(const SlurmView& view, const SlurmFilter& f) {
       fmt::join(nodes, ", "));
 }
 
+// What the phases of Compute share: the window, the series summed and the group of each, and the
+// answer being built.
+struct Summing {
+  SlurmView& view;
+  int64_t t1, t2;
+  bool prorate;
+  std::vector<char> use;      // by series id: summed
+  std::vector<int> group_of;  // by series id: its group in out.groups, or -1
+  SlurmWindow out;
+};
+
+// Node-wide series: without `step` in the grouping, one per (job, node, kind), the one with
+// the most rows (then the lowest id).
+void KeepOneNodeWideSeries(Summing& w) {
+  const std::vector<SlurmSeries>& all = w.view.series();
+  std::map<std::tuple<int64_t, std::string, uint8_t>, uint32_t> keep;
+  for (const SlurmSeries& s : all) {
+    if (!w.use[s.id] || !s.node_wide()) continue;
+    auto [it, fresh] = keep.try_emplace({s.job, s.node, s.kind}, s.id);
+    if (!fresh && s.rows > all[it->second].rows) it->second = s.id;
+  }
+  std::map<std::tuple<int64_t, std::string, uint8_t>, std::vector<std::string>> left;
+  for (const SlurmSeries& s : all) {
+    if (!w.use[s.id] || !s.node_wide()) continue;
+    const auto key = std::make_tuple(s.job, s.node, s.kind);
+    if (keep[key] == s.id) continue;
+    w.use[s.id] = 0;
+    left[key].push_back(L::StepName(s.step));
+  }
+  for (const auto& [key, steps] : left) {
+    const auto& [job, node, kind] = key;
+    w.out.notes.push_back(
+        fmt::format("job {} node {}: {} series are node-wide (every process on the node, each step's read at its "
+                    "own times): the job sums one per node, step {}'s (the most samples); step{} {} left out "
+                    "(group --by step to see each)",
+                    job, node, L::KindName(kind), L::StepName(all[keep[key]].step), steps.size() == 1 ? "" : "s",
+                    fmt::join(steps, ", ")));
+  }
+}
+
+// Groups, by kind then keys.
+void MakeGroups(Summing& w, const std::vector<SlurmKey>& by) {
+  const std::vector<SlurmSeries>& all = w.view.series();
+  std::map<std::pair<uint8_t, std::vector<std::string>>, size_t> index;
+  w.group_of.assign(all.size(), -1);
+  for (const SlurmSeries& s : all) {
+    if (!w.use[s.id]) continue;
+    std::vector<std::string> keys;
+    for (SlurmKey k : by) keys.push_back(KeyValue(k, s));
+    auto [it, fresh] = index.try_emplace({s.kind, keys}, 0);
+    if (fresh) {
+      SlurmGroup g;
+      g.kind = s.kind, g.keys = keys, g.totals.assign(SlurmWindowQuery::Metrics(s.kind).size(), 0.0);
+      w.out.groups.push_back(std::move(g));
+      it->second = w.out.groups.size() - 1;
+    }
+    w.group_of[s.id] = static_cast<int>(it->second);
+    ++w.out.groups[it->second].series;
+  }
+}
+
+// Adds `share` of a row's deltas to its series' group; `point`: the row's t is in the window.
+void AddRow(Summing& w, uint8_t kind, const std::byte* p, double share, bool point) {
+  const KindFields& kf = FieldsOf(kind);
+  const int g = w.group_of[LoadLe<uint32_t>(p + L::kSeriesId)];
+  if (g < 0) return;
+  SlurmGroup& grp = w.out.groups[static_cast<size_t>(g)];
+  for (size_t m = 0; m < kf.offsets.size(); ++m) grp.totals[m] += share * ValueAt(p, kf.offsets[m], kf.is_float[m]);
+  if (point) {
+    ++grp.rows;
+    if (kind == L::kTasks) {
+      grp.rss_max = std::max(grp.rss_max, LoadLe<uint64_t>(p + L::kTaRss));
+      grp.vmsize_max = std::max(grp.vmsize_max, LoadLe<uint64_t>(p + L::kTaVmSize));
+    }
+  }
+}
+
+// Every row, each prorated on its own.
+Status ScanRows(Summing& w, TnTree& tree, uint8_t kind) {
+  return tree.ForEach(0, tree.size(), [&](const std::byte* p) -> Result<bool> {
+    const int64_t t = LoadLe<int64_t>(p + L::kT);
+    const double share =
+        w.prorate ? Share(t, LoadLe<uint32_t>(p + L::kInterval), w.t1, w.t2) : (t >= w.t1 && t < w.t2 ? 1.0 : 0.0);
+    ++w.out.edge_rows;
+    AddRow(w, kind, p, share, t >= w.t1 && t < w.t2);
+    return true;
+  });
+}
+
+// Runs of consecutive series (in this array) of one group: one aggregate each.
+Status AggregateRuns(Summing& w, const ArrayDesc& a, uint8_t kind, const std::vector<uint32_t>& ids) {
+  const KindFields& kf = FieldsOf(kind);
+  const Schema& schema = a.schema;
+  Primitives prim(w.view.reader().cache(), a, &w.view.reader().store().catalogue());
+  std::vector<size_t> agg(kf.fields.size());
+  for (size_t m = 0; m < agg.size(); ++m) agg[m] = AggregateIndex(schema, kf.fields[m]);
+  const size_t rss = AggregateIndex(schema, "rss"), vmsize = AggregateIndex(schema, "vmsize");
+  for (size_t i = 0; i < ids.size();) {
+    const int g = w.group_of[ids[i]];
+    size_t j = i + 1;
+    while (j < ids.size() && w.group_of[ids[j]] == g) ++j;
+    if (g >= 0) {
+      const bool whole = i == 0 && j == ids.size();
+      const int64_t p1 = whole ? INT64_MIN : ids[i], p2 = whole ? INT64_MAX : int64_t{ids[j - 1]} + 1;
+      XTFQ_ASSIGN_OR_RETURN(Summary s, prim.Aggregate(w.t1, w.t2, p1, p2));
+      SlurmGroup& grp = w.out.groups[static_cast<size_t>(g)];
+      grp.rows += s.count;
+      if (s.count > 0) {
+        for (size_t m = 0; m < agg.size(); ++m) grp.totals[m] += s.fields[agg[m]].Sum();
+        if (kind == L::kTasks) {
+          grp.rss_max = std::max<uint64_t>(grp.rss_max, static_cast<uint64_t>(s.fields[rss].i_max));
+          grp.vmsize_max = std::max<uint64_t>(grp.vmsize_max, static_cast<uint64_t>(s.fields[vmsize].i_max));
+        }
+      }
+    }
+    i = j;
+  }
+  return Ok();
+}
+
+// The edges: rows after t1 whose interval began before it give back the part before t1; rows
+// at or after t2 whose interval began before t2 add the part inside.
+Status ProrateEdges(Summing& w, TnTree& tree, const Schema& schema, uint8_t kind) {
+  const int64_t t1 = w.t1, t2 = w.t2;
+  XTFQ_ASSIGN_OR_RETURN(Summary whole, tree.Aggregate(0, tree.size()));
+  const int64_t reach = whole.fields[AggregateIndex(schema, "interval")].i_max;
+  if (reach <= 0) return Ok();
+  auto edge = [&](int64_t from, int64_t to, bool inside) -> Status {
+    XTFQ_ASSIGN_OR_RETURN(uint64_t lo, tree.LowerBound(from));
+    XTFQ_ASSIGN_OR_RETURN(uint64_t hi, tree.LowerBound(to));
+    return tree.ForEach(lo, hi, [&](const std::byte* p) -> Result<bool> {
+      ++w.out.edge_rows;
+      const int64_t t = LoadLe<int64_t>(p + L::kT);
+      const uint32_t interval = LoadLe<uint32_t>(p + L::kInterval);
+      // Inside: counted whole by the aggregate, keep its share; after: add its share.
+      const double share = Share(t, interval, t1, t2) - (inside ? 1.0 : 0.0);
+      if (share != 0) AddRow(w, kind, p, share, false);
+      return true;
+    });
+  };
+  if (t1 != INT64_MIN && t1 < t2) XTFQ_TRY(edge(t1, std::min(t2, t1 + reach), true));
+  if (t2 != INT64_MAX && t2 > t1) XTFQ_TRY(edge(t2, t2 + reach, false));
+  return Ok();
+}
+
+// Sums the rows of one (job, kind) array, `ids` its series, into their groups.
+Status SumArray(Summing& w, int64_t job, uint8_t kind, const std::vector<uint32_t>& ids, bool scan) {
+  if (std::none_of(ids.begin(), ids.end(), [&](uint32_t id) { return w.use[id] != 0; })) return Ok();
+  XTFQ_ASSIGN_OR_RETURN(const ArrayDesc* a, w.view.JobArray(job, kind));
+  if (a == nullptr || a->record_count() == 0) return Ok();
+  TnTree tree(w.view.reader().cache(), *a);
+  if (scan) return ScanRows(w, tree, kind);
+  XTFQ_TRY(AggregateRuns(w, *a, kind, ids));
+  if (!w.prorate) return Ok();
+  return ProrateEdges(w, tree, a->schema, kind);
+}
+
+// Each (job, kind) array that holds a group's series.
+Status SumArrays(Summing& w, bool scan) {
+  std::map<std::pair<int64_t, uint8_t>, std::vector<uint32_t>> arrays;  // its series, by id
+  for (const SlurmSeries& s : w.view.series()) {
+    if (!SlurmView::ArrayKind(s.kind).empty() && !s.duplicate()) arrays[{s.job, s.kind}].push_back(s.id);
+  }
+  for (const auto& [jk, ids] : arrays) XTFQ_TRY(SumArray(w, jk.first, jk.second, ids, scan));
+  return Ok();
+}
+
+// What the user should know of the series summed.
+void AddSeriesNotes(Summing& w) {
+  bool tasks = false, influx = false;
+  for (const SlurmSeries& s : w.view.series()) {
+    if (!w.use[s.id]) continue;
+    tasks = tasks || s.kind == L::kTasks;
+    influx = influx || s.source == L::kInflux;
+  }
+  if (tasks) {
+    w.out.notes.push_back(
+        "task I/O and CPU are a lower bound: a process that exits between two samples takes its last interval's "
+        "counts with it (the import counts the rows where one did)");
+  }
+  if (influx) {
+    w.out.notes.push_back(
+        "influxdb series: the plugin printed MB values with %.2f, so their bytes are within 5,243 B of the truth and "
+        "Network packets (MB x 2^16) under about 650 a sample read as 0");
+  }
+}
+
 }  // namespace
 
 const std::vector<std::string_view>& SlurmWindowQuery::Metrics(uint8_t kind) {
@@ -154,162 +341,17 @@ Result<SlurmWindow> SlurmWindowQuery::Run(SlurmView& view, const SlurmWindowRequ
 Result<SlurmWindow> SlurmWindowQuery::Compute(SlurmView& view, int64_t t1, int64_t t2,
                                               const std::vector<char>& selected, const std::vector<SlurmKey>& by,
                                               bool prorate, bool scan) {
-  SlurmWindow out;
-  out.t1 = t1, out.t2 = t2, out.prorate = prorate;
-  const std::vector<SlurmSeries>& all = view.series();
-  // Node-wide series: without `step` in the grouping, one per (job, node, kind), the one with
-  // the most rows (then the lowest id).
-  std::vector<char> use(selected.begin(), selected.end());
-  use.resize(all.size(), 0);
-  if (std::find(by.begin(), by.end(), SlurmKey::kStep) == by.end()) {
-    std::map<std::tuple<int64_t, std::string, uint8_t>, uint32_t> keep;
-    for (const SlurmSeries& s : all) {
-      if (!use[s.id] || !s.node_wide()) continue;
-      auto [it, fresh] = keep.try_emplace({s.job, s.node, s.kind}, s.id);
-      if (!fresh && s.rows > all[it->second].rows) it->second = s.id;
-    }
-    std::map<std::tuple<int64_t, std::string, uint8_t>, std::vector<std::string>> left;
-    for (const SlurmSeries& s : all) {
-      if (!use[s.id] || !s.node_wide()) continue;
-      const auto key = std::make_tuple(s.job, s.node, s.kind);
-      if (keep[key] == s.id) continue;
-      use[s.id] = 0;
-      left[key].push_back(L::StepName(s.step));
-    }
-    for (const auto& [key, steps] : left) {
-      const auto& [job, node, kind] = key;
-      out.notes.push_back(
-          fmt::format("job {} node {}: {} series are node-wide (every process on the node, each step's read at its "
-                      "own times): the job sums one per node, step {}'s (the most samples); step{} {} left out "
-                      "(group --by step to see each)",
-                      job, node, L::KindName(kind), L::StepName(all[keep[key]].step), steps.size() == 1 ? "" : "s",
-                      fmt::join(steps, ", ")));
-    }
-  }
-  // Groups, by kind then keys.
-  std::map<std::pair<uint8_t, std::vector<std::string>>, size_t> index;
-  std::vector<int> group_of(all.size(), -1);
-  for (const SlurmSeries& s : all) {
-    if (!use[s.id]) continue;
-    std::vector<std::string> keys;
-    for (SlurmKey k : by) keys.push_back(KeyValue(k, s));
-    auto [it, fresh] = index.try_emplace({s.kind, keys}, 0);
-    if (fresh) {
-      SlurmGroup g;
-      g.kind = s.kind, g.keys = keys, g.totals.assign(Metrics(s.kind).size(), 0.0);
-      out.groups.push_back(std::move(g));
-      it->second = out.groups.size() - 1;
-    }
-    group_of[s.id] = static_cast<int>(it->second);
-    ++out.groups[it->second].series;
-  }
-  // Each (job, kind) array that holds a group's series.
-  std::map<std::pair<int64_t, uint8_t>, std::vector<uint32_t>> arrays;  // its series, by id
-  for (const SlurmSeries& s : all) {
-    if (!SlurmView::ArrayKind(s.kind).empty() && !s.duplicate()) arrays[{s.job, s.kind}].push_back(s.id);
-  }
-  for (const auto& [jk, ids] : arrays) {
-    const int64_t job = jk.first;
-    const uint8_t kind = jk.second;  // not a structured binding: the lambda below uses it
-    if (std::none_of(ids.begin(), ids.end(), [&](uint32_t id) { return use[id] != 0; })) continue;
-    XTFQ_ASSIGN_OR_RETURN(const ArrayDesc* a, view.JobArray(job, kind));
-    if (a == nullptr || a->record_count() == 0) continue;
-    const KindFields& kf = FieldsOf(kind);
-    const Schema& schema = a->schema;
-    auto add_row = [&](const std::byte* p, double share, bool point) {
-      const int g = group_of[LoadLe<uint32_t>(p + L::kSeriesId)];
-      if (g < 0) return;
-      SlurmGroup& grp = out.groups[static_cast<size_t>(g)];
-      for (size_t m = 0; m < kf.offsets.size(); ++m) grp.totals[m] += share * ValueAt(p, kf.offsets[m], kf.is_float[m]);
-      if (point) {
-        ++grp.rows;
-        if (kind == L::kTasks) {
-          grp.rss_max = std::max(grp.rss_max, LoadLe<uint64_t>(p + L::kTaRss));
-          grp.vmsize_max = std::max(grp.vmsize_max, LoadLe<uint64_t>(p + L::kTaVmSize));
-        }
-      }
-    };
-    TnTree tree(view.reader().cache(), *a);
-    if (scan) {
-      // Every row, each prorated on its own.
-      XTFQ_TRY(tree.ForEach(0, tree.size(), [&](const std::byte* p) -> Result<bool> {
-        const int64_t t = LoadLe<int64_t>(p + L::kT);
-        const double share =
-            prorate ? Share(t, LoadLe<uint32_t>(p + L::kInterval), t1, t2) : (t >= t1 && t < t2 ? 1.0 : 0.0);
-        ++out.edge_rows;
-        add_row(p, share, t >= t1 && t < t2);
-        return true;
-      }));
-      continue;
-    }
-    // Runs of consecutive series (in this array) of one group: one aggregate each.
-    Primitives prim(view.reader().cache(), *a, &view.reader().store().catalogue());
-    std::vector<size_t> agg(kf.fields.size());
-    for (size_t m = 0; m < agg.size(); ++m) agg[m] = AggregateIndex(schema, kf.fields[m]);
-    const size_t rss = AggregateIndex(schema, "rss"), vmsize = AggregateIndex(schema, "vmsize");
-    for (size_t i = 0; i < ids.size();) {
-      const int g = group_of[ids[i]];
-      size_t j = i + 1;
-      while (j < ids.size() && group_of[ids[j]] == g) ++j;
-      if (g >= 0) {
-        const bool whole = i == 0 && j == ids.size();
-        const int64_t p1 = whole ? INT64_MIN : ids[i], p2 = whole ? INT64_MAX : int64_t{ids[j - 1]} + 1;
-        XTFQ_ASSIGN_OR_RETURN(Summary s, prim.Aggregate(t1, t2, p1, p2));
-        SlurmGroup& grp = out.groups[static_cast<size_t>(g)];
-        grp.rows += s.count;
-        if (s.count > 0) {
-          for (size_t m = 0; m < agg.size(); ++m) grp.totals[m] += s.fields[agg[m]].Sum();
-          if (kind == L::kTasks) {
-            grp.rss_max = std::max<uint64_t>(grp.rss_max, static_cast<uint64_t>(s.fields[rss].i_max));
-            grp.vmsize_max = std::max<uint64_t>(grp.vmsize_max, static_cast<uint64_t>(s.fields[vmsize].i_max));
-          }
-        }
-      }
-      i = j;
-    }
-    if (!prorate) continue;
-    // The edges: rows after t1 whose interval began before it give back the part before t1; rows
-    // at or after t2 whose interval began before t2 add the part inside.
-    XTFQ_ASSIGN_OR_RETURN(Summary whole, tree.Aggregate(0, tree.size()));
-    const int64_t reach = whole.fields[AggregateIndex(schema, "interval")].i_max;
-    if (reach <= 0) continue;
-    auto edge = [&](int64_t from, int64_t to, bool inside) -> Status {
-      XTFQ_ASSIGN_OR_RETURN(uint64_t lo, tree.LowerBound(from));
-      XTFQ_ASSIGN_OR_RETURN(uint64_t hi, tree.LowerBound(to));
-      return tree.ForEach(lo, hi, [&](const std::byte* p) -> Result<bool> {
-        ++out.edge_rows;
-        const int64_t t = LoadLe<int64_t>(p + L::kT);
-        const uint32_t interval = LoadLe<uint32_t>(p + L::kInterval);
-        // Inside: counted whole by the aggregate, keep its share; after: add its share.
-        const double share = Share(t, interval, t1, t2) - (inside ? 1.0 : 0.0);
-        if (share != 0) add_row(p, share, false);
-        return true;
-      });
-    };
-    if (t1 != INT64_MIN && t1 < t2) XTFQ_TRY(edge(t1, std::min(t2, t1 + reach), true));
-    if (t2 != INT64_MAX && t2 > t1) XTFQ_TRY(edge(t2, t2 + reach, false));
-  }
-  // What the user should know of the series summed.
-  bool tasks = false, influx = false;
-  for (const SlurmSeries& s : all) {
-    if (!use[s.id]) continue;
-    tasks = tasks || s.kind == L::kTasks;
-    influx = influx || s.source == L::kInflux;
-  }
-  if (tasks) {
-    out.notes.push_back(
-        "task I/O and CPU are a lower bound: a process that exits between two samples takes its last interval's "
-        "counts with it (the import counts the rows where one did)");
-  }
-  if (influx) {
-    out.notes.push_back(
-        "influxdb series: the plugin printed MB values with %.2f, so their bytes are within 5,243 B of the truth and "
-        "Network packets (MB x 2^16) under about 650 a sample read as 0");
-  }
-  std::sort(out.groups.begin(), out.groups.end(), [](const SlurmGroup& a, const SlurmGroup& b) {
+  Summing w{view, t1, t2, prorate, std::vector<char>(selected.begin(), selected.end()), {}, {}};
+  w.out.t1 = t1, w.out.t2 = t2, w.out.prorate = prorate;
+  w.use.resize(view.series().size(), 0);
+  if (std::find(by.begin(), by.end(), SlurmKey::kStep) == by.end()) KeepOneNodeWideSeries(w);
+  MakeGroups(w, by);
+  XTFQ_TRY(SumArrays(w, scan));
+  AddSeriesNotes(w);
+  std::sort(w.out.groups.begin(), w.out.groups.end(), [](const SlurmGroup& a, const SlurmGroup& b) {
     return std::tie(a.kind, a.keys) < std::tie(b.kind, b.keys);
   });
-  return out;
+  return std::move(w.out);
 }
 
 }  // namespace xtfq
