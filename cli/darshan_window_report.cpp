@@ -11,7 +11,7 @@ namespace {
 
 using Value = std::optional<double>;
 std::string T(Value v) { return v ? fmt::format("{:.6g}", *v) : "NA"; }
-std::string C(Value v) { return v ? fmt::format("{}", *v) : std::string(); }
+std::string C(Value v) { return v ? fmt::format("{}", *v) : "NA"; }  // NA as pandas reads it
 
 constexpr double kQuantiles[] = {0.5, 0.9, 0.99};
 
@@ -42,7 +42,11 @@ std::string Csv(const DarshanWindowAnswer& a) {
   // Per-file rows name their file in a last column; the window's totals carry its percentiles.
   const bool named = !a.request.per_rank && a.request.per_file;
   const bool totals = !a.request.per_rank && !a.request.per_file;
-  std::string out = "key,op,ops,bytes,busy_s,bw_mib_s,iops,avg_size,seq_ratio,consec_ratio,small_ratio";
+  // The first column: the rank (an integer), the file's record id, or "all" for the window.
+  std::string out = a.request.per_rank   ? "rank"
+                    : a.request.per_file ? "file_id"
+                                         : "key";
+  out += ",op,ops,bytes,busy_s,bw_mib_s,iops,avg_size,seq_ratio,consec_ratio,small_ratio";
   if (named) out += ",file";
   if (totals) {
     for (const char* f : {"size", "duration"}) {
@@ -56,11 +60,11 @@ std::string Csv(const DarshanWindowAnswer& a) {
   auto row = [&](const std::string& key, const char* op, const DarshanOpStats& s, const std::string* file = nullptr,
                  const std::optional<DarshanOpDistribution>* dist = nullptr) {
     const DarshanOpMetrics d = DarshanOpMetrics::Of(s);
-    // (HEATMAP bins count bytes only: operations and busy time are empty, unknown; the totals'
+    // (HEATMAP bins count bytes only: operations and busy time are NA, unknown; the totals
     // come from the counter records where those are exact)
     const bool bytes_only = a.result.heatmap && !(key == "all" && a.result.counter_ops);
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}", key, op, bytes_only ? "" : std::to_string(s.ops), s.bytes,
-                       bytes_only ? "" : fmt::format("{}", s.busy), C(d.bw_mib_s), C(d.iops), C(d.avg_size),
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}", key, op, bytes_only ? "NA" : std::to_string(s.ops), s.bytes,
+                       bytes_only ? "NA" : fmt::format("{}", s.busy), C(d.bw_mib_s), C(d.iops), C(d.avg_size),
                        C(d.seq_ratio), C(d.consec_ratio), C(d.small_ratio));
     if (file) out += "," + CsvField(*file);
     if (totals) {
@@ -68,7 +72,7 @@ std::string Csv(const DarshanWindowAnswer& a) {
         for (double q : kQuantiles) {
           std::optional<std::pair<double, double>> b;
           if (dist && *dist) b = f == 0 ? (*dist)->Size(q) : (*dist)->Duration(q);
-          out += b ? fmt::format(",{},{}", b->first, b->second) : ",,";
+          out += b ? fmt::format(",{},{}", b->first, b->second) : ",NA,NA";
         }
       }
     }
@@ -76,7 +80,7 @@ std::string Csv(const DarshanWindowAnswer& a) {
   };
   if (a.request.per_rank) {
     for (const auto& [rank, ops] : a.result.ranks)
-      row(fmt::format("rank {}", rank), "read", ops[0]), row(fmt::format("rank {}", rank), "write", ops[1]);
+      row(std::to_string(rank), "read", ops[0]), row(std::to_string(rank), "write", ops[1]);
   } else if (a.request.per_file) {
     for (uint64_t id : a.file_order) {
       const auto& ops = a.result.files.at(id);
@@ -134,6 +138,7 @@ std::string Text(const DarshanWindowAnswer& a) {
             "they count in the totals"
       : a.result.heatmap ? "a bin counts whole in the window that holds its start"
                          : "a segment counts whole in the window that holds its start");
+  if (!a.module_note.empty()) out += fmt::format("# {}\n", a.module_note);
   out +=
       "# bw_MiB/s = bytes / 1048576 / busy_s and iops = ops / busy_s, busy_s summed over the ranks (not the "
       "window's wall time)\n";
@@ -158,8 +163,10 @@ std::string Text(const DarshanWindowAnswer& a) {
       out += fmt::format(" {:>10}", DarshanLayout::SizeClassName(b));
     out += "\n";
     for (int op = 0; op < 2; ++op) {
+      const DarshanOpStats& s = op == 0 ? a.result.read : a.result.write;
       out += fmt::format("{:<6}", op == 0 ? "read" : "write");
-      for (int64_t v : (op == 0 ? a.result.read : a.result.write).size_classes) out += fmt::format(" {:>10}", v);
+      // A module without size-class counters (STDIO): NA, not ten zeros.
+      for (int64_t v : s.size_classes) out += fmt::format(" {:>10}", s.size_classes_known ? std::to_string(v) : "NA");
       out += "\n";
     }
   }

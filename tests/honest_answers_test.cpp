@@ -215,6 +215,59 @@ double ParserSum(const std::filesystem::path& text, const std::string& module, c
   return sum;
 }
 
+TEST_CASE("honest: counts a module does not keep are NA in text, JSON and CSV, never 0") {
+  // STDIO keeps no sequential, consecutive or size-class counters; MPI-IO no sequential or
+  // consecutive ones (it keeps size classes, _AGG); DXT segments give all of them for any module.
+  const std::filesystem::path real = std::filesystem::path(XTFQ_SHARED_DIR) / "data/darshan/real";
+  if (test::SharedMissing(real)) return;
+  test::TempDir dir;
+  struct Case {
+    std::string log, module;
+    bool seq, size_classes;
+  };
+  for (const Case& c : {Case{"stdio-only.darshan", "", false, false}, Case{"rel-3.10-x86_64.darshan", "MPI-IO", false, true},
+                        Case{"rel-3.10-x86_64.darshan", "POSIX", true, true},
+                        Case{"mpi-io-test-dxt-32rank.darshan", "MPI-IO", true, true}}) {
+    CAPTURE(c.log);
+    CAPTURE(c.module);
+    std::filesystem::remove(dir.File("l.xtfq"));
+    REQUIRE(Xtfq(dir, fmt::format("import -q '{}' -o l.xtfq", (real / c.log).string())).status == 0);
+    const std::string flags = c.module.empty() ? "" : " --module " + c.module;
+    const test::Run q = Xtfq(dir, "query l.xtfq --format json" + flags);
+    REQUIRE_MESSAGE(q.status == 0, q.err);
+    const nlohmann::json j = nlohmann::json::parse(q.out);
+    const nlohmann::json& w = j["write"];
+    REQUIRE(w["ops"].get<int64_t>() > 0);
+    CHECK(w["seq"].is_null() == !c.seq);
+    CHECK(w["consec"].is_null() == !c.seq);
+    CHECK(w["seq_ratio"].is_null() == !c.seq);
+    CHECK(w["size_classes"].is_null() == !c.size_classes);
+    CHECK(w["small_ratio"].is_null() == !c.size_classes);
+    const test::Run text = Xtfq(dir, "query l.xtfq" + flags);
+    std::string write_row;
+    for (std::stringstream lines(text.out); std::getline(lines, write_row);) {
+      if (write_row.starts_with("write ")) break;
+    }
+    std::vector<std::string> words;  // op ops bytes busy_s bw iops avg_size seq consec small
+    std::stringstream ws(write_row);
+    for (std::string x; ws >> x;) words.push_back(x);
+    REQUIRE_MESSAGE(words.size() == 10, write_row);
+    CHECK((words[7] == "NA") == !c.seq);
+    CHECK((words[8] == "NA") == !c.seq);
+    CHECK((words[9] == "NA") == !c.size_classes);
+    CHECK((text.out.find("write          NA         NA") != std::string::npos) == !c.size_classes);
+    const test::Run csv = Xtfq(dir, "query l.xtfq --format csv" + flags);
+    const size_t at = csv.out.find("all,write,");
+    REQUIRE(at != std::string::npos);
+    std::vector<std::string> cols;
+    std::stringstream row(csv.out.substr(at, csv.out.find('\n', at) - at));
+    for (std::string col; std::getline(row, col, ',');) cols.push_back(col);
+    REQUIRE(cols.size() > 10);
+    CHECK((cols[8] == "NA") == !c.seq);           // seq_ratio
+    CHECK((cols[10] == "NA") == !c.size_classes);  // small_ratio
+  }
+}
+
 TEST_CASE("honest: HEATMAP bins that count other bytes than the counter records say both") {
   const std::filesystem::path log = std::filesystem::path(XTFQ_SHARED_DIR) / "data/darshan/real/polaris-bzip2.darshan";
   if (test::SharedMissing(log)) return;
@@ -262,12 +315,16 @@ TEST_CASE(
     const nlohmann::json j = nlohmann::json::parse(q.out);
     if (!j["answered"].get<std::string>().starts_with("from the counter records")) continue;
     ++answered;
-    // The whole run: exactly the counters' sums, as darshan-parser prints them.
+    // The whole run: exactly the counters' sums, as darshan-parser prints them, of POSIX or, in a
+    // log without POSIX, of the module it has (said).
     CHECK(j["estimated"] == false);
-    CHECK(j["read"]["bytes"].get<double>() == ParserSum(text, "POSIX", "POSIX_BYTES_READ"));
-    CHECK(j["write"]["bytes"].get<double>() == ParserSum(text, "POSIX", "POSIX_BYTES_WRITTEN"));
-    CHECK(j["read"]["ops"].get<double>() == ParserSum(text, "POSIX", "POSIX_READS"));
-    CHECK(j["write"]["ops"].get<double>() == ParserSum(text, "POSIX", "POSIX_WRITES"));
+    const std::string m = j["module"].get<std::string>();
+    CHECK((m == "POSIX") != j.contains("module_note"));
+    if (m == "MPI-IO") continue;  // its operations are four counters each
+    CHECK(j["read"]["bytes"].get<double>() == ParserSum(text, m, m + "_BYTES_READ"));
+    CHECK(j["write"]["bytes"].get<double>() == ParserSum(text, m, m + "_BYTES_WRITTEN"));
+    CHECK(j["read"]["ops"].get<double>() == ParserSum(text, m, m + "_READS"));
+    CHECK(j["write"]["ops"].get<double>() == ParserSum(text, m, m + "_WRITES"));
   }
   CHECK(answered >= 12);  // the real logs the window query used to refuse
   // One record read 4 x 16 MiB between its read timestamps: half of that interval holds half.
@@ -305,7 +362,7 @@ TEST_CASE(
   // Per file: the CSV names the file.
   const test::Run csv = Xtfq(dir, "query l.xtfq --per-file --format csv");
   CHECK(csv.out.starts_with(
-      "key,op,ops,bytes,busy_s,bw_mib_s,iops,avg_size,seq_ratio,consec_ratio,small_ratio,file,estimated\n"));
+      "file_id,op,ops,bytes,busy_s,bw_mib_s,iops,avg_size,seq_ratio,consec_ratio,small_ratio,file,estimated\n"));
   CHECK(csv.out.find(",/tmp/tmp/mpi-io-test.tmp.dat,false\n") != std::string::npos);
 }
 

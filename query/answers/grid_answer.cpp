@@ -46,8 +46,10 @@ size_t AggregateIndex(const Schema& s, std::string_view field) {
   return s.FindAggregate(field).value_or(0);  // the layouts' schemas have these fields (tests/format_doc_test.cpp)
 }
 
-Result<Source> DarshanSource(StoreReader& reader, const GridAnswerRequest& req) {
+Result<Source> DarshanSource(StoreReader& reader, GridAnswerRequest& req) {
   XTFQ_ASSIGN_OR_RETURN(DarshanLogInfo info, DarshanLogs::Find(reader, req.log, req.job));
+  std::string module_note;
+  req.module = DarshanLogs::ChooseModule(reader, info, req.module, &module_note);
   if (req.op != "read" && req.op != "write" && req.op != "all") {
     return Error(ErrorCode::kUsage, fmt::format("--op {}: read, write or all", req.op));
   }
@@ -56,6 +58,7 @@ Result<Source> DarshanSource(StoreReader& reader, const GridAnswerRequest& req) 
   }
   const Catalogue& cat = reader.catalogue();
   Source s;
+  if (!module_note.empty()) s.notes.push_back(module_note);
   s.frame = DarshanWindowQuery::Frame(info);
   s.process_name = "rank";
   const std::string dxt = req.module == "POSIX" ? "DXT_POSIX" : req.module == "MPI-IO" ? "DXT_MPIIO" : "DXT_STDIO";
@@ -651,6 +654,7 @@ Result<GridAnswer> GridAnswerQuery::Run(StoreReader& reader, const GridAnswerReq
   DescribeSource(d);
   XTFQ_TRY(SetWindow(d));
   XTFQ_TRY(SetColumnsAndRows(d));
+  if (d.src.counters) d.ans.notes = d.src.notes;
   if (d.src.counters) return Estimate(reader, *d.src.counters, d.req, std::move(d.ans), d.g.t1, d.g.t2, d.g.p1, d.g.p2);
   XTFQ_TRY(ChooseMetrics(d));
   d.ans.notes = d.src.notes;

@@ -28,7 +28,7 @@ namespace xtfq {
 struct GridAnswerRequest {
   std::string array;                 // a raw array; empty: the store's Darshan log, else its only array (or events)
   std::optional<int64_t> log, job;   // Darshan: which log
-  std::string module = "POSIX";      // Darshan: POSIX or MPI-IO (DXT), or STDIO (HEATMAP only)
+  std::string module;  // Darshan: POSIX, MPI-IO, STDIO; empty: POSIX or the module the log has (ChooseModule)
   std::string op = "all";            // Darshan: read, write or all; job_stats: the op (all: write_bytes)
   std::string by = "target";         // job_stats: rows by target, job, uid, node, class or id
   JobStatsFilter filter;             // job_stats: only these jobs (uids, nodes, ...)

@@ -24,9 +24,13 @@ std::string ResultJson::EdgeSeconds(int64_t ns, bool lo) {
 }
 
 nlohmann::json ResultJson::Of(const DarshanOpStats& s, const DarshanOpMetrics& d) {
-  nlohmann::json classes = nlohmann::json::object();
-  for (int b = 0; b < DarshanLayout::kSizeClasses; ++b)
-    classes[std::string(DarshanLayout::SizeClassName(b))] = s.size_classes[static_cast<size_t>(b)];
+  // Counts the source does not keep are null (unknown), never 0.
+  nlohmann::json classes = nullptr;
+  if (s.size_classes_known) {
+    classes = nlohmann::json::object();
+    for (int b = 0; b < DarshanLayout::kSizeClasses; ++b)
+      classes[std::string(DarshanLayout::SizeClassName(b))] = s.size_classes[static_cast<size_t>(b)];
+  }
   return {{"ops", s.ops},
           {"bytes", s.bytes},
           {"busy_s", s.busy},
@@ -36,8 +40,8 @@ nlohmann::json ResultJson::Of(const DarshanOpStats& s, const DarshanOpMetrics& d
           {"seq_ratio", J(d.seq_ratio)},
           {"consec_ratio", J(d.consec_ratio)},
           {"small_ratio", J(d.small_ratio)},
-          {"seq", s.seq},
-          {"consec", s.consec},
+          {"seq", s.seq_known ? nlohmann::json(s.seq) : nlohmann::json(nullptr)},
+          {"consec", s.consec_known ? nlohmann::json(s.consec) : nlohmann::json(nullptr)},
           {"size_classes", classes}};
 }
 
@@ -71,6 +75,7 @@ nlohmann::json ResultJson::Of(const DarshanWindowAnswer& a) {
                       {"read", Of(a.result.read, a.read)},
                       {"write", Of(a.result.write, a.write)},
                       {"rank_imbalance", a.imbalance ? Of(*a.imbalance) : nlohmann::json(nullptr)}};
+  if (!a.module_note.empty()) j["module_note"] = a.module_note;
   // Percentiles of sizes and durations: [lower, upper] holding each (one log2 bin).
   auto percentiles = [](const DarshanOpDistribution& d) {
     nlohmann::json p;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -37,8 +38,10 @@ struct OpCounters {
 struct Sums {
   double ops = 0, bytes = 0, busy = 0, seq = 0, consec = 0;
   std::array<double, DarshanLayout::kSizeClasses> size_classes{};
+  bool seq_known = true, consec_known = true, size_classes_known = true;
   DarshanOpStats Rounded() const {
     DarshanOpStats o;
+    o.seq_known = seq_known, o.consec_known = consec_known, o.size_classes_known = size_classes_known;
     o.ops = static_cast<uint64_t>(std::llround(ops)), o.bytes = std::llround(bytes), o.busy = busy;
     o.seq = std::llround(seq), o.consec = std::llround(consec);
     for (size_t b = 0; b < size_classes.size(); ++b) o.size_classes[b] = std::llround(size_classes[b]);
@@ -159,6 +162,24 @@ Result<DarshanWindowStats> DarshanCounterWindow::Compute(StoreReader& reader, co
     if (spec.per_rank && x.rank >= 0) add(ranks[x.rank][op]);
     if (spec.per_file) add(files[x.id][op]);
   }));
+  // What the module's records count at all: the rest is unknown, not 0.
+  if (const ArrayDesc* a = reader.store().catalogue().Find(DarshanLayout::ArrayName(info.log, spec.module))) {
+    for (size_t op = 0; op < 2; ++op) {
+      auto c = CountersOf(a->schema, spec.module, op == 0);
+      if (!c.ok()) continue;
+      Sums known;
+      known.seq_known = c->seq.has_value(), known.consec_known = c->consec.has_value();
+      known.size_classes_known = std::all_of(c->size_classes.begin(), c->size_classes.end(),
+                                             [](const std::optional<Counter>& k) { return k.has_value(); });
+      auto mark = [&](Sums& y) {
+        y.seq_known = known.seq_known, y.consec_known = known.consec_known;
+        y.size_classes_known = known.size_classes_known;
+      };
+      mark(total[op]);
+      for (auto& [rank, x] : ranks) mark(x[op]);
+      for (auto& [id, x] : files) mark(x[op]);
+    }
+  }
   out.read = total[0].Rounded(), out.write = total[1].Rounded();
   for (const auto& [rank, x] : ranks) out.ranks[rank] = {x[0].Rounded(), x[1].Rounded()};
   for (const auto& [id, x] : files) out.files[id] = {x[0].Rounded(), x[1].Rounded()};

@@ -145,6 +145,33 @@ double DarshanLogs::RunSeconds(const DarshanLogInfo& info) {
   return static_cast<double>(info.end_sec - info.start_sec + 1);
 }
 
+std::vector<std::string> DarshanLogs::WindowModules(StoreReader& reader, const DarshanLogInfo& info) {
+  std::vector<std::string> out;
+  const Catalogue& cat = reader.catalogue();
+  for (const char* m : {"POSIX", "MPI-IO", "STDIO"}) {
+    const std::string dxt = m == std::string_view("POSIX") ? "DXT_POSIX" : m == std::string_view("MPI-IO") ? "DXT_MPIIO" : "";
+    const std::string heat = m == std::string_view("MPI-IO") ? "HEATMAP.MPIIO" : fmt::format("HEATMAP.{}", m);
+    const bool has = cat.Find(DarshanLayout::ArrayName(info.log, m)) != nullptr ||
+                     cat.Find(DarshanLayout::ArrayName(info.log, heat)) != nullptr ||
+                     (!dxt.empty() && (cat.Find(DarshanLayout::ArrayName(info.log, dxt + ".read")) != nullptr ||
+                                       cat.Find(DarshanLayout::ArrayName(info.log, dxt + ".write")) != nullptr));
+    if (has) out.push_back(m);
+  }
+  return out;
+}
+
+std::string DarshanLogs::ChooseModule(StoreReader& reader, const DarshanLogInfo& info, const std::string& given,
+                                      std::string* note) {
+  if (!given.empty()) return given;
+  const std::vector<std::string> have = WindowModules(reader, info);
+  if (have.empty() || have.front() == "POSIX") return "POSIX";
+  if (note != nullptr) {
+    *note = fmt::format("module {}: log {} has no POSIX data (it has {}; --module chooses)", have.front(), info.log,
+                        fmt::join(have, ", "));
+  }
+  return have.front();
+}
+
 std::vector<std::string> DarshanLogs::PartialModules(const DarshanLogInfo& l) {
   std::vector<std::string> out;
   for (int slot = 0; slot < DarshanLayout::kModuleSlots; ++slot) {

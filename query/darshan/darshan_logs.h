@@ -50,6 +50,13 @@ class DarshanLogs {
   // The run time darshan-parser prints ("# run time:"), seconds: end - start with the nanoseconds for
   // format 3.41, end - start + 1 whole seconds before it (darshan-util counts both ends' seconds).
   static double RunSeconds(const DarshanLogInfo& info);
+  // Of POSIX, MPI-IO and STDIO (the modules a window or grid is answered for), those the log has
+  // data of (counter records, DXT segments or HEATMAP bins), in that order.
+  static std::vector<std::string> WindowModules(StoreReader& reader, const DarshanLogInfo& info);
+  // `given` when not empty; else POSIX, or when the log has no POSIX data the first module it has
+  // (with `note` saying so); POSIX when it has none (the answer then says what it lacks).
+  static std::string ChooseModule(StoreReader& reader, const DarshanLogInfo& info, const std::string& given,
+                                  std::string* note);
   // The modules of a log whose partial flag is set ("slot N" for an unnamed one).
   static std::vector<std::string> PartialModules(const DarshanLogInfo& log);
   // The source of `info` as a File (writes fail).

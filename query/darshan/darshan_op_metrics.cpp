@@ -11,9 +11,10 @@ DarshanOpMetrics DarshanOpMetrics::Of(const DarshanOpStats& s) {
   return {Div(static_cast<double>(s.bytes) / 1048576.0, s.busy),
           Div(ops, s.busy),
           Div(static_cast<double>(s.bytes), ops),
-          Div(static_cast<double>(s.seq), ops),
-          Div(static_cast<double>(s.consec), ops),
-          Div(static_cast<double>(s.size_classes[0] + s.size_classes[1] + s.size_classes[2]), ops)};
+          s.seq_known ? Div(static_cast<double>(s.seq), ops) : std::nullopt,
+          s.consec_known ? Div(static_cast<double>(s.consec), ops) : std::nullopt,
+          s.size_classes_known ? Div(static_cast<double>(s.size_classes[0] + s.size_classes[1] + s.size_classes[2]), ops)
+                               : std::nullopt};
 }
 
 }  // namespace xtfq

@@ -1,7 +1,8 @@
 // DarshanOpMetrics: the rates and ratios derived from one operation's window totals
 // (DarshanOpStats): bandwidth in MiB/s over busy time, IOPS over busy time, average request size,
 // and the sequential, consecutive and small (< 10 KiB: Darshan's first three size classes) shares
-// of the operations. A ratio whose denominator is zero has no value (printed NA), never 0.
+// of the operations. A ratio whose denominator is zero, or whose counts the source does not keep
+// (DarshanOpStats' *_known), has no value (printed NA), never 0.
 //
 // Thread-safety: value type.
 #pragma once

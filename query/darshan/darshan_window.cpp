@@ -63,6 +63,8 @@ Status PerRank(StoreReader& reader, const ArrayDesc& a, const DarshanWindowSpec&
 void DarshanOpStats::Add(const DarshanOpStats& o) {
   ops += o.ops, bytes += o.bytes, busy += o.busy, seq += o.seq, consec += o.consec;
   for (size_t b = 0; b < size_classes.size(); ++b) size_classes[b] += o.size_classes[b];
+  seq_known = seq_known && o.seq_known, consec_known = consec_known && o.consec_known;
+  size_classes_known = size_classes_known && o.size_classes_known;
 }
 
 Result<DarshanWindowStats> DarshanWindow::Compute(StoreReader& reader, const DarshanLogInfo& info,

@@ -37,6 +37,10 @@ struct DarshanOpStats {
   double busy = 0;  // seconds: the sum of the segments' durations
   int64_t seq = 0, consec = 0;
   std::array<int64_t, DarshanLayout::kSizeClasses> size_classes{};
+  // Whether the source counts these at all. DXT segments give them for any module; counter
+  // records only what the module counts (STDIO has no sequential, consecutive or size-class
+  // counters, MPI-IO no sequential or consecutive ones). Unknown ones are NA, never 0.
+  bool seq_known = true, consec_known = true, size_classes_known = true;
   void Add(const DarshanOpStats& o);
 };
 

@@ -105,7 +105,7 @@ Result<DarshanWindowAnswer> DarshanWindowQuery::Run(StoreReader& reader, const D
     XTFQ_ASSIGN_OR_RETURN(ProcessWindow r, ProcessWindow::Parse(q.ranks));
     a.spec.p1 = r.lo, a.spec.p2 = r.hi;
   }
-  a.spec.module = q.module;
+  a.spec.module = DarshanLogs::ChooseModule(reader, a.info, q.module, &a.module_note);
   a.spec.scan = q.scan;
   a.spec.per_rank = true;  // rank imbalance needs the rows
   a.spec.per_file = q.per_file;
@@ -115,7 +115,7 @@ Result<DarshanWindowAnswer> DarshanWindowQuery::Run(StoreReader& reader, const D
   if (!q.file_glob.empty()) a.spec.files = DarshanFileFilter::Match(a.names, q.file_glob);
   XTFQ_ASSIGN_OR_RETURN(a.result, DarshanWindow::Compute(reader, a.info, a.spec));
   if (!a.result.heatmap && !a.result.estimated) {
-    const std::string dxt = q.module == "POSIX" ? "DXT_POSIX" : "DXT_MPIIO";
+    const std::string dxt = a.spec.module == "POSIX" ? "DXT_POSIX" : "DXT_MPIIO";
     GridPlan plan;
     for (const char* op : {"read", "write"}) {
       const ArrayDesc* arr =
@@ -139,8 +139,8 @@ Result<DarshanWindowAnswer> DarshanWindowQuery::Run(StoreReader& reader, const D
   }
   // The module the answer came from: its DXT segments, its HEATMAP bins or its counter records.
   const std::string source = a.result.heatmap       ? "HEATMAP"
-                             : a.result.estimated   ? q.module
-                             : q.module == "MPI-IO" ? "DXT_MPIIO"
+                             : a.result.estimated   ? a.spec.module
+                             : a.spec.module == "MPI-IO" ? "DXT_MPIIO"
                                                     : "DXT_POSIX";
   a.read = DarshanOpMetrics::Of(a.result.read);
   a.write = DarshanOpMetrics::Of(a.result.write);
@@ -152,7 +152,7 @@ Result<DarshanWindowAnswer> DarshanWindowQuery::Run(StoreReader& reader, const D
         "log {}'s HEATMAP bins count {} bytes read and {} written here, its {} counter records {} and {} (each "
         "record lies wholly inside or outside the window): the bins and the counters disagree; operations and times "
         "are left unknown",
-        a.info.log, a.result.read.bytes, a.result.write.bytes, q.module, (*a.result.counter_bytes)[0],
+        a.info.log, a.result.read.bytes, a.result.write.bytes, a.spec.module, (*a.result.counter_bytes)[0],
         (*a.result.counter_bytes)[1]));
   }
   a.answered = a.result.indexed ? "from the index" : "from the window's segments";
