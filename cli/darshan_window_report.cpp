@@ -43,9 +43,7 @@ std::string Csv(const DarshanWindowAnswer& a) {
   const bool named = !a.request.per_rank && a.request.per_file;
   const bool totals = !a.request.per_rank && !a.request.per_file;
   // The first column: the rank (an integer), the file's record id, or "all" for the window.
-  std::string out = a.request.per_rank   ? "rank"
-                    : a.request.per_file ? "file_id"
-                                         : "key";
+  std::string out = a.request.per_rank ? "rank" : a.request.per_file ? "file_id" : "key";
   out += ",op,ops,bytes,busy_s,bw_mib_s,iops,avg_size,seq_ratio,consec_ratio,small_ratio";
   if (named) out += ",file";
   if (totals) {

@@ -37,7 +37,8 @@ CLI::App* GridCommand::Register(CLI::App& parent) {
                   "write_bytes)");
   by_ = app->add_option("--by", r_.by, "job_stats: rows by target (default), job, uid, node, class or id");
   darshan_flags_["--module"] =
-      app->add_option("--module", r_.module, "Darshan: POSIX, MPI-IO or STDIO (default: POSIX, or the module the log has)")
+      app->add_option("--module", r_.module,
+                      "Darshan: POSIX, MPI-IO or STDIO (default: POSIX, or the module the log has)")
           ->check(CLI::IsMember({"POSIX", "MPI-IO", "STDIO"}));
   darshan_flags_["--log"] = app->add_option("--log", r_.log, "Darshan: the log number");
   app->add_option("--job", jobs_, "Darshan: the log of this job id; job_stats: only these jobs (repeatable)");

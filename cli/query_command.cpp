@@ -22,9 +22,9 @@ CLI::App* QueryCommand::Register(CLI::App& parent) {
   flags_["--buckets"] =
       app->add_option("--buckets", buckets_, "arrays: split the window into B equal time buckets (a histogram)")
           ->check(CLI::Range(1, 10000000));
-  flags_["--module"] =
-      app->add_option("--module", darshan_.module, "Darshan: POSIX, MPI-IO or STDIO (default: POSIX, or the module the log has)")
-          ->check(CLI::IsMember({"POSIX", "MPI-IO", "STDIO"}));
+  flags_["--module"] = app->add_option("--module", darshan_.module,
+                                       "Darshan: POSIX, MPI-IO or STDIO (default: POSIX, or the module the log has)")
+                           ->check(CLI::IsMember({"POSIX", "MPI-IO", "STDIO"}));
   flags_["--file"] = app->add_option("--file", darshan_.file_glob, "Darshan: only files whose name matches this glob");
   flags_["--job"] = app->add_option("--job", jobs_,
                                     "Darshan: the log of this job id; job_stats, Slurm: only these jobs (repeatable)");

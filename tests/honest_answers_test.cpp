@@ -225,9 +225,10 @@ TEST_CASE("honest: counts a module does not keep are NA in text, JSON and CSV, n
     std::string log, module;
     bool seq, size_classes;
   };
-  for (const Case& c : {Case{"stdio-only.darshan", "", false, false}, Case{"rel-3.10-x86_64.darshan", "MPI-IO", false, true},
-                        Case{"rel-3.10-x86_64.darshan", "POSIX", true, true},
-                        Case{"mpi-io-test-dxt-32rank.darshan", "MPI-IO", true, true}}) {
+  for (const Case& c :
+       {Case{"stdio-only.darshan", "", false, false}, Case{"rel-3.10-x86_64.darshan", "MPI-IO", false, true},
+        Case{"rel-3.10-x86_64.darshan", "POSIX", true, true},
+        Case{"mpi-io-test-dxt-32rank.darshan", "MPI-IO", true, true}}) {
     CAPTURE(c.log);
     CAPTURE(c.module);
     std::filesystem::remove(dir.File("l.xtfq"));
@@ -263,7 +264,7 @@ TEST_CASE("honest: counts a module does not keep are NA in text, JSON and CSV, n
     std::stringstream row(csv.out.substr(at, csv.out.find('\n', at) - at));
     for (std::string col; std::getline(row, col, ',');) cols.push_back(col);
     REQUIRE(cols.size() > 10);
-    CHECK((cols[8] == "NA") == !c.seq);           // seq_ratio
+    CHECK((cols[8] == "NA") == !c.seq);            // seq_ratio
     CHECK((cols[10] == "NA") == !c.size_classes);  // small_ratio
   }
 }

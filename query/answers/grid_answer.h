@@ -26,14 +26,14 @@
 namespace xtfq {
 
 struct GridAnswerRequest {
-  std::string array;                 // a raw array; empty: the store's Darshan log, else its only array (or events)
-  std::optional<int64_t> log, job;   // Darshan: which log
-  std::string module;  // Darshan: POSIX, MPI-IO, STDIO; empty: POSIX or the module the log has (ChooseModule)
-  std::string op = "all";            // Darshan: read, write or all; job_stats: the op (all: write_bytes)
-  std::string by = "target";         // job_stats: rows by target, job, uid, node, class or id
-  JobStatsFilter filter;             // job_stats: only these jobs (uids, nodes, ...)
-  std::string time = ":";            // --time (query/core/time_window.h); open sides: the run's span
-  std::string ranks;                 // --ranks R1:R2; empty: every process
+  std::string array;                // a raw array; empty: the store's Darshan log, else its only array (or events)
+  std::optional<int64_t> log, job;  // Darshan: which log
+  std::string module;         // Darshan: POSIX, MPI-IO, STDIO; empty: POSIX or the module the log has (ChooseModule)
+  std::string op = "all";     // Darshan: read, write or all; job_stats: the op (all: write_bytes)
+  std::string by = "target";  // job_stats: rows by target, job, uid, node, class or id
+  JobStatsFilter filter;      // job_stats: only these jobs (uids, nodes, ...)
+  std::string time = ":";     // --time (query/core/time_window.h); open sides: the run's span
+  std::string ranks;          // --ranks R1:R2; empty: every process
   std::vector<int64_t> processes;    // one row per process instead
   uint32_t cols = 0;                 // 0: the grid's choice (100; a Slurm array's sampling interval)
   uint32_t rows = 0;                 // 0: one row (Darshan, arrays), every group (job_stats)

@@ -149,7 +149,9 @@ std::vector<std::string> DarshanLogs::WindowModules(StoreReader& reader, const D
   std::vector<std::string> out;
   const Catalogue& cat = reader.catalogue();
   for (const char* m : {"POSIX", "MPI-IO", "STDIO"}) {
-    const std::string dxt = m == std::string_view("POSIX") ? "DXT_POSIX" : m == std::string_view("MPI-IO") ? "DXT_MPIIO" : "";
+    const std::string dxt = m == std::string_view("POSIX")    ? "DXT_POSIX"
+                            : m == std::string_view("MPI-IO") ? "DXT_MPIIO"
+                                                              : "";
     const std::string heat = m == std::string_view("MPI-IO") ? "HEATMAP.MPIIO" : fmt::format("HEATMAP.{}", m);
     const bool has = cat.Find(DarshanLayout::ArrayName(info.log, m)) != nullptr ||
                      cat.Find(DarshanLayout::ArrayName(info.log, heat)) != nullptr ||

@@ -13,8 +13,9 @@ DarshanOpMetrics DarshanOpMetrics::Of(const DarshanOpStats& s) {
           Div(static_cast<double>(s.bytes), ops),
           s.seq_known ? Div(static_cast<double>(s.seq), ops) : std::nullopt,
           s.consec_known ? Div(static_cast<double>(s.consec), ops) : std::nullopt,
-          s.size_classes_known ? Div(static_cast<double>(s.size_classes[0] + s.size_classes[1] + s.size_classes[2]), ops)
-                               : std::nullopt};
+          s.size_classes_known
+              ? Div(static_cast<double>(s.size_classes[0] + s.size_classes[1] + s.size_classes[2]), ops)
+              : std::nullopt};
 }
 
 }  // namespace xtfq

@@ -138,10 +138,10 @@ Result<DarshanWindowAnswer> DarshanWindowQuery::Run(StoreReader& reader, const D
     if (a.file_order.size() > q.top_files) a.file_order.resize(q.top_files);
   }
   // The module the answer came from: its DXT segments, its HEATMAP bins or its counter records.
-  const std::string source = a.result.heatmap       ? "HEATMAP"
-                             : a.result.estimated   ? a.spec.module
+  const std::string source = a.result.heatmap            ? "HEATMAP"
+                             : a.result.estimated        ? a.spec.module
                              : a.spec.module == "MPI-IO" ? "DXT_MPIIO"
-                                                    : "DXT_POSIX";
+                                                         : "DXT_POSIX";
   a.read = DarshanOpMetrics::Of(a.result.read);
   a.write = DarshanOpMetrics::Of(a.result.write);
   a.imbalance = RankImbalance::Of(a.result.ranks, !a.result.heatmap);

@@ -27,10 +27,10 @@
 namespace xtfq {
 
 struct DarshanWindowRequest {
-  std::string time = ":";           // --time, in the syntax of query/core/time_window.h (Darshan frame)
-  std::string ranks;                // --ranks R1:R2 (query/core/process_window.h); empty: all
-  std::string module;  // POSIX, MPI-IO, STDIO; empty: POSIX, or the module the log has (DarshanLogs::ChooseModule)
-  std::string file_glob;            // only files whose name matches
+  std::string time = ":";  // --time, in the syntax of query/core/time_window.h (Darshan frame)
+  std::string ranks;       // --ranks R1:R2 (query/core/process_window.h); empty: all
+  std::string module;      // POSIX, MPI-IO, STDIO; empty: POSIX, or the module the log has (DarshanLogs::ChooseModule)
+  std::string file_glob;   // only files whose name matches
   std::optional<int64_t> log, job;  // which log (default: the only one)
   bool per_rank = false, per_file = false, scan = false;
   uint32_t top_files = 0;  // with per_file: only the N files with the most bytes (read + written); 0: all
@@ -62,7 +62,7 @@ struct DarshanWindowAnswer {
   std::vector<uint64_t> file_order;
   uint64_t files_in_window = 0;
   std::string module_note;  // why a module other than POSIX was chosen (empty when given or POSIX)
-  std::string answered;  // how: from the index, from the segments, from HEATMAP bins (and what that lacks)
+  std::string answered;     // how: from the index, from the segments, from HEATMAP bins (and what that lacks)
   // What the user should know: a window or rank range outside the job (answered, with zeros).
   std::vector<std::string> warnings;
 
