@@ -20,6 +20,9 @@ CLI::App* DumpCommand::Register(CLI::App& parent) {
   app->add_flag("--header", header_, "only the job header, the log file regions and the mount table");
   app->add_flag("--show-incomplete", show_incomplete_, "print modules whose data is incomplete (partial flag set)");
   app->add_flag("--dxt", dxt_, "print the DXT traces as darshan-dxt-parser does");
+  app->add_flag("--total", total_, "each module's records aggregated into one (darshan-parser --total)");
+  app->add_flag("--file", file_, "file counts by kind of access (darshan-parser --file)");
+  app->add_flag("--perf", perf_, "aggregate performance: agg_perf_by_slowest and its parts (darshan-parser --perf)");
   app->add_option("--log", log_, "in a store: the log number (xtfq info lists them)");
   app->add_option("--job", job_, "in a store: the log of this job id");
   return app;
@@ -41,6 +44,10 @@ Status CopyTo(File& file, std::FILE* out) {
 }  // namespace
 
 int DumpCommand::Run() {
+  const bool accumulated = total_ || file_ || perf_;
+  if (accumulated && (dxt_ || header_)) {
+    return Fail("dump", Error(ErrorCode::kUsage, "--total, --file and --perf do not go with --dxt or --header"));
+  }
   std::unique_ptr<File> file;
   std::unique_ptr<DarshanInput> in;  // the store, when the input is one; outlives `file`
   if (!DarshanInput::IsStore(input_)) {
@@ -65,6 +72,14 @@ int DumpCommand::Run() {
                           fmt::format("{}: log {} was imported from darshan-parser text, which has no DXT segments",
                                       input_, in->info().log)));
       }
+      if (accumulated) {
+        return Fail("dump",
+                    Error(ErrorCode::kInvalidArgument,
+                          fmt::format("{}: log {} was imported from darshan-parser text; --total, --file and "
+                                      "--perf need the binary log (the text's times are rounded to 6 decimals); "
+                                      "`xtfq query` gives agg_perf_by_slowest as computed from the text",
+                                      input_, in->info().log)));
+      }
       Status s = Ok();
       if (header_) {
         auto h = in->Header();
@@ -84,8 +99,10 @@ int DumpCommand::Run() {
     fmt::print("{}", dxt_ ? DarshanParserText::DxtHeader(**log) : DarshanParserText::Header(**log));
     return kExitOk;
   }
-  Status s = dxt_ ? DarshanParserText::Dxt(**log, show_incomplete_, stdout, stderr)
-                  : DarshanParserText::Base(**log, show_incomplete_, stdout, stderr);
+  Status s = accumulated
+                 ? DarshanParserText::Accumulated(**log, {total_, file_, perf_}, show_incomplete_, stdout, stderr)
+             : dxt_ ? DarshanParserText::Dxt(**log, show_incomplete_, stdout, stderr)
+                    : DarshanParserText::Base(**log, show_incomplete_, stdout, stderr);
   std::fflush(stdout);
   return s.ok() ? kExitOk : Fail("dump", s.error());
 }

@@ -22,6 +22,7 @@ class DumpCommand final : public Command {
   bool header_ = false;
   bool show_incomplete_ = false;
   bool dxt_ = false;
+  bool total_ = false, file_ = false, perf_ = false;
   std::optional<int64_t> log_, job_;
 };
 

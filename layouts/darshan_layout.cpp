@@ -113,6 +113,26 @@ const Schema& DarshanLayout::HeatmapSchema() {
   return s;
 }
 
+const Schema& DarshanLayout::PerfSchema() {
+  static const Schema s = [] {
+    Fields f = {{"slot", FieldType::kI64},
+                {"records", FieldType::kI64},
+                {"total_bytes", FieldType::kI64},
+                {"slowest_rank", FieldType::kI64}};
+    for (const char* name : {"slowest_rank_io_time", "slowest_rank_meta_only_time", "slowest_rank_rw_only_time",
+                             "time_by_slowest", "agg_time_by_slowest", "agg_perf_by_slowest"}) {
+      f.emplace_back(name, FieldType::kF64);
+    }
+    for (std::string_view line : kFileLines) {
+      for (const char* what : {"_file_count", "_total_bytes", "_max_byte_offset"}) {
+        f.emplace_back(fmt::format("{}{}", line, what), FieldType::kI64);
+      }
+    }
+    return Schema::Fixed(f, {}, "slot");
+  }();
+  return s;
+}
+
 int DarshanLayout::SizeClass(int64_t bytes) {
   static constexpr std::array<int64_t, kSizeClasses - 1> kUpper = {100,     1024,     10240,     102400,    1048576,
                                                                    4194304, 10485760, 104857600, 1073741824};

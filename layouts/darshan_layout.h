@@ -17,12 +17,17 @@
 //                             import: duration, sequential and consecutive flags, size class
 //   darshan/<log>/<DXT>.files the DXT file records: id, rank, hostname, write and read counts
 //   darshan/<log>/HEATMAP.<module>  the HEATMAP bins with bytes (binary logs)
+//   darshan/<log>/perf        one record per module that darshan-util keeps an accumulator for
+//                             (POSIX, MPI-IO, STDIO, DFS, DAOS): what `darshan-parser --perf`
+//                             and `--file` print for it, computed at import over the records in
+//                             the log's order
 // <log> is the log's number in darshan.logs (from 0); several logs, of one job id or of many, live
 // side by side.
 //
 // Thread-safety: immutable.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -75,6 +80,15 @@ class DarshanLayout {
   static const Schema& HeatmapSchema();
   static constexpr uint32_t kHeatOffsetT = 0, kHeatOffsetRank = 8, kHeatOffsetBin = 16, kHeatOffsetWidth = 20,
                             kHeatOffsetRead = 28, kHeatOffsetWrite = 36, kHeatWidth = 44;
+
+  // darshan/<log>/perf: slot i64 (the module's slot, as in format 3.41; time), records i64,
+  // total_bytes i64, slowest_rank i64, slowest_rank_io_time, slowest_rank_meta_only_time,
+  // slowest_rank_rw_only_time, time_by_slowest, agg_time_by_slowest, agg_perf_by_slowest (f64;
+  // seconds, MiB/s), then for each of `darshan-parser --file`'s lines (kFileLines) its columns
+  // <line>_file_count, <line>_total_bytes, <line>_max_byte_offset (i64). 224 bytes.
+  static const Schema& PerfSchema();
+  static constexpr std::array<std::string_view, 6> kFileLines = {"total",      "read_only", "write_only",
+                                                                 "read_write", "unique",    "shared"};
 
   // Darshan's 10 size classes (DARSHAN_BUCKET_INC): <= 100, 1 KiB, 10 KiB, 100 KiB, 1 MiB, 4 MiB,
   // 10 MiB, 100 MiB, 1 GiB, more.

@@ -21,6 +21,7 @@
 #include "importers/darshan/darshan_importer.h"
 #include "importers/darshan/darshan_text_importer.h"
 #include "layouts/darshan_layout.h"
+#include "layouts/darshan_module_perf.h"
 #include "query/core/store_reader.h"
 #include "query/darshan/darshan_logs.h"
 #include "store/endian.h"
@@ -143,7 +144,35 @@ void SameCounters(const std::string& name, const std::string& a_store, const std
 }
 
 bool IsCounterArray(const std::string& name) {
-  return name.find("DXT_") == std::string::npos && !name.ends_with("/names");
+  return name.find("DXT_") == std::string::npos && !name.ends_with("/names") && !name.ends_with("/perf");
+}
+
+// The perf records of a text import against the binary's: the same counts, bytes and files; the
+// times within what six-decimal rounding of each record's three times can add up to, and the
+// rate within that relative error. (slowest_rank may differ between ranks within that error.)
+void SamePerf(const std::vector<std::vector<std::byte>>& bin, const std::vector<std::vector<std::byte>>& txt) {
+  std::map<int64_t, DarshanModulePerf> by_slot;
+  for (const auto& r : bin) by_slot[DarshanModulePerf::Decode(r.data()).slot] = DarshanModulePerf::Decode(r.data());
+  for (const auto& r : txt) {
+    const DarshanModulePerf t = DarshanModulePerf::Decode(r.data());
+    CAPTURE(t.slot);
+    REQUIRE(by_slot.count(t.slot) == 1);
+    const DarshanModulePerf& b = by_slot[t.slot];
+    CHECK(t.records == b.records);
+    CHECK(t.total_bytes == b.total_bytes);
+    for (size_t i = 0; i < b.files.size(); ++i) {
+      CHECK(t.files[i].count == b.files[i].count);
+      CHECK(t.files[i].bytes == b.files[i].bytes);
+      CHECK(t.files[i].max_offset == b.files[i].max_offset);
+    }
+    const double tol = static_cast<double>(b.records) * 3 * 5.01e-7;
+    CHECK(std::fabs(t.time_by_slowest - b.time_by_slowest) <= tol);
+    CHECK(std::fabs(t.agg_time_by_slowest - b.agg_time_by_slowest) <= 2 * tol);
+    if (b.agg_time_by_slowest > 4 * tol) {
+      CHECK(std::fabs(t.agg_perf_by_slowest - b.agg_perf_by_slowest) <=
+            b.agg_perf_by_slowest * 4 * tol / b.agg_time_by_slowest);
+    }
+  }
 }
 
 TEST_CASE("darshan store: every corpus log imported from binary and from darshan-parser text gives the same records") {
@@ -181,6 +210,7 @@ TEST_CASE("darshan store: every corpus log imported from binary and from darshan
       SameCounters(name, bin_store, txt_store, a[name], recs, skip);
       ++arrays;
     }
+    if (b.count(L::ArrayName(0, "perf")) == 1) SamePerf(a[L::ArrayName(0, "perf")], b[L::ArrayName(0, "perf")]);
     if (!stopped) {
       for (const auto& [name, recs] : a) {
         if (IsCounterArray(name) && !recs.empty())

@@ -111,7 +111,8 @@ TEST_CASE("format doc: the Darshan layout tables equal DarshanLayout's schemas")
                                                           {"Darshan name record", &DarshanLayout::NamesSchema()},
                                                           {"Darshan DXT segment", &DarshanLayout::DxtSchema()},
                                                           {"Darshan DXT file record", &DarshanLayout::DxtFileSchema()},
-                                                          {"Darshan heatmap bin", &DarshanLayout::HeatmapSchema()}};
+                                                          {"Darshan heatmap bin", &DarshanLayout::HeatmapSchema()},
+                                                          {"Darshan perf record", &DarshanLayout::PerfSchema()}};
   CheckTables(d, tables);
   CHECK(DarshanLayout::DxtSchema().record_width() == DarshanLayout::kDxtWidth);
   using L = DarshanLayout;

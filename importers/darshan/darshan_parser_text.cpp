@@ -9,6 +9,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "importers/darshan/darshan_accumulator.h"
 #include "importers/darshan/darshan_counter_record.h"
 #include "importers/darshan/darshan_dxt_reader.h"
 #include "importers/darshan/darshan_heatmap_reader.h"
@@ -536,6 +537,136 @@ Status DarshanParserText::Base(DarshanLog& log, bool show_incomplete, std::FILE*
                      static_cast<int>(c.size()), c.data(), rec.file_rec_id, cols.c_str());
       }
     }
+  }
+  return Ok();
+}
+
+namespace {
+
+void PrintTotal(const DarshanModuleTables::Description& desc, const DarshanModuleTables::Counters& names,
+                const DarshanCounterRecord& total, std::FILE* out) {
+  std::fwrite(desc.text.data(), 1, desc.text.size(), out);
+  std::fputc('\n', out);
+  size_t k = 0;
+  for (int64_t v : total.ints) {
+    const std::string_view c = names.names[k++];
+    std::fprintf(out, "total_%.*s: %" PRId64 "\n", static_cast<int>(c.size()), c.data(), v);
+  }
+  for (double v : total.floats) {
+    const std::string_view c = names.names[k++];
+    std::fprintf(out, "total_%.*s: %f\n", static_cast<int>(c.size()), c.data(), v);
+  }
+}
+
+void PrintFiles(const DarshanModulePerf& p, std::FILE* out) {
+  std::fputs(
+      "\n# Total file counts\n"
+      "# -----\n"
+      "# <file_type>: type of file access:\n"
+      "#    *read_only: file was only read\n"
+      "#    *write_only: file was only written\n"
+      "#    *read_write: file was read and written\n"
+      "#    *unique: file was opened by a single process only\n"
+      "#    *shared: file was accessed by a group of processes (maybe all processes)\n"
+      "# <file_count> total number of files of this type\n"
+      "# <total_bytes> total number of bytes moved to/from files of this type\n"
+      "# <max_byte_offset> maximum byte offset accessed for a file of this type\n"
+      "\n# <file_type> <file_count> <total_bytes> <max_byte_offset>\n",
+      out);
+  for (size_t i = 0; i < p.files.size(); ++i) {
+    const std::string_view line = DarshanLayout::kFileLines[i];
+    const DarshanFileCategory& c = p.files[i];
+    std::fprintf(out, "# %.*s: %" PRId64 " %" PRId64 " %" PRId64 "\n", static_cast<int>(line.size()), line.data(),
+                 c.count, c.bytes, c.max_offset);
+  }
+}
+
+void PrintPerf(const DarshanModulePerf& p, std::FILE* out) {
+  const char* dots = "# ...........................\n";
+  std::fprintf(out, "\n# performance\n# -----------\n# total_bytes: %" PRId64 "\n#\n", p.total_bytes);
+  std::fprintf(out, "# I/O timing for unique files (seconds):\n%s", dots);
+  std::fprintf(out, "# unique files: slowest_rank_io_time: %f\n", p.slowest_rank_io_time);
+  std::fprintf(out, "# unique files: slowest_rank_meta_only_time: %f\n", p.slowest_rank_meta_only_time);
+  std::fprintf(out, "# unique files: slowest_rank_rw_only_time: %f\n", p.slowest_rank_rw_only_time);
+  std::fprintf(out, "# unique files: slowest_rank: %d\n#\n", static_cast<int>(p.slowest_rank));
+  std::fprintf(out, "# I/O timing for shared files (seconds):\n%s", dots);
+  std::fprintf(out, "# shared files: time_by_slowest: %f\n#\n", p.time_by_slowest);
+  std::fprintf(out, "# Aggregate performance, including both shared and unique files:\n%s", dots);
+  std::fprintf(out, "# agg_time_by_slowest: %f # seconds\n", p.agg_time_by_slowest);
+  std::fprintf(out, "# agg_perf_by_slowest: %f # MiB/s\n", p.agg_perf_by_slowest);
+}
+
+// One module's records through the accumulator; nullopt (darshan-parser's error on `err`) when
+// a record cannot be read.
+Result<std::optional<DarshanAccumulator>> Accumulate(DarshanLog& log, int slot, std::FILE* err) {
+  const std::string_view name = DarshanLog::ModuleName(slot);
+  const DarshanModuleTables::Counters* names = NamesOf(name);
+  auto dec = DarshanCounterDecoder::For(log, slot);
+  if (names == nullptr || !dec.ok()) {
+    return Error(ErrorCode::kInvalidArgument, fmt::format("{}: accumulating {} records (version {}) is not available",
+                                                          log.name(), name, log.module_version(slot)));
+  }
+  const size_t floats = static_cast<size_t>(std::count_if(names->names.begin(), names->names.end(),
+                                                          [](std::string_view n) { return n.find("_F_") != n.npos; }));
+  std::vector<std::string_view> counters(names->names.begin(), names->names.end());
+  std::optional<DarshanAccumulator> acc = DarshanAccumulator::For(name, counters, counters.size() - floats);
+  if (!acc) return Error(ErrorCode::kInvalidArgument, fmt::format("no accumulator for the {} module", name));
+  auto reader = log.ModuleReader(slot);
+  std::vector<std::byte> raw;
+  DarshanCounterRecord rec;
+  for (;;) {
+    auto more = dec->Next(*reader, raw, rec, true);
+    if (!more.ok()) {
+      std::fprintf(err, "Error: failed to parse %.*s module record.\n", static_cast<int>(name.size()), name.data());
+      return std::optional<DarshanAccumulator>();
+    }
+    if (!*more) break;
+    acc->Add(rec);
+  }
+  return acc;
+}
+
+}  // namespace
+
+Status DarshanParserText::Accumulated(DarshanLog& log, Parts parts, bool show_incomplete, std::FILE* out,
+                                      std::FILE* err) {
+  const std::string header = Header(log);
+  std::fwrite(header.data(), 1, header.size(), out);
+  bool any = false;
+  for (int slot = 0; slot < DarshanLog::kSlots; ++slot) {
+    if (log.module(slot).len > 0 || log.partial(slot)) any = true;
+  }
+  if (!any) {
+    std::fputs("\n# no module data available.\n", out);
+    return Ok();
+  }
+  for (int slot = 0; slot < DarshanLog::kSlots; ++slot) {
+    // As in Base, but of the modules with data only the five with an accumulator are printed.
+    const bool empty = log.module(slot).len == 0;
+    if (empty && !log.partial(slot)) continue;
+    const std::string_view name = DarshanLog::ModuleName(slot);
+    if (name.empty() || (!empty && slot == kApxc)) {
+      if (!empty) SkipModuleWarning(slot, err);
+      continue;
+    }
+    const bool kept = name == "POSIX" || name == "MPI-IO" || name == "STDIO" || slot == kDfs || slot == kDaos;
+    if (!empty && !kept) continue;
+    XTFQ_TRY(BeginModule(log, slot, show_incomplete, out, err));
+    if (empty) continue;
+    XTFQ_ASSIGN_OR_RETURN(std::optional<DarshanAccumulator> acc, Accumulate(log, slot, err));
+    if (!acc) continue;
+    if (parts.total) {
+      const auto* desc = DescriptionOf(name, log.module_version(slot));
+      if (desc == nullptr) {
+        return Error(ErrorCode::kInvalidArgument,
+                     fmt::format("{}: printing {} records (version {}) is not available yet", log.name(), name,
+                                 log.module_version(slot)));
+      }
+      PrintTotal(*desc, *NamesOf(name), acc->Total(), out);
+    }
+    const DarshanModulePerf perf = acc->Emit();
+    if (parts.file) PrintFiles(perf, out);
+    if (parts.perf) PrintPerf(perf, out);
   }
   return Ok();
 }

@@ -27,6 +27,15 @@ class DarshanParserText {
   // stops the output there with kFailed, as darshan-parser exits 255.
   static Status Base(DarshanLog& log, bool show_incomplete, std::FILE* out, std::FILE* err);
 
+  // What `darshan-parser --total`, `--file` and `--perf` print (any of them, `parts`): the header,
+  // then for POSIX, MPI-IO, STDIO, DFS and DAOS a banner and the blocks asked for, in that order
+  // (../shared/docs/darshan-format.md; darshan-logutils-accumulator.c), computed by
+  // DarshanAccumulator over the records in the log's order. Partial modules as in Base.
+  struct Parts {
+    bool total = false, file = false, perf = false;
+  };
+  static Status Accumulated(DarshanLog& log, Parts parts, bool show_incomplete, std::FILE* out, std::FILE* err);
+
   // What darshan-dxt-parser prints: the header, then every DXT_POSIX and DXT_MPIIO record with
   // its segments (writes, then reads), annotated with Lustre stripe components and OSTs where
   // the log has a LUSTRE record for the file. A DXT or LUSTRE module with data whose partial flag

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -96,6 +97,8 @@ Status DarshanRecordWriter::BeginCounters(int slot, std::string_view module) {
     if (fields[i].ends_with("_F_OPEN_START_TIMESTAMP")) open_time_ = i;
   }
   XTFQ_ASSIGN_OR_RETURN(array_, sink_.CreateArray(L::ArrayName(log_, module), schema_));
+  slot_ = slot;
+  accumulator_ = DarshanAccumulator::For(module, fields, ints_);
   sorter_ = std::make_unique<RecordSorter>(schema_.record_width(), schema_.fields()[2].offset, options_.sort_memory,
                                            options_.temp_dir);
   rec_.assign(schema_.record_width(), std::byte{0});
@@ -122,12 +125,31 @@ Status DarshanRecordWriter::AddCounters(const DarshanCounterRecord& r) {
     StoreLe<uint64_t>(p, ref.Pack());
   }
   ++stats_.records;
+  if (accumulator_) accumulator_->Add(r);
   return sorter_->Add(rec_);
 }
 
 Status DarshanRecordWriter::EndCounters() {
   XTFQ_TRY(sorter_->Drain([&](std::span<const std::byte> r) { return sink_.Append(array_, r); }));
   sorter_.reset();
+  if (accumulator_) {
+    perf_.push_back(accumulator_->Emit());
+    perf_.back().slot = slot_;
+  }
+  accumulator_.reset();
+  return Ok();
+}
+
+Status DarshanRecordWriter::WritePerf() {
+  if (perf_.empty()) return Ok();
+  std::sort(perf_.begin(), perf_.end(), [](const auto& a, const auto& b) { return a.slot < b.slot; });
+  const Schema& s = L::PerfSchema();
+  XTFQ_ASSIGN_OR_RETURN(ArrayId a, sink_.CreateArray(L::ArrayName(log_, "perf"), s));
+  std::vector<std::byte> r(s.record_width());
+  for (const DarshanModulePerf& p : perf_) {
+    p.Encode(r.data());
+    XTFQ_TRY(sink_.Append(a, r));
+  }
   return Ok();
 }
 
@@ -227,6 +249,7 @@ Status DarshanRecordWriter::EndHeatmaps() {
 
 Status DarshanRecordWriter::Finish(const DarshanJob& job) {
   XTFQ_TRY(FlushChunk());
+  XTFQ_TRY(WritePerf());
   stats_.job = job;
   const Schema& s = L::LogSchema();
   std::vector<std::byte> r(s.record_width());

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "importers/common/record_sorter.h"
+#include "importers/darshan/darshan_accumulator.h"
 #include "importers/darshan/darshan_counter_record.h"
 #include "importers/darshan/darshan_dxt_reader.h"
 #include "importers/darshan/darshan_heatmap_reader.h"
@@ -74,7 +75,7 @@ class DarshanRecordWriter {
   // HEATMAP records: each goes to the array of its name ("heatmap:POSIX" -> HEATMAP.POSIX).
   Status AddHeatmap(const HeatmapRecord& record, std::string_view name);
   Status EndHeatmaps();
-  // Writes the darshan.logs record; call last.
+  // Writes the perf records of the counter modules and the darshan.logs record; call last.
   Status Finish(const DarshanJob& job);
 
   const DarshanImportStats& stats() const { return stats_; }
@@ -87,6 +88,7 @@ class DarshanRecordWriter {
 
  private:
   Status FlushChunk();
+  Status WritePerf();
 
   RecordSink& sink_;
   int64_t log_;
@@ -106,6 +108,10 @@ class DarshanRecordWriter {
   ArrayId read_array_, write_array_, files_array_;
   std::vector<std::byte> rec_;
   std::map<std::string, std::unique_ptr<RecordSorter>> heatmaps_;  // by array part name
+  // darshan-util's accumulator of the open module (when it has one), and what each module's gave.
+  std::optional<DarshanAccumulator> accumulator_;
+  int slot_ = 0;
+  std::vector<DarshanModulePerf> perf_;
 };
 
 }  // namespace xtfq
