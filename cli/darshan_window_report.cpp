@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "cli/output.h"
 #include "query/answers/result_json.h"
 
@@ -44,7 +46,7 @@ std::string Csv(const DarshanWindowAnswer& a) {
   const bool totals = !a.request.per_rank && !a.request.per_file;
   // The first column: the rank (an integer), the file's record id, or "all" for the window.
   std::string out = a.request.per_rank ? "rank" : a.request.per_file ? "file_id" : "key";
-  out += ",op,ops,bytes,busy_s,bw_mib_s,iops,avg_size,seq_ratio,consec_ratio,small_ratio";
+  out += ",op,ops,bytes,bytes_moved,busy_s,bw_mib_s,mib_per_busy_s,iops,avg_size,seq_ratio,consec_ratio,small_ratio";
   if (named) out += ",file";
   if (totals) {
     for (const char* f : {"size", "duration"}) {
@@ -55,15 +57,28 @@ std::string Csv(const DarshanWindowAnswer& a) {
   // JSON's "estimated" says.
   out += ",estimated\n";
   const char* estimated = a.result.estimated && !a.result.exact ? "true" : "false";
+  // Bytes moved during the window and the wall-clock rate: for the totals and per rank (not per file).
+  auto moved = [&](const std::string& key, const char* op) -> std::optional<double> {
+    const size_t o = op[0] == 'r' ? 0 : 1;
+    if (key == "all") return a.rate.total[o].bytes;
+    if (!a.request.per_rank) return std::nullopt;
+    const auto it = a.rate.ranks.find(std::stoll(key));
+    return it == a.rate.ranks.end() ? 0.0 : it->second[o].bytes;
+  };
   auto row = [&](const std::string& key, const char* op, const DarshanOpStats& s, const std::string* file = nullptr,
                  const std::optional<DarshanOpDistribution>* dist = nullptr) {
     const DarshanOpMetrics d = DarshanOpMetrics::Of(s);
+    const std::optional<double> bytes_moved = moved(key, op);
+    const std::optional<double> bw = bytes_moved && a.rate.Seconds() > 0
+                                         ? std::optional<double>(*bytes_moved / 1048576.0 / a.rate.Seconds())
+                                         : std::nullopt;
     // (HEATMAP bins count bytes only: operations and busy time are NA, unknown; the totals
     // come from the counter records where those are exact)
     const bool bytes_only = a.result.heatmap && !(key == "all" && a.result.counter_ops);
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}", key, op, bytes_only ? "NA" : std::to_string(s.ops), s.bytes,
-                       bytes_only ? "NA" : fmt::format("{}", s.busy), C(d.bw_mib_s), C(d.iops), C(d.avg_size),
-                       C(d.seq_ratio), C(d.consec_ratio), C(d.small_ratio));
+    out +=
+        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}", key, op, bytes_only ? "NA" : std::to_string(s.ops),
+                    s.bytes, C(bytes_moved), bytes_only ? "NA" : fmt::format("{}", s.busy), C(bw), C(d.mib_per_busy_s),
+                    C(d.iops), C(d.avg_size), C(d.seq_ratio), C(d.consec_ratio), C(d.small_ratio));
     if (file) out += "," + CsvField(*file);
     if (totals) {
       for (int f = 0; f < 2; ++f) {
@@ -117,6 +132,29 @@ std::string Imbalance(const std::optional<RankImbalance>& imb, const DarshanWind
       r.slowest->busy, r.fastest->rank, r.fastest->bytes, r.fastest->busy, T(r.slowest_to_fastest_bytes));
 }
 
+// Darshan's own figure for the whole run (darshan-parser --perf and --file), under its names.
+std::string DarshanPerfText(const DarshanWindowAnswer& a) {
+  if (!a.perf.kept) return DarshanPerf::NotKept(a.info) + "\n";
+  const DarshanModulePerf* p = a.perf.Find(a.spec.module);
+  if (p == nullptr) return "";
+  std::string out = fmt::format(
+      "Darshan's aggregate performance of {} over the whole run (darshan-parser --perf{}):\n"
+      "  agg_perf_by_slowest {:.6f} MiB/s = total_bytes {} / 1048576 / agg_time_by_slowest {:.6f} s\n"
+      "  agg_time_by_slowest = slowest_rank_io_time {:.6f} s (rank {}: meta {:.6f} s, read/write {:.6f} s; files "
+      "each rank kept a record of) + time_by_slowest {:.6f} s (shared files: their slowest rank's time)\n",
+      a.spec.module,
+      a.perf.from_text ? "; from darshan-parser text, whose six-decimal times make this an estimate" : "",
+      p->agg_perf_by_slowest, p->total_bytes, p->agg_time_by_slowest, p->slowest_rank_io_time, p->slowest_rank,
+      p->slowest_rank_meta_only_time, p->slowest_rank_rw_only_time, p->time_by_slowest);
+  out += "  files (darshan-parser --file):";
+  for (size_t i = 0; i < p->files.size(); ++i) {
+    const DarshanFileCategory& c = p->files[i];
+    out += fmt::format("{} {} {} ({})", i == 0 ? "" : ";", DarshanLayout::kFileLines[i], c.count,
+                       BinaryBytes(static_cast<uint64_t>(std::max<int64_t>(c.bytes, 0))));
+  }
+  return out + "\n";
+}
+
 std::string Text(const DarshanWindowAnswer& a) {
   std::string out = fmt::format(
       "# log {} (job {}), {} {} in [{}, {}) s from the job start, ranks {} ({})\n"
@@ -135,23 +173,25 @@ std::string Text(const DarshanWindowAnswer& a) {
             "a file every rank opened, reduced by Darshan into one record) are in no rank range: without --ranks "
             "they count in the totals"
       : a.result.heatmap ? "a bin counts whole in the window that holds its start"
-                         : "a segment counts whole in the window that holds its start");
+                         : "ops, bytes and busy_s count a segment whole in the window that holds its start");
   if (!a.module_note.empty()) out += fmt::format("# {}\n", a.module_note);
-  out +=
-      "# bw_MiB/s = bytes / 1048576 / busy_s and iops = ops / busy_s, busy_s summed over the ranks (not the "
-      "window's wall time)\n";
-  out += fmt::format("{:<6} {:>12} {:>16} {:>12} {:>12} {:>12} {:>12} {:>9} {:>9} {:>9}\n", "op", "ops", "bytes",
-                     "busy_s", "bw_MiB/s", "iops", "avg_size", "seq", "consec", "small");
+  out += fmt::format(
+      "# MiB/s = bytes moved during the window ({}) / 1048576 / its {:.6g} s of wall time [{}, {}) s{}; "
+      "MiB/busy_s = bytes / 1048576 / busy_s and iops = ops / busy_s, busy_s summed over the ranks\n",
+      a.rate_basis, a.rate.Seconds(), static_cast<double>(a.rate.t1) / 1e9, static_cast<double>(a.rate.t2) / 1e9,
+      a.rate_estimated ? " (an estimate)" : "");
+  out += fmt::format("{:<6} {:>12} {:>16} {:>12} {:>12} {:>12} {:>12} {:>12} {:>9} {:>9} {:>9}\n", "op", "ops", "bytes",
+                     "MiB/s", "busy_s", "MiB/busy_s", "iops", "avg_size", "seq", "consec", "small");
   // HEATMAP bins count bytes only: operations, busy time and sizes are NA, not zero (unless the
   // counter records give them exactly).
   const bool bytes_only = a.result.heatmap && !a.result.counter_ops;
   for (int op = 0; op < 2; ++op) {
     const DarshanOpStats& s = op == 0 ? a.result.read : a.result.write;
     const DarshanOpMetrics& d = op == 0 ? a.read : a.write;
-    out += fmt::format("{:<6} {:>12} {:>16} {:>12} {:>12} {:>12} {:>12} {:>9} {:>9} {:>9}\n",
+    out += fmt::format("{:<6} {:>12} {:>16} {:>12} {:>12} {:>12} {:>12} {:>12} {:>9} {:>9} {:>9}\n",
                        op == 0 ? "read" : "write", bytes_only ? "NA" : std::to_string(s.ops), s.bytes,
-                       bytes_only ? "NA" : fmt::format("{:.6g}", s.busy), T(d.bw_mib_s), T(d.iops), T(d.avg_size),
-                       T(d.seq_ratio), T(d.consec_ratio), T(d.small_ratio));
+                       T(a.rate.MiBps(op)), bytes_only ? "NA" : fmt::format("{:.6g}", s.busy), T(d.mib_per_busy_s),
+                       T(d.iops), T(d.avg_size), T(d.seq_ratio), T(d.consec_ratio), T(d.small_ratio));
   }
   if (bytes_only) {
     out += "size classes (Darshan's 10): NA (heatmaps count bytes only)\n";
@@ -170,6 +210,7 @@ std::string Text(const DarshanWindowAnswer& a) {
   }
   out += Percentiles(a);
   out += Imbalance(a.imbalance, a.result);
+  if (a.whole_run) out += DarshanPerfText(a);
   if (a.request.per_rank) {
     out += fmt::format("{:>8} {:>12} {:>16} {:>12} {:>16} {:>12}\n", "rank", "read_ops", "read_bytes", "write_ops",
                        "write_bytes", "busy_s");

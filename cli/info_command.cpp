@@ -30,17 +30,6 @@ CLI::App* InfoCommand::Register(CLI::App& parent) {
 
 namespace {
 
-std::string Bytes(uint64_t n) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(n);
-  int u = 0;
-  while (v >= 1024 && u < 4) {
-    v /= 1024;
-    ++u;
-  }
-  return u == 0 ? fmt::format("{} B", n) : fmt::format("{:.1f} {}", v, units[u]);
-}
-
 std::string Header(const StoreSummary& s) {
   const auto when = std::chrono::sys_time<std::chrono::seconds>(std::chrono::seconds(s.commit_time_ns / 1000000000));
   const StoreSummary::Pages& p = s.pages;
@@ -49,15 +38,15 @@ std::string Header(const StoreSummary& s) {
   out += fmt::format("generation   {} (superblock {}, committed {:%Y-%m-%dT%H:%M:%SZ})\n", s.generation,
                      s.superblock_slot, when);
   out += fmt::format("slots        {} ({}): {} pack, {} page map, {} catalogue, {} free, {} superblock\n", s.page_count,
-                     Bytes(s.page_count * s.page_size), p.pack, p.page_map, p.catalogue, p.free, p.superblock);
+                     BinaryBytes(s.page_count * s.page_size), p.pack, p.page_map, p.catalogue, p.free, p.superblock);
   const uint64_t stored = p.data + p.index + p.heap + p.shadow + p.process_tree;
   out += fmt::format(
       "stored pages {} data, {} index, {} heap, {} shadow, {} process tree: {} as pages, stored in {} of packs "
       "({:.2f}x)\n",
-      p.data, p.index, p.heap, p.shadow, p.process_tree, Bytes(stored * s.page_size), Bytes(p.pack * s.page_size),
-      p.pack == 0 ? 0.0 : static_cast<double>(stored) / static_cast<double>(p.pack));
-  out += fmt::format("free space   {} in {} free pages\n", Bytes(s.free_bytes), p.free);
-  out += fmt::format("string heap  {}\n", Bytes(s.heap_bytes));
+      p.data, p.index, p.heap, p.shadow, p.process_tree, BinaryBytes(stored * s.page_size),
+      BinaryBytes(p.pack * s.page_size), p.pack == 0 ? 0.0 : static_cast<double>(stored) / static_cast<double>(p.pack));
+  out += fmt::format("free space   {} in {} free pages\n", BinaryBytes(s.free_bytes), p.free);
+  out += fmt::format("string heap  {}\n", BinaryBytes(s.heap_bytes));
   return out;
 }
 
@@ -108,7 +97,7 @@ std::string DarshanLogs(const StoreSummary& s) {
     if (run.back() == '.') run.pop_back();
     out += fmt::format("  log {}: job {}, uid {}, {}, format {}, run {} s, from {} ({}, {})\n", l.log, l.job, l.uid,
                        Counted(l.nprocs, "process", "processes"), d["format"].get<std::string>(), run, l.file,
-                       d["source"].get<std::string>(), Bytes(l.source_bytes));
+                       d["source"].get<std::string>(), BinaryBytes(l.source_bytes));
     out += fmt::format("    exe: {}\n", l.exe);
     const std::vector<std::string> partial = DarshanLogs::PartialModules(l);
     if (!partial.empty()) out += fmt::format("    incomplete data (partial flag) in: {}\n", fmt::join(partial, ", "));

@@ -58,4 +58,15 @@ Result<std::unique_ptr<StoreReader>> OpenForReading(const std::string& path, con
   return r;
 }
 
+std::string BinaryBytes(uint64_t n) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  double v = static_cast<double>(n);
+  int u = 0;
+  while (v >= 1024 && u < 5) {
+    v /= 1024;
+    ++u;
+  }
+  return u == 0 ? fmt::format("{} B", n) : fmt::format("{:.1f} {}", v, units[u]);
+}
+
 }  // namespace xtfq::cli

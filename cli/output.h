@@ -22,6 +22,8 @@ std::string UtcText(int64_t epoch_s);
 std::string CsvField(const std::string& s);
 // A number as a user reads it: whole numbers without a fraction, others with the shortest exact form.
 std::string NumText(double v);
+// Bytes with a binary unit: "512 B", "1.5 KiB", "3.2 GiB".
+std::string BinaryBytes(uint64_t n);
 // Opens a store for reading. When its newer superblock is not valid and the one read is not the
 // generation before it (Store::Rollback: a commit torn by a crash, or damage), says on stderr that
 // it reads the older generation and what may be lost, rather than answer from it silently.

@@ -176,17 +176,18 @@ TEST_CASE("darshan window: the query command reads seconds and filters files") {
   // (then the percentile columns: NA without reads)
   std::string na12;
   for (int k = 0; k < 12; ++k) na12 += ",NA";
-  CHECK(diag.out.find("all,read,0,0,0,NA,NA,NA,NA,NA,NA" + na12 + ",false\n") != std::string::npos);
+  // (ops, bytes, bytes moved, busy_s and the wall-clock rate 0; per busy second and ratios NA)
+  CHECK(diag.out.find("all,read,0,0,0,0,0,NA,NA,NA,NA,NA,NA" + na12 + ",false\n") != std::string::npos);
   const size_t write_row = diag.out.find("all,write,");
   REQUIRE(write_row != std::string::npos);
   std::vector<std::string> cols;
   std::stringstream row(diag.out.substr(write_row, diag.out.find('\n', write_row) - write_row));
   for (std::string c; std::getline(row, c, ',');) cols.push_back(c);
-  REQUIRE(cols.size() == 24);
-  CHECK(cols[10] == "1");      // small_ratio 1 on the write row
-  CHECK(cols[23] == "false");  // from DXT segments: not an estimate
+  REQUIRE(cols.size() == 26);
+  CHECK(cols[12] == "1");      // small_ratio 1 on the write row
+  CHECK(cols[25] == "false");  // from DXT segments: not an estimate
   // Its sizes' percentiles lie under 10 KiB (the small classes): p99's upper end.
-  CHECK(std::stod(cols[16]) <= 10240);
+  CHECK(std::stod(cols[18]) <= 10240);
   auto bad = test::Xtfq(f.dir, "query g.xtfq --time 5:1");
   CHECK(bad.status == 2);  // a reversed window is a usage error
   CHECK(bad.err.find("the start is after the end") != std::string::npos);
@@ -317,9 +318,9 @@ TEST_CASE("darshan window: a log without DXT answers bytes from its HEATMAP bins
   }
   const test::Run text = test::Xtfq(dir, "query h.xtfq --time 0.03:1");
   CHECK(text.out.find("size classes (Darshan's 10): NA (heatmaps count bytes only)") != std::string::npos);
-  CHECK(text.out.find("read             NA                0           NA") != std::string::npos);
+  CHECK(text.out.find("read             NA                0            0           NA") != std::string::npos);
   const test::Run csv = test::Xtfq(dir, "query h.xtfq --time 0.03:1 --format csv");
-  CHECK(csv.out.find("all,read,NA,0,NA,") != std::string::npos);
+  CHECK(csv.out.find("all,read,NA,0,0,NA,") != std::string::npos);
   const test::Run whole_csv = test::Xtfq(dir, "query h.xtfq --format csv");
   CHECK(whole_csv.out.find(fmt::format("all,read,{},{},", reads, read)) != std::string::npos);
 }

@@ -249,13 +249,13 @@ TEST_CASE("honest: counts a module does not keep are NA in text, JSON and CSV, n
     for (std::stringstream lines(text.out); std::getline(lines, write_row);) {
       if (write_row.starts_with("write ")) break;
     }
-    std::vector<std::string> words;  // op ops bytes busy_s bw iops avg_size seq consec small
+    std::vector<std::string> words;  // op ops bytes MiB/s busy_s MiB/busy_s iops avg_size seq consec small
     std::stringstream ws(write_row);
     for (std::string x; ws >> x;) words.push_back(x);
-    REQUIRE_MESSAGE(words.size() == 10, write_row);
-    CHECK((words[7] == "NA") == !c.seq);
+    REQUIRE_MESSAGE(words.size() == 11, write_row);
     CHECK((words[8] == "NA") == !c.seq);
-    CHECK((words[9] == "NA") == !c.size_classes);
+    CHECK((words[9] == "NA") == !c.seq);
+    CHECK((words[10] == "NA") == !c.size_classes);
     CHECK((text.out.find("write          NA         NA") != std::string::npos) == !c.size_classes);
     const test::Run csv = Xtfq(dir, "query l.xtfq --format csv" + flags);
     const size_t at = csv.out.find("all,write,");
@@ -264,8 +264,8 @@ TEST_CASE("honest: counts a module does not keep are NA in text, JSON and CSV, n
     std::stringstream row(csv.out.substr(at, csv.out.find('\n', at) - at));
     for (std::string col; std::getline(row, col, ',');) cols.push_back(col);
     REQUIRE(cols.size() > 10);
-    CHECK((cols[8] == "NA") == !c.seq);            // seq_ratio
-    CHECK((cols[10] == "NA") == !c.size_classes);  // small_ratio
+    CHECK((cols[10] == "NA") == !c.seq);           // seq_ratio
+    CHECK((cols[12] == "NA") == !c.size_classes);  // small_ratio
   }
 }
 
@@ -362,8 +362,10 @@ TEST_CASE(
   }
   // Per file: the CSV names the file.
   const test::Run csv = Xtfq(dir, "query l.xtfq --per-file --format csv");
-  CHECK(csv.out.starts_with(
-      "file_id,op,ops,bytes,busy_s,bw_mib_s,iops,avg_size,seq_ratio,consec_ratio,small_ratio,file,estimated\n"));
+  CHECK(
+      csv.out.starts_with("file_id,op,ops,bytes,bytes_moved,busy_s,bw_mib_s,mib_per_busy_s,iops,avg_size,seq_ratio,"
+                          "consec_ratio,small_ratio,"
+                          "file,estimated\n"));
   CHECK(csv.out.find(",/tmp/tmp/mpi-io-test.tmp.dat,false\n") != std::string::npos);
 }
 

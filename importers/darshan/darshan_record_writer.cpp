@@ -140,8 +140,9 @@ Status DarshanRecordWriter::EndCounters() {
   return Ok();
 }
 
+// The array is written even without a module to fill it, so that a reader tells a log without
+// such modules from a store written before the array existed.
 Status DarshanRecordWriter::WritePerf() {
-  if (perf_.empty()) return Ok();
   std::sort(perf_.begin(), perf_.end(), [](const auto& a, const auto& b) { return a.slot < b.slot; });
   const Schema& s = L::PerfSchema();
   XTFQ_ASSIGN_OR_RETURN(ArrayId a, sink_.CreateArray(L::ArrayName(log_, "perf"), s));

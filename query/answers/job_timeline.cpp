@@ -313,8 +313,9 @@ Status AddDarshan(Timeline& t, JobWindow& w) {
     q.time = fmt::format("@{}:@{}", w.t1, w.t2);
     q.log = d.info.log;
     XTFQ_ASSIGN_OR_RETURN(DarshanWindowAnswer a, DarshanWindowQuery::Run(*d.reader, q));
-    w.darshan_read = w.darshan_read.value_or(0) + a.result.read.bytes;
-    w.darshan_write = w.darshan_write.value_or(0) + a.result.write.bytes;
+    // Bytes moved during the window: a DXT segment's spread over its duration (rounded to whole bytes).
+    w.darshan_read = w.darshan_read.value_or(0) + std::llround(a.rate.total[0].bytes);
+    w.darshan_write = w.darshan_write.value_or(0) + std::llround(a.rate.total[1].bytes);
     t.heatmap = t.heatmap || a.result.heatmap;
     t.dxt = t.dxt || (!a.result.heatmap && !a.result.estimated);
     t.estimated = t.estimated || a.result.estimated;
@@ -435,8 +436,9 @@ void NoteWindowRules(Timeline& t) {
   if (!t.darshan.empty()) {
     if (t.dxt) {
       out.notes.push_back(
-          "darshan: DXT_POSIX segments (MPI-IO's are the same bytes seen one layer up); a segment counts in the "
-          "window that holds its start (the compute nodes' clock)");
+          "darshan: DXT_POSIX segments (MPI-IO's are the same bytes seen one layer up); a segment's bytes are "
+          "spread evenly over its duration, so a window holds what moved during it (the compute nodes' clock), and "
+          "operations count in the window that holds their start");
     }
     if (t.heatmap) out.notes.push_back("darshan: a log without DXT gives bytes from its HEATMAP bins, no operations");
     if (t.estimated) {

@@ -11,8 +11,9 @@
 // neither, the job_stats collections. A source with nothing for the job says so, with what the
 // store does hold.
 //
-// Window rules (each source keeps its own, stated in the answer): a Darshan DXT segment counts in
-// the window holding its start; a job_stats total is the exact integral of the rate step
+// Window rules (each source keeps its own, stated in the answer): a Darshan DXT segment's bytes
+// are spread over its duration (DxtWindowSpread), its operation counts in the window holding its
+// start; a job_stats total is the exact integral of the rate step
 // functions over the window (JobStatsWindowQuery); a Slurm row's deltas, accrued over the interval
 // since the row before it, count in proportion to the part of that interval a window covers
 // (SlurmWindowQuery). So each source's windows partition its own totals over the span.

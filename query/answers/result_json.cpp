@@ -34,7 +34,7 @@ nlohmann::json ResultJson::Of(const DarshanOpStats& s, const DarshanOpMetrics& d
   return {{"ops", s.ops},
           {"bytes", s.bytes},
           {"busy_s", s.busy},
-          {"bw_mib_s", J(d.bw_mib_s)},
+          {"mib_per_busy_s", J(d.mib_per_busy_s)},
           {"iops", J(d.iops)},
           {"avg_size", J(d.avg_size)},
           {"seq_ratio", J(d.seq_ratio)},
@@ -61,6 +61,34 @@ nlohmann::json ResultJson::Of(const RankImbalance& r) {
           {"slowest_to_fastest_bytes", J(r.slowest_to_fastest_bytes)}};
 }
 
+namespace {
+// Darshan's aggregate performance of the answer's module over the whole run, under
+// darshan-parser's names; null with the reason when the store does not keep it.
+nlohmann::json DarshanPerfJson(const DarshanWindowAnswer& a) {
+  const DarshanModulePerf* p = a.perf.Find(a.spec.module);
+  if (!a.perf.kept) return {{"module", a.spec.module}, {"missing", DarshanPerf::NotKept(a.info)}};
+  if (p == nullptr) return nullptr;
+  nlohmann::json files;
+  for (size_t i = 0; i < p->files.size(); ++i) {
+    const DarshanFileCategory& c = p->files[i];
+    files[std::string(DarshanLayout::kFileLines[i])] = {
+        {"file_count", c.count}, {"total_bytes", c.bytes}, {"max_byte_offset", c.max_offset}};
+  }
+  return {{"module", a.spec.module},
+          {"scope", "whole run"},
+          {"estimated", a.perf.from_text},
+          {"total_bytes", p->total_bytes},
+          {"slowest_rank_io_time", p->slowest_rank_io_time},
+          {"slowest_rank_meta_only_time", p->slowest_rank_meta_only_time},
+          {"slowest_rank_rw_only_time", p->slowest_rank_rw_only_time},
+          {"slowest_rank", p->slowest_rank},
+          {"time_by_slowest", p->time_by_slowest},
+          {"agg_time_by_slowest", p->agg_time_by_slowest},
+          {"agg_perf_by_slowest", p->agg_perf_by_slowest},
+          {"files", files}};
+}
+}  // namespace
+
 nlohmann::json ResultJson::Of(const DarshanWindowAnswer& a) {
   auto op = [](const DarshanOpStats& s) { return Of(s, DarshanOpMetrics::Of(s)); };
   nlohmann::json j = {{"log", a.info.log},
@@ -76,6 +104,19 @@ nlohmann::json ResultJson::Of(const DarshanWindowAnswer& a) {
                       {"write", Of(a.result.write, a.write)},
                       {"rank_imbalance", a.imbalance ? Of(*a.imbalance) : nlohmann::json(nullptr)}};
   if (!a.module_note.empty()) j["module_note"] = a.module_note;
+  // The headline bandwidth: bytes moved during the window over its wall time.
+  j["bw_window_s"] = {static_cast<double>(a.rate.t1) / 1e9, static_cast<double>(a.rate.t2) / 1e9};
+  j["bw_basis"] = a.rate_basis;
+  j["bw_estimated"] = a.rate_estimated;
+  for (int op = 0; op < 2; ++op) {
+    nlohmann::json& o = j[op == 0 ? "read" : "write"];
+    const DxtSpread& d = a.rate.total[static_cast<size_t>(op)];
+    o["bw_mib_s"] = J(a.rate.MiBps(op));
+    o["bytes_moved"] = d.bytes;
+    o["busy_s_in_window"] = a.result.heatmap || a.result.estimated ? nlohmann::json(nullptr) : nlohmann::json(d.busy);
+  }
+  j["whole_run"] = a.whole_run;
+  j["darshan_perf"] = DarshanPerfJson(a);
   // Percentiles of sizes and durations: [lower, upper] holding each (one log2 bin).
   auto percentiles = [](const DarshanOpDistribution& d) {
     nlohmann::json p;
@@ -93,8 +134,17 @@ nlohmann::json ResultJson::Of(const DarshanWindowAnswer& a) {
   if (!a.distributions_read.empty()) j["percentiles_read"] = a.distributions_read;
   if (a.request.per_rank) {
     j["per_rank"] = nlohmann::json::array();
-    for (const auto& [rank, ops] : a.result.ranks)
-      j["per_rank"].push_back({{"rank", rank}, {"read", op(ops[0])}, {"write", op(ops[1])}});
+    for (const auto& [rank, ops] : a.result.ranks) {
+      nlohmann::json row = {{"rank", rank}, {"read", op(ops[0])}, {"write", op(ops[1])}};
+      const auto moved = a.rate.ranks.find(rank);
+      for (int o = 0; o < 2; ++o) {
+        const double bytes = moved == a.rate.ranks.end() ? 0.0 : moved->second[static_cast<size_t>(o)].bytes;
+        row[o == 0 ? "read" : "write"]["bw_mib_s"] =
+            a.rate.Seconds() > 0 ? nlohmann::json(bytes / 1048576.0 / a.rate.Seconds()) : nlohmann::json(nullptr);
+        row[o == 0 ? "read" : "write"]["bytes_moved"] = bytes;
+      }
+      j["per_rank"].push_back(std::move(row));
+    }
   }
   if (a.request.per_file) {
     j["per_file"] = nlohmann::json::array();

@@ -95,6 +95,32 @@ std::vector<std::string> DarshanWindowQuery::Warnings(const DarshanLogInfo& info
   return out;
 }
 
+Status DarshanWindowQuery::Rate(StoreReader& reader, DarshanWindowAnswer& a) {
+  const TimeFrame frame = Frame(a.info);
+  if (!a.result.heatmap && !a.result.estimated) {
+    XTFQ_ASSIGN_OR_RETURN(a.rate, DxtWindowSpread::Compute(reader, a.info, a.spec, a.result, frame.last));
+    a.rate_basis = "each DXT segment's bytes spread evenly over its duration";
+    return Ok();
+  }
+  // Bins and counter records: their bytes over the window, as counted.
+  DxtWindowSpreadResult& r = a.rate;
+  r.t1 = a.spec.t1 == INT64_MIN ? 0 : a.spec.t1;
+  r.t2 = a.spec.t2 == INT64_MAX ? frame.last : a.spec.t2;
+  r.total[0].bytes = static_cast<double>(a.result.read.bytes);
+  r.total[1].bytes = static_cast<double>(a.result.write.bytes);
+  for (const auto& [rank, ops] : a.result.ranks) {
+    r.ranks[rank] = {DxtSpread{static_cast<double>(ops[0].bytes), 0}, DxtSpread{static_cast<double>(ops[1].bytes), 0}};
+  }
+  a.rate_estimated = !a.whole_run;
+  a.rate_basis = a.result.heatmap
+                     ? fmt::format(
+                           "HEATMAP bins of {:g} s counted whole in the window that holds their start "
+                           "(within one bin at each edge)",
+                           a.result.heatmap_width)
+                     : "the counter records' bytes, each spread over its read or write interval (an estimate)";
+  return Ok();
+}
+
 Result<DarshanWindowAnswer> DarshanWindowQuery::Run(StoreReader& reader, const DarshanWindowRequest& q) {
   DarshanWindowAnswer a;
   a.request = q;
@@ -142,6 +168,9 @@ Result<DarshanWindowAnswer> DarshanWindowQuery::Run(StoreReader& reader, const D
                              : a.result.estimated        ? a.spec.module
                              : a.spec.module == "MPI-IO" ? "DXT_MPIIO"
                                                          : "DXT_POSIX";
+  a.whole_run = a.spec.t1 == INT64_MIN && a.spec.t2 == INT64_MAX && q.ranks.empty() && q.file_glob.empty();
+  XTFQ_TRY(Rate(reader, a));
+  XTFQ_ASSIGN_OR_RETURN(a.perf, DarshanPerf::Read(reader, a.info));
   a.read = DarshanOpMetrics::Of(a.result.read);
   a.write = DarshanOpMetrics::Of(a.result.write);
   a.imbalance = RankImbalance::Of(a.result.ranks, !a.result.heatmap);

@@ -19,7 +19,9 @@
 #include "query/core/time_window.h"
 #include "query/darshan/darshan_logs.h"
 #include "query/darshan/darshan_op_metrics.h"
+#include "query/darshan/darshan_perf.h"
 #include "query/darshan/darshan_window.h"
+#include "query/darshan/dxt_window_spread.h"
 #include "query/darshan/rank_imbalance.h"
 #include "store/log_histogram.h"
 #include "store/summary.h"
@@ -53,6 +55,17 @@ struct DarshanWindowAnswer {
   DarshanWindowStats result;
   DarshanOpMetrics read, write;
   std::optional<RankImbalance> imbalance;
+  // Bandwidth on the wall clock: the bytes moved during the window (rate.total[op].bytes; from DXT
+  // each segment's bytes spread over its duration) over the window's length (rate.t1, rate.t2:
+  // open ends closed at the job's start and the last segment's end or the run's end), and how it
+  // was counted (rate_basis).
+  DxtWindowSpreadResult rate;
+  std::string rate_basis;
+  bool rate_estimated = false;  // HEATMAP bins counted whole at the edges, or counter estimates
+  // Darshan's aggregate performance of the log (darshan-parser --perf), over the whole run.
+  DarshanPerfAnswer perf;
+  // The window is the whole run: every time, every rank, every file.
+  bool whole_run = false;
   // DXT windows: sizes and durations per operation (DistributionQuery), and how they were read.
   std::optional<DarshanOpDistribution> read_dist, write_dist;
   std::string distributions_read;
@@ -83,6 +96,10 @@ class DarshanWindowQuery {
   static std::optional<std::string> PartialWarning(const DarshanLogInfo& info, std::string_view module);
   // Warnings for a window or rank range that lies wholly outside the job.
   static std::vector<std::string> Warnings(const DarshanLogInfo& info, const DarshanWindowSpec& spec);
+
+ private:
+  // Fills a.rate and a.rate_basis from a.result.
+  static Status Rate(StoreReader& reader, DarshanWindowAnswer& a);
 };
 
 }  // namespace xtfq

@@ -207,14 +207,22 @@ function pick(sel) {
     const dxt = q.source.startsWith('DXT');
     for (const op of ['read', 'write']) {
       const o = q[op];
-      // Darshan's bandwidth: bytes over the busy time summed over ranks (not the timeline's aggregate);
-      // operations are null where the answer has none (HEATMAP bins without exact counters)
-      out.push(o.ops !== null ? `${op}: ${o.ops} ops, ${o.bytes} B, ${num(o.bw_mib_s)} MiB/s per busy second, busy ${num(o.busy_s)} s`
-        : `${op}: ${o.bytes} B (heatmap bins hold no operations or times)`);
+      // The headline: bytes moved during the selection over its wall time (as `xtfq query` prints it);
+      // bytes per busy second (summed over ranks) is a per-operation speed. Operations are null where
+      // the answer has none (HEATMAP bins without exact counters).
+      out.push(o.ops !== null
+        ? `${op}: ${num(o.bw_mib_s)} MiB/s over the selection; ${o.ops} ops, ${o.bytes} B started, ` +
+          `${num(o.mib_per_busy_s)} MiB per busy second, busy ${num(o.busy_s)} s`
+        : `${op}: ${num(o.bw_mib_s)} MiB/s over the selection; ${o.bytes} B (heatmap bins hold no operations or times)`);
       if (o.percentiles) {
         const d = o.percentiles.duration_s, s = o.percentiles.size, r = (v) => (v ? v.map((x) => num(x, 3)).join('..') : 'NA');
         out.push(`  size p50 ${r(s.p50)} p99 ${r(s.p99)} B; duration p50 ${r(d.p50)} p99 ${r(d.p99)} s`);
       }
+    }
+    const dp = q.darshan_perf;
+    if (dp && dp.agg_perf_by_slowest !== undefined) {
+      out.push(`Darshan's agg_perf_by_slowest (${dp.module}, whole run): ${dp.agg_perf_by_slowest.toFixed(2)} MiB/s ` +
+        `over agg_time_by_slowest ${num(dp.agg_time_by_slowest)} s (slowest rank ${dp.slowest_rank})`);
     }
     const im = q.rank_imbalance;
     if (im) out.push(`ranks with I/O ${im.ranks}, bytes per rank ${im.min_bytes}..${im.max_bytes} B` +

@@ -213,8 +213,14 @@ test('the viewer loads, hovers, zooms and pans with the command line\'s numbers'
     q.params.module, '--log', q.params.log, '--format', 'json'));
   assert.deepEqual(q.answer, want, 'the selection\'s statistics are the command line\'s');
   const shown = await page.locator('#selection').innerText();
-  assert.match(shown, new RegExp(`read: ${want.read.ops} ops, ${want.read.bytes} B`));
-  assert.match(shown, new RegExp(`write: ${want.write.ops} ops, ${want.write.bytes} B`));
+  // The headline is the command line's wall-clock bandwidth (4 significant digits), then the counts.
+  for (const op of ['read', 'write']) {
+    const o = want[op], mibs = Number(o.bw_mib_s).toPrecision(4).replace('.', '\\.');
+    assert.match(shown, new RegExp(`${op}: ${mibs} MiB/s over the selection; ${o.ops} ops, ${o.bytes} B started`));
+  }
+  const perf = want.darshan_perf;
+  assert.ok(shown.includes(`Darshan's agg_perf_by_slowest (${perf.module}, whole run): ` +
+    `${perf.agg_perf_by_slowest.toFixed(2)} MiB/s`), 'Darshan\'s own figure, as the command line gives it');
   assert.ok(want.read.ops + want.write.ops > 0, 'the selection holds segments');
   const files = await filesAnswered, fj = await files.json();
   const fwant = JSON.parse(xtfq('query', 'd.xtfq', '--time', q.params.time, '--ranks', q.params.ranks, '--per-file',

@@ -1,0 +1,170 @@
+// DxtWindowSpread against a naive model: every segment of the log split over the window by its
+// overlap, for random windows and rank ranges, on a generated log with stragglers (writes 8 times
+// slower, so many segments cross window edges) and on corpus logs with DXT.
+#include "query/darshan/dxt_window_spread.h"
+
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <random>
+
+#include "gen/darshan_generator.h"
+#include "importers/darshan/darshan_importer.h"
+#include "layouts/darshan_layout.h"
+#include "query/darshan/darshan_window.h"
+#include "store/endian.h"
+#include "store/store_writer.h"
+#include "tests/shared_data.h"
+#include "tests/temp_dir.h"
+#include "tests/tier.h"
+#include "tests/why.h"
+
+namespace xtfq {
+namespace {
+
+namespace fs = std::filesystem;
+using L = DarshanLayout;
+using test::Why;
+
+struct Seg {
+  int64_t t, rank;
+  int64_t bytes;
+  double duration;
+};
+
+// Every DXT_POSIX segment of log 0, per operation.
+std::array<std::vector<Seg>, 2> AllSegments(StoreReader& r) {
+  std::array<std::vector<Seg>, 2> out;
+  for (int op = 0; op < 2; ++op) {
+    const ArrayDesc* a = r.catalogue().Find(L::ArrayName(0, op == 0 ? "DXT_POSIX.read" : "DXT_POSIX.write"));
+    if (a == nullptr) continue;
+    REQUIRE(r.ForEach(*a, [&](const std::byte* p) {
+               out[static_cast<size_t>(op)].push_back(
+                   {LoadLe<int64_t>(p + L::kDxtOffsetT), LoadLe<int64_t>(p + L::kDxtOffsetRank),
+                    LoadLe<int64_t>(p + L::kDxtOffsetLength), LoadLe<double>(p + L::kDxtOffsetDuration)});
+               return Ok();
+             }).ok());
+  }
+  return out;
+}
+
+// The model: each segment's bytes and time inside [t1, t2), by its overlap; zero-length segments
+// count whole where they start.
+DxtSpread Model(const std::vector<Seg>& segs, int64_t t1, int64_t t2, int64_t p1, int64_t p2) {
+  DxtSpread d;
+  for (const Seg& s : segs) {
+    if (s.rank < p1 || s.rank >= p2) continue;
+    const double start = static_cast<double>(s.t), end = start + s.duration * 1e9;
+    if (s.duration <= 0) {
+      if (s.t >= t1 && s.t < t2) d.bytes += static_cast<double>(s.bytes);
+      continue;
+    }
+    const double ns = std::max(0.0, std::min(end, static_cast<double>(t2)) - std::max(start, static_cast<double>(t1)));
+    d.bytes += static_cast<double>(s.bytes) * ns / (s.duration * 1e9);
+    d.busy += ns / 1e9;
+  }
+  return d;
+}
+
+// Equal but for rounding: the two sides split a segment at other points (what is left of it
+// against its part inside), in doubles of ns from the job's start.
+bool Near(double a, double b) { return std::fabs(a - b) <= 1e-3 + 1e-9 * std::fabs(b); }
+
+void CheckWindows(const std::string& store, int windows, uint64_t seed) {
+  auto r = StoreReader::Open(store);
+  REQUIRE_MESSAGE(r.ok(), Why(r));
+  auto info = DarshanLogs::Find(**r, 0, std::nullopt);
+  REQUIRE(info.ok());
+  const auto segs = AllSegments(**r);
+  int64_t last = 0, ranks = 1;
+  for (const auto& v : segs) {
+    for (const Seg& s : v) {
+      last = std::max<int64_t>(last, s.t + static_cast<int64_t>(s.duration * 1e9) + 1);
+      ranks = std::max(ranks, s.rank + 1);
+    }
+  }
+  std::mt19937_64 rng(seed);
+  uint64_t crossing = 0;
+  for (int i = 0; i < windows; ++i) {
+    DarshanWindowSpec spec;
+    spec.t1 = std::uniform_int_distribution<int64_t>(0, last)(rng);
+    spec.t2 = spec.t1 + std::uniform_int_distribution<int64_t>(1, last / 4 + 1)(rng);
+    if (i % 3 == 1) {
+      spec.p1 = std::uniform_int_distribution<int64_t>(0, ranks - 1)(rng);
+      spec.p2 = spec.p1 + std::uniform_int_distribution<int64_t>(1, ranks)(rng);
+    }
+    if (i == 0) spec.t1 = INT64_MIN, spec.t2 = INT64_MAX;
+    CAPTURE(spec.t1);
+    CAPTURE(spec.t2);
+    CAPTURE(spec.p1);
+    auto started = DarshanWindow::Compute(**r, *info, spec);
+    REQUIRE_MESSAGE(started.ok(), Why(started));
+    auto got = DxtWindowSpread::Compute(**r, *info, spec, *started, 0);
+    REQUIRE_MESSAGE(got.ok(), Why(got));
+    crossing += got->crossing;
+    for (int op = 0; op < 2; ++op) {
+      const DxtSpread want = Model(segs[static_cast<size_t>(op)], got->t1, got->t2, spec.p1, spec.p2);
+      const DxtSpread& have = got->total[static_cast<size_t>(op)];
+      CHECK_MESSAGE(Near(have.bytes, want.bytes),
+                    fmt::format("op {}: {:.9f} against {:.9f}", op, have.bytes, want.bytes));
+      CHECK_MESSAGE(Near(have.busy, want.busy),
+                    fmt::format("op {}: {:.9f} s against {:.9f}", op, have.busy, want.busy));
+      // Busy time is bounded by the ranks x the window, when no rank overlaps its own operations.
+      CHECK(have.busy >= -1e-9);
+      for (const auto& [rank, ops] : got->ranks) {
+        const DxtSpread w = Model(segs[static_cast<size_t>(op)], got->t1, got->t2, rank, rank + 1);
+        CHECK_MESSAGE(
+            Near(ops[static_cast<size_t>(op)].bytes, w.bytes),
+            fmt::format("rank {} op {}: {:.9f} against {:.9f}", rank, op, ops[static_cast<size_t>(op)].bytes, w.bytes));
+      }
+    }
+    if (i == 0) {
+      // The whole run: nothing is cut, and the window reaches the last segment's end.
+      CHECK(got->t1 == 0);
+      CHECK(got->t2 >= last - 1);
+      CHECK(got->total[1].bytes == doctest::Approx(static_cast<double>(started->write.bytes)));
+    }
+  }
+  MESSAGE(windows << " windows, " << crossing << " segments crossing their edges");
+  CHECK(crossing > 0);
+}
+
+TEST_CASE("dxt spread: bytes and busy time during random windows equal a model that splits each segment") {
+  test::TempDir dir;
+  DarshanGenOptions o;
+  o.segments = test::ByTier<uint64_t>(20000, 200000, 1000000);
+  o.ranks = 200;
+  o.files = 300;
+  o.duration = 600;
+  const std::string log = dir.File("gen.darshan");
+  REQUIRE(DarshanGenerator::Write(log, o).ok());
+  auto w = StoreWriter::CreatePath(dir.File("gen.xtfq"));
+  REQUIRE(w.ok());
+  auto l = DarshanLog::Open(log);
+  REQUIRE(l.ok());
+  REQUIRE(DarshanImporter::Import(**l, **w, 0, {}).ok());
+  REQUIRE((*w)->Commit().ok());
+  CheckWindows(dir.File("gen.xtfq"), 60, 7);
+}
+
+TEST_CASE("dxt spread: corpus logs with DXT against the same model") {
+  const fs::path corpus = fs::path(XTFQ_SHARED_DIR) / "data" / "darshan";
+  if (test::SharedMissing(corpus)) return;
+  test::TempDir dir;
+  for (const char* name : {"real/mpi-io-test-dxt-32rank", "generated/iopat_small_dxt"}) {
+    CAPTURE(name);
+    const std::string store = dir.File(fs::path(name).filename().string() + ".xtfq");
+    auto w = StoreWriter::CreatePath(store);
+    REQUIRE(w.ok());
+    auto l = DarshanLog::Open((corpus / (std::string(name) + ".darshan")).string());
+    REQUIRE(l.ok());
+    REQUIRE(DarshanImporter::Import(**l, **w, 0, {}).ok());
+    REQUIRE((*w)->Commit().ok());
+    CheckWindows(store, 40, 11);
+  }
+}
+
+}  // namespace
+}  // namespace xtfq

@@ -1,0 +1,157 @@
+// Darshan's aggregate performance as a store keeps it (darshan/<log>/perf, DarshanPerf) against
+// the Darshan ecosystem's own outputs for every corpus log: darshan-parser 3.5.0's --perf and
+// --file lines (../shared/data/darshan/reference/DIR/NAME.darshan.{perf,file}.txt, to the digits
+// it prints) and PyDarshan's job_stats rows (pydarshan/job_stats.MODULE.csv, to the last bit).
+#include "query/darshan/darshan_perf.h"
+
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "importers/darshan/darshan_importer.h"
+#include "query/core/store_reader.h"
+#include "query/darshan/darshan_logs.h"
+#include "store/store_writer.h"
+#include "tests/shared_data.h"
+#include "tests/temp_dir.h"
+#include "tests/why.h"
+
+namespace xtfq {
+namespace {
+
+namespace fs = std::filesystem;
+using test::Why;
+
+fs::path Corpus() { return fs::path(XTFQ_SHARED_DIR) / "data" / "darshan"; }
+
+// "key: value" lines of darshan-parser's output by module ("# POSIX module data" banners) and key:
+// the --perf lines ("# agg_perf_by_slowest: 673.46 # MiB/s" -> "673.46") and the --file lines
+// ("# read_only: 1 2 3" -> "1 2 3").
+std::map<std::string, std::map<std::string, std::string>> ParserLines(const fs::path& path) {
+  std::map<std::string, std::map<std::string, std::string>> out;
+  std::ifstream in(path);
+  std::string line, module;
+  while (std::getline(in, line)) {
+    if (line.ends_with(" module data") && line.starts_with("# ")) {
+      module = line.substr(2, line.size() - 2 - std::string_view(" module data").size());
+      continue;
+    }
+    if (module.empty() || !line.starts_with("# ")) continue;
+    std::string body = line.substr(2);
+    for (const char* prefix : {"unique files: ", "shared files: "}) {
+      if (body.starts_with(prefix)) body = body.substr(std::string_view(prefix).size());
+    }
+    const size_t colon = body.find(": ");
+    if (colon == std::string::npos) continue;
+    std::string value = body.substr(colon + 2);
+    if (const size_t hash = value.find(" #"); hash != std::string::npos) value.resize(hash);
+    out[module][body.substr(0, colon)] = value;
+  }
+  return out;
+}
+
+Result<DarshanPerfAnswer> ImportAndRead(const fs::path& log, const std::string& store) {
+  XTFQ_ASSIGN_OR_RETURN(auto w, StoreWriter::CreatePath(store));
+  XTFQ_ASSIGN_OR_RETURN(auto l, DarshanLog::Open(log.string()));
+  XTFQ_TRY(DarshanImporter::Import(*l, *w, 0, {}));
+  XTFQ_TRY(w->Commit());
+  XTFQ_ASSIGN_OR_RETURN(auto r, StoreReader::Open(store));
+  XTFQ_ASSIGN_OR_RETURN(DarshanLogInfo info, DarshanLogs::Find(*r, 0, std::nullopt));
+  return DarshanPerf::Read(*r, info);
+}
+
+TEST_CASE("darshan perf: the store's figures are darshan-parser's --perf and --file lines for every corpus log") {
+  if (test::SharedMissing(Corpus() / "reference")) return;
+  test::TempDir dir;
+  int logs = 0, lines = 0;
+  for (const char* d : {"real", "generated"}) {
+    for (const auto& e : fs::directory_iterator(Corpus() / "reference" / d)) {
+      const std::string ref = e.path().filename().string();
+      if (!ref.ends_with(".darshan.perf.txt")) continue;
+      const std::string name = ref.substr(0, ref.size() - std::string_view(".darshan.perf.txt").size());
+      if (name == "quirk-dev341-oldjob") continue;  // darshan-parser prints uninitialised memory for it
+      CAPTURE(name);
+      const std::string store = dir.File(name + ".xtfq");
+      auto got = ImportAndRead(Corpus() / d / (name + ".darshan"), store);
+      REQUIRE_MESSAGE(got.ok(), Why(got));
+      CHECK(got->kept);
+      auto perf = ParserLines(e.path());
+      auto files = ParserLines(Corpus() / "reference" / d / (name + ".darshan.file.txt"));
+      // Every module darshan-parser prints figures for, and no other.
+      size_t printed = 0;
+      for (const auto& [module, kv] : perf) printed += kv.count("agg_perf_by_slowest");
+      CHECK(got->modules.size() == printed);
+      for (const DarshanModulePerfAnswer& m : got->modules) {
+        CAPTURE(m.module);
+        const auto& want = perf[m.module];
+        const DarshanModulePerf& p = m.perf;
+        CHECK(want.at("total_bytes") == fmt::format("{}", p.total_bytes));
+        CHECK(want.at("slowest_rank") == fmt::format("{}", p.slowest_rank));
+        const std::pair<const char*, double> reals[] = {{"slowest_rank_io_time", p.slowest_rank_io_time},
+                                                        {"slowest_rank_meta_only_time", p.slowest_rank_meta_only_time},
+                                                        {"slowest_rank_rw_only_time", p.slowest_rank_rw_only_time},
+                                                        {"time_by_slowest", p.time_by_slowest},
+                                                        {"agg_time_by_slowest", p.agg_time_by_slowest},
+                                                        {"agg_perf_by_slowest", p.agg_perf_by_slowest}};
+        for (const auto& [key, v] : reals) CHECK_MESSAGE(want.at(key) == fmt::format("{:.6f}", v), key);
+        for (size_t i = 0; i < p.files.size(); ++i) {
+          const DarshanFileCategory& c = p.files[i];
+          CHECK(files[m.module].at(std::string(DarshanLayout::kFileLines[i])) ==
+                fmt::format("{} {} {}", c.count, c.bytes, c.max_offset));
+          ++lines;
+        }
+        lines += 8;
+      }
+      ++logs;
+    }
+  }
+  MESSAGE(logs << " logs, " << lines << " lines of darshan-parser compared");
+  CHECK(logs >= 36);
+}
+
+TEST_CASE("darshan perf: the store's figures are PyDarshan's job_stats to the last bit") {
+  if (test::SharedMissing(Corpus() / "reference" / "pydarshan")) return;
+  test::TempDir dir;
+  std::map<std::string, fs::path> where;  // log file name -> path
+  for (const char* d : {"real", "generated", "large"}) {
+    for (const auto& e : fs::directory_iterator(Corpus() / d)) where[e.path().filename().string()] = e.path();
+  }
+  std::map<std::string, DarshanPerfAnswer> perf;
+  int rows = 0;
+  for (const char* module : {"POSIX", "MPI-IO", "STDIO"}) {
+    std::ifstream in(Corpus() / "reference" / "pydarshan" / fmt::format("job_stats.{}.csv", module));
+    std::string line;
+    std::getline(in, line);  // the header
+    while (std::getline(in, line)) {
+      std::vector<std::string> f;
+      std::stringstream ss(line);
+      for (std::string cell; std::getline(ss, cell, ',');) f.push_back(cell);
+      REQUIRE(f.size() == 12);
+      CAPTURE(line);
+      REQUIRE(where.count(f[0]) == 1);
+      if (!perf.count(f[0])) {
+        auto got = ImportAndRead(where[f[0]], dir.File(f[0] + ".xtfq"));
+        REQUIRE_MESSAGE(got.ok(), Why(got));
+        perf[f[0]] = *got;
+      }
+      const DarshanModulePerf* p = perf[f[0]].Find(module);
+      REQUIRE(p != nullptr);
+      // perf_by_slowest is agg_perf_by_slowest * 1024^2, written as Python's shortest repr.
+      CHECK(std::strtod(f[7].c_str(), nullptr) == p->agg_perf_by_slowest * 1048576.0);
+      CHECK(std::strtod(f[8].c_str(), nullptr) == p->agg_time_by_slowest);
+      CHECK(f[9] == fmt::format("{}", p->total_bytes));
+      CHECK(f[10] == fmt::format("{}", p->files[0].count));
+      ++rows;
+    }
+  }
+  MESSAGE(rows << " job_stats rows compared");
+  CHECK(rows >= 85);
+}
+
+}  // namespace
+}  // namespace xtfq
