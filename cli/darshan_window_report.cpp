@@ -92,8 +92,10 @@ std::string Csv(const DarshanWindowAnswer& a) {
     out += fmt::format(",{}\n", estimated);
   };
   if (a.request.per_rank) {
-    for (const auto& [rank, ops] : a.result.ranks)
+    for (int64_t rank : a.rank_order) {
+      const auto& ops = a.result.ranks.at(rank);
       row(std::to_string(rank), "read", ops[0]), row(std::to_string(rank), "write", ops[1]);
+    }
   } else if (a.request.per_file) {
     for (uint64_t id : a.file_order) {
       const auto& ops = a.result.files.at(id);
@@ -212,12 +214,22 @@ std::string Text(const DarshanWindowAnswer& a) {
   out += Imbalance(a.imbalance, a.result);
   if (a.whole_run) out += DarshanPerfText(a);
   if (a.request.per_rank) {
-    out += fmt::format("{:>8} {:>12} {:>16} {:>12} {:>16} {:>12}\n", "rank", "read_ops", "read_bytes", "write_ops",
-                       "write_bytes", "busy_s");
-    for (const auto& [rank, ops] : a.result.ranks) {
+    if (a.request.top_ranks > 0 || a.request.rank_sort != "rank") {
+      out += fmt::format("{} of the window's {} ranks, by {}{}:\n", a.rank_order.size(), a.result.ranks.size(),
+                         a.request.rank_sort, a.request.rank_sort == "rank" ? "" : ", most first");
+    }
+    // MiB/s: the rank's bytes read and written during the window over its wall time, as the totals'.
+    out += fmt::format("{:>8} {:>12} {:>16} {:>12} {:>16} {:>12} {:>12}\n", "rank", "read_ops", "read_bytes",
+                       "write_ops", "write_bytes", "MiB/s", "busy_s");
+    for (int64_t rank : a.rank_order) {
+      const auto& ops = a.result.ranks.at(rank);
       auto n = [&](uint64_t v) { return bytes_only ? std::string("NA") : std::to_string(v); };
-      out += fmt::format("{:>8} {:>12} {:>16} {:>12} {:>16} {:>12}\n", rank, n(ops[0].ops), ops[0].bytes, n(ops[1].ops),
-                         ops[1].bytes, bytes_only ? "NA" : fmt::format("{:.6g}", ops[0].busy + ops[1].busy));
+      const auto moved = a.rate.ranks.find(rank);
+      const double bytes = moved == a.rate.ranks.end() ? 0.0 : moved->second[0].bytes + moved->second[1].bytes;
+      out += fmt::format("{:>8} {:>12} {:>16} {:>12} {:>16} {:>12} {:>12}\n", rank, n(ops[0].ops), ops[0].bytes,
+                         n(ops[1].ops), ops[1].bytes,
+                         T(a.rate.Seconds() > 0 ? Value(bytes / 1048576.0 / a.rate.Seconds()) : std::nullopt),
+                         bytes_only ? "NA" : fmt::format("{:.6g}", ops[0].busy + ops[1].busy));
     }
   }
   if (a.request.per_file) {

@@ -63,9 +63,11 @@ CLI::App* QueryCommand::Register(CLI::App& parent) {
   flags_["--top"] = app->add_option(
       "--top", js_.top,
       "job_stats: the N groups with the largest total of --sort; Darshan with --per-file: the N files with the most "
-      "bytes");
+      "bytes; with --per-rank: the first N ranks of --sort");
   flags_["--sort"] = app->add_option("--sort", js_.sort,
-                                     "job_stats: the op whose total orders the groups (default: the first column)");
+                                     "job_stats: the op whose total orders the groups (default: the first column); "
+                                     "Darshan with --per-rank: rank (default), bytes, bw (bytes moved in the window), "
+                                     "busy or ops, most first");
   flags_["--snap"] = app->add_flag("--snap", js_.snap,
                                    "job_stats by job, uid or class: move the window outward onto the summaries' bins, "
                                    "read from their cells alone (the answer says the window it took)");
@@ -103,8 +105,8 @@ Result<std::string> QueryCommand::Answer() {
                                 "--sort", "--job", "--snap"}));
       return JobStats();
     case StoreKind::kDarshan: {
-      Status flags =
-          OnlyFlags(kind, {"--ranks", "--module", "--file", "--job", "--log", "--per-rank", "--per-file", "--top"});
+      Status flags = OnlyFlags(
+          kind, {"--ranks", "--module", "--file", "--job", "--log", "--per-rank", "--per-file", "--top", "--sort"});
       Result<std::string> d = flags.ok() ? Darshan() : Result<std::string>(flags.error());
       // A store that also holds other data: a Darshan usage error says how to ask for that instead.
       const StoreContents held = StoreContents::Of(opts_.reader().catalogue());
@@ -164,10 +166,19 @@ Result<std::string> QueryCommand::Darshan() {
   if (jobs_.size() == 1) {
     XTFQ_ASSIGN_OR_RETURN(darshan_.job, ParseJobId(jobs_[0], "--job"));
   }
+  if (darshan_.per_rank && darshan_.per_file) {
+    return Error(ErrorCode::kUsage, "--per-rank and --per-file: one table at a time");
+  }
   if (flags_["--top"]->count() > 0) {
-    if (!darshan_.per_file) return Error(ErrorCode::kUsage, "--top on Darshan logs lists files: give --per-file");
-    if (js_.top == 0) return Error(ErrorCode::kUsage, "--top 0: give the number of files to list");
-    darshan_.top_files = js_.top;
+    if (!darshan_.per_file && !darshan_.per_rank) {
+      return Error(ErrorCode::kUsage, "--top on Darshan logs keeps rows of a table: give --per-file or --per-rank");
+    }
+    if (js_.top == 0) return Error(ErrorCode::kUsage, "--top 0: give the number of rows to keep");
+    (darshan_.per_file ? darshan_.top_files : darshan_.top_ranks) = js_.top;
+  }
+  if (flags_["--sort"]->count() > 0) {
+    if (!darshan_.per_rank) return Error(ErrorCode::kUsage, "--sort on Darshan logs orders ranks: give --per-rank");
+    darshan_.rank_sort = js_.sort;
   }
   darshan_.time = time_, darshan_.ranks = ranks_, darshan_.scan = opts_.scan();
   XTFQ_ASSIGN_OR_RETURN(DarshanWindowAnswer a, DarshanWindowQuery::Run(opts_.reader(), darshan_));

@@ -44,6 +44,40 @@ TEST_CASE("honest: windows and ranks outside a Darshan job are answered with a w
   CHECK(inside.err.empty());
 }
 
+TEST_CASE("honest: --per-rank rows sorted and cut as a naive sort would, and a --file glob that matches nothing said") {
+  test::TempDir dir;
+  REQUIRE(Xtfq(dir, "gen darshan 5000 --ranks 16 --files 40 --duration 600 -o g.darshan").status == 0);
+  REQUIRE(Xtfq(dir, "import g.darshan -o g.xtfq").status == 0);
+  const auto all = nlohmann::json::parse(Xtfq(dir, "query g.xtfq --time 100:300 --per-rank --format json").out);
+  REQUIRE(all["per_rank"].size() == 16);
+  for (const char* by : {"bytes", "busy", "ops", "bw"}) {
+    CAPTURE(by);
+    auto key = [&](const nlohmann::json& r) {
+      const std::string k = by;
+      if (k == "bytes") return r["read"]["bytes"].get<double>() + r["write"]["bytes"].get<double>();
+      if (k == "busy") return r["read"]["busy_s"].get<double>() + r["write"]["busy_s"].get<double>();
+      if (k == "ops") return r["read"]["ops"].get<double>() + r["write"]["ops"].get<double>();
+      return r["read"]["bytes_moved"].get<double>() + r["write"]["bytes_moved"].get<double>();
+    };
+    std::vector<nlohmann::json> want(all["per_rank"].begin(), all["per_rank"].end());
+    std::stable_sort(want.begin(), want.end(), [&](const auto& x, const auto& y) { return key(x) > key(y); });
+    const auto got =
+        nlohmann::json::parse(Xtfq(dir, fmt::format("query g.xtfq --time 100:300 --per-rank --sort {} --top 5 "
+                                                    "--format json",
+                                                    by))
+                                  .out);
+    REQUIRE(got["per_rank"].size() == 5);
+    CHECK(got["ranks_in_window"] == 16);
+    for (size_t i = 0; i < 5; ++i) CHECK(got["per_rank"][i]["rank"] == want[i]["rank"]);
+  }
+  CHECK(Xtfq(dir, "query g.xtfq --per-rank --sort size").status == 2);
+  CHECK(Xtfq(dir, "query g.xtfq --sort bytes").status == 2);
+  const test::Run none = Xtfq(dir, "query g.xtfq --file '*no-such-file*'");
+  REQUIRE(none.status == 0);
+  CHECK(none.err.find("--file '*no-such-file*' matches none of log 0's") != std::string::npos);
+  CHECK(none.out.find("write             0                0") != std::string::npos);
+}
+
 TEST_CASE("honest: flags that do not apply to the store are usage errors") {
   test::TempDir dir;
   REQUIRE(Xtfq(dir, "gen jobstats --targets 2 --jobs 10 --samples 4 -o js").status == 0);

@@ -144,7 +144,8 @@ Status FindDarshan(Timeline& t, StoreReader& r) {
     XTFQ_ASSIGN_OR_RETURN(DarshanLogInfo info, DarshanLogs::Find(r, l.log, std::nullopt));
     const TimeFrame f = DarshanWindowQuery::Frame(info);
     const int64_t end_ns = std::max<int64_t>(f.last, 0);
-    const int64_t run_end = info.start_sec + (info.start_nsec + end_ns) / 1000000000 + 1;
+    // The run's end, rounded up to a whole second.
+    const int64_t run_end = info.start_sec + (info.start_nsec + end_ns + 999999999) / 1000000000;
     t.out.sources.push_back({"darshan", name, true,
                              fmt::format("log {} (job {}, {} processes, {}, started {})", info.log, info.job,
                                          info.nprocs, info.file, info.start_sec)});

@@ -134,7 +134,11 @@ nlohmann::json ResultJson::Of(const DarshanWindowAnswer& a) {
   if (!a.distributions_read.empty()) j["percentiles_read"] = a.distributions_read;
   if (a.request.per_rank) {
     j["per_rank"] = nlohmann::json::array();
-    for (const auto& [rank, ops] : a.result.ranks) {
+    j["ranks_in_window"] = a.result.ranks.size();
+    j["rank_sort"] = a.request.rank_sort;
+    if (a.request.top_ranks > 0) j["top_ranks"] = a.request.top_ranks;
+    for (int64_t rank : a.rank_order) {
+      const auto& ops = a.result.ranks.at(rank);
       nlohmann::json row = {{"rank", rank}, {"read", op(ops[0])}, {"write", op(ops[1])}};
       const auto moved = a.rate.ranks.find(rank);
       for (int o = 0; o < 2; ++o) {

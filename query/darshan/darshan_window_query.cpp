@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <functional>
 
 #include "layouts/darshan_layout.h"
 #include "query/darshan/darshan_file_filter.h"
@@ -56,7 +58,10 @@ Result<DarshanOpDistribution> Distribution(StoreReader& reader, const ArrayDesc&
 }  // namespace
 
 TimeFrame DarshanWindowQuery::Frame(const DarshanLogInfo& info) {
-  const int64_t run_ns = (info.end_sec - info.start_sec) * 1000000000 + (info.end_nsec - info.start_nsec);
+  // The run as darshan-parser and PyDarshan give it (end - start + 1 s for whole-second times), so
+  // that `info`, percentages of the run and the rates' open ends agree on one length.
+  const double run_s = DarshanLogs::RunSeconds(info);
+  const int64_t run_ns = std::isfinite(run_s) && std::fabs(run_s) < 9e9 ? std::llround(run_s * 1e9) : 0;
   return TimeFrame::Darshan(info.start_sec, std::max(run_ns, info.data_last));
 }
 
@@ -121,6 +126,32 @@ Status DarshanWindowQuery::Rate(StoreReader& reader, DarshanWindowAnswer& a) {
   return Ok();
 }
 
+Status DarshanWindowQuery::OrderRanks(DarshanWindowAnswer& a) {
+  const std::string& by = a.request.rank_sort;
+  std::function<double(int64_t)> key;
+  auto ops = [&](int64_t r) -> const std::array<DarshanOpStats, 2>& { return a.result.ranks.at(r); };
+  if (by == "bytes") {
+    key = [&](int64_t r) { return static_cast<double>(ops(r)[0].bytes + ops(r)[1].bytes); };
+  } else if (by == "busy") {
+    key = [&](int64_t r) { return ops(r)[0].busy + ops(r)[1].busy; };
+  } else if (by == "ops") {
+    key = [&](int64_t r) { return static_cast<double>(ops(r)[0].ops + ops(r)[1].ops); };
+  } else if (by == "bw") {
+    key = [&](int64_t r) {
+      const auto it = a.rate.ranks.find(r);
+      return it == a.rate.ranks.end() ? 0.0 : it->second[0].bytes + it->second[1].bytes;
+    };
+  } else if (by != "rank") {
+    return Error(ErrorCode::kUsage, fmt::format("--sort {}: with --per-rank, one of rank, bytes, bw, busy, ops", by));
+  }
+  for (const auto& [rank, stats] : a.result.ranks) a.rank_order.push_back(rank);
+  if (key) {
+    std::stable_sort(a.rank_order.begin(), a.rank_order.end(), [&](int64_t x, int64_t y) { return key(x) > key(y); });
+  }
+  if (a.request.top_ranks > 0 && a.rank_order.size() > a.request.top_ranks) a.rank_order.resize(a.request.top_ranks);
+  return Ok();
+}
+
 Result<DarshanWindowAnswer> DarshanWindowQuery::Run(StoreReader& reader, const DarshanWindowRequest& q) {
   DarshanWindowAnswer a;
   a.request = q;
@@ -138,7 +169,13 @@ Result<DarshanWindowAnswer> DarshanWindowQuery::Run(StoreReader& reader, const D
   if (!q.file_glob.empty() || q.per_file) {
     XTFQ_ASSIGN_OR_RETURN(a.names, DarshanLogs::Names(reader, a.info));
   }
-  if (!q.file_glob.empty()) a.spec.files = DarshanFileFilter::Match(a.names, q.file_glob);
+  if (!q.file_glob.empty()) {
+    a.spec.files = DarshanFileFilter::Match(a.names, q.file_glob);
+    if (a.spec.files->empty()) {
+      a.warnings.push_back(fmt::format("--file '{}' matches none of log {}'s {} file names: the window holds nothing",
+                                       q.file_glob, a.info.log, a.names.size()));
+    }
+  }
   XTFQ_ASSIGN_OR_RETURN(a.result, DarshanWindow::Compute(reader, a.info, a.spec));
   if (!a.result.heatmap && !a.result.estimated) {
     const std::string dxt = a.spec.module == "POSIX" ? "DXT_POSIX" : "DXT_MPIIO";
@@ -170,11 +207,12 @@ Result<DarshanWindowAnswer> DarshanWindowQuery::Run(StoreReader& reader, const D
                                                          : "DXT_POSIX";
   a.whole_run = a.spec.t1 == INT64_MIN && a.spec.t2 == INT64_MAX && q.ranks.empty() && q.file_glob.empty();
   XTFQ_TRY(Rate(reader, a));
+  XTFQ_TRY(OrderRanks(a));
   XTFQ_ASSIGN_OR_RETURN(a.perf, DarshanPerf::Read(reader, a.info));
   a.read = DarshanOpMetrics::Of(a.result.read);
   a.write = DarshanOpMetrics::Of(a.result.write);
   a.imbalance = RankImbalance::Of(a.result.ranks, !a.result.heatmap);
-  a.warnings = Warnings(a.info, a.spec);
+  for (std::string& w : Warnings(a.info, a.spec)) a.warnings.push_back(std::move(w));
   if (auto w = PartialWarning(a.info, source)) a.warnings.push_back(*w);
   if (a.result.counter_bytes) {
     a.warnings.push_back(fmt::format(

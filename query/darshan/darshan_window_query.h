@@ -36,6 +36,10 @@ struct DarshanWindowRequest {
   std::optional<int64_t> log, job;  // which log (default: the only one)
   bool per_rank = false, per_file = false, scan = false;
   uint32_t top_files = 0;  // with per_file: only the N files with the most bytes (read + written); 0: all
+  // With per_rank: the order of the rows ("rank", the default; "bytes", "bw", "busy", "ops": most
+  // first) and how many to keep (0: all).
+  std::string rank_sort = "rank";
+  uint32_t top_ranks = 0;
 };
 
 // One operation's request sizes and durations in the window as log2 distributions
@@ -74,6 +78,8 @@ struct DarshanWindowAnswer {
   // and how many files the window has.
   std::vector<uint64_t> file_order;
   uint64_t files_in_window = 0;
+  // Per rank: the ranks to show, in order (request.rank_sort, request.top_ranks).
+  std::vector<int64_t> rank_order;
   std::string module_note;  // why a module other than POSIX was chosen (empty when given or POSIX)
   std::string answered;     // how: from the index, from the segments, from HEATMAP bins (and what that lacks)
   // What the user should know: a window or rank range outside the job (answered, with zeros).
@@ -100,6 +106,8 @@ class DarshanWindowQuery {
  private:
   // Fills a.rate and a.rate_basis from a.result.
   static Status Rate(StoreReader& reader, DarshanWindowAnswer& a);
+  // Fills a.rank_order.
+  static Status OrderRanks(DarshanWindowAnswer& a);
 };
 
 }  // namespace xtfq
