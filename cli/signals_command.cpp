@@ -1,6 +1,7 @@
 #include "cli/signals_command.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -261,6 +262,13 @@ int SignalsCommand::Run() {
   if (!s.ok()) return Fail("signals", s.error());
   if (!write_ok) return Fail("signals", Error(ErrorCode::kIo, fmt::format("{}: write failed", out_)));
   if (out_ != "-") fmt::print(stderr, "signals: log {} (job {}) -> {}\n", (*in)->info().log, (*in)->info().job, out_);
+  const std::vector<std::string> partial = DarshanLogs::PartialModules((*in)->info());
+  if (!partial.empty()) {
+    fmt::print(stderr,
+               "xtfq signals: warning: log {}'s {} data is incomplete (Darshan's partial flag: the runtime ran out of "
+               "memory): its signals count only the records Darshan kept\n",
+               (*in)->info().log, fmt::join(partial, ", "));
+  }
   return kExitOk;
 }
 

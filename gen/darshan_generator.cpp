@@ -366,8 +366,10 @@ Result<DarshanGenStats> DarshanGenerator::Write(const std::string& path, const D
   XTFQ_TRY(w->EndModule());
   // DXT: per rank, its records of the shared files, then (POSIX) of its diagnostics; writes
   // first, then reads, each in time order; 40-byte segments with a thread id.
+  uint64_t partial = 0;
   for (int slot : {kDxtPosix, kDxtMpiio}) {
     const bool posix = slot == kDxtPosix;
+    uint64_t kept = 0;
     XTFQ_TRY(w->BeginModule(slot, posix ? 2 : 3));
     std::vector<std::byte> segs;
     for (int64_t r = 0; r < o.ranks; ++r) {
@@ -379,6 +381,11 @@ Result<DarshanGenStats> DarshanGenerator::Write(const std::string& path, const D
         if (!posix) {
           for (Op& op : ops) op.start -= 1e-5, op.end += 1e-5;
         }
+        if ((partial >> slot & 1) || (o.dxt_segments_max > 0 && kept + ops.size() > o.dxt_segments_max)) {
+          partial |= uint64_t{1} << slot;  // out of memory: this record and the rest are lost
+          continue;
+        }
+        kept += ops.size();
         int64_t writes = 0;
         for (const Op& op : ops) writes += op.write;
         segs.clear();
@@ -403,7 +410,7 @@ Result<DarshanGenStats> DarshanGenerator::Write(const std::string& path, const D
     }
     XTFQ_TRY(w->EndModule());
   }
-  XTFQ_TRY(w->Finish());
+  XTFQ_TRY(w->Finish(partial));
   return st;
 }
 

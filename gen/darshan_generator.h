@@ -35,6 +35,9 @@ struct DarshanGenOptions {
   uint64_t seed = 1;
   std::optional<int64_t> job;  // the job id (default 4242000 + seed mod 1000)
   int64_t start = 1795300000;  // the job's start, epoch seconds
+  // DXT running out of memory: each DXT module keeps whole records until this many segments (0:
+  // no limit), drops the rest and sets its partial flag, while the counters count everything.
+  uint64_t dxt_segments_max = 0;
 };
 
 struct DarshanGenStats {

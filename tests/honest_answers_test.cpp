@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "gen/darshan_generator.h"
 #include "tests/shared_data.h"
 #include "tests/temp_dir.h"
 #include "tests/xtfq_cli.h"
@@ -76,6 +77,33 @@ TEST_CASE("honest: --per-rank rows sorted and cut as a naive sort would, and a -
   REQUIRE(none.status == 0);
   CHECK(none.err.find("--file '*no-such-file*' matches none of log 0's") != std::string::npos);
   CHECK(none.out.find("write             0                0") != std::string::npos);
+}
+
+TEST_CASE("honest: a DXT module that ran out of memory is answered with the complete counters beside it") {
+  test::TempDir dir;
+  DarshanGenOptions o;
+  o.segments = 4000, o.ranks = 8, o.files = 20, o.duration = 300, o.dxt_segments_max = 1000;
+  REQUIRE(DarshanGenerator::Write(dir.File("p.darshan"), o).ok());
+  const test::Run imported = Xtfq(dir, "import p.darshan -o p.xtfq");
+  REQUIRE_MESSAGE(imported.status == 0, imported.err);
+  CHECK(imported.err.find("p.darshan (log 0): incomplete data (Darshan's partial flag: the runtime ran out of memory) "
+                          "in DXT_POSIX, DXT_MPIIO") != std::string::npos);
+  // The counters, counted independently from the store's POSIX records.
+  const auto counters = nlohmann::json::parse(Xtfq(dir, "query p.xtfq --array darshan/0/POSIX --format json").out);
+  const test::Run q = Xtfq(dir, "query p.xtfq --format json");
+  REQUIRE_MESSAGE(q.status == 0, q.err);
+  const auto j = nlohmann::json::parse(q.out);
+  const auto& c = j["counters_whole_run"];
+  REQUIRE(c.is_object());
+  CHECK(c["read"]["ops"] == counters["POSIX_READS"]["sum"]);
+  CHECK(c["write"]["bytes"] == counters["POSIX_BYTES_WRITTEN"]["sum"]);
+  const int64_t dxt = j["read"]["bytes"].get<int64_t>() + j["write"]["bytes"].get<int64_t>();
+  const int64_t all = c["read"]["bytes"].get<int64_t>() + c["write"]["bytes"].get<int64_t>();
+  CHECK(dxt < all);  // DXT kept a part
+  CHECK(q.err.find(fmt::format("segments hold {} of those bytes ({:.1f}%)", dxt, 100.0 * dxt / all)) !=
+        std::string::npos);
+  const test::Run sig = Xtfq(dir, "signals p.xtfq -o -");
+  CHECK(sig.err.find("log 0's DXT_POSIX, DXT_MPIIO data is incomplete") != std::string::npos);
 }
 
 TEST_CASE("honest: flags that do not apply to the store are usage errors") {

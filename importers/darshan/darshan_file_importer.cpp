@@ -1,6 +1,7 @@
 #include "importers/darshan/darshan_file_importer.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "importers/common/input_progress.h"
 #include "importers/darshan/darshan_duplicates.h"
@@ -51,6 +52,18 @@ Result<ImportReport> DarshanFileImporter::Import(const std::vector<std::string>&
     }
     r.notes.push_back(fmt::format("{} as Darshan log {}: {} records, {} DXT segments, {} names", in, next_log,
                                   st.records, st.segments, st.names));
+    std::vector<std::string> partial;
+    for (int slot = 0; slot < DarshanLayout::kModuleSlots; ++slot) {
+      if (!(st.job.partial >> slot & 1)) continue;
+      const std::string_view name = DarshanLayout::ModuleName(slot);
+      partial.push_back(name.empty() ? fmt::format("slot {}", slot) : std::string(name));
+    }
+    if (!partial.empty()) {
+      r.warnings.push_back(fmt::format(
+          "{} (log {}): incomplete data (Darshan's partial flag: the runtime ran out of memory) in {}; the records it "
+          "kept are imported, and answers from them say so",
+          in, next_log, fmt::join(partial, ", ")));
+    }
     progress.End();
     if (auto same = duplicates.SameRun(next_log, st.job)) {
       r.warnings.push_back(fmt::format(

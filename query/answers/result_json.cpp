@@ -116,6 +116,13 @@ nlohmann::json ResultJson::Of(const DarshanWindowAnswer& a) {
     o["busy_s_in_window"] = a.result.heatmap || a.result.estimated ? nlohmann::json(nullptr) : nlohmann::json(d.busy);
   }
   j["whole_run"] = a.whole_run;
+  if (a.partial_counters) {
+    // The DXT module is partial: the counters' complete totals over the whole run beside it.
+    for (int o = 0; o < 2; ++o) {
+      const DarshanOpStats& c = (*a.partial_counters)[static_cast<size_t>(o)];
+      j["counters_whole_run"][o == 0 ? "read" : "write"] = {{"ops", c.ops}, {"bytes", c.bytes}};
+    }
+  }
   j["darshan_perf"] = DarshanPerfJson(a);
   // Percentiles of sizes and durations: [lower, upper] holding each (one log2 bin).
   auto percentiles = [](const DarshanOpDistribution& d) {

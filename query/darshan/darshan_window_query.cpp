@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "layouts/darshan_layout.h"
+#include "query/darshan/darshan_counter_window.h"
 #include "query/darshan/darshan_file_filter.h"
 #include "query/grid/distribution_query.h"
 #include "store/endian.h"
@@ -126,6 +127,36 @@ Status DarshanWindowQuery::Rate(StoreReader& reader, DarshanWindowAnswer& a) {
   return Ok();
 }
 
+Status DarshanWindowQuery::PartialDxt(StoreReader& reader, DarshanWindowAnswer& a, const std::string& source) {
+  if (!source.starts_with("DXT_")) return Ok();
+  const std::vector<std::string> partial = DarshanLogs::PartialModules(a.info);
+  if (std::find(partial.begin(), partial.end(), source) == partial.end()) return Ok();
+  DarshanWindowSpec whole;
+  whole.module = a.spec.module;
+  whole.per_rank = false;
+  auto counters = DarshanCounterWindow::Compute(reader, a.info, whole);
+  if (!counters.ok()) return Ok();  // no counter records of the module: the warning stands alone
+  a.partial_counters = std::array<DarshanOpStats, 2>{counters->read, counters->write};
+  const DarshanWindowStats& c = *counters;
+  int64_t dxt_bytes = 0;
+  if (a.whole_run) {
+    dxt_bytes = a.result.read.bytes + a.result.write.bytes;
+  } else {
+    DarshanWindowSpec all = whole;
+    XTFQ_ASSIGN_OR_RETURN(DarshanWindowStats d, DarshanWindow::Compute(reader, a.info, all));
+    dxt_bytes = d.read.bytes + d.write.bytes;
+  }
+  const int64_t counted = c.read.bytes + c.write.bytes;
+  a.warnings.push_back(fmt::format(
+      "log {}'s {} counter records, complete, count {} reads and {} writes ({} and {} bytes) over the whole run; its "
+      "{} "
+      "segments hold {} of those bytes{}",
+      a.info.log, a.spec.module, c.read.ops, c.write.ops, c.read.bytes, c.write.bytes, source, dxt_bytes,
+      counted > 0 ? fmt::format(" ({:.1f}%)", 100.0 * static_cast<double>(dxt_bytes) / static_cast<double>(counted))
+                  : std::string()));
+  return Ok();
+}
+
 Status DarshanWindowQuery::OrderRanks(DarshanWindowAnswer& a) {
   const std::string& by = a.request.rank_sort;
   std::function<double(int64_t)> key;
@@ -177,6 +208,7 @@ Result<DarshanWindowAnswer> DarshanWindowQuery::Run(StoreReader& reader, const D
     }
   }
   XTFQ_ASSIGN_OR_RETURN(a.result, DarshanWindow::Compute(reader, a.info, a.spec));
+  a.whole_run = a.spec.t1 == INT64_MIN && a.spec.t2 == INT64_MAX && q.ranks.empty() && q.file_glob.empty();
   if (!a.result.heatmap && !a.result.estimated) {
     const std::string dxt = a.spec.module == "POSIX" ? "DXT_POSIX" : "DXT_MPIIO";
     GridPlan plan;
@@ -205,7 +237,6 @@ Result<DarshanWindowAnswer> DarshanWindowQuery::Run(StoreReader& reader, const D
                              : a.result.estimated        ? a.spec.module
                              : a.spec.module == "MPI-IO" ? "DXT_MPIIO"
                                                          : "DXT_POSIX";
-  a.whole_run = a.spec.t1 == INT64_MIN && a.spec.t2 == INT64_MAX && q.ranks.empty() && q.file_glob.empty();
   XTFQ_TRY(Rate(reader, a));
   XTFQ_TRY(OrderRanks(a));
   XTFQ_ASSIGN_OR_RETURN(a.perf, DarshanPerf::Read(reader, a.info));
@@ -214,6 +245,7 @@ Result<DarshanWindowAnswer> DarshanWindowQuery::Run(StoreReader& reader, const D
   a.imbalance = RankImbalance::Of(a.result.ranks, !a.result.heatmap);
   for (std::string& w : Warnings(a.info, a.spec)) a.warnings.push_back(std::move(w));
   if (auto w = PartialWarning(a.info, source)) a.warnings.push_back(*w);
+  XTFQ_TRY(PartialDxt(reader, a, source));
   if (a.result.counter_bytes) {
     a.warnings.push_back(fmt::format(
         "log {}'s HEATMAP bins count {} bytes read and {} written here, its {} counter records {} and {} (each "

@@ -66,6 +66,9 @@ struct DarshanWindowAnswer {
   DxtWindowSpreadResult rate;
   std::string rate_basis;
   bool rate_estimated = false;  // HEATMAP bins counted whole at the edges, or counter estimates
+  // When the DXT module the answer comes from is partial (Darshan's DXT ran out of memory), the
+  // module's counter records over the whole run, complete: read and write ops and bytes.
+  std::optional<std::array<DarshanOpStats, 2>> partial_counters;
   // Darshan's aggregate performance of the log (darshan-parser --perf), over the whole run.
   DarshanPerfAnswer perf;
   // The window is the whole run: every time, every rank, every file.
@@ -106,6 +109,8 @@ class DarshanWindowQuery {
  private:
   // Fills a.rate and a.rate_basis from a.result.
   static Status Rate(StoreReader& reader, DarshanWindowAnswer& a);
+  // Fills a.partial_counters and says what DXT covers of them.
+  static Status PartialDxt(StoreReader& reader, DarshanWindowAnswer& a, const std::string& source);
   // Fills a.rank_order.
   static Status OrderRanks(DarshanWindowAnswer& a);
 };
