@@ -126,12 +126,31 @@ std::string Imbalance(const std::optional<RankImbalance>& imb, const DarshanWind
         "times)\n",
         r.ranks, bytes);
   }
+  const std::optional<double> time_ratio =
+      r.fastest->busy > 0 ? std::optional<double>(r.slowest->busy / r.fastest->busy) : std::nullopt;
   return fmt::format(
-      "rank imbalance over {} ranks with {}: {}; "
-      "slowest rank {} ({} bytes, {:.6g} s busy), fastest rank {} ({} bytes, {:.6g} s busy), slowest/fastest bytes "
-      "{}\n",
-      r.ranks, result.estimated ? "I/O in their counter records" : "segments", bytes, r.slowest->rank, r.slowest->bytes,
-      r.slowest->busy, r.fastest->rank, r.fastest->bytes, r.fastest->busy, T(r.slowest_to_fastest_bytes));
+      "rank imbalance over {} ranks with {}: slowest/fastest busy time {}: slowest rank {} ({:.6g} s busy, {} "
+      "bytes), fastest rank {} ({:.6g} s busy, {} bytes); {}; slowest/fastest bytes {}\n",
+      r.ranks, result.estimated ? "I/O in their counter records" : "segments", T(time_ratio), r.slowest->rank,
+      r.slowest->busy, r.slowest->bytes, r.fastest->rank, r.fastest->busy, r.fastest->bytes, bytes,
+      T(r.slowest_to_fastest_bytes));
+}
+
+// Darshan's reduction of each file every rank opened (whole run): slowest rank's time first.
+std::string SharedImbalance(const std::optional<SharedFileImbalances>& s) {
+  if (!s || s->shared_files == 0) return "";
+  std::string out = fmt::format(
+      "shared files (rank -1 records: Darshan's reduction over the ranks, whole run): {}; the {} with the slowest "
+      "rank's I/O time the largest:\n",
+      s->shared_files, s->files.size());
+  for (const SharedFileImbalance& f : s->files) {
+    out += fmt::format(
+        "  slowest rank {} {:.6f} s ({} bytes), fastest rank {} {:.6f} s ({} bytes), slowest/fastest time {}, "
+        "variance of rank time {}  {}\n",
+        f.slowest_rank, f.slowest_rank_time, f.slowest_rank_bytes, f.fastest_rank, f.fastest_rank_time,
+        f.fastest_rank_bytes, T(f.TimeRatio()), T(f.variance_rank_time), f.name);
+  }
+  return out;
 }
 
 // Darshan's own figure for the whole run (darshan-parser --perf and --file), under its names.
@@ -212,6 +231,7 @@ std::string Text(const DarshanWindowAnswer& a) {
   }
   out += Percentiles(a);
   out += Imbalance(a.imbalance, a.result);
+  out += SharedImbalance(a.shared_imbalance);
   if (a.whole_run) out += DarshanPerfText(a);
   if (a.request.per_rank) {
     if (a.request.top_ranks > 0 || a.request.rank_sort != "rank") {

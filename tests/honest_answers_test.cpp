@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -104,6 +105,40 @@ TEST_CASE("honest: a DXT module that ran out of memory is answered with the comp
         std::string::npos);
   const test::Run sig = Xtfq(dir, "signals p.xtfq -o -");
   CHECK(sig.err.find("log 0's DXT_POSIX, DXT_MPIIO data is incomplete") != std::string::npos);
+}
+
+TEST_CASE("honest: the whole run's imbalance names the shared files' slowest ranks as darshan-parser prints them") {
+  const std::string log = std::string(XTFQ_SHARED_DIR) + "/data/darshan/generated/mpi_shared_4rank.darshan";
+  if (test::SharedMissing(log)) return;
+  test::TempDir dir;
+  REQUIRE(Xtfq(dir, fmt::format("import -q '{}' -o s.xtfq", log)).status == 0);
+  // darshan-parser's rank -1 POSIX records: record id -> counter -> value.
+  std::map<std::string, std::map<std::string, std::string>> shared;
+  std::ifstream text(log + ".txt");
+  for (std::string line; std::getline(text, line);) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string c; std::getline(ss, c, '\t');) f.push_back(c);
+    if (f.size() >= 5 && f[0] == "POSIX" && f[1] == "-1") shared[f[2]][f[3]] = f[4];
+  }
+  REQUIRE(shared.size() >= 2);
+  const test::Run q = Xtfq(dir, "query s.xtfq --format json");
+  REQUIRE(q.status == 0);
+  const auto j = nlohmann::json::parse(q.out)["shared_file_imbalance"];
+  CHECK(j["shared_files"] == shared.size());
+  double last = 1e300;
+  for (const auto& f : j["slowest_first"]) {
+    const auto& want = shared.at(std::to_string(f["id"].get<uint64_t>()));
+    CHECK(fmt::format("{}", f["slowest_rank"].get<int64_t>()) == want.at("POSIX_SLOWEST_RANK"));
+    CHECK(fmt::format("{}", f["fastest_rank_bytes"].get<int64_t>()) == want.at("POSIX_FASTEST_RANK_BYTES"));
+    CHECK(fmt::format("{:.6f}", f["slowest_rank_time"].get<double>()) == want.at("POSIX_F_SLOWEST_RANK_TIME"));
+    CHECK(fmt::format("{:.6f}", f["fastest_rank_time"].get<double>()) == want.at("POSIX_F_FASTEST_RANK_TIME"));
+    CHECK(f["slowest_rank_time"].get<double>() <= last);  // slowest first
+    last = f["slowest_rank_time"].get<double>();
+  }
+  // Inside a window Darshan has no such times: not given.
+  const auto w = nlohmann::json::parse(Xtfq(dir, "query s.xtfq --time 0:0.01 --format json").out);
+  CHECK_FALSE(w.contains("shared_file_imbalance"));
 }
 
 TEST_CASE("honest: flags that do not apply to the store are usage errors") {

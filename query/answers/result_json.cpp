@@ -58,7 +58,10 @@ nlohmann::json ResultJson::Of(const RankImbalance& r) {
           {"fastest_rank", r.fastest ? nlohmann::json(r.fastest->rank) : nullptr},
           {"fastest_rank_bytes", r.fastest ? nlohmann::json(r.fastest->bytes) : nullptr},
           {"fastest_rank_busy_s", r.fastest ? nlohmann::json(r.fastest->busy) : nullptr},
-          {"slowest_to_fastest_bytes", J(r.slowest_to_fastest_bytes)}};
+          {"slowest_to_fastest_bytes", J(r.slowest_to_fastest_bytes)},
+          {"slowest_to_fastest_busy", r.slowest && r.fastest && r.fastest->busy > 0
+                                          ? nlohmann::json(r.slowest->busy / r.fastest->busy)
+                                          : nlohmann::json(nullptr)}};
 }
 
 namespace {
@@ -116,6 +119,24 @@ nlohmann::json ResultJson::Of(const DarshanWindowAnswer& a) {
     o["busy_s_in_window"] = a.result.heatmap || a.result.estimated ? nlohmann::json(nullptr) : nlohmann::json(d.busy);
   }
   j["whole_run"] = a.whole_run;
+  if (a.shared_imbalance) {
+    nlohmann::json files = nlohmann::json::array();
+    for (const SharedFileImbalance& f : a.shared_imbalance->files) {
+      files.push_back({{"id", f.id},
+                       {"name", f.name},
+                       {"slowest_rank", f.slowest_rank},
+                       {"slowest_rank_bytes", f.slowest_rank_bytes},
+                       {"slowest_rank_time", f.slowest_rank_time},
+                       {"fastest_rank", f.fastest_rank},
+                       {"fastest_rank_bytes", f.fastest_rank_bytes},
+                       {"fastest_rank_time", f.fastest_rank_time},
+                       {"slowest_to_fastest_time", J(f.TimeRatio())},
+                       {"variance_rank_time", J(f.variance_rank_time)},
+                       {"variance_rank_bytes", J(f.variance_rank_bytes)}});
+    }
+    j["shared_file_imbalance"] = {
+        {"scope", "whole run"}, {"shared_files", a.shared_imbalance->shared_files}, {"slowest_first", files}};
+  }
   if (a.partial_counters) {
     // The DXT module is partial: the counters' complete totals over the whole run beside it.
     for (int o = 0; o < 2; ++o) {

@@ -23,6 +23,7 @@
 #include "query/darshan/darshan_window.h"
 #include "query/darshan/dxt_window_spread.h"
 #include "query/darshan/rank_imbalance.h"
+#include "query/darshan/shared_file_imbalance.h"
 #include "store/log_histogram.h"
 #include "store/summary.h"
 
@@ -69,6 +70,9 @@ struct DarshanWindowAnswer {
   // When the DXT module the answer comes from is partial (Darshan's DXT ran out of memory), the
   // module's counter records over the whole run, complete: read and write ops and bytes.
   std::optional<std::array<DarshanOpStats, 2>> partial_counters;
+  // Over the whole run: Darshan's reduction of the files every rank opened (rank -1 records): their
+  // slowest and fastest ranks (nullopt inside a window, or without counter records).
+  std::optional<SharedFileImbalances> shared_imbalance;
   // Darshan's aggregate performance of the log (darshan-parser --perf), over the whole run.
   DarshanPerfAnswer perf;
   // The window is the whole run: every time, every rank, every file.
