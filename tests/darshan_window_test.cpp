@@ -6,6 +6,8 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +18,8 @@
 #include "gen/darshan_generator.h"
 #include "importers/darshan/darshan_dxt_reader.h"
 #include "importers/darshan/darshan_importer.h"
+#include "importers/darshan/darshan_module_tables.h"
+#include "importers/darshan/darshan_record_writer.h"
 #include "layouts/darshan_layout.h"
 #include "query/darshan/darshan_logs.h"
 #include "store/endian.h"
@@ -325,6 +329,77 @@ TEST_CASE("darshan window: a log without DXT answers bytes from its HEATMAP bins
   CHECK(csv.out.find("all,read,NA,0,0,NA,") != std::string::npos);
   const test::Run whole_csv = test::Xtfq(dir, "query h.xtfq --format csv");
   CHECK(whole_csv.out.find(fmt::format("all,read,{},{},", reads, read)) != std::string::npos);
+}
+
+// A store of one POSIX record (1000 bytes written in 10 writes over [1, 2) s) and HEATMAP bins
+// of one rank that count `binned` bytes over three 1 s bins, written as the importer writes them.
+void WriteHeatmapLog(const std::string& path, std::array<int64_t, 3> binned) {
+  auto w = StoreWriter::CreatePath(path);
+  REQUIRE(w.ok());
+  DarshanRecordWriter rw(**w, 0, {});
+  REQUIRE(rw.BeginCounters(1, "POSIX").ok());
+  DarshanCounterRecord r;
+  r.id = 42, r.rank = 0;
+  r.ints.assign(rw.ints(), 0);
+  r.floats.assign(rw.floats(), 0.0);
+  const auto& names = DarshanModuleTables::CounterNames();
+  const auto posix = std::find_if(names.begin(), names.end(), [](const auto& c) { return c.module == "POSIX"; });
+  auto set = [&](std::string_view name, double v) {
+    const auto at =
+        static_cast<size_t>(std::find(posix->names.begin(), posix->names.end(), name) - posix->names.begin());
+    if (at < rw.ints())
+      r.ints[at] = static_cast<int64_t>(v);
+    else
+      r.floats[at - rw.ints()] = v;
+  };
+  set("POSIX_WRITES", 10), set("POSIX_BYTES_WRITTEN", 1000), set("POSIX_OPENS", 1);
+  set("POSIX_F_OPEN_START_TIMESTAMP", 1.0), set("POSIX_F_WRITE_START_TIMESTAMP", 1.0);
+  set("POSIX_F_WRITE_END_TIMESTAMP", 1.5), set("POSIX_F_WRITE_TIME", 0.25);
+  REQUIRE(rw.AddCounters(r).ok());
+  REQUIRE(rw.EndCounters().ok());
+  HeatmapRecord h;
+  h.id = 7, h.rank = 0, h.width = 1.0;
+  h.read = {0, 0, 0};
+  h.write = {binned[0], binned[1], binned[2]};
+  REQUIRE(rw.AddHeatmap(h, "heatmap:POSIX").ok());
+  REQUIRE(rw.EndHeatmaps().ok());
+  DarshanJob job;
+  job.job = 1, job.nprocs = 1, job.start_sec = 100, job.end_sec = 103, job.format_minor = 41;
+  REQUIRE(rw.Finish(job).ok());
+  REQUIRE((*w)->Commit().ok());
+}
+
+TEST_CASE("darshan window: HEATMAP bins short of the counters by Darshan's rounding keep the counters' operations") {
+  test::TempDir dir;
+  struct Case {
+    std::array<int64_t, 3> bins;
+    bool counters;  // operations and times from the counters
+  };
+  // Equal; 2 bytes short over 3 bins (rounding); 5 short (more than a byte a bin); 1 more than the counters.
+  for (const Case& c :
+       {Case{{300, 700, 0}, true}, Case{{299, 699, 0}, true}, Case{{297, 698, 0}, false}, Case{{301, 700, 0}, false}}) {
+    CAPTURE(c.bins[0]);
+    CAPTURE(c.bins[1]);
+    const std::string path = dir.File(fmt::format("h{}-{}.xtfq", c.bins[0], c.bins[1]));
+    WriteHeatmapLog(path, c.bins);
+    auto reader = StoreReader::Open(path);
+    REQUIRE(reader.ok());
+    auto info = DarshanLogs::Find(**reader, std::nullopt, std::nullopt);
+    REQUIRE(info.ok());
+    auto all = DarshanWindow::Compute(**reader, *info, DarshanWindowSpec{});
+    REQUIRE_MESSAGE(all.ok(), Why(all));
+    CHECK(all->heatmap);
+    CHECK(all->heatmap_bins == 2);  // bins with bytes only
+    CHECK(all->counter_ops == c.counters);
+    if (c.counters) {
+      CHECK(all->write.ops == 10);
+      CHECK(all->write.bytes == 1000);  // the counters'
+      CHECK(all->heatmap_short_by == 1000 - c.bins[0] - c.bins[1] - c.bins[2]);
+    } else {
+      CHECK(all->counter_bytes.has_value());
+      CHECK(all->write.bytes == c.bins[0] + c.bins[1] + c.bins[2]);  // the bins', with both said
+    }
+  }
 }
 
 }  // namespace

@@ -63,6 +63,10 @@ struct DarshanWindowStats {
   // a bin counts in the window that holds its start; operations, sizes and times are unknown.
   bool heatmap = false;
   double heatmap_width = 0;
+  uint64_t heatmap_bins = 0;  // bin records (rank, bin) in the window
+  // The counters' bytes minus the bins' when they differ by Darshan's rounding of bins (at most a
+  // byte a bin): the totals are the counters'.
+  int64_t heatmap_short_by = 0;
   // A HEATMAP answer whose totals also carry operations, busy time, sequential and consecutive
   // counts and size classes: from the module's counter records, exact (each lies wholly inside or
   // outside the window) and of the same bytes as the bins. Rank rows stay bytes only.
@@ -73,6 +77,9 @@ struct DarshanWindowStats {
   // Neither DXT nor HEATMAP: estimated from the counter records (DarshanCounterWindow); `exact`
   // when every record lay wholly inside or outside the window.
   bool estimated = false, exact = false;
+  // A log with HEATMAP bins asked for a file filter or per-file rows: answered from its counter
+  // records (estimated or exact as above), since the bins are not per file.
+  bool files_from_counters = false;
 };
 
 class DarshanWindow {

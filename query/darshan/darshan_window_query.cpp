@@ -118,12 +118,11 @@ Status DarshanWindowQuery::Rate(StoreReader& reader, DarshanWindowAnswer& a) {
     r.ranks[rank] = {DxtSpread{static_cast<double>(ops[0].bytes), 0}, DxtSpread{static_cast<double>(ops[1].bytes), 0}};
   }
   a.rate_estimated = !a.whole_run;
-  a.rate_basis = a.result.heatmap
-                     ? fmt::format(
-                           "HEATMAP bins of {:g} s counted whole in the window that holds their start "
-                           "(within one bin at each edge)",
-                           a.result.heatmap_width)
-                     : "the counter records' bytes, each spread over its read or write interval (an estimate)";
+  a.rate_basis = a.result.heatmap ? fmt::format(
+                                        "HEATMAP bins of {:g} s counted whole in the window that holds their start "
+                                        "(within one bin at each edge)",
+                                        a.result.heatmap_width)
+                                  : "the counter records' bytes, each spread over its read or write interval";
   return Ok();
 }
 
@@ -275,6 +274,17 @@ Result<DarshanWindowAnswer> DarshanWindowQuery::Run(StoreReader& reader, const D
             ? "operations, busy time and size classes from the counter records, exact here (each lies wholly inside "
               "or outside the window; per rank they are not split)"
             : "operations, sizes and times are not in heatmaps");
+    if (a.result.heatmap_short_by > 0) {
+      a.answered += fmt::format(
+          "; the bins count {} bytes fewer than the counter records (Darshan's runtime splits an access over bins in "
+          "whole bytes: up to 1 byte a bin, {} bins here), so the totals' bytes are the counters'",
+          a.result.heatmap_short_by, a.result.heatmap_bins);
+    }
+  }
+  if (a.result.files_from_counters) {
+    a.answered +=
+        "; its HEATMAP bins are per rank and time, not per file, so the file rows and filter come from the "
+        "module's counter records";
   }
   return a;
 }
