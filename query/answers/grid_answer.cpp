@@ -16,6 +16,7 @@
 #include "query/darshan/darshan_counter_window.h"
 #include "query/darshan/darshan_logs.h"
 #include "query/darshan/darshan_window_query.h"
+#include "query/darshan/dxt_carry.h"
 #include "query/jobstats/jobstats_grid_query.h"
 #include "query/slurm/slurm_view.h"
 
@@ -72,9 +73,18 @@ Result<Source> DarshanSource(StoreReader& reader, GridAnswerRequest& req) {
   if (any_dxt) {
     const Schema& d = L::DxtSchema();
     s.name = fmt::format("{} {} of log {}", dxt, req.op == "all" ? "reads and writes" : req.op + "s", info.log);
-    s.aliases["ops"] = Alias(GridMetric::Stat::kCount, {}, "ops");
+    // bytes, busy and ranks_busy spread each segment over the cells it overlaps; ops and the
+    // *.started forms count it whole in the cell where it starts.
+    s.aliases["ops"] = Alias(GridMetric::Stat::kCount, {}, "started");
+    s.aliases["bytes.started"] = Alias(GridMetric::Stat::kSum, {AggregateIndex(d, "length")}, "bytes");
+    s.aliases["busy.started"] = Alias(GridMetric::Stat::kSum, {AggregateIndex(d, "duration")}, "s");
     s.aliases["bytes"] = Alias(GridMetric::Stat::kSum, {AggregateIndex(d, "length")}, "bytes");
+    s.aliases["bytes"].spread = GridMetric::Spread::kBytes;
     s.aliases["busy"] = Alias(GridMetric::Stat::kSum, {AggregateIndex(d, "duration")}, "s");
+    s.aliases["busy"].spread = GridMetric::Spread::kSeconds;
+    s.aliases["ranks_busy"] = Alias(GridMetric::Stat::kSum, {AggregateIndex(d, "duration")}, "ranks");
+    s.aliases["ranks_busy"].spread = GridMetric::Spread::kSeconds;
+    s.aliases["ranks_busy"].per_second = true;
     for (const char* q : {"p50", "p90", "p99"}) {
       GridMetric size = Alias(GridMetric::Stat::kQuantile, {AggregateIndex(d, "length")}, "bytes");
       GridMetric duration = Alias(GridMetric::Stat::kQuantile, {AggregateIndex(d, "duration")}, "s");
@@ -85,7 +95,10 @@ Result<Source> DarshanSource(StoreReader& reader, GridAnswerRequest& req) {
       s.aliases[fmt::format("duration.{}", q)] = duration;
     }
     s.defaults = {"ops", "bytes", "busy"};
-    s.exactness = "exact: each segment counts in the cell of its rank and its start time";
+    s.exactness =
+        "exact: bytes, busy and ranks_busy spread each segment over the cells of its rank it overlaps, in proportion "
+        "to the overlap (the cells sum to the bytes and seconds moved in the window); ops, percentiles and the "
+        "*.started forms count each segment whole in the cell of its rank and its start time";
     return s;
   }
   const ArrayDesc* h =
@@ -600,6 +613,38 @@ void ComputeValues(GridAnswer& ans, const GridCells& r) {
   }
 }
 
+// Spread metrics: each cell gains the carry at its left edge and gives back the carry at its right
+// (query/darshan/dxt_carry.h), so that a segment counts in every cell it overlaps; ranks_busy is
+// then divided by the cell's seconds.
+Status Spread(Drawing& d) {
+  GridAnswer& ans = d.ans;
+  const bool any = std::any_of(ans.metrics.begin(), ans.metrics.end(),
+                               [](const GridMetric& m) { return m.spread != GridMetric::Spread::kNone; });
+  if (!any) return Ok();
+  XTFQ_ASSIGN_OR_RETURN(DxtCarry c, DxtCarry::Compute(d.reader, d.src.arrays, ans.edges, ans.rows));
+  const size_t cols = ans.cols();
+  for (size_t k = 0; k < ans.metrics.size(); ++k) {
+    const GridMetric& m = ans.metrics[k];
+    if (m.spread == GridMetric::Spread::kNone) continue;
+    const bool bytes = m.spread == GridMetric::Spread::kBytes;
+    for (size_t row = 0; row < ans.rows.size(); ++row) {
+      for (size_t col = 0; col < cols; ++col) {
+        auto carry = [&](size_t e) { return bytes ? c.Bytes(row, e) : c.Seconds(row, e); };
+        std::optional<double>& v = ans.values[k][row * cols + col];
+        double x = v.value_or(0.0) + carry(col) - carry(col + 1);
+        if (m.per_second) x /= ans.Seconds(ans.edges[col + 1]) - ans.Seconds(ans.edges[col]);
+        v = x;
+      }
+    }
+  }
+  ans.plan.records_read += c.records_read;
+  ans.notes.push_back(fmt::format(
+      "bytes and busy time spread over the cells each segment overlaps: {} segments cross column edges ({} read to "
+      "find them)",
+      c.crossing, c.records_read));
+  return Ok();
+}
+
 // Draws the source's arrays on one grid and fills the answer from it: its edges, rows and counts,
 // what it read, and the metrics' values.
 Status DrawArrays(Drawing& d) {
@@ -623,7 +668,7 @@ Status DrawArrays(Drawing& d) {
                     r.edges.front(), r.edges.back(), asked_cols, asked_t1, asked_t2));
   }
   ComputeValues(ans, r);
-  return Ok();
+  return Spread(d);
 }
 
 }  // namespace

@@ -32,6 +32,12 @@ struct GridMetric {
   std::string unit;                // "ops", "bytes", "s", or empty
   double quantile = 0;             // kQuantile: in (0, 1]
   int exponent = 0;                // kQuantile: the fields' lowest bin exponent (LogHistogram::LowExponent)
+  // A sum of records that last (DXT segments): spread over the cells each overlaps, in
+  // proportion, by the carry of what is still to come at each column edge (query/darshan/dxt_carry.h):
+  // its bytes or its seconds; `per_second` divides by the cell's seconds (ranks busy).
+  enum class Spread : uint8_t { kNone, kBytes, kSeconds };
+  Spread spread = Spread::kNone;
+  bool per_second = false;
 
   // `aliases` maps a name to the metric it stands for ("bytes" -> "length.sum").
   static Result<GridMetric> Parse(const std::string& name, const Schema& schema,

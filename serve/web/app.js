@@ -268,7 +268,7 @@ function setChoices() {
     o.value = v, o.textContent = labels ? labels[i] : v;
     return o;
   }));
-  fill('metric', js ? ['rate', 'total'] : ['bytes', 'ops', 'busy', 'duration.p99', 'size.p99']);
+  fill('metric', js ? ['rate', 'total'] : ['bytes', 'ops', 'busy', 'ranks_busy', 'bytes.started', 'duration.p99', 'size.p99']);
   fill('op', js ? (s.ops && s.ops.length ? s.ops : ['write_bytes']) : ['all', 'read', 'write']);
   if (js && s.ops && s.ops.includes('write_bytes')) $('op').value = 'write_bytes';
   if (s && s.logs) fill('log', s.logs.map((l) => l.log), s.logs.map((l) => `${l.log}: job ${l.job}, ${l.nprocs} ranks, ${l.exe.split(' ')[0].split('/').pop()}`));
@@ -324,7 +324,7 @@ function load() {
     const l = logInfo(), ranks = state.r1 !== null ? state.r2 - state.r1 : (l ? l.nprocs : 256);
     p.rows = Math.max(1, Math.min(128, Math.floor(H / 4), ranks)), p.snap = 1, p.fit = 1;
     if (state.r1 !== null) p.ranks = `${state.r1}:${state.r2}`;
-    if (metric.includes('.p')) p.metric = metric;
+    if (!['bytes', 'ops', 'busy'].includes(metric)) p.metric = metric;  // the defaults come without asking
   }
   // (whole ns for Darshan, whole seconds for job_stats: no rounding noise in the request)
   if (state.t1 !== null) {
@@ -364,7 +364,7 @@ function timeline(g, gen) {
       tl.fillRect(xa, 90 - h, Math.max(1, xb - xa), h);
     }
     $('tllabel').textContent = bins ? `bytes a column\n(whole HEATMAP\nbins at their\nstart)\nmax ${num(top, 3)}`
-      : `MiB/s, all ranks\n(bytes by start\n/ column s)\nmax ${num(top, 3)}`;
+      : `MiB/s, all ranks\n(bytes moved in\nthe column / its s)\nmax ${num(top, 3)}`;
     state.timeline = t;
   }).catch((e) => { if (!aborted(e) && gen === state.generation) $('error').textContent = e.message; });
 }
