@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <random>
@@ -132,6 +133,50 @@ TEST_CASE("grid spread: bytes and busy per cell equal a model that splits each s
   REQUIRE(DarshanImporter::Import(**l, **w, 0, {}).ok());
   REQUIRE((*w)->Commit().ok());
   CheckGrids(dir.File("g.xtfq"), test::ByTier(12, 30, 60), 3);
+}
+
+TEST_CASE("grid spread: a straggler's long write is a bar across the columns it spans") {
+  test::TempDir dir;
+  DarshanGenOptions o;
+  o.segments = 20000, o.ranks = 128, o.files = 200, o.duration = 600;  // ranks 13 and 110 straggle
+  REQUIRE(DarshanGenerator::Write(dir.File("s.darshan"), o).ok());
+  {
+    auto w = StoreWriter::CreatePath(dir.File("s.xtfq"));
+    REQUIRE(w.ok());
+    auto l = DarshanLog::Open(dir.File("s.darshan"));
+    REQUIRE(l.ok());
+    REQUIRE(DarshanImporter::Import(**l, **w, 0, {}).ok());
+    REQUIRE((*w)->Commit().ok());
+  }
+  auto r = StoreReader::Open(dir.File("s.xtfq"));
+  REQUIRE(r.ok());
+  const std::vector<Seg> segs = Segments(**r);
+  const Seg longest = *std::max_element(segs.begin(), segs.end(),
+                                        [](const Seg& a, const Seg& b) { return a.duration < b.duration; });
+  CHECK(longest.rank % 97 == 13);  // a planted straggler
+  // Columns of a tenth of its duration over [start - d, end + d), its rank alone.
+  const double start = static_cast<double>(longest.t) / 1e9, d = longest.duration;
+  GridAnswerRequest q;
+  q.time = fmt::format("{:.9f}:{:.9f}", start - d, start + 2 * d);
+  q.cols = 30;
+  q.processes = {longest.rank};
+  q.metrics = {"bytes", "bytes.started", "ranks_busy"};
+  auto g = GridAnswerQuery::Run(**r, q);
+  REQUIRE_MESSAGE(g.ok(), Why(g));
+  int spread = 0, started = 0;
+  for (size_t c = 0; c < g->cols(); ++c) {
+    const double lo = static_cast<double>(g->edges[c]) / 1e9, hi = static_cast<double>(g->edges[c + 1]) / 1e9;
+    const bool inside = lo >= start && hi <= start + d;
+    if (inside) {
+      // Its share of the segment at least, and the rank busy the whole column.
+      CHECK(*g->values[0][c] >= static_cast<double>(longest.bytes) * (hi - lo) / d * (1 - 1e-9));
+      CHECK(*g->values[2][c] == doctest::Approx(1.0).epsilon(1e-6));
+      ++spread;
+    }
+    if (*g->values[1][c] > 0) ++started;
+  }
+  CHECK(spread >= 8);   // a bar about ten columns long
+  CHECK(started <= 3);  // where a start-counted grid draws a dot
 }
 
 TEST_CASE("grid spread: a corpus log with long reads against the same model") {
