@@ -153,6 +153,24 @@ std::string SharedImbalance(const std::optional<SharedFileImbalances>& s) {
   return out;
 }
 
+// What PyDarshan's job summary shows of the module (whole run).
+std::string JobSummary(const std::optional<DarshanJobSummary>& s) {
+  if (!s) return "";
+  std::string out = fmt::format(
+      "{} over the whole run, as PyDarshan's job summary shows it ({} records):\n  operations:", s->module, s->records);
+  for (const auto& [name, n] : s->operations) out += fmt::format(" {} {}", name, n ? std::to_string(*n) : "NA");
+  out += "\n  most common access sizes:";
+  if (s->common_accesses.empty()) out += " none recorded";
+  for (const auto& [size, n] : s->common_accesses) out += fmt::format(" {} B x {};", size, n);
+  const double io = s->read_time + s->write_time + s->meta_time;
+  out += fmt::format(
+      "\n  I/O time per process: read {:.6f} s, write {:.6f} s, metadata {:.6f} s: {:.6f} s of the {:.6g} s run "
+      "({})\n",
+      s->read_time, s->write_time, s->meta_time, io, s->run_time,
+      s->run_time > 0 ? fmt::format("{:.2f}%", 100.0 * io / s->run_time) : std::string("NA"));
+  return out;
+}
+
 // Darshan's own figure for the whole run (darshan-parser --perf and --file), under its names.
 std::string DarshanPerfText(const DarshanWindowAnswer& a) {
   if (!a.perf.kept) return DarshanPerf::NotKept(a.info) + "\n";
@@ -232,6 +250,7 @@ std::string Text(const DarshanWindowAnswer& a) {
   out += Percentiles(a);
   out += Imbalance(a.imbalance, a.result);
   out += SharedImbalance(a.shared_imbalance);
+  out += JobSummary(a.summary);
   if (a.whole_run) out += DarshanPerfText(a);
   if (a.request.per_rank) {
     if (a.request.top_ranks > 0 || a.request.rank_sort != "rank") {

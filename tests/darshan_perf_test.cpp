@@ -12,9 +12,11 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <vector>
 
 #include "importers/darshan/darshan_importer.h"
 #include "query/core/store_reader.h"
+#include "query/darshan/darshan_job_summary.h"
 #include "query/darshan/darshan_logs.h"
 #include "store/store_writer.h"
 #include "tests/shared_data.h"
@@ -112,6 +114,83 @@ TEST_CASE("darshan perf: the store's figures are darshan-parser's --perf and --f
   }
   MESSAGE(logs << " logs, " << lines << " lines of darshan-parser compared");
   CHECK(logs >= 36);
+}
+
+// "total_<COUNTER>: value" lines of darshan-parser --total.
+std::map<std::string, std::string> TotalLines(const fs::path& path) {
+  std::map<std::string, std::string> out;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.starts_with("total_")) continue;
+    const size_t colon = line.find(": ");
+    if (colon != std::string::npos) out[line.substr(6, colon - 6)] = line.substr(colon + 2);
+  }
+  return out;
+}
+
+TEST_CASE("darshan perf: the whole run's job summary against darshan-parser's totals and records") {
+  if (test::SharedMissing(Corpus() / "reference")) return;
+  test::TempDir dir;
+  int logs = 0, counters = 0;
+  for (const char* d : {"real", "generated"}) {
+    for (const auto& e : fs::directory_iterator(Corpus() / d)) {
+      const std::string file = e.path().filename().string();
+      if (!file.ends_with(".darshan") || file.starts_with("quirk-")) continue;
+      const std::string name = file.substr(0, file.size() - 8);
+      const fs::path total = Corpus() / "reference" / d / (name + ".darshan.total.txt");
+      if (!fs::exists(total)) continue;
+      CAPTURE(name);
+      const std::string store = dir.File(name + ".xtfq");
+      REQUIRE(ImportAndRead(e.path(), store).ok());
+      auto r = StoreReader::Open(store);
+      REQUIRE(r.ok());
+      auto info = DarshanLogs::Find(**r, 0, std::nullopt);
+      REQUIRE(info.ok());
+      // 3.41 logs: no counter set to -1 by up-conversion, so darshan-parser's sums are plain sums.
+      if (info->format_minor != 41) continue;
+      const auto totals = TotalLines(total);
+      for (const std::string module : {"POSIX", "MPI-IO", "STDIO"}) {
+        CAPTURE(module);
+        auto s = DarshanJobSummary::Of(**r, *info, module);
+        REQUIRE(s.ok());
+        if (!*s) continue;
+        const std::string prefix = module == "MPI-IO" ? "MPIIO_" : module + "_";
+        for (const auto& [op, n] : (*s)->operations) {
+          // -1 (not monitored: darshan-parser's total stays -1) is NA, never 0.
+          CHECK_MESSAGE(totals.at(prefix + op) == (n ? std::to_string(*n) : "-1"), op);
+          ++counters;
+        }
+        const double procs = static_cast<double>(info->nprocs);
+        CHECK((*s)->read_time * procs == doctest::Approx(std::stod(totals.at(prefix + "F_READ_TIME"))).epsilon(1e-6));
+        CHECK((*s)->meta_time * procs == doctest::Approx(std::stod(totals.at(prefix + "F_META_TIME"))).epsilon(1e-6));
+        // The access sizes of darshan-parser's records, their counts summed by size.
+        std::map<int64_t, int64_t> by_size;
+        std::ifstream text(Corpus() / d / (name + ".darshan.txt"));
+        std::map<std::pair<std::string, std::string>, std::map<std::string, int64_t>> records;
+        for (std::string line; std::getline(text, line);) {
+          std::vector<std::string> f;
+          std::stringstream ss(line);
+          for (std::string c; std::getline(ss, c, '\t');) f.push_back(c);
+          if (f.size() >= 5 && f[0] == module && f[3].find("_ACCESS") != std::string::npos) {
+            records[{f[1], f[2]}][f[3]] = std::stoll(f[4]);
+          }
+        }
+        for (auto& [key, c] : records) {
+          for (int k = 1; k <= 4; ++k) {
+            const int64_t n = c[fmt::format("{}ACCESS{}_COUNT", prefix, k)];
+            if (n > 0) by_size[c[fmt::format("{}ACCESS{}_ACCESS", prefix, k)]] += n;
+          }
+        }
+        std::vector<std::pair<int64_t, int64_t>> want(by_size.begin(), by_size.end());
+        std::stable_sort(want.begin(), want.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
+        if (want.size() > 4) want.resize(4);
+        CHECK((*s)->common_accesses == want);
+      }
+      ++logs;
+    }
+  }
+  MESSAGE(logs << " logs of format 3.41, " << counters << " operation totals compared");
+  CHECK(logs >= 10);
 }
 
 TEST_CASE("darshan perf: the store's figures are PyDarshan's job_stats to the last bit") {

@@ -151,8 +151,8 @@ TEST_CASE("grid spread: a straggler's long write is a bar across the columns it 
   auto r = StoreReader::Open(dir.File("s.xtfq"));
   REQUIRE(r.ok());
   const std::vector<Seg> segs = Segments(**r);
-  const Seg longest = *std::max_element(segs.begin(), segs.end(),
-                                        [](const Seg& a, const Seg& b) { return a.duration < b.duration; });
+  const Seg longest =
+      *std::max_element(segs.begin(), segs.end(), [](const Seg& a, const Seg& b) { return a.duration < b.duration; });
   CHECK(longest.rank % 97 == 13);  // a planted straggler
   // Columns of a tenth of its duration over [start - d, end + d), its rank alone.
   const double start = static_cast<double>(longest.t) / 1e9, d = longest.duration;

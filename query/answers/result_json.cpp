@@ -119,6 +119,19 @@ nlohmann::json ResultJson::Of(const DarshanWindowAnswer& a) {
     o["busy_s_in_window"] = a.result.heatmap || a.result.estimated ? nlohmann::json(nullptr) : nlohmann::json(d.busy);
   }
   j["whole_run"] = a.whole_run;
+  if (a.summary) {
+    nlohmann::json ops = nlohmann::json::object(), sizes = nlohmann::json::array();
+    for (const auto& [name, n] : a.summary->operations) ops[name] = n ? nlohmann::json(*n) : nlohmann::json(nullptr);
+    for (const auto& [size, n] : a.summary->common_accesses) sizes.push_back({{"size", size}, {"count", n}});
+    j["job_summary"] = {
+        {"scope", "whole run"},
+        {"module", a.summary->module},
+        {"operations", ops},
+        {"common_access_sizes", sizes},
+        {"io_time_per_process_s",
+         {{"read", a.summary->read_time}, {"write", a.summary->write_time}, {"meta", a.summary->meta_time}}},
+        {"run_time_s", a.summary->run_time}};
+  }
   if (a.shared_imbalance) {
     nlohmann::json files = nlohmann::json::array();
     for (const SharedFileImbalance& f : a.shared_imbalance->files) {

@@ -240,6 +240,7 @@ Result<DarshanWindowAnswer> DarshanWindowQuery::Run(StoreReader& reader, const D
   XTFQ_TRY(OrderRanks(a));
   if (a.whole_run) {
     XTFQ_ASSIGN_OR_RETURN(a.shared_imbalance, SharedFileImbalances::Of(reader, a.info, a.spec.module, 5));
+    XTFQ_ASSIGN_OR_RETURN(a.summary, DarshanJobSummary::Of(reader, a.info, a.spec.module));
   }
   XTFQ_ASSIGN_OR_RETURN(a.perf, DarshanPerf::Read(reader, a.info));
   a.read = DarshanOpMetrics::Of(a.result.read);

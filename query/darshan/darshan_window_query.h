@@ -17,6 +17,7 @@
 #include "query/core/process_window.h"
 #include "query/core/store_reader.h"
 #include "query/core/time_window.h"
+#include "query/darshan/darshan_job_summary.h"
 #include "query/darshan/darshan_logs.h"
 #include "query/darshan/darshan_op_metrics.h"
 #include "query/darshan/darshan_perf.h"
@@ -73,6 +74,9 @@ struct DarshanWindowAnswer {
   // Over the whole run: Darshan's reduction of the files every rank opened (rank -1 records): their
   // slowest and fastest ranks (nullopt inside a window, or without counter records).
   std::optional<SharedFileImbalances> shared_imbalance;
+  // Over the whole run: what PyDarshan's job summary shows of the module (nullopt inside a window,
+  // or without counter records).
+  std::optional<DarshanJobSummary> summary;
   // Darshan's aggregate performance of the log (darshan-parser --perf), over the whole run.
   DarshanPerfAnswer perf;
   // The window is the whole run: every time, every rank, every file.
