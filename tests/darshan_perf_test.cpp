@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <vector>
 
@@ -22,6 +23,7 @@
 #include "tests/shared_data.h"
 #include "tests/temp_dir.h"
 #include "tests/why.h"
+#include "tests/xtfq_cli.h"
 
 namespace xtfq {
 namespace {
@@ -191,6 +193,25 @@ TEST_CASE("darshan perf: the whole run's job summary against darshan-parser's to
   }
   MESSAGE(logs << " logs of format 3.41, " << counters << " operation totals compared");
   CHECK(logs >= 10);
+}
+
+TEST_CASE("darshan perf: query and job give darshan-parser's agg_perf_by_slowest") {
+  const fs::path log = Corpus() / "real" / "mpi-io-test-dxt-32rank.darshan";
+  if (test::SharedMissing(log)) return;
+  test::TempDir dir;
+  REQUIRE(test::Xtfq(dir, fmt::format("import -q '{}' -o m.xtfq", log.string())).status == 0);
+  const std::string want = ParserLines(Corpus() / "reference/real/mpi-io-test-dxt-32rank.darshan.perf.txt")
+                               .at("POSIX")
+                               .at("agg_perf_by_slowest");
+  const auto q = nlohmann::json::parse(test::Xtfq(dir, "query m.xtfq --format json").out);
+  CHECK(fmt::format("{:.6f}", q["darshan_perf"]["agg_perf_by_slowest"].get<double>()) == want);
+  const test::Run text = test::Xtfq(dir, "query m.xtfq");
+  CHECK(text.out.find("agg_perf_by_slowest " + want + " MiB/s") != std::string::npos);
+  const test::Run job = test::Xtfq(dir, "job 4373053 m.xtfq");
+  REQUIRE_MESSAGE(job.status == 0, job.err);
+  CHECK(job.out.find(fmt::format("agg_perf_by_slowest (POSIX, whole run, as darshan-parser --perf computes it): {:.2f} "
+                                 "MiB/s",
+                                 std::stod(want))) != std::string::npos);
 }
 
 TEST_CASE("darshan perf: the store's figures are PyDarshan's job_stats to the last bit") {

@@ -11,6 +11,7 @@
 #include "layouts/slurm_layout.h"
 #include "query/core/store_kind.h"
 #include "query/darshan/darshan_logs.h"
+#include "query/darshan/darshan_perf.h"
 #include "query/darshan/darshan_window_query.h"
 #include "query/jobstats/jobstats_view.h"
 #include "query/jobstats/jobstats_window_query.h"
@@ -149,6 +150,16 @@ Status FindDarshan(Timeline& t, StoreReader& r) {
     t.out.sources.push_back({"darshan", name, true,
                              fmt::format("log {} (job {}, {} processes, {}, started {})", info.log, info.job,
                                          info.nprocs, info.file, info.start_sec)});
+    // Darshan's own figure for the run, beside the windows' rates on the wall clock.
+    XTFQ_ASSIGN_OR_RETURN(DarshanPerfAnswer perf, DarshanPerf::Read(r, info));
+    for (const DarshanModulePerfAnswer& m : perf.modules) {
+      if (m.module != "POSIX" && !(m.module == "STDIO" && perf.Find("POSIX") == nullptr)) continue;
+      t.out.notes.push_back(fmt::format(
+          "darshan: log {}'s agg_perf_by_slowest ({}, whole run, as darshan-parser --perf computes it{}): {:.2f} MiB/s "
+          "= {} bytes over agg_time_by_slowest {:.6f} s",
+          info.log, m.module, perf.from_text ? "; from its text, an estimate" : "", m.perf.agg_perf_by_slowest,
+          m.perf.total_bytes, m.perf.agg_time_by_slowest));
+    }
     t.darshan.push_back({&r, std::move(info), 0, run_end, t.out.sources.size() - 1});
     t.darshan.back().t1 = t.darshan.back().info.start_sec;
     ++found;
