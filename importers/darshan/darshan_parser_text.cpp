@@ -6,6 +6,7 @@
 #include <cinttypes>
 #include <cstring>
 #include <ctime>
+#include <functional>
 #include <sstream>
 #include <unordered_map>
 
@@ -430,6 +431,93 @@ Status BeginModule(const DarshanLog& log, int slot, bool show_incomplete, std::F
   return Ok();
 }
 
+// darshan-parser.c, main's walk over the module slots: nothing but "no module data available"
+// when no slot has data or a partial flag; a module without data is skipped unless its partial flag
+// is set, and then, whatever the module (DXT too), it gets its banner and the partial warning (or
+// error) and nothing else; of the modules with data, those without log utilities are skipped with a
+// warning, those `prints` refuses silently, and the others get their banner, then `data(slot)`.
+Status WalkModules(DarshanLog& log, bool show_incomplete, std::FILE* out, std::FILE* err,
+                   const std::function<bool(int)>& prints, const std::function<Status(int)>& data) {
+  bool any = false;
+  for (int slot = 0; slot < DarshanLog::kSlots; ++slot) {
+    if (log.module(slot).len > 0 || log.partial(slot)) any = true;
+  }
+  if (!any) {
+    std::fputs("\n# no module data available.\n", out);
+    return Ok();
+  }
+  for (int slot = 0; slot < DarshanLog::kSlots; ++slot) {
+    const bool empty = log.module(slot).len == 0;
+    if (empty && !log.partial(slot)) continue;
+    const std::string_view name = DarshanLog::ModuleName(slot);
+    if (name.empty() || (!empty && slot == kApxc)) {
+      if (!empty) SkipModuleWarning(slot, err);
+      continue;
+    }
+    if (!empty && !prints(slot)) continue;
+    XTFQ_TRY(BeginModule(log, slot, show_incomplete, out, err));
+    if (!empty) XTFQ_TRY(data(slot));
+  }
+  return Ok();
+}
+
+// One module's description and records as darshan-parser prints them (DXT is darshan-dxt-parser's).
+Status PrintModule(DarshanLog& log, int slot, RecordColumns& columns, std::FILE* out) {
+  const std::string_view name = DarshanLog::ModuleName(slot);
+  const auto* desc = DescriptionOf(name, log.module_version(slot));
+  std::fwrite(desc->text.data(), 1, desc->text.size(), out);
+  std::fputs("\n#<module>\t<rank>\t<record id>\t<counter>\t<value>\t<file name>\t<mount pt>\t<fs type>\n", out);
+  if (slot == kHeatmap || slot == kLustre || slot == kApmpi) {
+    return slot == kHeatmap  ? PrintHeatmap(log, columns, out)
+           : slot == kLustre ? PrintLustre(log, columns, out)
+                             : PrintApmpi(log, out);
+  }
+  XTFQ_ASSIGN_OR_RETURN(DarshanCounterDecoder dec, DarshanCounterDecoder::For(log, slot));
+  const auto* names = NamesOf(name);
+  auto reader = log.ModuleReader(slot);
+  std::vector<std::byte> raw;
+  DarshanCounterRecord rec;
+  const std::string mod(name);
+  for (;;) {
+    XTFQ_ASSIGN_OR_RETURN(bool more, dec.Next(*reader, raw, rec, true));
+    if (!more) break;
+    std::string dfs_cols;
+    if (slot == kDfs || slot == kDaos) {
+      // darshan-parser shows the pool and container as the mount point, the OID as a DAOS name.
+      auto n = log.names().find(rec.id);
+      const std::string name = slot == kDaos
+                                   ? fmt::format("{}.{}", log.U64(rec.tail.data() + 32), log.U64(rec.tail.data() + 40))
+                               : n == log.names().end() ? "(null)"
+                                                        : n->second;
+      dfs_cols = name + "\t" + Uuid(rec.tail.data()) + ":" + Uuid(rec.tail.data() + 16) + "\tN/A";
+    }
+    const std::string& cols =
+        !dfs_cols.empty() ? dfs_cols : columns.For(rec.id, slot == kBgq ? "darshan-bgq-record" : "(null)").joined;
+    size_t k = 0;
+    for (size_t i = 0; i < rec.ints.size(); ++i, ++k) {
+      const std::string_view c = names->names[k];
+      if (c == "POSIX_RENAMED_FROM") {
+        std::fprintf(out, "%s\t%" PRId64 "\t%" PRIu64 "\t%.*s\t%" PRIu64 "\t%s\n", mod.c_str(), rec.rank, rec.id,
+                     static_cast<int>(c.size()), c.data(), static_cast<uint64_t>(rec.ints[i]), cols.c_str());
+      } else {
+        std::fprintf(out, "%s\t%" PRId64 "\t%" PRIu64 "\t%.*s\t%" PRId64 "\t%s\n", mod.c_str(), rec.rank, rec.id,
+                     static_cast<int>(c.size()), c.data(), rec.ints[i], cols.c_str());
+      }
+    }
+    for (size_t i = 0; i < rec.floats.size(); ++i, ++k) {
+      const std::string_view c = names->names[k];
+      std::fprintf(out, "%s\t%" PRId64 "\t%" PRIu64 "\t%.*s\t%f\t%s\n", mod.c_str(), rec.rank, rec.id,
+                   static_cast<int>(c.size()), c.data(), rec.floats[i], cols.c_str());
+    }
+    if (k < names->names.size()) {  // H5D_FILE_REC_ID, PNETCDF_VAR_FILE_REC_ID
+      const std::string_view c = names->names[k];
+      std::fprintf(out, "%s\t%" PRId64 "\t%" PRIu64 "\t%.*s\t%" PRIu64 "\t%s\n", mod.c_str(), rec.rank, rec.id,
+                   static_cast<int>(c.size()), c.data(), rec.file_rec_id, cols.c_str());
+    }
+  }
+  return Ok();
+}
+
 }  // namespace
 
 Status DarshanParserText::Base(DarshanLog& log, bool show_incomplete, std::FILE* out, std::FILE* err) {
@@ -461,84 +549,10 @@ Status DarshanParserText::Base(DarshanLog& log, bool show_incomplete, std::FILE*
       "#   <mount pt>: mount point that the file resides on.\n"
       "#   <fs type>: type of file system that the file resides on.\n",
       out);
-  bool any = false;
-  for (int slot = 0; slot < DarshanLog::kSlots; ++slot) {
-    if (log.module(slot).len > 0 || log.partial(slot)) any = true;
-  }
-  if (!any) {
-    std::fputs("\n# no module data available.\n", out);
-    return Ok();
-  }
   RecordColumns columns(log);
-  for (int slot = 0; slot < DarshanLog::kSlots; ++slot) {
-    // darshan-parser.c, main: a module without data is skipped unless its partial flag is set;
-    // then, whatever the module (DXT too), it gets its banner and the partial warning (or error),
-    // and nothing else. Of the modules with data, those without log utilities are skipped with a
-    // warning, and DXT is left to darshan-dxt-parser.
-    const bool empty = log.module(slot).len == 0;
-    if (empty && !log.partial(slot)) continue;
-    const std::string_view name = DarshanLog::ModuleName(slot);
-    if (name.empty() || (!empty && slot == kApxc)) {
-      if (!empty) SkipModuleWarning(slot, err);
-      continue;
-    }
-    if (!empty && (slot == kDxtPosix || slot == kDxtMpiio)) continue;
-    XTFQ_TRY(BeginModule(log, slot, show_incomplete, out, err));
-    if (empty) continue;
-    const auto* desc = DescriptionOf(name, log.module_version(slot));
-    std::fwrite(desc->text.data(), 1, desc->text.size(), out);
-    std::fputs("\n#<module>\t<rank>\t<record id>\t<counter>\t<value>\t<file name>\t<mount pt>\t<fs type>\n", out);
-    if (slot == kHeatmap || slot == kLustre || slot == kApmpi) {
-      XTFQ_TRY(slot == kHeatmap  ? PrintHeatmap(log, columns, out)
-               : slot == kLustre ? PrintLustre(log, columns, out)
-                                 : PrintApmpi(log, out));
-      continue;
-    }
-    XTFQ_ASSIGN_OR_RETURN(DarshanCounterDecoder dec, DarshanCounterDecoder::For(log, slot));
-    const auto* names = NamesOf(name);
-    auto reader = log.ModuleReader(slot);
-    std::vector<std::byte> raw;
-    DarshanCounterRecord rec;
-    const std::string mod(name);
-    for (;;) {
-      XTFQ_ASSIGN_OR_RETURN(bool more, dec.Next(*reader, raw, rec, true));
-      if (!more) break;
-      std::string dfs_cols;
-      if (slot == kDfs || slot == kDaos) {
-        // darshan-parser shows the pool and container as the mount point, the OID as a DAOS name.
-        auto n = log.names().find(rec.id);
-        const std::string name =
-            slot == kDaos ? fmt::format("{}.{}", log.U64(rec.tail.data() + 32), log.U64(rec.tail.data() + 40))
-            : n == log.names().end() ? "(null)"
-                                     : n->second;
-        dfs_cols = name + "\t" + Uuid(rec.tail.data()) + ":" + Uuid(rec.tail.data() + 16) + "\tN/A";
-      }
-      const std::string& cols =
-          !dfs_cols.empty() ? dfs_cols : columns.For(rec.id, slot == kBgq ? "darshan-bgq-record" : "(null)").joined;
-      size_t k = 0;
-      for (size_t i = 0; i < rec.ints.size(); ++i, ++k) {
-        const std::string_view c = names->names[k];
-        if (c == "POSIX_RENAMED_FROM") {
-          std::fprintf(out, "%s\t%" PRId64 "\t%" PRIu64 "\t%.*s\t%" PRIu64 "\t%s\n", mod.c_str(), rec.rank, rec.id,
-                       static_cast<int>(c.size()), c.data(), static_cast<uint64_t>(rec.ints[i]), cols.c_str());
-        } else {
-          std::fprintf(out, "%s\t%" PRId64 "\t%" PRIu64 "\t%.*s\t%" PRId64 "\t%s\n", mod.c_str(), rec.rank, rec.id,
-                       static_cast<int>(c.size()), c.data(), rec.ints[i], cols.c_str());
-        }
-      }
-      for (size_t i = 0; i < rec.floats.size(); ++i, ++k) {
-        const std::string_view c = names->names[k];
-        std::fprintf(out, "%s\t%" PRId64 "\t%" PRIu64 "\t%.*s\t%f\t%s\n", mod.c_str(), rec.rank, rec.id,
-                     static_cast<int>(c.size()), c.data(), rec.floats[i], cols.c_str());
-      }
-      if (k < names->names.size()) {  // H5D_FILE_REC_ID, PNETCDF_VAR_FILE_REC_ID
-        const std::string_view c = names->names[k];
-        std::fprintf(out, "%s\t%" PRId64 "\t%" PRIu64 "\t%.*s\t%" PRIu64 "\t%s\n", mod.c_str(), rec.rank, rec.id,
-                     static_cast<int>(c.size()), c.data(), rec.file_rec_id, cols.c_str());
-      }
-    }
-  }
-  return Ok();
+  return WalkModules(
+      log, show_incomplete, out, err, [](int slot) { return slot != kDxtPosix && slot != kDxtMpiio; },
+      [&](int slot) { return PrintModule(log, slot, columns, out); });
 }
 
 namespace {
@@ -632,29 +646,14 @@ Status DarshanParserText::Accumulated(DarshanLog& log, Parts parts, bool show_in
                                       std::FILE* err) {
   const std::string header = Header(log);
   std::fwrite(header.data(), 1, header.size(), out);
-  bool any = false;
-  for (int slot = 0; slot < DarshanLog::kSlots; ++slot) {
-    if (log.module(slot).len > 0 || log.partial(slot)) any = true;
-  }
-  if (!any) {
-    std::fputs("\n# no module data available.\n", out);
-    return Ok();
-  }
-  for (int slot = 0; slot < DarshanLog::kSlots; ++slot) {
-    // As in Base, but of the modules with data only the five with an accumulator are printed.
-    const bool empty = log.module(slot).len == 0;
-    if (empty && !log.partial(slot)) continue;
+  auto kept = [](int slot) {
+    const std::string_view n = DarshanLog::ModuleName(slot);
+    return n == "POSIX" || n == "MPI-IO" || n == "STDIO" || slot == kDfs || slot == kDaos;
+  };
+  return WalkModules(log, show_incomplete, out, err, kept, [&](int slot) -> Status {
     const std::string_view name = DarshanLog::ModuleName(slot);
-    if (name.empty() || (!empty && slot == kApxc)) {
-      if (!empty) SkipModuleWarning(slot, err);
-      continue;
-    }
-    const bool kept = name == "POSIX" || name == "MPI-IO" || name == "STDIO" || slot == kDfs || slot == kDaos;
-    if (!empty && !kept) continue;
-    XTFQ_TRY(BeginModule(log, slot, show_incomplete, out, err));
-    if (empty) continue;
     XTFQ_ASSIGN_OR_RETURN(std::optional<DarshanAccumulator> acc, Accumulate(log, slot, err));
-    if (!acc) continue;
+    if (!acc) return Ok();
     if (parts.total) {
       const auto* desc = DescriptionOf(name, log.module_version(slot));
       if (desc == nullptr) {
@@ -667,8 +666,8 @@ Status DarshanParserText::Accumulated(DarshanLog& log, Parts parts, bool show_in
     const DarshanModulePerf perf = acc->Emit();
     if (parts.file) PrintFiles(perf, out);
     if (parts.perf) PrintPerf(perf, out);
-  }
-  return Ok();
+    return Ok();
+  });
 }
 
 Status DarshanParserText::Dxt(DarshanLog& log, bool show_incomplete, std::FILE* out, std::FILE* err) {

@@ -11,12 +11,9 @@
 #include <filesystem>
 #include <random>
 
-#include "gen/darshan_generator.h"
-#include "importers/darshan/darshan_importer.h"
-#include "layouts/darshan_layout.h"
 #include "query/answers/grid_answer.h"
-#include "store/endian.h"
-#include "store/store_writer.h"
+#include "tests/dxt_model.h"
+#include "tests/generated_darshan.h"
 #include "tests/shared_data.h"
 #include "tests/temp_dir.h"
 #include "tests/tier.h"
@@ -26,38 +23,25 @@ namespace xtfq {
 namespace {
 
 namespace fs = std::filesystem;
-using L = DarshanLayout;
+using test::ModelSegment;
+using test::NearBytes;
 using test::Why;
 
-struct Seg {
-  int64_t t, rank, bytes;
-  double duration;
-};
-
-std::vector<Seg> Segments(StoreReader& r) {
-  std::vector<Seg> out;
-  for (const char* op : {"DXT_POSIX.read", "DXT_POSIX.write"}) {
-    const ArrayDesc* a = r.catalogue().Find(L::ArrayName(0, op));
-    if (a == nullptr) continue;
-    REQUIRE(r.ForEach(*a, [&](const std::byte* p) {
-               out.push_back({LoadLe<int64_t>(p + L::kDxtOffsetT), LoadLe<int64_t>(p + L::kDxtOffsetRank),
-                              LoadLe<int64_t>(p + L::kDxtOffsetLength), LoadLe<double>(p + L::kDxtOffsetDuration)});
-               return Ok();
-             }).ok());
-  }
-  return out;
+// Reads and writes together.
+std::vector<ModelSegment> Segments(StoreReader& r) {
+  auto ops = test::DxtModelSegments(r);
+  ops[0].insert(ops[0].end(), ops[1].begin(), ops[1].end());
+  return ops[0];
 }
-
-bool Near(double a, double b) { return std::fabs(a - b) <= 1e-3 + 1e-9 * std::fabs(b); }
 
 void CheckGrids(const std::string& store, int grids, uint64_t seed) {
   auto r = StoreReader::Open(store);
   REQUIRE_MESSAGE(r.ok(), Why(r));
-  const std::vector<Seg> segs = Segments(**r);
+  const std::vector<ModelSegment> segs = Segments(**r);
   double last = 0;
   int64_t ranks = 1;
-  for (const Seg& s : segs) last = std::max(last, static_cast<double>(s.t) / 1e9 + s.duration);
-  for (const Seg& s : segs) ranks = std::max(ranks, s.rank + 1);
+  for (const ModelSegment& s : segs) last = std::max(last, static_cast<double>(s.t) / 1e9 + s.duration);
+  for (const ModelSegment& s : segs) ranks = std::max(ranks, s.rank + 1);
   std::mt19937_64 rng(seed);
   uint64_t checked = 0, spanning = 0;
   for (int i = 0; i < grids; ++i) {
@@ -82,19 +66,13 @@ void CheckGrids(const std::string& store, int grids, uint64_t seed) {
     const size_t cols = g->cols();
     // The model: each segment's bytes and seconds in each cell of its rank's row.
     std::vector<double> bytes(g->rows.size() * cols, 0.0), busy(bytes.size(), 0.0);
-    for (const Seg& s : segs) {
-      const double start = static_cast<double>(s.t), end = start + s.duration * 1e9;
+    for (const ModelSegment& s : segs) {
       for (size_t row = 0; row < g->rows.size(); ++row) {
         if (s.rank < g->rows[row].first || s.rank >= g->rows[row].second) continue;
         for (size_t c = 0; c < cols; ++c) {
-          const double lo = static_cast<double>(g->edges[c]), hi = static_cast<double>(g->edges[c + 1]);
-          if (s.duration <= 0) {
-            if (start >= lo && start < hi) bytes[row * cols + c] += static_cast<double>(s.bytes);
-            continue;
-          }
-          const double ns = std::max(0.0, std::min(end, hi) - std::max(start, lo));
-          bytes[row * cols + c] += static_cast<double>(s.bytes) * ns / (s.duration * 1e9);
-          busy[row * cols + c] += ns / 1e9;
+          const auto [b, sec] =
+              test::Overlap(s, static_cast<double>(g->edges[c]), static_cast<double>(g->edges[c + 1]));
+          bytes[row * cols + c] += b, busy[row * cols + c] += sec;
         }
         if (s.duration * 1e9 > static_cast<double>(g->edges[1] - g->edges[0])) ++spanning;
       }
@@ -104,11 +82,11 @@ void CheckGrids(const std::string& store, int grids, uint64_t seed) {
       for (size_t c = 0; c < cols; ++c) {
         const size_t i = row * cols + c;
         const double width = static_cast<double>(g->edges[c + 1] - g->edges[c]) / 1e9;
-        CHECK_MESSAGE(Near(*g->values[0][i], bytes[i]),
+        CHECK_MESSAGE(NearBytes(*g->values[0][i], bytes[i]),
                       fmt::format("row {} col {}: {} against {}", row, c, *g->values[0][i], bytes[i]));
-        CHECK_MESSAGE(Near(*g->values[1][i], busy[i]),
+        CHECK_MESSAGE(NearBytes(*g->values[1][i], busy[i]),
                       fmt::format("row {} col {}: {} s against {}", row, c, *g->values[1][i], busy[i]));
-        CHECK(Near(*g->values[2][i] * width, busy[i]));
+        CHECK(NearBytes(*g->values[2][i] * width, busy[i]));
         // The generated ranks do one operation at a time: a cell's busy time fits its ranks x its width.
         CHECK(*g->values[1][i] <= row_ranks * width * (1 + 1e-9) + 1e-9);
         ++checked;
@@ -120,39 +98,22 @@ void CheckGrids(const std::string& store, int grids, uint64_t seed) {
 }
 
 TEST_CASE("grid spread: bytes and busy per cell equal a model that splits each segment over the cells it overlaps") {
-  test::TempDir dir;
   DarshanGenOptions o;
   o.segments = test::ByTier<uint64_t>(20000, 100000, 1000000);
   o.ranks = 64, o.files = 100, o.duration = 600;
-  const std::string log = dir.File("g.darshan");
-  REQUIRE(DarshanGenerator::Write(log, o).ok());
-  auto w = StoreWriter::CreatePath(dir.File("g.xtfq"));
-  REQUIRE(w.ok());
-  auto l = DarshanLog::Open(log);
-  REQUIRE(l.ok());
-  REQUIRE(DarshanImporter::Import(**l, **w, 0, {}).ok());
-  REQUIRE((*w)->Commit().ok());
-  CheckGrids(dir.File("g.xtfq"), test::ByTier(12, 30, 60), 3);
+  const test::GeneratedDarshan g(o);
+  CheckGrids(g.store, test::ByTier(12, 30, 60), 3);
 }
 
 TEST_CASE("grid spread: a straggler's long write is a bar across the columns it spans") {
-  test::TempDir dir;
   DarshanGenOptions o;
   o.segments = 20000, o.ranks = 128, o.files = 200, o.duration = 600;  // ranks 13 and 110 straggle
-  REQUIRE(DarshanGenerator::Write(dir.File("s.darshan"), o).ok());
-  {
-    auto w = StoreWriter::CreatePath(dir.File("s.xtfq"));
-    REQUIRE(w.ok());
-    auto l = DarshanLog::Open(dir.File("s.darshan"));
-    REQUIRE(l.ok());
-    REQUIRE(DarshanImporter::Import(**l, **w, 0, {}).ok());
-    REQUIRE((*w)->Commit().ok());
-  }
-  auto r = StoreReader::Open(dir.File("s.xtfq"));
+  const test::GeneratedDarshan gen(o);
+  auto r = StoreReader::Open(gen.store);
   REQUIRE(r.ok());
-  const std::vector<Seg> segs = Segments(**r);
-  const Seg longest =
-      *std::max_element(segs.begin(), segs.end(), [](const Seg& a, const Seg& b) { return a.duration < b.duration; });
+  const std::vector<ModelSegment> segs = Segments(**r);
+  const ModelSegment longest = *std::max_element(
+      segs.begin(), segs.end(), [](const ModelSegment& a, const ModelSegment& b) { return a.duration < b.duration; });
   CHECK(longest.rank % 97 == 13);  // a planted straggler
   // Columns of a tenth of its duration over [start - d, end + d), its rank alone.
   const double start = static_cast<double>(longest.t) / 1e9, d = longest.duration;
@@ -183,12 +144,7 @@ TEST_CASE("grid spread: a corpus log with long reads against the same model") {
   const fs::path log = fs::path(XTFQ_SHARED_DIR) / "data/darshan/real/mpi-io-test-dxt-32rank.darshan";
   if (test::SharedMissing(log)) return;
   test::TempDir dir;
-  auto w = StoreWriter::CreatePath(dir.File("m.xtfq"));
-  REQUIRE(w.ok());
-  auto l = DarshanLog::Open(log.string());
-  REQUIRE(l.ok());
-  REQUIRE(DarshanImporter::Import(**l, **w, 0, {}).ok());
-  REQUIRE((*w)->Commit().ok());
+  test::ImportDarshan(log.string(), dir.File("m.xtfq"));
   CheckGrids(dir.File("m.xtfq"), 20, 5);
 }
 

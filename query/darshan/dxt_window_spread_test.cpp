@@ -10,13 +10,10 @@
 #include <filesystem>
 #include <random>
 
-#include "gen/darshan_generator.h"
-#include "importers/darshan/darshan_importer.h"
-#include "layouts/darshan_layout.h"
 #include "query/darshan/darshan_window.h"
 #include "query/darshan/darshan_window_query.h"
-#include "store/endian.h"
-#include "store/store_writer.h"
+#include "tests/dxt_model.h"
+#include "tests/generated_darshan.h"
 #include "tests/shared_data.h"
 #include "tests/temp_dir.h"
 #include "tests/tier.h"
@@ -26,62 +23,30 @@ namespace xtfq {
 namespace {
 
 namespace fs = std::filesystem;
-using L = DarshanLayout;
+using test::ModelSegment;
+using test::NearBytes;
 using test::Why;
 
-struct Seg {
-  int64_t t, rank;
-  int64_t bytes;
-  double duration;
-};
-
-// Every DXT_POSIX segment of log 0, per operation.
-std::array<std::vector<Seg>, 2> AllSegments(StoreReader& r) {
-  std::array<std::vector<Seg>, 2> out;
-  for (int op = 0; op < 2; ++op) {
-    const ArrayDesc* a = r.catalogue().Find(L::ArrayName(0, op == 0 ? "DXT_POSIX.read" : "DXT_POSIX.write"));
-    if (a == nullptr) continue;
-    REQUIRE(r.ForEach(*a, [&](const std::byte* p) {
-               out[static_cast<size_t>(op)].push_back(
-                   {LoadLe<int64_t>(p + L::kDxtOffsetT), LoadLe<int64_t>(p + L::kDxtOffsetRank),
-                    LoadLe<int64_t>(p + L::kDxtOffsetLength), LoadLe<double>(p + L::kDxtOffsetDuration)});
-               return Ok();
-             }).ok());
-  }
-  return out;
-}
-
-// The model: each segment's bytes and time inside [t1, t2), by its overlap; zero-length segments
-// count whole where they start.
-DxtSpread Model(const std::vector<Seg>& segs, int64_t t1, int64_t t2, int64_t p1, int64_t p2) {
+// The model: each segment's bytes and seconds inside [t1, t2) of the ranks [p1, p2).
+DxtSpread Model(const std::vector<ModelSegment>& segs, int64_t t1, int64_t t2, int64_t p1, int64_t p2) {
   DxtSpread d;
-  for (const Seg& s : segs) {
+  for (const ModelSegment& s : segs) {
     if (s.rank < p1 || s.rank >= p2) continue;
-    const double start = static_cast<double>(s.t), end = start + s.duration * 1e9;
-    if (s.duration <= 0) {
-      if (s.t >= t1 && s.t < t2) d.bytes += static_cast<double>(s.bytes);
-      continue;
-    }
-    const double ns = std::max(0.0, std::min(end, static_cast<double>(t2)) - std::max(start, static_cast<double>(t1)));
-    d.bytes += static_cast<double>(s.bytes) * ns / (s.duration * 1e9);
-    d.busy += ns / 1e9;
+    const auto [bytes, seconds] = test::Overlap(s, static_cast<double>(t1), static_cast<double>(t2));
+    d.bytes += bytes, d.busy += seconds;
   }
   return d;
 }
-
-// Equal but for rounding: the two sides split a segment at other points (what is left of it
-// against its part inside), in doubles of ns from the job's start.
-bool Near(double a, double b) { return std::fabs(a - b) <= 1e-3 + 1e-9 * std::fabs(b); }
 
 void CheckWindows(const std::string& store, int windows, uint64_t seed) {
   auto r = StoreReader::Open(store);
   REQUIRE_MESSAGE(r.ok(), Why(r));
   auto info = DarshanLogs::Find(**r, 0, std::nullopt);
   REQUIRE(info.ok());
-  const auto segs = AllSegments(**r);
+  const auto segs = test::DxtModelSegments(**r);
   int64_t last = 0, ranks = 1;
   for (const auto& v : segs) {
-    for (const Seg& s : v) {
+    for (const ModelSegment& s : v) {
       last = std::max<int64_t>(last, s.t + static_cast<int64_t>(s.duration * 1e9) + 1);
       ranks = std::max(ranks, s.rank + 1);
     }
@@ -109,16 +74,16 @@ void CheckWindows(const std::string& store, int windows, uint64_t seed) {
     for (int op = 0; op < 2; ++op) {
       const DxtSpread want = Model(segs[static_cast<size_t>(op)], got->t1, got->t2, spec.p1, spec.p2);
       const DxtSpread& have = got->total[static_cast<size_t>(op)];
-      CHECK_MESSAGE(Near(have.bytes, want.bytes),
+      CHECK_MESSAGE(NearBytes(have.bytes, want.bytes),
                     fmt::format("op {}: {:.9f} against {:.9f}", op, have.bytes, want.bytes));
-      CHECK_MESSAGE(Near(have.busy, want.busy),
+      CHECK_MESSAGE(NearBytes(have.busy, want.busy),
                     fmt::format("op {}: {:.9f} s against {:.9f}", op, have.busy, want.busy));
       // Busy time is bounded by the ranks x the window, when no rank overlaps its own operations.
       CHECK(have.busy >= -1e-9);
       for (const auto& [rank, ops] : got->ranks) {
         const DxtSpread w = Model(segs[static_cast<size_t>(op)], got->t1, got->t2, rank, rank + 1);
         CHECK_MESSAGE(
-            Near(ops[static_cast<size_t>(op)].bytes, w.bytes),
+            NearBytes(ops[static_cast<size_t>(op)].bytes, w.bytes),
             fmt::format("rank {} op {}: {:.9f} against {:.9f}", rank, op, ops[static_cast<size_t>(op)].bytes, w.bytes));
       }
     }
@@ -139,21 +104,11 @@ void CheckWindows(const std::string& store, int windows, uint64_t seed) {
 }
 
 TEST_CASE("dxt spread: bytes and busy time during random windows equal a model that splits each segment") {
-  test::TempDir dir;
   DarshanGenOptions o;
   o.segments = test::ByTier<uint64_t>(20000, 200000, 1000000);
-  o.ranks = 200;
-  o.files = 300;
-  o.duration = 600;
-  const std::string log = dir.File("gen.darshan");
-  REQUIRE(DarshanGenerator::Write(log, o).ok());
-  auto w = StoreWriter::CreatePath(dir.File("gen.xtfq"));
-  REQUIRE(w.ok());
-  auto l = DarshanLog::Open(log);
-  REQUIRE(l.ok());
-  REQUIRE(DarshanImporter::Import(**l, **w, 0, {}).ok());
-  REQUIRE((*w)->Commit().ok());
-  CheckWindows(dir.File("gen.xtfq"), 60, 7);
+  o.ranks = 200, o.files = 300, o.duration = 600;
+  const test::GeneratedDarshan g(o);
+  CheckWindows(g.store, 60, 7);
 }
 
 TEST_CASE("dxt spread: corpus logs with DXT against the same model") {
@@ -163,12 +118,7 @@ TEST_CASE("dxt spread: corpus logs with DXT against the same model") {
   for (const char* name : {"real/mpi-io-test-dxt-32rank", "generated/iopat_small_dxt"}) {
     CAPTURE(name);
     const std::string store = dir.File(fs::path(name).filename().string() + ".xtfq");
-    auto w = StoreWriter::CreatePath(store);
-    REQUIRE(w.ok());
-    auto l = DarshanLog::Open((corpus / (std::string(name) + ".darshan")).string());
-    REQUIRE(l.ok());
-    REQUIRE(DarshanImporter::Import(**l, **w, 0, {}).ok());
-    REQUIRE((*w)->Commit().ok());
+    test::ImportDarshan((corpus / (std::string(name) + ".darshan")).string(), store);
     CheckWindows(store, 40, 11);
   }
 }
