@@ -157,8 +157,10 @@ std::string SharedImbalance(const std::optional<SharedFileImbalances>& s) {
 std::string JobSummary(const std::optional<DarshanJobSummary>& s) {
   if (!s) return "";
   std::string out = fmt::format(
-      "{} over the whole run, as PyDarshan's job summary shows it ({} records):\n  operations:", s->module, s->records);
+      "{} over the whole run, as PyDarshan's job summary shows it ({} records):\n  operations and bytes:", s->module,
+      s->records);
   for (const auto& [name, n] : s->operations) out += fmt::format(" {} {}", name, n ? std::to_string(*n) : "NA");
+  if (s->module.starts_with("H5") || s->module.starts_with("PNETCDF")) return out + "\n";
   out += "\n  most common access sizes:";
   if (s->common_accesses.empty()) out += " none recorded";
   for (const auto& [size, n] : s->common_accesses) out += fmt::format(" {} B x {};", size, n);
@@ -251,6 +253,7 @@ std::string Text(const DarshanWindowAnswer& a) {
   out += Imbalance(a.imbalance, a.result);
   out += SharedImbalance(a.shared_imbalance);
   out += JobSummary(a.summary);
+  for (const DarshanJobSummary& lib : a.library_summaries) out += JobSummary(lib);
   if (a.whole_run) out += DarshanPerfText(a);
   if (a.request.per_rank) {
     if (a.request.top_ranks > 0 || a.request.rank_sort != "rank") {

@@ -92,6 +92,21 @@ nlohmann::json DarshanPerfJson(const DarshanWindowAnswer& a) {
 }
 }  // namespace
 
+namespace {
+// What PyDarshan's job summary shows of one module, over the whole run.
+nlohmann::json JobSummaryJson(const DarshanJobSummary& s) {
+  nlohmann::json ops = nlohmann::json::object(), sizes = nlohmann::json::array();
+  for (const auto& [name, n] : s.operations) ops[name] = n ? nlohmann::json(*n) : nlohmann::json(nullptr);
+  for (const auto& [size, n] : s.common_accesses) sizes.push_back({{"size", size}, {"count", n}});
+  return {{"scope", "whole run"},
+          {"module", s.module},
+          {"operations", ops},
+          {"common_access_sizes", sizes},
+          {"io_time_per_process_s", {{"read", s.read_time}, {"write", s.write_time}, {"meta", s.meta_time}}},
+          {"run_time_s", s.run_time}};
+}
+}  // namespace
+
 nlohmann::json ResultJson::Of(const DarshanWindowAnswer& a) {
   auto op = [](const DarshanOpStats& s) { return Of(s, DarshanOpMetrics::Of(s)); };
   nlohmann::json j = {{"log", a.info.log},
@@ -120,17 +135,9 @@ nlohmann::json ResultJson::Of(const DarshanWindowAnswer& a) {
   }
   j["whole_run"] = a.whole_run;
   if (a.summary) {
-    nlohmann::json ops = nlohmann::json::object(), sizes = nlohmann::json::array();
-    for (const auto& [name, n] : a.summary->operations) ops[name] = n ? nlohmann::json(*n) : nlohmann::json(nullptr);
-    for (const auto& [size, n] : a.summary->common_accesses) sizes.push_back({{"size", size}, {"count", n}});
-    j["job_summary"] = {
-        {"scope", "whole run"},
-        {"module", a.summary->module},
-        {"operations", ops},
-        {"common_access_sizes", sizes},
-        {"io_time_per_process_s",
-         {{"read", a.summary->read_time}, {"write", a.summary->write_time}, {"meta", a.summary->meta_time}}},
-        {"run_time_s", a.summary->run_time}};
+    j["job_summary"] = JobSummaryJson(*a.summary);
+    for (const DarshanJobSummary& lib : a.library_summaries)
+      j["job_summary"]["libraries"].push_back(JobSummaryJson(lib));
   }
   if (a.shared_imbalance) {
     nlohmann::json files = nlohmann::json::array();

@@ -10,13 +10,15 @@ namespace xtfq {
 
 namespace {
 
-// Operation counters: ints whose names end so (POSIX_OPENS, MPIIO_COLL_WRITES, STDIO_FLUSHES, ...).
+// Operation counters: ints whose names end so (POSIX_OPENS, MPIIO_COLL_WRITES, STDIO_FLUSHES, ...),
+// and the byte counts.
 bool IsOperation(std::string_view n) {
   if (n.find("CONSEC_") != n.npos || n.find("SEQ_") != n.npos) return false;  // kinds of reads and writes
+  if (n.ends_with("_BYTES_READ") || n.ends_with("_BYTES_WRITTEN")) return true;
   for (std::string_view end :
-       {"_OPENS", "_FILENOS", "_DUPS",    "_READS",   "_WRITES",  "_SEEKS",          "_STATS",
-        "_MMAPS", "_FSYNCS",  "_FDSYNCS", "_SYNCS",   "_FLUSHES", "_RENAME_SOURCES", "_HINTS",
-        "_VIEWS", "_FDOPENS", "_LOOKUPS", "_PUNCHES", "_REMOVES", "_GET_SIZES",      "_SET_SIZES"}) {
+       {"_OPENS",   "_CREATES", "_FILENOS", "_DUPS",    "_READS",     "_WRITES",         "_SEEKS", "_STATS",
+        "_MMAPS",   "_FSYNCS",  "_FDSYNCS", "_SYNCS",   "_FLUSHES",   "_RENAME_SOURCES", "_HINTS", "_VIEWS",
+        "_FDOPENS", "_LOOKUPS", "_PUNCHES", "_REMOVES", "_GET_SIZES", "_SET_SIZES"}) {
     if (n.ends_with(end)) return true;
   }
   return false;

@@ -241,6 +241,10 @@ Result<DarshanWindowAnswer> DarshanWindowQuery::Run(StoreReader& reader, const D
   if (a.whole_run) {
     XTFQ_ASSIGN_OR_RETURN(a.shared_imbalance, SharedFileImbalances::Of(reader, a.info, a.spec.module, 5));
     XTFQ_ASSIGN_OR_RETURN(a.summary, DarshanJobSummary::Of(reader, a.info, a.spec.module));
+    for (const char* m : {"H5F", "H5D", "PNETCDF_FILE", "PNETCDF_VAR"}) {
+      XTFQ_ASSIGN_OR_RETURN(std::optional<DarshanJobSummary> lib, DarshanJobSummary::Of(reader, a.info, m));
+      if (lib) a.library_summaries.push_back(std::move(*lib));
+    }
   }
   XTFQ_ASSIGN_OR_RETURN(a.perf, DarshanPerf::Read(reader, a.info));
   a.read = DarshanOpMetrics::Of(a.result.read);

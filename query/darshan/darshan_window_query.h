@@ -77,6 +77,8 @@ struct DarshanWindowAnswer {
   // Over the whole run: what PyDarshan's job summary shows of the module (nullopt inside a window,
   // or without counter records).
   std::optional<DarshanJobSummary> summary;
+  // The same for the log's HDF5 and PnetCDF modules (H5F, H5D, PNETCDF_FILE, PNETCDF_VAR) it has.
+  std::vector<DarshanJobSummary> library_summaries;
   // Darshan's aggregate performance of the log (darshan-parser --perf), over the whole run.
   DarshanPerfAnswer perf;
   // The window is the whole run: every time, every rank, every file.
