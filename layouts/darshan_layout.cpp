@@ -76,6 +76,14 @@ Result<Schema> DarshanLayout::CounterSchema(const std::vector<std::string_view>&
   return Schema::Make(f, aggregates, "t", "rank");
 }
 
+Result<Schema> DarshanLayout::TotalSchema(const std::vector<std::string_view>& names, size_t ints) {
+  Fields f = {{"id", FieldType::kU64}, {"rank", FieldType::kI64}, {"t", FieldType::kI64}};
+  for (size_t i = 0; i < names.size(); ++i) {
+    f.emplace_back(std::string(names[i]), i < ints ? FieldType::kI64 : FieldType::kF64);
+  }
+  return Schema::Make(f, {}, "t");
+}
+
 const Schema& DarshanLayout::DxtSchema() {
   static const Schema s = [] {
     Fields f = {{"t", FieldType::kI64},      {"rank", FieldType::kI64},   {"file", FieldType::kU64},

@@ -17,6 +17,7 @@
 //                             import: duration, sequential and consecutive flags, size class
 //   darshan/<log>/<DXT>.files the DXT file records: id, rank, hostname, write and read counts
 //   darshan/<log>/HEATMAP.<module>  the HEATMAP bins with bytes (binary logs)
+//   darshan/<log>/<MODULE>.total  the module's records aggregated as darshan-parser --total does
 //   darshan/<log>/perf        one record per module that darshan-util keeps an accumulator for
 //                             (POSIX, MPI-IO, STDIO, DFS, DAOS): what `darshan-parser --perf`
 //                             and `--file` print for it, computed at import over the records in
@@ -64,6 +65,11 @@ class DarshanLayout {
   // that the signals add up (reads, writes, bytes, times; see docs/format.md).
   static Result<Schema> CounterSchema(const std::vector<std::string_view>& names, size_t ints, bool file_rec,
                                       bool tail);
+  // darshan/<log>/<MODULE>.total (POSIX, MPI-IO, STDIO, DFS, DAOS): one record, the module's
+  // records aggregated as `darshan-parser --total` prints them: id u64 (the record id when every
+  // record names one file, else 0), rank i64 (-1), t i64 (0; time), then the counters as in
+  // CounterSchema; no process field, nothing aggregated, no file record id or trailer.
+  static Result<Schema> TotalSchema(const std::vector<std::string_view>& names, size_t ints);
   // A DXT segment: t i64 (start, ns; time), rank i64 (process), file u64 (record id),
   // offset i64, length i64*, duration f64* (end - start, seconds), seq u8*, consec u8*,
   // size_<bin> u8* for Darshan's ten size classes, thread u64 (0 when the log has none);

@@ -144,7 +144,26 @@ void SameCounters(const std::string& name, const std::string& a_store, const std
 }
 
 bool IsCounterArray(const std::string& name) {
-  return name.find("DXT_") == std::string::npos && !name.ends_with("/names") && !name.ends_with("/perf");
+  return name.find("DXT_") == std::string::npos && !name.ends_with("/names") && !name.ends_with("/perf") &&
+         !name.ends_with(".total");
+}
+
+// A --total record of a text import against the binary's: the int counters equal, the float
+// counters within the six-decimal rounding of three times (a rank's read + write + meta) of each of
+// `records` records. The int counters that follow a float's winner (MAX_*_TIME_SIZE, the fastest
+// and slowest rank and its bytes) may follow another record when rounding reorders the times.
+void SameTotal(const std::string& name, const Schema& s, const std::vector<std::byte>& bin,
+               const std::vector<std::byte>& txt, double records) {
+  for (size_t f = 3; f < s.fields().size(); ++f) {
+    const Field& fd = s.fields()[f];
+    CAPTURE(fd.name);
+    if (fd.type == FieldType::kF64) {
+      const double x = LoadLe<double>(bin.data() + fd.offset), y = LoadLe<double>(txt.data() + fd.offset);
+      CHECK_MESSAGE(std::fabs(x - y) <= 3 * records * 5.01e-7 + 1e-12, name);
+    } else if (fd.name.find("_TIME_SIZE") == std::string::npos && fd.name.find("EST_RANK") == std::string::npos) {
+      CHECK_MESSAGE(LoadLe<int64_t>(bin.data() + fd.offset) == LoadLe<int64_t>(txt.data() + fd.offset), name);
+    }
+  }
 }
 
 // The perf records of a text import against the binary's: the same counts, bytes and files; the
@@ -211,6 +230,14 @@ TEST_CASE("darshan store: every corpus log imported from binary and from darshan
       ++arrays;
     }
     if (b.count(L::ArrayName(0, "perf")) == 1) SamePerf(a[L::ArrayName(0, "perf")], b[L::ArrayName(0, "perf")]);
+    for (const auto& [name, recs] : b) {
+      if (!name.ends_with(".total")) continue;
+      REQUIRE(a.count(name) == 1);
+      REQUIRE(recs.size() == 1);
+      const std::string module = name.substr(name.rfind('/') + 1, name.size() - name.rfind('/') - 1 - 6);
+      SameTotal(name, SchemaOf(txt_store, name), a[name][0], recs[0],
+                static_cast<double>(a[L::ArrayName(0, module)].size()));
+    }
     if (!stopped) {
       for (const auto& [name, recs] : a) {
         if (IsCounterArray(name) && !recs.empty())

@@ -99,6 +99,7 @@ Status DarshanRecordWriter::BeginCounters(int slot, std::string_view module) {
   XTFQ_ASSIGN_OR_RETURN(array_, sink_.CreateArray(L::ArrayName(log_, module), schema_));
   slot_ = slot;
   accumulator_ = DarshanAccumulator::For(module, fields, ints_);
+  counter_names_ = fields;
   sorter_ = std::make_unique<RecordSorter>(schema_.record_width(), schema_.fields()[2].offset, options_.sort_memory,
                                            options_.temp_dir);
   rec_.assign(schema_.record_width(), std::byte{0});
@@ -135,9 +136,25 @@ Status DarshanRecordWriter::EndCounters() {
   if (accumulator_) {
     perf_.push_back(accumulator_->Emit());
     perf_.back().slot = slot_;
+    XTFQ_TRY(WriteTotal());
   }
   accumulator_.reset();
   return Ok();
+}
+
+Status DarshanRecordWriter::WriteTotal() {
+  XTFQ_ASSIGN_OR_RETURN(Schema s, L::TotalSchema(counter_names_, ints_));
+  XTFQ_ASSIGN_OR_RETURN(ArrayId a, sink_.CreateArray(L::ArrayName(log_, module_ + ".total"), s));
+  const DarshanCounterRecord& t = accumulator_->Total();
+  std::vector<std::byte> r(s.record_width());
+  std::byte* p = r.data();
+  StoreLe<uint64_t>(p, t.id);
+  StoreLe<int64_t>(p + 8, -1);
+  StoreLe<int64_t>(p + 16, 0);
+  p += 24;
+  for (int64_t v : t.ints) StoreLe<int64_t>(p, v), p += 8;
+  for (double v : t.floats) StoreLe<double>(p, v), p += 8;
+  return sink_.Append(a, r);
 }
 
 // The array is written even without a module to fill it, so that a reader tells a log without

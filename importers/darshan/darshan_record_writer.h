@@ -89,6 +89,8 @@ class DarshanRecordWriter {
  private:
   Status FlushChunk();
   Status WritePerf();
+  // The open module's --total record (darshan/<log>/<MODULE>.total).
+  Status WriteTotal();
 
   RecordSink& sink_;
   int64_t log_;
@@ -110,6 +112,7 @@ class DarshanRecordWriter {
   std::map<std::string, std::unique_ptr<RecordSorter>> heatmaps_;  // by array part name
   // darshan-util's accumulator of the open module (when it has one), and what each module's gave.
   std::optional<DarshanAccumulator> accumulator_;
+  std::vector<std::string_view> counter_names_;  // the open module's counters (static tables)
   int slot_ = 0;
   std::vector<DarshanModulePerf> perf_;
 };

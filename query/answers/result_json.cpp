@@ -165,6 +165,13 @@ nlohmann::json ResultJson::Of(const DarshanWindowAnswer& a) {
     }
   }
   j["darshan_perf"] = DarshanPerfJson(a);
+  if (a.total) {
+    nlohmann::json counters = nlohmann::json::object();
+    for (const auto& [name, v] : a.total->counters) {
+      std::visit([&](auto x) { counters[name] = x; }, v);
+    }
+    j["darshan_total"] = {{"module", a.total->module}, {"scope", "whole run"}, {"counters", counters}};
+  }
   // Percentiles of sizes and durations: [lower, upper] holding each (one log2 bin).
   auto percentiles = [](const DarshanOpDistribution& d) {
     nlohmann::json p;

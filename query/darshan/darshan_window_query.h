@@ -21,6 +21,7 @@
 #include "query/darshan/darshan_logs.h"
 #include "query/darshan/darshan_op_metrics.h"
 #include "query/darshan/darshan_perf.h"
+#include "query/darshan/darshan_total.h"
 #include "query/darshan/darshan_window.h"
 #include "query/darshan/dxt_window_spread.h"
 #include "query/darshan/rank_imbalance.h"
@@ -79,6 +80,9 @@ struct DarshanWindowAnswer {
   std::optional<DarshanJobSummary> summary;
   // The same for the log's HDF5 and PnetCDF modules (H5F, H5D, PNETCDF_FILE, PNETCDF_VAR) it has.
   std::vector<DarshanJobSummary> library_summaries;
+  // The module's records aggregated as darshan-parser --total prints them (whole run; nullopt
+  // without it).
+  std::optional<DarshanTotal> total;
   // Darshan's aggregate performance of the log (darshan-parser --perf), over the whole run.
   DarshanPerfAnswer perf;
   // The window is the whole run: every time, every rank, every file.
