@@ -169,7 +169,7 @@ std::string JobSummary(const std::optional<DarshanJobSummary>& s) {
       "\n  I/O time per process: read {:.6f} s, write {:.6f} s, metadata {:.6f} s: {:.6f} s of the {:.6g} s run "
       "({})\n",
       s->read_time, s->write_time, s->meta_time, io, s->run_time,
-      s->run_time > 0 ? fmt::format("{:.2f}%", 100.0 * io / s->run_time) : std::string("NA"));
+      s->run_time > 0 ? fmt::format("{:.3g}%", 100.0 * io / s->run_time) : std::string("NA"));
   return out;
 }
 
